@@ -1,0 +1,35 @@
+#include "backend/gpu_device.h"
+
+#include "backend/cuda_check.h"
+
+namespace slotguard {
+
+bool GpuUsable(std::string* why) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    *why = "no usable CUDA device: " + CudaErrorText("cudaGetDeviceCount", e);
+    return false;
+  }
+  if (count == 0) {
+    *why = "no usable CUDA device: cudaGetDeviceCount found 0 devices";
+    return false;
+  }
+  e = cudaFree(nullptr);  // creates the context: the first call that can fail on a broken driver
+  if (e != cudaSuccess) {
+    *why = "no usable CUDA device: " + CudaErrorText("cudaFree(nullptr)", e);
+    return false;
+  }
+  return true;
+}
+
+std::string GpuDescription() {
+  int device = 0;
+  cudaDeviceProp prop;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess)
+    return "";
+  return std::string(prop.name) + " (sm_" + std::to_string(prop.major * 10 + prop.minor) + ", " +
+         std::to_string(prop.multiProcessorCount) + " SMs)";
+}
+
+}  // namespace slotguard

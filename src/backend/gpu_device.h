@@ -1,0 +1,18 @@
+// Whether a CUDA device is usable here, and which one.
+#ifndef SLOTGUARD_BACKEND_GPU_DEVICE_H_
+#define SLOTGUARD_BACKEND_GPU_DEVICE_H_
+
+#include <string>
+
+namespace slotguard {
+
+/// True when this build has CUDA and device 0 answers; otherwise *why says
+/// what is missing, in one line.
+bool GpuUsable(std::string* why);
+
+/// "NVIDIA H200 (sm_90, 132 SMs)" or "" when no device.
+std::string GpuDescription();
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_BACKEND_GPU_DEVICE_H_

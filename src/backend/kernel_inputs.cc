@@ -1,0 +1,51 @@
+#include "backend/kernel_inputs.h"
+
+#include <algorithm>
+
+#include "kernels/table_view.h"
+#include "scenario/table_extent.h"
+
+namespace slotguard {
+
+std::vector<int32_t> PaddedTable(const Batch& batch, const Group& group, int64_t* row_stride) {
+  const BlockTable& table = group.table;
+  *row_stride = PaddedRowStride(batch, group);
+  std::vector<int32_t> padded(static_cast<size_t>(*row_stride) * table.rows, kPoisonBlock);
+  for (int32_t r = 0; r < table.rows; ++r)
+    std::copy_n(table.entries.begin() + static_cast<size_t>(r) * table.width, table.width,
+                padded.begin() + static_cast<size_t>(r) * *row_stride);
+  return padded;
+}
+
+PagedParams MakePagedParams(const Group& group) {
+  PagedParams p;
+  p.block_size = group.block_size;
+  p.kernel_block_size = group.kernel_block_size;
+  p.dcp_world = group.dcp.world;
+  p.dcp_rank = group.dcp.rank;
+  p.dcp_interleave = group.dcp.interleave;
+  p.enabled = group.enabled ? 1 : 0;
+  p.variant = group.variant;
+  return p;
+}
+
+MappingBatch HostMappingBatch(const Batch& batch) {
+  MappingBatch b;
+  b.query_start_loc = batch.query_start_loc.data();
+  b.positions = batch.positions.data();
+  b.seq_lens = batch.seq_lens.data();
+  b.idx_mapping = batch.idx_mapping.data();
+  b.slot_mapping_in = batch.slot_mapping_in.data();
+  b.num_reqs = batch.num_reqs();
+  b.num_actual_tokens = batch.num_actual_tokens;
+  b.num_tokens = batch.num_tokens;
+  return b;
+}
+
+void MarkPoisonReads(const std::vector<int64_t>& out, int64_t slots_per_entry,
+                     std::vector<uint8_t>* read_past_row) {
+  for (size_t t = 0; t < out.size(); ++t)
+    if (out[t] >= 0 && out[t] / slots_per_entry == kPoisonBlock) (*read_past_row)[t] = 1;
+}
+
+}  // namespace slotguard

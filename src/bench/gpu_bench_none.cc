@@ -1,0 +1,11 @@
+// `slotguard bench` GPU part in a build without CUDA.
+#include "bench/gpu_bench.h"
+
+namespace slotguard {
+
+bool BenchPagedGpu(const std::vector<int64_t>&, int, std::vector<GpuBenchRow>*, std::string* err) {
+  *err = "this slotguard was built without CUDA";
+  return false;
+}
+
+}  // namespace slotguard

@@ -1,0 +1,63 @@
+// The commands behind the CLI. main.cc only parses flags into these option
+// structs; every command runs in-process, so tests drive it directly.
+#ifndef SLOTGUARD_CLI_COMMANDS_H_
+#define SLOTGUARD_CLI_COMMANDS_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "scenario/load_limits.h"
+
+namespace slotguard {
+
+/// Exit codes (DESIGN section 6).
+enum ExitCode {
+  kExitHolds = 0,        // every scenario holds
+  kExitFindings = 1,     // at least one does not (or fuzz found something)
+  kExitBadInput = 2,     // bad input or usage
+  kExitEnvironment = 3,  // GPU asked for but not usable, CUDA error
+};
+
+struct CheckOptions {
+  std::vector<std::string> paths = {"scenarios/"};
+  BackendKind backend = BackendKind::kAuto;
+  std::string variant;  // "" each group's own; a variant name; or "all"
+  std::string junit_path;
+  std::string json_path;
+  int jobs = 1;
+  bool verbose = false;  // also print the findings of scenarios that hold
+  bool quiet = false;    // print only what fails and the summary
+  LoadLimits limits;
+};
+int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err);
+
+struct ReplayOptions {
+  std::string file;
+  BackendKind backend = BackendKind::kAuto;
+  std::string variant;
+  bool all_tokens = false;  // print every token even in long scenarios
+  LoadLimits limits;
+};
+int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err);
+
+int RunList(std::ostream& out);
+
+struct BenchOptions {
+  BackendKind backend = BackendKind::kAuto;
+  std::vector<int64_t> tokens = {int64_t{1} << 16, int64_t{1} << 20, int64_t{1} << 22,
+                                 int64_t{1} << 24};
+  int repeats = 50;
+  int64_t host_tokens = int64_t{1} << 22;
+};
+int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err);
+
+/// Resolves `--variant NAME` against the registry: "" and "all" pass; an
+/// unknown name fills *err (with did-you-mean) and returns false.
+bool ValidateVariantName(const std::string& name, std::string* err);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_CLI_COMMANDS_H_

@@ -1,0 +1,120 @@
+// slotguard command line: parses flags (CLI11) and calls the commands in
+// cli/commands.h. Nothing else lives here.
+#include <iostream>
+#include <map>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+#ifndef SLOTGUARD_VERSION
+#define SLOTGUARD_VERSION "unknown"
+#endif
+
+namespace {
+
+using slotguard::BackendKind;
+
+const std::map<std::string, BackendKind> kBackends = {
+    {"auto", BackendKind::kAuto}, {"gpu", BackendKind::kGpu}, {"host", BackendKind::kHost}};
+
+void AddBackend(CLI::App* cmd, BackendKind* backend) {
+  cmd->add_option("--backend", *backend,
+                  "auto (gpu when a device is usable, else host), gpu (CUDA kernels; exit 3 "
+                  "without a device) or host (the same kernel source on the CPU)")
+      ->transform(CLI::CheckedTransformer(kBackends, CLI::ignore_case))
+      ->default_str("auto");
+}
+
+void AddLimits(CLI::App* cmd, slotguard::LoadLimits* limits) {
+  cmd->add_option("--max-tokens", limits->max_tokens, "largest num_tokens a scenario may have")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-requests", limits->max_requests, "most requests a scenario may have")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-table-entries", limits->max_table_entries,
+                  "most block-table entries per group, padded to the farthest column a position selects")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "slotguard: proves that KV-cache slot-mapping kernels never write into block 0, the "
+      "null block.\nRuns the CUDA kernels (or the same source on the host) and an independent "
+      "CPU reference over scenario files, compares them bit for bit and checks invariants.\n"
+      "Exit codes: 0 every scenario holds, 1 at least one does not, 2 bad input or usage, "
+      "3 environment (no usable GPU, CUDA error)."};
+  app.set_version_flag("--version", "slotguard " SLOTGUARD_VERSION);
+  app.require_subcommand(1);
+
+  slotguard::CheckOptions check;
+  CLI::App* check_cmd = app.add_subcommand(
+      "check", "CI gate: every scenario under PATHs, every group, backend vs reference, all "
+               "invariants");
+  check_cmd->add_option("paths", check.paths, "scenario files or directories (recursive *.json)")
+      ->capture_default_str();
+  AddBackend(check_cmd, &check.backend);
+  check_cmd->add_option("--variant", check.variant,
+                        "force a variant on every group whose family has it, or 'all' to run "
+                        "each scenario once per variant (see `slotguard list`)");
+  check_cmd->add_option("--junit", check.junit_path, "write a JUnit XML report");
+  check_cmd->add_option("--json", check.json_path, "write a JSON report");
+  check_cmd->add_option("-j,--jobs", check.jobs, "scenarios checked in parallel")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  check_cmd->add_flag("-v,--verbose", check.verbose,
+                      "also print the findings of scenarios that hold (expected findings)");
+  check_cmd->add_flag("-q,--quiet", check.quiet, "print only what fails, and the summary");
+  AddLimits(check_cmd, &check.limits);
+
+  slotguard::ReplayOptions replay;
+  CLI::App* replay_cmd = app.add_subcommand(
+      "replay", "one scenario, verbose: per-token table and the blocks each request wrote");
+  replay_cmd->add_option("file", replay.file, "the scenario file")->required();
+  AddBackend(replay_cmd, &replay.backend);
+  replay_cmd->add_option("--variant", replay.variant, "force a variant (see `slotguard list`)");
+  replay_cmd->add_flag("--all-tokens", replay.all_tokens,
+                       "print every token, also in scenarios over 256 tokens");
+  AddLimits(replay_cmd, &replay.limits);
+
+  CLI::App* list_cmd =
+      app.add_subcommand("list", "families, variants and invariants, from the registries");
+
+  slotguard::BenchOptions bench;
+  CLI::App* bench_cmd = app.add_subcommand(
+      "bench", "speed: GPU paged mapping vs a device-to-device copy of the same bytes, and host "
+               "backend + reference + invariants token-checks per second");
+  AddBackend(bench_cmd, &bench.backend);
+  bench_cmd->add_option("--tokens", bench.tokens, "GPU batch sizes in tokens")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  bench_cmd->add_option("--repeats", bench.repeats, "timed launches per measurement (median)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  bench_cmd->add_option("--host-tokens", bench.host_tokens,
+                        "tokens of the host check benchmark scenario")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "slotguard: error: " << e.what() << "; see slotguard --help\n";
+    return slotguard::kExitBadInput;
+  }
+  if (*check_cmd) return slotguard::RunCheck(check, std::cout, std::cerr);
+  if (*replay_cmd) return slotguard::RunReplay(replay, std::cout, std::cerr);
+  if (*list_cmd) return slotguard::RunList(std::cout);
+  if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
+  return slotguard::kExitBadInput;
+}

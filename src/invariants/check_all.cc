@@ -1,0 +1,11 @@
+#include "invariants/invariants.h"
+
+namespace slotguard {
+
+void CheckMappingInvariants(const GroupRun& run, FindingSink* sink) {
+#define SG_MAPPING_INVARIANT(id, name, description) Check##id(run, sink);
+#include "registry/invariants.def"
+#undef SG_MAPPING_INVARIANT
+}
+
+}  // namespace slotguard

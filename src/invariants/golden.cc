@@ -1,0 +1,26 @@
+// golden: where the scenario gives expect.slot_mapping, the kernel output
+// equals it; the reference must agree with it too, else the golden values
+// or the reference are wrong and the finding says which disagrees.
+#include "invariants/invariants.h"
+
+namespace slotguard {
+
+void CheckGolden(const GroupRun& run, FindingSink* sink) {
+  for (const OutputRun& out : run.outputs) {
+    if (!out.golden) continue;
+    const std::vector<int64_t>& golden = *out.golden;
+    for (size_t t = 0; t < golden.size(); ++t) {
+      if ((*out.kernel)[t] != golden[t])
+        sink->Add(TokenFinding(run, out, "golden", t,
+                               "kernel wrote " + std::to_string((*out.kernel)[t]) +
+                                   ", expect.slot_mapping says " + std::to_string(golden[t])));
+      if ((*out.reference)[t] != golden[t])
+        sink->Add(TokenFinding(run, out, "golden", t,
+                               "the reference computes " + std::to_string((*out.reference)[t]) +
+                                   ", expect.slot_mapping says " + std::to_string(golden[t]) +
+                                   ": the golden value or the reference is wrong"));
+    }
+  }
+}
+
+}  // namespace slotguard

@@ -1,0 +1,64 @@
+// Everything an invariant may look at for one group of one scenario: the
+// kernel's outputs (both geometries), the reference's, the golden values and
+// the group's addressing facts. Invariants never re-run a kernel.
+#ifndef SLOTGUARD_INVARIANTS_GROUP_RUN_H_
+#define SLOTGUARD_INVARIANTS_GROUP_RUN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "invariants/finding.h"
+#include "scenario/scenario.h"
+
+namespace slotguard {
+
+struct OutputRun {
+  std::string name;
+  const std::vector<int64_t>* kernel = nullptr;     // engine geometry, [num_tokens]
+  const std::vector<int64_t>* flat = nullptr;       // flat geometry, or nullptr
+  const std::vector<int64_t>* reference = nullptr;  // [num_tokens]
+  const std::vector<int64_t>* golden = nullptr;     // expect.slot_mapping, or nullptr
+};
+
+struct GroupRun {
+  const Scenario* scenario = nullptr;
+  const Group* group = nullptr;
+  std::vector<OutputRun> outputs;
+  const std::vector<int32_t>* request_of_token = nullptr;  // [num_tokens], -1 past qsl[R]
+  const std::vector<uint8_t>* read_past_row = nullptr;     // [num_tokens]
+  std::string row_bounds_evidence;
+
+  // Addressing (DESIGN section 3): a table entry names `slots_per_entry`
+  // slots; entries below `null_entries` name the null block; so the null
+  // block is slots [0, page()) and the pool is [0, slot_limit).
+  int64_t slots_per_entry = 1;
+  int64_t null_entries = 1;
+  int64_t slot_limit = 0;
+  int64_t page() const { return slots_per_entry * null_entries; }
+
+  const Batch& batch() const { return scenario->batch; }
+};
+
+/// Fills the addressing facts of `run` from its group.
+void SetAddressing(GroupRun* run);
+
+/// The request of every token: r for qsl[r] <= t < qsl[r+1], -1 past qsl[R].
+std::vector<int32_t> RequestOfToken(const Batch& batch);
+
+/// True when token t's request is a dummy or its addressed entry is null, so
+/// the token must be PAD (null_owner_pad).
+bool HasNullOwner(const GroupRun& run, int64_t t);
+
+/// True when t is past the real tokens (padding_tail applies).
+bool IsPaddingToken(const GroupRun& run, int64_t t);
+
+/// A finding on token t of `out`, with request, position and both values.
+/// When the kernel agrees with the reference on a non-differential finding,
+/// the detail says the batch state routed the token there.
+Finding TokenFinding(const GroupRun& run, const OutputRun& out, const char* invariant, int64_t t,
+                     std::string detail);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_INVARIANTS_GROUP_RUN_H_

@@ -1,0 +1,20 @@
+// The mapping invariants (registry/invariants.def), one file each.
+#ifndef SLOTGUARD_INVARIANTS_INVARIANTS_H_
+#define SLOTGUARD_INVARIANTS_INVARIANTS_H_
+
+#include "invariants/finding.h"
+#include "invariants/group_run.h"
+
+namespace slotguard {
+
+#define SG_MAPPING_INVARIANT(id, name, description) \
+  void Check##id(const GroupRun& run, FindingSink* sink);
+#include "registry/invariants.def"
+#undef SG_MAPPING_INVARIANT
+
+/// Runs every mapping invariant, in registry order.
+void CheckMappingInvariants(const GroupRun& run, FindingSink* sink);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_INVARIANTS_INVARIANTS_H_

@@ -1,0 +1,18 @@
+// null_owner_pad: a token of a dummy request (paged) or whose ring entry is
+// null (rings) is PAD.
+#include "invariants/invariants.h"
+
+namespace slotguard {
+
+void CheckNullOwnerPad(const GroupRun& run, FindingSink* sink) {
+  for (const OutputRun& out : run.outputs) {
+    const std::vector<int64_t>& kernel = *out.kernel;
+    for (size_t t = 0; t < kernel.size(); ++t)
+      if (kernel[t] != kPadSlot && HasNullOwner(run, t))
+        sink->Add(TokenFinding(run, out, "null_owner_pad", t,
+                               "token owns no state (dummy request or null entry) but maps to " +
+                                   std::to_string(kernel[t]) + "; expected -1"));
+  }
+}
+
+}  // namespace slotguard

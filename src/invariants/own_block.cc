@@ -1,0 +1,42 @@
+// own_block: a token's slot lies in a real (non-null) block that its own
+// request holds in its own row; a token of no request owns no block.
+#include "invariants/invariants.h"
+
+namespace slotguard {
+
+void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
+  const BlockTable& table = run.group->table;
+  for (const OutputRun& out : run.outputs) {
+    const std::vector<int64_t>& kernel = *out.kernel;
+    // Consecutive tokens mostly share an entry: remember the last answer.
+    int32_t last_request = -1;
+    int64_t last_entry = -1;
+    bool last_owned = false;
+    for (size_t t = 0; t < kernel.size(); ++t) {
+      if (kernel[t] < 0) continue;
+      const int32_t r = (*run.request_of_token)[t];
+      const int64_t entry = kernel[t] / run.slots_per_entry;
+      if (r < 0) {
+        sink->Add(TokenFinding(run, out, "own_block", t,
+                               "token of no request writes block entry " + std::to_string(entry)));
+        continue;
+      }
+      if (r != last_request || entry != last_entry) {
+        last_request = r;
+        last_entry = entry;
+        last_owned = false;
+        if (entry >= run.null_entries && r < table.rows)
+          for (int32_t c = 0; c < table.width && !last_owned; ++c)
+            last_owned = table.at(r, c) == entry;
+      }
+      if (!last_owned)
+        sink->Add(TokenFinding(run, out, "own_block", t,
+                               "block entry " + std::to_string(entry) +
+                                   (entry < run.null_entries ? " is the null block"
+                                                             : " is not in request " +
+                                                                   std::to_string(r) + "'s row")));
+    }
+  }
+}
+
+}  // namespace slotguard

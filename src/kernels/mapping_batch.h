@@ -1,0 +1,43 @@
+// The batch as the kernels see it: raw pointers (device pointers on the GPU,
+// host pointers on the host backend) and the scalar sizes.
+#ifndef SLOTGUARD_KERNELS_MAPPING_BATCH_H_
+#define SLOTGUARD_KERNELS_MAPPING_BATCH_H_
+
+#include <cstdint>
+
+#include "kernels/hd.h"
+
+namespace slotguard {
+
+constexpr int64_t kKernelPadSlot = -1;
+
+struct MappingBatch {
+  const int32_t* query_start_loc = nullptr;  // [num_reqs + 1]
+  const int64_t* positions = nullptr;        // [num_tokens]
+  const int32_t* seq_lens = nullptr;         // [num_reqs]
+  const int32_t* idx_mapping = nullptr;      // [num_reqs]
+  const int64_t* slot_mapping_in = nullptr;  // [num_tokens]
+  int32_t num_reqs = 0;
+  int64_t num_actual_tokens = 0;
+  int64_t num_tokens = 0;
+};
+
+/// The request that owns token t: the last r with qsl[r] <= t (so zero-length
+/// requests own nothing), or num_reqs when t >= qsl[num_reqs].
+SG_HD int32_t FindRequest(const int32_t* query_start_loc, int32_t num_reqs, int64_t t) {
+  if (t >= query_start_loc[num_reqs]) return num_reqs;
+  int32_t lo = 0, hi = num_reqs;  // invariant: qsl[lo] <= t < qsl[hi]
+  while (hi - lo > 1) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (query_start_loc[mid] <= t) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_KERNELS_MAPPING_BATCH_H_

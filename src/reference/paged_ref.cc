@@ -1,0 +1,47 @@
+// Reference for the `paged` family, transcribed from DESIGN 2.1:
+//   token of request r: dummy (idx_mapping[r] == -1) -> PAD; else with DCP
+//   vbs = block_size*world, off = pos % vbs,
+//   local = pos / vbs * block_size + (off / (interleave*world))*interleave + off % interleave,
+//   owned iff (off / interleave) % world == rank, else PAD;
+//   col = local / kernel_block_size; col >= width -> PAD;
+//   slot = bt[r, col] * kernel_block_size + local % kernel_block_size.
+//   Tokens qsl[R] <= t < N -> PAD. A disabled group is PAD everywhere.
+#include "reference/reference.h"
+
+namespace slotguard {
+
+std::vector<int64_t> ReferencePaged(const Batch& batch, const Group& group) {
+  std::vector<int64_t> out(batch.num_tokens, kPadSlot);
+  if (!group.enabled) return out;
+  const int64_t block_size = group.block_size;
+  const int64_t kernel_block_size = group.kernel_block_size;
+  const int64_t world = group.dcp.world;
+  const int64_t rank = group.dcp.rank;
+  const int64_t interleave = group.dcp.interleave;
+  for (int32_t r = 0; r < batch.num_reqs(); ++r) {
+    if (batch.idx_mapping[r] == -1) continue;  // dummy request: every token PAD
+    for (int64_t t = batch.query_start_loc[r]; t < batch.query_start_loc[r + 1]; ++t) {
+      const int64_t pos = batch.positions[t];
+      const int64_t vbs = block_size * world;
+      const int64_t off = pos % vbs;
+      if ((off / interleave) % world != rank) continue;
+      const int64_t local =
+          pos / vbs * block_size + (off / (interleave * world)) * interleave + off % interleave;
+      const int64_t col = local / kernel_block_size;
+      if (col >= group.table.width) continue;
+      const int64_t block = group.table.at(r, static_cast<int32_t>(col));
+      out[t] = block * kernel_block_size + local % kernel_block_size;
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> ReferenceOutputs(const Scenario& scenario, const Group& group) {
+  switch (group.family) {
+    case Family::kPaged:
+      return {ReferencePaged(scenario.batch, group)};
+  }
+  return {};
+}
+
+}  // namespace slotguard

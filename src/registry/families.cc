@@ -1,0 +1,65 @@
+#include "registry/families.h"
+
+#include "util/did_you_mean.h"
+
+namespace slotguard {
+
+const std::vector<FamilyInfo>& AllFamilies() {
+  static const std::vector<FamilyInfo> families = {
+#define SG_FAMILY(id, name, description) {Family::k##id, name, description},
+#include "registry/families.def"
+#undef SG_FAMILY
+  };
+  return families;
+}
+
+const std::vector<VariantInfo>& AllVariants() {
+  static const std::vector<VariantInfo> variants = {
+#define SG_VARIANT(family, id, name, description) {k##family##id, Family::k##family, name, description},
+#include "registry/families.def"
+#undef SG_VARIANT
+  };
+  return variants;
+}
+
+const FamilyInfo& GetFamily(Family family) { return AllFamilies()[static_cast<int>(family)]; }
+const VariantInfo& GetVariant(Variant variant) { return AllVariants()[variant]; }
+
+std::vector<Variant> VariantsOf(Family family) {
+  std::vector<Variant> out;
+  for (const VariantInfo& info : AllVariants())
+    if (info.family == family) out.push_back(info.variant);
+  return out;
+}
+
+Variant FixedVariant(Family family) { return VariantsOf(family).front(); }
+
+bool FindFamily(const std::string& name, Family* family, std::string* err) {
+  std::vector<std::string> names;
+  for (const FamilyInfo& info : AllFamilies()) {
+    if (name == info.name) {
+      *family = info.family;
+      return true;
+    }
+    names.push_back(info.name);
+  }
+  *err = "unknown kernel family '" + name + "'" + DidYouMean(name, names) + "; expected one of " +
+         JoinNames(names);
+  return false;
+}
+
+bool FindVariant(Family family, const std::string& name, Variant* variant, std::string* err) {
+  std::vector<std::string> names;
+  for (Variant v : VariantsOf(family)) {
+    if (name == GetVariant(v).name) {
+      *variant = v;
+      return true;
+    }
+    names.push_back(GetVariant(v).name);
+  }
+  *err = "unknown variant '" + name + "' of family " + GetFamily(family).name +
+         DidYouMean(name, names) + "; expected one of " + JoinNames(names);
+  return false;
+}
+
+}  // namespace slotguard

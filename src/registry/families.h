@@ -1,0 +1,41 @@
+// Lookup over the family/variant registry (families.def).
+#ifndef SLOTGUARD_REGISTRY_FAMILIES_H_
+#define SLOTGUARD_REGISTRY_FAMILIES_H_
+
+#include <string>
+#include <vector>
+
+#include "registry/variant_ids.h"
+
+namespace slotguard {
+
+struct FamilyInfo {
+  Family family;
+  const char* name;
+  const char* description;
+};
+
+struct VariantInfo {
+  Variant variant;
+  Family family;
+  const char* name;
+  const char* description;
+};
+
+const std::vector<FamilyInfo>& AllFamilies();
+const std::vector<VariantInfo>& AllVariants();
+
+const FamilyInfo& GetFamily(Family family);
+const VariantInfo& GetVariant(Variant variant);
+/// Variants of one family, `fixed` first.
+std::vector<Variant> VariantsOf(Family family);
+Variant FixedVariant(Family family);
+
+/// Name lookups. On failure, *err says what was expected and, where a name
+/// is close, "did you mean '...'?".
+bool FindFamily(const std::string& name, Family* family, std::string* err);
+bool FindVariant(Family family, const std::string& name, Variant* variant, std::string* err);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_REGISTRY_FAMILIES_H_

@@ -1,0 +1,28 @@
+#include "registry/invariants.h"
+
+namespace slotguard {
+
+const std::vector<InvariantInfo>& AllInvariants() {
+  static const std::vector<InvariantInfo> invariants = {
+#define SG_MAPPING_INVARIANT(id, name, description) {name, InvariantStage::kMapping, description},
+#define SG_MEMORY_INVARIANT(id, name, description) {name, InvariantStage::kMemory, description},
+#include "registry/invariants.def"
+#undef SG_MAPPING_INVARIANT
+#undef SG_MEMORY_INVARIANT
+  };
+  return invariants;
+}
+
+std::vector<std::string> AllInvariantNames() {
+  std::vector<std::string> names;
+  for (const InvariantInfo& info : AllInvariants()) names.push_back(info.name);
+  return names;
+}
+
+bool IsInvariantName(const std::string& name) {
+  for (const InvariantInfo& info : AllInvariants())
+    if (name == info.name) return true;
+  return false;
+}
+
+}  // namespace slotguard

@@ -1,0 +1,76 @@
+// Console lines: one per finding, one per scenario, one summary.
+#include <cstdio>
+
+#include "registry/families.h"
+#include "report/report.h"
+
+namespace slotguard {
+
+std::string FindingLine(const ScenarioReport& report, const std::string& group, const Finding& f) {
+  std::string line = report.file + ": " + report.name;
+  if (!report.forced_variant.empty()) line += " [" + report.forced_variant + "]";
+  line += ": group " + group;
+  if (f.output != group && !f.output.empty()) line += " output " + f.output;
+  if (f.token >= 0) {
+    line += ": token " + std::to_string(f.token) + " (";
+    line += f.request >= 0 ? "request " + std::to_string(f.request) : std::string("no request");
+    line += ", pos " + std::to_string(f.position) + ")";
+  }
+  line += ": " + f.invariant;
+  if (f.has_values)
+    line += ": kernel " + std::to_string(f.kernel) + ", reference " + std::to_string(f.reference);
+  if (!f.detail.empty()) line += ": " + f.detail;
+  return line;
+}
+
+std::string ScenarioLine(const ScenarioReport& report) {
+  std::string tag;
+  switch (report.status) {
+    case ScenarioStatus::kBadInput:
+      return "ERROR " + report.error;
+    case ScenarioStatus::kEnvironmentError:
+      return "ERROR " + report.error;
+    case ScenarioStatus::kChecked:
+      tag = report.holds ? "ok    " : "FAIL  ";
+      break;
+  }
+  std::string line = tag + report.file + " (" + report.name + ")";
+  if (!report.forced_variant.empty()) line += " [variant " + report.forced_variant + "]";
+  return line + ": " + report.verdict;
+}
+
+std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
+  int64_t hold = 0, fail = 0, bad = 0, env = 0, groups = 0, tokens = 0, findings = 0,
+          unexpected = 0;
+  for (const ScenarioReport& r : reports) {
+    switch (r.status) {
+      case ScenarioStatus::kBadInput:
+        ++bad;
+        continue;
+      case ScenarioStatus::kEnvironmentError:
+        ++env;
+        continue;
+      case ScenarioStatus::kChecked:
+        break;
+    }
+    (r.holds ? hold : fail)++;
+    groups += r.groups.size();
+    tokens += r.tokens;
+    findings += r.total_findings;
+    if (!r.expect_finding) unexpected += r.total_findings;
+  }
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3f", summary.seconds);
+  std::string line = "slotguard: " + std::to_string(reports.size()) + " scenario runs (" +
+                     std::to_string(hold) + " hold, " + std::to_string(fail) + " fail";
+  if (bad) line += ", " + std::to_string(bad) + " bad input";
+  if (env) line += ", " + std::to_string(env) + " environment errors";
+  line += "), " + std::to_string(groups) + " groups, " + std::to_string(tokens) +
+          " tokens checked, " + std::to_string(findings) + " findings (" +
+          std::to_string(findings - unexpected) + " expected, " + std::to_string(unexpected) +
+          " unexpected), backend " + summary.backend;
+  if (!summary.device.empty()) line += " on " + summary.device;
+  return line + ", " + seconds + " s";
+}
+
+}  // namespace slotguard

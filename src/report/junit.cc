@@ -1,0 +1,72 @@
+// JUnit XML: one testcase per scenario run, <failure> when it does not hold,
+// <error> for bad input and environment errors. CI systems render this.
+#include <fstream>
+
+#include "report/report.h"
+
+namespace slotguard {
+namespace {
+
+std::string Xml(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
+          out += ' ';  // control characters are not allowed in XML 1.0
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& reports,
+                const CheckSummary& summary, std::string* err) {
+  int failures = 0, errors = 0;
+  for (const ScenarioReport& r : reports) {
+    if (r.status != ScenarioStatus::kChecked) {
+      ++errors;
+    } else if (!r.holds) {
+      ++failures;
+    }
+  }
+  std::ofstream out(path);
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<testsuites>\n  <testsuite name=\"slotguard check\" tests=\"" << reports.size()
+      << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" time=\""
+      << summary.seconds << "\">\n"
+      << "    <properties><property name=\"backend\" value=\"" << Xml(summary.backend)
+      << "\"/></properties>\n";
+  for (const ScenarioReport& r : reports) {
+    std::string name = r.file;
+    if (!r.forced_variant.empty()) name += " [" + r.forced_variant + "]";
+    out << "    <testcase classname=\"slotguard." << Xml(r.name) << "\" name=\"" << Xml(name)
+        << "\" time=\"" << r.seconds << "\">\n";
+    if (r.status != ScenarioStatus::kChecked) {
+      out << "      <error message=\"" << Xml(r.error) << "\"/>\n";
+    } else if (!r.holds) {
+      out << "      <failure message=\"" << Xml(r.verdict) << "\">";
+      for (const GroupReport& g : r.groups)
+        for (const Finding& f : g.findings) out << Xml(FindingLine(r, g.name, f)) << "\n";
+      out << "</failure>\n";
+    }
+    out << "    </testcase>\n";
+  }
+  out << "  </testsuite>\n</testsuites>\n";
+  out.close();
+  if (!out) {
+    *err = path + ": cannot write the JUnit report";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace slotguard

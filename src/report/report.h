@@ -1,0 +1,36 @@
+// Reports of a `check` run: console lines, JUnit XML and JSON.
+#ifndef SLOTGUARD_REPORT_REPORT_H_
+#define SLOTGUARD_REPORT_REPORT_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "invariants/finding.h"
+#include "runner/scenario_run.h"
+
+namespace slotguard {
+
+struct CheckSummary {
+  std::string backend;
+  std::string device;  // GPU description, "" on host
+  double seconds = 0;
+};
+
+/// "FILE: SCENARIO: group G: token T (request R, pos P): INVARIANT: kernel K, reference F: detail"
+std::string FindingLine(const ScenarioReport& report, const std::string& group, const Finding& f);
+
+/// "ok   FILE (name) [variant]: verdict" or "FAIL ..." / "ERROR ...".
+std::string ScenarioLine(const ScenarioReport& report);
+
+/// The one summary line printed last.
+std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckSummary& summary);
+
+bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& reports,
+                const CheckSummary& summary, std::string* err);
+bool WriteJsonReport(const std::string& path, const std::vector<ScenarioReport>& reports,
+                     const CheckSummary& summary, std::string* err);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_REPORT_REPORT_H_

@@ -1,0 +1,75 @@
+// Runs one scenario: the backend's kernels, the reference, every mapping
+// invariant; then judges the outcome against the scenario's expectation
+// (DESIGN section 5: a scenario *holds* when its outcome matches it).
+#ifndef SLOTGUARD_RUNNER_SCENARIO_RUN_H_
+#define SLOTGUARD_RUNNER_SCENARIO_RUN_H_
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "invariants/finding.h"
+#include "scenario/scenario.h"
+
+namespace slotguard {
+
+/// Everything computed for one scenario, kept for `replay`.
+struct ScenarioRun {
+  std::vector<GroupOutputs> kernel;                           // [groups]
+  std::vector<std::vector<std::vector<int64_t>>> reference;  // [groups][outputs][tokens]
+  std::vector<std::vector<std::string>> output_names;         // [groups][outputs]
+  std::vector<int32_t> request_of_token;                      // [num_tokens]
+  std::vector<FindingSink> findings;                          // [groups]
+};
+
+/// Names of a group's output buffers (what expect.slot_mapping keys).
+std::vector<std::string> OutputNames(const Group& group);
+
+/// Runs the scenario. Returns false with *err when the backend failed (a
+/// CUDA error: an environment problem, not a finding).
+bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_invariant,
+                 ScenarioRun* run, std::string* err);
+
+/// Forces variant `name` on every group whose family has it. Returns false
+/// when no group's family has such a variant.
+bool ForceVariant(const std::string& name, Scenario* scenario);
+
+struct GroupReport {
+  std::string name;
+  Family family = Family::kPaged;
+  Variant variant = kPagedFixed;
+  std::map<std::string, int64_t> counts;  // invariant -> findings
+  std::vector<Finding> findings;          // the first few per invariant
+};
+
+enum class ScenarioStatus { kChecked, kBadInput, kEnvironmentError };
+
+struct ScenarioReport {
+  std::string file;
+  std::string name;
+  std::string forced_variant;  // "" when each group ran its own
+  ScenarioStatus status = ScenarioStatus::kChecked;
+  std::string error;           // bad input or environment error, one line
+  std::vector<GroupReport> groups;
+  int64_t tokens = 0;          // token-outputs checked, all groups
+  int64_t total_findings = 0;
+  std::set<std::string> fired;
+  bool expect_finding = false;
+  std::vector<std::string> expected_invariants;
+  bool holds = false;
+  std::string verdict;         // one line: why it holds or does not
+  double seconds = 0;
+};
+
+/// RunScenario plus the expectation, as a report.
+ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
+                             Backend& backend, size_t keep_per_invariant);
+
+/// Judges fired invariants against the expectation: fills holds and verdict.
+void JudgeExpectation(const Expect& expect, ScenarioReport* report);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_RUNNER_SCENARIO_RUN_H_

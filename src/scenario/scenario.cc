@@ -1,0 +1,37 @@
+#include "scenario/scenario.h"
+
+namespace slotguard {
+namespace {
+
+bool SameTable(const BlockTable& a, const BlockTable& b) {
+  return a.rows == b.rows && a.width == b.width && a.entries == b.entries;
+}
+
+bool SameGroup(const Group& a, const Group& b) {
+  return a.name == b.name && a.family == b.family && a.variant == b.variant &&
+         SameTable(a.table, b.table) && a.block_size == b.block_size &&
+         a.kernel_block_size == b.kernel_block_size && a.dcp.world == b.dcp.world &&
+         a.dcp.rank == b.dcp.rank && a.dcp.interleave == b.dcp.interleave &&
+         a.enabled == b.enabled;
+}
+
+}  // namespace
+
+bool operator==(const Scenario& a, const Scenario& b) {
+  if (a.name != b.name || a.description != b.description || a.num_blocks != b.num_blocks)
+    return false;
+  const Batch& x = a.batch;
+  const Batch& y = b.batch;
+  if (x.query_start_loc != y.query_start_loc || x.seq_lens != y.seq_lens ||
+      x.positions != y.positions || x.num_actual_tokens != y.num_actual_tokens ||
+      x.num_tokens != y.num_tokens || x.idx_mapping != y.idx_mapping ||
+      x.slot_mapping_in != y.slot_mapping_in)
+    return false;
+  if (a.groups.size() != b.groups.size()) return false;
+  for (size_t i = 0; i < a.groups.size(); ++i)
+    if (!SameGroup(a.groups[i], b.groups[i])) return false;
+  return a.expect.present == b.expect.present && a.expect.verdict == b.expect.verdict &&
+         a.expect.findings == b.expect.findings && a.expect.slot_mapping == b.expect.slot_mapping;
+}
+
+}  // namespace slotguard

@@ -1,0 +1,693 @@
+// Scenario loader: JSON text -> Scenario, with every check of DESIGN section 5.
+// Each failure is reported once, by Loader::Fail, as
+// "FILE:/json/pointer: problem; expected X, got Y".
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "registry/invariants.h"
+#include "scenario/scenario_json.h"
+#include "scenario/table_extent.h"
+#include "util/did_you_mean.h"
+
+namespace slotguard {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+
+std::string EscapePointerToken(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string Child(const std::string& ptr, const std::string& key) {
+  return ptr + "/" + EscapePointerToken(key);
+}
+std::string Child(const std::string& ptr, size_t index) { return ptr + "/" + std::to_string(index); }
+
+/// A short description of a JSON value for "got ..." (never the whole value).
+std::string Describe(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return v.get<bool>() ? "true" : "false";
+    case json::value_t::string: {
+      std::string s = v.get<std::string>();
+      if (s.size() > 40) s = s.substr(0, 37) + "...";
+      return "the string " + json(s).dump();
+    }
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float:
+      return v.dump();
+    case json::value_t::array:
+      return "an array of " + std::to_string(v.size()) + (v.size() == 1 ? " element" : " elements");
+    case json::value_t::object:
+      return "an object";
+    default:
+      return "an unsupported value";
+  }
+}
+
+std::string Plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+/// The JSON-to-Scenario translation. Methods return false after Fail().
+class Loader {
+ public:
+  Loader(const std::string& file, const LoadLimits& limits, std::string* err)
+      : file_(file), limits_(limits), err_(err) {}
+
+  bool Load(const json& root, Scenario* s);
+
+ private:
+  bool Fail(const std::string& ptr, const std::string& problem, const std::string& expected,
+            const std::string& got = "") {
+    *err_ = file_ + ":" + (ptr.empty() ? "/" : ptr) + ": " + problem + "; expected " + expected;
+    if (!got.empty()) *err_ += ", got " + got;
+    return false;
+  }
+
+  bool CheckKeys(const json& obj, const std::string& ptr, const std::vector<std::string>& allowed,
+                 const std::vector<std::string>& elsewhere = {}, const std::string& owner = "");
+  const json* Find(const json& obj, const std::string& key) {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+  bool Require(const json& obj, const std::string& ptr, const std::string& key,
+               const std::string& expected, const json** out) {
+    *out = Find(obj, key);
+    if (*out == nullptr) return Fail(Child(ptr, key), "missing required key", expected);
+    return true;
+  }
+
+  bool Object(const json& v, const std::string& ptr, const std::string& what) {
+    if (!v.is_object()) return Fail(ptr, "wrong type", what, Describe(v));
+    return true;
+  }
+  bool Array(const json& v, const std::string& ptr, const std::string& what) {
+    if (!v.is_array()) return Fail(ptr, "wrong type", what, Describe(v));
+    return true;
+  }
+  bool String(const json& v, const std::string& ptr, const std::string& what, std::string* out) {
+    if (!v.is_string()) return Fail(ptr, "wrong type", what, Describe(v));
+    *out = v.get<std::string>();
+    return true;
+  }
+
+  /// An integer in [lo, hi]. `what` names the value ("block id").
+  bool Int(const json& v, const std::string& ptr, int64_t lo, int64_t hi, const std::string& what,
+           int64_t* out);
+  template <class T>
+  bool IntArray(const json& v, const std::string& ptr, int64_t lo, int64_t hi,
+                const std::string& what, size_t max_len, const std::string& len_flag,
+                std::vector<T>* out);
+  bool Length(const json& v, const std::string& ptr, size_t expected, const std::string& why) {
+    if (v.size() != expected)
+      return Fail(ptr, "length disagrees with " + why, Plural(expected, "entry", "entries"),
+                  std::to_string(v.size()));
+    return true;
+  }
+
+  bool LoadBatch(const json& v, Batch* b);
+  bool LoadGroup(const json& v, const std::string& ptr, const Scenario& s, Group* g);
+  bool LoadTable(const json& v, const std::string& ptr, const Scenario& s, const Group& g,
+                 BlockTable* table);
+  bool LoadExpect(const json& v, const Scenario& s, Expect* e);
+
+  std::string file_;
+  LoadLimits limits_;
+  std::string* err_;
+};
+
+bool Loader::CheckKeys(const json& obj, const std::string& ptr,
+                       const std::vector<std::string>& allowed,
+                       const std::vector<std::string>& elsewhere, const std::string& owner) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const std::string& key = it.key();
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    if (std::find(elsewhere.begin(), elsewhere.end(), key) != elsewhere.end())
+      return Fail(Child(ptr, key), "key '" + key + "' does not apply to " + owner,
+                  "one of " + JoinNames(allowed));
+    return Fail(Child(ptr, key), "unknown key '" + key + "'" + DidYouMean(key, allowed),
+                "one of " + JoinNames(allowed));
+  }
+  return true;
+}
+
+bool Loader::Int(const json& v, const std::string& ptr, int64_t lo, int64_t hi,
+                 const std::string& what, int64_t* out) {
+  std::string range;
+  if (lo == kInt64Min && hi == kInt64Max) {
+    range = "a 64-bit integer";
+  } else if (hi == kInt64Max) {
+    range = what + " >= " + std::to_string(lo);
+  } else {
+    range = std::to_string(lo) + " <= " + what + " <= " + std::to_string(hi);
+  }
+  int64_t value;
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(kInt64Max))
+      return Fail(ptr, what + " out of range", range, v.dump());
+    value = static_cast<int64_t>(u);
+  } else if (v.is_number_integer()) {
+    value = v.get<int64_t>();
+  } else {
+    return Fail(ptr, "wrong type", what + " as an integer", Describe(v));
+  }
+  if (value < lo || value > hi) {
+    const bool past_int32 = hi == kInt32Max && value > kInt32Max;
+    return Fail(ptr, what + (past_int32 ? " past int32" : " out of range"), range,
+                std::to_string(value));
+  }
+  *out = value;
+  return true;
+}
+
+template <class T>
+bool Loader::IntArray(const json& v, const std::string& ptr, int64_t lo, int64_t hi,
+                      const std::string& what, size_t max_len, const std::string& len_flag,
+                      std::vector<T>* out) {
+  if (!Array(v, ptr, "an array of integers")) return false;
+  if (v.size() > max_len)
+    return Fail(ptr, "too many entries", "at most " + std::to_string(max_len) + " (raise with " +
+                                             len_flag + ")",
+                std::to_string(v.size()));
+  out->clear();
+  out->reserve(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    int64_t x;
+    if (!Int(v[i], Child(ptr, i), lo, hi, what, &x)) return false;
+    out->push_back(static_cast<T>(x));
+  }
+  return true;
+}
+
+bool Loader::Load(const json& root, Scenario* s) {
+  if (!Object(root, "", "a scenario object")) return false;
+  if (!CheckKeys(root, "",
+                 {"slotguard", "name", "description", "num_blocks", "batch", "groups", "expect"}))
+    return false;
+  const json* v;
+  int64_t x;
+  if (!Require(root, "", "slotguard", "the format version 1", &v)) return false;
+  if (!v->is_number_integer() || v->get<int64_t>() != 1)
+    return Fail("/slotguard", "unsupported format version", "1", Describe(*v));
+  if (!Require(root, "", "name", "a non-empty string", &v) ||
+      !String(*v, "/name", "a non-empty string", &s->name))
+    return false;
+  if (s->name.empty()) return Fail("/name", "empty name", "a non-empty string");
+  if ((v = Find(root, "description")) && !String(*v, "/description", "a string", &s->description))
+    return false;
+  if (!Require(root, "", "num_blocks", "an integer >= 1", &v) ||
+      !Int(*v, "/num_blocks", 1, kInt32Max, "num_blocks", &x))
+    return false;
+  s->num_blocks = static_cast<int32_t>(x);
+  if (!Require(root, "", "batch", "a batch object", &v) || !LoadBatch(*v, &s->batch)) return false;
+
+  if (!Require(root, "", "groups", "a non-empty array of groups", &v) ||
+      !Array(*v, "/groups", "a non-empty array of groups"))
+    return false;
+  if (v->empty()) return Fail("/groups", "no groups", "at least one group", "an empty array");
+  const json& groups = *v;
+  s->groups.resize(groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const std::string ptr = Child("/groups", i);
+    if (!LoadGroup(groups[i], ptr, *s, &s->groups[i])) return false;
+    for (size_t j = 0; j < i; ++j)
+      if (s->groups[j].name == s->groups[i].name)
+        return Fail(Child(ptr, "name"), "duplicate group name '" + s->groups[i].name + "'",
+                    "a name not used by /groups/" + std::to_string(j));
+  }
+  s->expect = Expect();
+  if ((v = Find(root, "expect")) && !LoadExpect(*v, *s, &s->expect)) return false;
+  return true;
+}
+
+bool Loader::LoadBatch(const json& v, Batch* b) {
+  const std::string ptr = "/batch";
+  if (!Object(v, ptr, "a batch object")) return false;
+  if (!CheckKeys(v, ptr,
+                 {"query_start_loc", "seq_lens", "positions", "num_actual_tokens", "num_tokens",
+                  "idx_mapping", "slot_mapping_in"}))
+    return false;
+  const json* qsl;
+  if (!Require(v, ptr, "query_start_loc", "an array of num_reqs + 1 integers", &qsl) ||
+      !IntArray(*qsl, ptr + "/query_start_loc", 0, kInt32Max, "query_start_loc",
+                static_cast<size_t>(limits_.max_requests) + 1, "--max-requests",
+                &b->query_start_loc))
+    return false;
+  if (b->query_start_loc.empty())
+    return Fail(ptr + "/query_start_loc", "empty query_start_loc",
+                "num_reqs + 1 entries starting at 0", "an empty array");
+  if (b->query_start_loc[0] != 0)
+    return Fail(ptr + "/query_start_loc/0", "query_start_loc must start at 0", "0",
+                std::to_string(b->query_start_loc[0]));
+  for (size_t i = 1; i < b->query_start_loc.size(); ++i)
+    if (b->query_start_loc[i] < b->query_start_loc[i - 1])
+      return Fail(Child(ptr + "/query_start_loc", i), "query_start_loc decreases",
+                  ">= " + std::to_string(b->query_start_loc[i - 1]) + " (the previous entry)",
+                  std::to_string(b->query_start_loc[i]));
+  const int32_t R = b->num_reqs();
+  const int64_t real = b->num_real_tokens();
+  if (real > limits_.max_tokens)
+    return Fail(Child(ptr + "/query_start_loc", static_cast<size_t>(R)), "too many tokens",
+                "at most " + std::to_string(limits_.max_tokens) + " (raise with --max-tokens)",
+                std::to_string(real));
+
+  const json* seq_lens = Find(v, "seq_lens");
+  const json* positions = Find(v, "positions");
+  const json* n_act = Find(v, "num_actual_tokens");
+  const json* n = Find(v, "num_tokens");
+  int64_t x;
+  if (seq_lens) {
+    if (!IntArray(*seq_lens, ptr + "/seq_lens", 0, kInt32Max, "seq_len",
+                  static_cast<size_t>(limits_.max_requests), "--max-requests", &b->seq_lens))
+      return false;
+    if (!Length(*seq_lens, ptr + "/seq_lens", R, "the number of requests")) return false;
+  }
+  b->num_actual_tokens = real;
+  if (n_act) {
+    if (!Int(*n_act, ptr + "/num_actual_tokens", 0, limits_.max_tokens, "num_actual_tokens", &x))
+      return false;
+    b->num_actual_tokens = x;
+  }
+  int64_t num_tokens = -1;
+  if (n) {
+    if (!Int(*n, ptr + "/num_tokens", 0, limits_.max_tokens, "num_tokens", &x)) return false;
+    num_tokens = x;
+  }
+  if (positions) {
+    if (!IntArray(*positions, ptr + "/positions", 0, kInt32Max, "position",
+                  static_cast<size_t>(limits_.max_tokens), "--max-tokens", &b->positions))
+      return false;
+    if (num_tokens >= 0 && static_cast<int64_t>(b->positions.size()) != num_tokens)
+      return Length(*positions, ptr + "/positions", num_tokens, "num_tokens");
+    num_tokens = b->positions.size();
+  } else if (num_tokens < 0) {
+    num_tokens = std::max(real, b->num_actual_tokens);
+  }
+  b->num_tokens = num_tokens;
+  const std::string n_ptr = positions ? ptr + "/positions" : ptr + "/num_tokens";
+  if (num_tokens < real)
+    return Fail(n_ptr, "fewer tokens than the requests hold",
+                "num_tokens >= qsl[R] (" + std::to_string(real) + ")", std::to_string(num_tokens));
+  if (b->num_actual_tokens > num_tokens)
+    return Fail(ptr + "/num_actual_tokens", "num_actual_tokens exceeds num_tokens",
+                "<= " + std::to_string(num_tokens), std::to_string(b->num_actual_tokens));
+
+  // Derive whichever of positions and seq_lens is missing.
+  if (!positions) {
+    b->positions.assign(num_tokens, 0);
+    if (!seq_lens) {
+      b->seq_lens.resize(R);  // every request a prefill from position 0
+      for (int32_t r = 0; r < R; ++r)
+        b->seq_lens[r] = b->query_start_loc[r + 1] - b->query_start_loc[r];
+    }
+    for (int32_t r = 0; r < R; ++r) {
+      const int64_t q = b->query_start_loc[r + 1] - b->query_start_loc[r];
+      if (b->seq_lens[r] < q)
+        return Fail(Child(ptr + "/seq_lens", r),
+                    "seq_len shorter than the request's query length, so positions would be negative",
+                    "seq_len >= " + std::to_string(q) + " or explicit positions",
+                    std::to_string(b->seq_lens[r]));
+      for (int64_t i = 0; i < q; ++i)
+        b->positions[b->query_start_loc[r] + i] = b->seq_lens[r] - q + i;
+    }
+  } else if (!seq_lens) {
+    b->seq_lens.assign(R, 0);
+    for (int32_t r = 0; r < R; ++r)
+      if (b->query_start_loc[r + 1] > b->query_start_loc[r])
+        b->seq_lens[r] = static_cast<int32_t>(
+            std::min<int64_t>(b->positions[b->query_start_loc[r + 1] - 1] + 1, kInt32Max));
+  }
+
+  if (const json* idx = Find(v, "idx_mapping")) {
+    if (!IntArray(*idx, ptr + "/idx_mapping", -1, kInt32Max, "idx_mapping entry",
+                  static_cast<size_t>(limits_.max_requests), "--max-requests", &b->idx_mapping))
+      return false;
+    if (!Length(*idx, ptr + "/idx_mapping", R, "the number of requests")) return false;
+  } else {
+    b->idx_mapping.resize(R);
+    for (int32_t r = 0; r < R; ++r) b->idx_mapping[r] = r;
+  }
+  if (const json* in = Find(v, "slot_mapping_in")) {
+    if (!IntArray(*in, ptr + "/slot_mapping_in", kInt64Min, kInt64Max, "slot",
+                  static_cast<size_t>(limits_.max_tokens), "--max-tokens", &b->slot_mapping_in))
+      return false;
+    if (!Length(*in, ptr + "/slot_mapping_in", num_tokens, "num_tokens")) return false;
+  } else {
+    b->slot_mapping_in.assign(num_tokens, kPadSlot);
+  }
+  return true;
+}
+
+bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s, Group* g) {
+  if (!Object(v, ptr, "a group object")) return false;
+  const json* f;
+  int64_t x;
+  std::string text;
+  if (!Require(v, ptr, "kernel", "a kernel family name", &f) ||
+      !String(*f, Child(ptr, "kernel"), "a kernel family name", &text))
+    return false;
+  std::string problem;
+  if (!FindFamily(text, &g->family, &problem)) {
+    // Split "problem; expected ..." back into Fail's shape.
+    const size_t cut = problem.find("; expected ");
+    return Fail(Child(ptr, "kernel"), problem.substr(0, cut), problem.substr(cut + 11));
+  }
+  const std::vector<std::string> common = {"name", "kernel", "variant", "block_table"};
+  std::vector<std::string> own;
+  switch (g->family) {
+    case Family::kPaged:
+      own = {"block_size", "kernel_block_size", "dcp", "enabled"};
+      break;
+  }
+  std::vector<std::string> allowed = common;
+  allowed.insert(allowed.end(), own.begin(), own.end());
+  const std::vector<std::string> other_families = {"kpool",          "ring",      "compress_ratio",
+                                                   "common",         "capacity",  "ring_block_size",
+                                                   "block_size",     "kernel_block_size",
+                                                   "dcp",            "enabled"};
+  if (!CheckKeys(v, ptr, allowed, other_families, "kernel " + text)) return false;
+
+  if (!Require(v, ptr, "name", "a non-empty group name", &f) ||
+      !String(*f, Child(ptr, "name"), "a non-empty group name", &g->name))
+    return false;
+  if (g->name.empty()) return Fail(Child(ptr, "name"), "empty group name", "a non-empty string");
+  g->variant = FixedVariant(g->family);
+  if ((f = Find(v, "variant"))) {
+    if (!String(*f, Child(ptr, "variant"), "a variant name", &text)) return false;
+    if (!FindVariant(g->family, text, &g->variant, &problem)) {
+      const size_t cut = problem.find("; expected ");
+      return Fail(Child(ptr, "variant"), problem.substr(0, cut), problem.substr(cut + 11));
+    }
+  }
+
+  switch (g->family) {
+    case Family::kPaged: {
+      if (!Require(v, ptr, "block_size", "an integer >= 1", &f) ||
+          !Int(*f, Child(ptr, "block_size"), 1, kInt32Max, "block_size", &x))
+        return false;
+      g->block_size = static_cast<int32_t>(x);
+      g->kernel_block_size = g->block_size;
+      if ((f = Find(v, "kernel_block_size"))) {
+        if (!Int(*f, Child(ptr, "kernel_block_size"), 1, g->block_size, "kernel_block_size", &x))
+          return false;
+        if (g->block_size % x != 0)
+          return Fail(Child(ptr, "kernel_block_size"), "kernel_block_size does not divide block_size",
+                      "a divisor of " + std::to_string(g->block_size), std::to_string(x));
+        g->kernel_block_size = static_cast<int32_t>(x);
+      }
+      g->dcp = Dcp();
+      if ((f = Find(v, "dcp"))) {
+        const std::string dptr = Child(ptr, "dcp");
+        if (!Object(*f, dptr, "an object {world, rank, interleave}") ||
+            !CheckKeys(*f, dptr, {"world", "rank", "interleave"}))
+          return false;
+        const json* d;
+        if ((d = Find(*f, "world"))) {
+          if (!Int(*d, dptr + "/world", 1, 1 << 16, "world", &x)) return false;
+          g->dcp.world = static_cast<int32_t>(x);
+        }
+        if ((d = Find(*f, "rank"))) {
+          if (!Int(*d, dptr + "/rank", 0, g->dcp.world - 1, "rank", &x)) return false;
+          g->dcp.rank = static_cast<int32_t>(x);
+        }
+        if ((d = Find(*f, "interleave"))) {
+          if (!Int(*d, dptr + "/interleave", 1, g->block_size, "interleave", &x)) return false;
+          if (g->block_size % x != 0)
+            return Fail(dptr + "/interleave", "interleave does not divide block_size",
+                        "a divisor of " + std::to_string(g->block_size), std::to_string(x));
+          g->dcp.interleave = static_cast<int32_t>(x);
+        }
+        if (int64_t{g->block_size} * g->dcp.world > kInt32Max)
+          return Fail(dptr + "/world", "block_size * world past int32",
+                      "block_size * world <= " + std::to_string(kInt32Max),
+                      std::to_string(int64_t{g->block_size} * g->dcp.world));
+      }
+      g->enabled = true;
+      if ((f = Find(v, "enabled"))) {
+        if (!f->is_boolean())
+          return Fail(Child(ptr, "enabled"), "wrong type", "true or false", Describe(*f));
+        g->enabled = f->get<bool>();
+      }
+      break;
+    }
+  }
+  if (!Require(v, ptr, "block_table", "an array of num_reqs rows", &f)) return false;
+  return LoadTable(*f, Child(ptr, "block_table"), s, *g, &g->table);
+}
+
+bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s, const Group& g,
+                       BlockTable* table) {
+  if (!Array(v, ptr, "an array of rows, one per request")) return false;
+  const int32_t R = s.batch.num_reqs();
+  if (v.size() != static_cast<size_t>(R))
+    return Fail(ptr, "row count disagrees with the number of requests",
+                Plural(R, "row", "rows") + " (one per request)", std::to_string(v.size()));
+  // Valid ids: -1 (no block), 0 (the null block) and real kernel block ids.
+  int64_t id_limit = int64_t{s.num_blocks};
+  std::string limit_text = "num_blocks (" + std::to_string(id_limit) + ")";
+  if (g.family == Family::kPaged && g.blocks_per_manager_block() > 1) {
+    id_limit *= g.blocks_per_manager_block();
+    limit_text = "num_blocks * block_size / kernel_block_size (" + std::to_string(id_limit) + ")";
+  }
+  if (id_limit > kInt32Max) {
+    id_limit = kInt32Max;  // kInt32Max itself is reserved as the poison id
+    limit_text = "2147483647 (int32 max, reserved)";
+  }
+  table->rows = R;
+  table->width = 0;
+  table->entries.clear();
+  for (size_t r = 0; r < v.size(); ++r) {
+    const std::string row_ptr = Child(ptr, r);
+    const json& row = v[r];
+    if (!Array(row, row_ptr, "an array of block ids")) return false;
+    if (r == 0) {
+      if (static_cast<int64_t>(row.size()) * R > limits_.max_table_entries)
+        return Fail(ptr, "block table too large",
+                    "at most " + std::to_string(limits_.max_table_entries) +
+                        " entries (raise with --max-table-entries)",
+                    std::to_string(static_cast<int64_t>(row.size()) * R));
+      table->width = static_cast<int32_t>(row.size());
+      table->entries.reserve(static_cast<size_t>(table->width) * R);
+    } else if (row.size() != static_cast<size_t>(table->width)) {
+      return Fail(row_ptr, "row length disagrees with row 0",
+                  Plural(table->width, "column", "columns"), std::to_string(row.size()));
+    }
+    for (size_t c = 0; c < row.size(); ++c) {
+      const json& e = row[c];
+      const std::string e_ptr = Child(row_ptr, c);
+      if (!e.is_number_integer())
+        return Fail(e_ptr, "wrong type", "a block id as an integer", Describe(e));
+      const bool fits = !e.is_number_unsigned() || e.get<uint64_t>() <= uint64_t{1} << 62;
+      const int64_t id = fits ? e.get<int64_t>() : kInt64Max;
+      if (id < -1 || id >= id_limit)
+        return Fail(e_ptr, "block id out of range", "-1 <= id < " + limit_text, e.dump());
+      table->entries.push_back(static_cast<int32_t>(id));
+    }
+  }
+  const int64_t padded = PaddedRowStride(s.batch, g) * R;
+  if (padded > limits_.max_table_entries)
+    return Fail(ptr, "block table too large once padded to the farthest column a position selects",
+                "at most " + std::to_string(limits_.max_table_entries) +
+                    " entries (raise with --max-table-entries)",
+                std::to_string(padded));
+  return true;
+}
+
+bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
+  const std::string ptr = "/expect";
+  if (!Object(v, ptr, "an expect object")) return false;
+  if (!CheckKeys(v, ptr, {"verdict", "findings", "slot_mapping"})) return false;
+  e->present = true;
+  const json* f;
+  std::string text;
+  if ((f = Find(v, "verdict"))) {
+    if (!String(*f, ptr + "/verdict", "\"pass\" or \"finding\"", &text)) return false;
+    if (text == "pass") {
+      e->verdict = Verdict::kPass;
+    } else if (text == "finding") {
+      e->verdict = Verdict::kFinding;
+    } else {
+      return Fail(ptr + "/verdict", "unknown verdict '" + text + "'" +
+                                        DidYouMean(text, {"pass", "finding"}),
+                  "\"pass\" or \"finding\"");
+    }
+  }
+  if ((f = Find(v, "findings"))) {
+    if (!Array(*f, ptr + "/findings", "an array of invariant names")) return false;
+    const std::vector<std::string> names = AllInvariantNames();
+    for (size_t i = 0; i < f->size(); ++i) {
+      const std::string item = Child(ptr + "/findings", i);
+      if (!String((*f)[i], item, "an invariant name", &text)) return false;
+      if (!IsInvariantName(text))
+        return Fail(item, "unknown invariant '" + text + "'" + DidYouMean(text, names),
+                    "one of " + JoinNames(names));
+      e->findings.push_back(text);
+    }
+    if (!e->findings.empty() && e->verdict != Verdict::kFinding)
+      return Fail(ptr + "/findings", "findings listed but the verdict is 'pass'",
+                  "\"verdict\": \"finding\" beside them");
+  }
+  if ((f = Find(v, "slot_mapping"))) {
+    const std::string sm = ptr + "/slot_mapping";
+    if (!Object(*f, sm, "an object from group name to slots")) return false;
+    std::vector<std::string> outputs;
+    for (const Group& g : s.groups) outputs.push_back(g.name);
+    for (auto it = f->begin(); it != f->end(); ++it) {
+      const std::string key_ptr = Child(sm, it.key());
+      if (std::find(outputs.begin(), outputs.end(), it.key()) == outputs.end())
+        return Fail(key_ptr, "no group named '" + it.key() + "'" + DidYouMean(it.key(), outputs),
+                    "one of " + JoinNames(outputs));
+      std::vector<int64_t> slots;
+      if (!IntArray(*it, key_ptr, kInt64Min, kInt64Max, "slot",
+                    static_cast<size_t>(limits_.max_tokens), "--max-tokens", &slots))
+        return false;
+      if (!Length(*it, key_ptr, s.batch.num_tokens, "num_tokens")) return false;
+      e->slot_mapping[it.key()] = std::move(slots);
+    }
+  }
+  return true;
+}
+
+/// Tracks where the parser is, so duplicate keys can be named by pointer
+/// (nlohmann keeps the last duplicate silently).
+class DuplicateKeyFinder {
+ public:
+  bool OnEvent(int depth, json::parse_event_t event, const json& parsed) {
+    (void)depth;
+    switch (event) {
+      case json::parse_event_t::object_start:
+        BeginValue();
+        frames_.push_back({true, {}, "", 0});
+        break;
+      case json::parse_event_t::array_start:
+        BeginValue();
+        frames_.push_back({false, {}, "", 0});
+        break;
+      case json::parse_event_t::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second && duplicate_.empty()) duplicate_ = Path() + "/" + EscapePointerToken(f.key);
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames_.pop_back();
+        break;
+      case json::parse_event_t::value:
+        BeginValue();
+        break;
+    }
+    return true;
+  }
+  const std::string& duplicate() const { return duplicate_; }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;
+    size_t next_index;
+  };
+  void BeginValue() {
+    if (!frames_.empty() && !frames_.back().object) {
+      frames_.back().key = std::to_string(frames_.back().next_index++);
+    }
+  }
+  std::string Path() const {
+    std::string out;
+    for (size_t i = 0; i + 1 < frames_.size(); ++i) out += "/" + EscapePointerToken(frames_[i].key);
+    return out;
+  }
+  std::vector<Frame> frames_;
+  std::string duplicate_;
+};
+
+}  // namespace
+
+bool ParseScenario(const std::string& text, const std::string& file, const LoadLimits& limits,
+                   Scenario* scenario, std::string* err) {
+  json root;
+  DuplicateKeyFinder duplicates;
+  try {
+    root = json::parse(text, [&duplicates](int depth, json::parse_event_t event, json& parsed) {
+      return duplicates.OnEvent(depth, event, parsed);
+    });
+  } catch (const json::parse_error& e) {
+    // Turn the byte offset into line:column and keep nlohmann's reason.
+    size_t line = 1, column = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    std::string what = e.what();
+    const size_t colon = what.find(": ", what.find("parse error"));
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    *err = file + ": invalid JSON at line " + std::to_string(line) + ", column " +
+           std::to_string(column) + ": " + what + "; expected a scenario object";
+    return false;
+  } catch (const std::exception& e) {
+    *err = file + ": invalid JSON: " + e.what() + "; expected a scenario object";
+    return false;
+  }
+  if (!duplicates.duplicate().empty()) {
+    const std::string& d = duplicates.duplicate();
+    *err = file + ":" + d + ": duplicate key '" + d.substr(d.rfind('/') + 1) +
+           "'; expected each key once per object";
+    return false;
+  }
+  Scenario loaded;
+  try {
+    if (!Loader(file, limits, err).Load(root, &loaded)) return false;
+  } catch (const std::exception& e) {
+    *err = file + ": internal error while loading: " + e.what() + "; expected a scenario object";
+    return false;
+  }
+  *scenario = std::move(loaded);
+  return true;
+}
+
+bool LoadScenarioFile(const std::string& path, const LoadLimits& limits, Scenario* scenario,
+                      std::string* err) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *err = path + ": cannot open file; expected a readable scenario file";
+    return false;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    *err = path + ": read error; expected a readable scenario file";
+    return false;
+  }
+  return ParseScenario(text.str(), path, limits, scenario, err);
+}
+
+}  // namespace slotguard

@@ -1,0 +1,137 @@
+// Scenario writer: canonical, human-readable JSON. Scalar arrays stay on one
+// line and a block table gets one line per row, so files diff well.
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "registry/families.h"
+#include "scenario/scenario_json.h"
+
+namespace slotguard {
+namespace {
+
+std::string Quote(const std::string& s) { return nlohmann::json(s).dump(); }
+
+template <class T>
+std::string Inline(const std::vector<T>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(values[i]);
+  }
+  return out + "]";
+}
+
+/// Writes `"key": value` lines with commas and indentation.
+class ObjectWriter {
+ public:
+  ObjectWriter(std::ostringstream& out, int indent) : out_(out), indent_(indent) { out_ << "{"; }
+  void Field(const std::string& key, const std::string& raw_value) {
+    out_ << (first_ ? "\n" : ",\n") << std::string(indent_ + 2, ' ') << Quote(key) << ": "
+         << raw_value;
+    first_ = false;
+  }
+  void Close() { out_ << "\n" << std::string(indent_, ' ') << "}"; }
+
+ private:
+  std::ostringstream& out_;
+  int indent_;
+  bool first_ = true;
+};
+
+std::string TableJson(const BlockTable& table, int indent) {
+  if (table.rows == 0) return "[]";
+  std::string out = "[";
+  for (int32_t r = 0; r < table.rows; ++r) {
+    std::vector<int32_t> row(table.entries.begin() + static_cast<size_t>(r) * table.width,
+                             table.entries.begin() + static_cast<size_t>(r + 1) * table.width);
+    out += (r ? ",\n" : "\n") + std::string(indent + 2, ' ') + Inline(row);
+  }
+  return out + "\n" + std::string(indent, ' ') + "]";
+}
+
+std::string GroupJson(const Group& g) {
+  std::ostringstream out;
+  ObjectWriter w(out, 4);
+  w.Field("name", Quote(g.name));
+  w.Field("kernel", Quote(GetFamily(g.family).name));
+  w.Field("variant", Quote(GetVariant(g.variant).name));
+  switch (g.family) {
+    case Family::kPaged:
+      w.Field("block_size", std::to_string(g.block_size));
+      w.Field("kernel_block_size", std::to_string(g.kernel_block_size));
+      w.Field("dcp", "{\"world\": " + std::to_string(g.dcp.world) +
+                         ", \"rank\": " + std::to_string(g.dcp.rank) +
+                         ", \"interleave\": " + std::to_string(g.dcp.interleave) + "}");
+      w.Field("enabled", g.enabled ? "true" : "false");
+      break;
+  }
+  w.Field("block_table", TableJson(g.table, 6));
+  w.Close();
+  return out.str();
+}
+
+}  // namespace
+
+std::string WriteScenarioJson(const Scenario& s) {
+  std::ostringstream out;
+  ObjectWriter root(out, 0);
+  root.Field("slotguard", "1");
+  root.Field("name", Quote(s.name));
+  if (!s.description.empty()) root.Field("description", Quote(s.description));
+  root.Field("num_blocks", std::to_string(s.num_blocks));
+  {
+    std::ostringstream batch;
+    ObjectWriter b(batch, 2);
+    b.Field("query_start_loc", Inline(s.batch.query_start_loc));
+    b.Field("seq_lens", Inline(s.batch.seq_lens));
+    b.Field("positions", Inline(s.batch.positions));
+    b.Field("num_actual_tokens", std::to_string(s.batch.num_actual_tokens));
+    b.Field("num_tokens", std::to_string(s.batch.num_tokens));
+    b.Field("idx_mapping", Inline(s.batch.idx_mapping));
+    b.Field("slot_mapping_in", Inline(s.batch.slot_mapping_in));
+    b.Close();
+    root.Field("batch", batch.str());
+  }
+  std::string groups = "[";
+  for (size_t i = 0; i < s.groups.size(); ++i)
+    groups += (i ? ",\n    " : "\n    ") + GroupJson(s.groups[i]);
+  root.Field("groups", groups + "\n  ]");
+  if (s.expect.present) {
+    std::ostringstream expect;
+    ObjectWriter e(expect, 2);
+    e.Field("verdict", s.expect.verdict == Verdict::kPass ? "\"pass\"" : "\"finding\"");
+    if (!s.expect.findings.empty()) {
+      std::string names = "[";
+      for (size_t i = 0; i < s.expect.findings.size(); ++i)
+        names += (i ? ", " : "") + Quote(s.expect.findings[i]);
+      e.Field("findings", names + "]");
+    }
+    if (!s.expect.slot_mapping.empty()) {
+      std::ostringstream golden;
+      ObjectWriter g(golden, 4);
+      for (const auto& [name, slots] : s.expect.slot_mapping) g.Field(name, Inline(slots));
+      g.Close();
+      e.Field("slot_mapping", golden.str());
+    }
+    e.Close();
+    root.Field("expect", expect.str());
+  }
+  root.Close();
+  out << "\n";
+  return out.str();
+}
+
+bool WriteScenarioFile(const std::string& path, const Scenario& scenario, std::string* err) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << WriteScenarioJson(scenario);
+  out.close();
+  if (!out) {
+    *err = path + ": cannot write scenario file";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace slotguard

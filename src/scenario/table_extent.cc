@@ -1,0 +1,21 @@
+#include "scenario/table_extent.h"
+
+#include <algorithm>
+
+namespace slotguard {
+
+int64_t PaddedRowStride(const Batch& batch, const Group& group) {
+  int64_t max_position = 0;
+  const int64_t real = std::min<int64_t>(batch.num_real_tokens(), batch.positions.size());
+  for (int64_t t = 0; t < real; ++t) max_position = std::max(max_position, batch.positions[t]);
+  int64_t farthest_col = 0;
+  switch (group.family) {
+    case Family::kPaged:
+      // DCP only shrinks the local position, so pos / kernel_block_size bounds every column.
+      farthest_col = max_position / group.kernel_block_size;
+      break;
+  }
+  return std::max<int64_t>(group.table.width, farthest_col + 1) + 1;
+}
+
+}  // namespace slotguard

@@ -1,0 +1,20 @@
+// How far the tokens of a batch can address into a group's block table.
+// The backends lay each table out with this row stride (padding columns hold
+// a poison id), so even a kernel that ignores the row's width reads inside
+// the allocation; the loader caps the padded size.
+#ifndef SLOTGUARD_SCENARIO_TABLE_EXTENT_H_
+#define SLOTGUARD_SCENARIO_TABLE_EXTENT_H_
+
+#include <cstdint>
+
+#include "scenario/scenario.h"
+
+namespace slotguard {
+
+/// Row stride of the padded table: at least width + 1 and past the farthest
+/// column any real token's position could select.
+int64_t PaddedRowStride(const Batch& batch, const Group& group);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_SCENARIO_TABLE_EXTENT_H_

@@ -1,0 +1,54 @@
+#include "util/did_you_mean.h"
+
+#include <algorithm>
+
+namespace slotguard {
+namespace {
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates) {
+  // Allow about one typo per three characters, at least one.
+  const size_t max_distance = std::max<size_t>(1, word.size() / 3);
+  std::string best;
+  size_t best_distance = max_distance + 1;
+  for (const std::string& candidate : candidates) {
+    const size_t d = EditDistance(word, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string DidYouMean(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string match = ClosestMatch(word, candidates);
+  return match.empty() ? "" : ", did you mean '" + match + "'?";
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+}  // namespace slotguard
