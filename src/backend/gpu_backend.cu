@@ -62,8 +62,10 @@ class GpuBackend : public Backend {
       switch (group.family) {
         case Family::kPaged: {
           const PagedParams params = MakePagedParams(group);
-          out.engine.assign(1, std::vector<int64_t>(n, 0));
-          out.flat.assign(1, std::vector<int64_t>(n, 0));
+          out.engine.resize(1);
+          out.flat.resize(1);
+          out.engine[0].resize(n);
+          out.flat[0].resize(n);
           DeviceBuffer<int64_t> engine, flat;
           if (!engine.Allocate(n, err) || !flat.Allocate(n, err)) return false;
           SG_CUDA_TRY(cudaMemsetAsync(engine.get(), 0, n * sizeof(int64_t), stream), err);

@@ -28,8 +28,10 @@ class HostBackend : public Backend {
       switch (group.family) {
         case Family::kPaged: {
           const PagedParams params = MakePagedParams(group);
-          out.engine.assign(1, std::vector<int64_t>(batch.num_tokens, 0));
-          out.flat.assign(1, std::vector<int64_t>(batch.num_tokens, 0));
+          out.engine.resize(1);
+          out.flat.resize(1);
+          out.engine[0].assign(batch.num_tokens, 0);
+          out.flat[0].assign(batch.num_tokens, 0);
           RunPagedHost(params, b, layout, Geometry::kEngine, out.engine[0].data(),
                        out.read_past_row.data());
           RunPagedHost(params, b, layout, Geometry::kFlat, out.flat[0].data(),

@@ -55,7 +55,7 @@ void BenchHost(const BenchOptions& options, std::ostream& out) {
 }  // namespace
 
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
-  std::string why;
+  std::string why = "--backend host";
   const bool gpu = options.backend != BackendKind::kHost && GpuUsable(&why);
   if (options.backend == BackendKind::kGpu && !gpu) {
     err << "slotguard: error: --backend gpu: " << why << "\n";

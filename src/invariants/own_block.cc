@@ -10,12 +10,17 @@ void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
     const std::vector<int64_t>& kernel = *out.kernel;
     // Consecutive tokens mostly share an entry: remember the last answer.
     int32_t last_request = -1;
-    int64_t last_entry = -1;
+    int64_t last_entry = -1, block_lo = 0, block_hi = 0;
     bool last_owned = false;
+    int32_t last_col = 0;
     for (size_t t = 0; t < kernel.size(); ++t) {
       if (kernel[t] < 0) continue;
       const int32_t r = (*run.request_of_token)[t];
+      if (r >= 0 && r == last_request && last_owned && kernel[t] >= block_lo && kernel[t] < block_hi)
+        continue;
       const int64_t entry = kernel[t] / run.slots_per_entry;
+      block_lo = entry * run.slots_per_entry;
+      block_hi = block_lo + run.slots_per_entry;
       if (r < 0) {
         sink->Add(TokenFinding(run, out, "own_block", t,
                                "token of no request writes block entry " + std::to_string(entry)));
@@ -25,9 +30,13 @@ void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
         last_request = r;
         last_entry = entry;
         last_owned = false;
-        if (entry >= run.null_entries && r < table.rows)
+        if (entry >= run.null_entries && r < table.rows) {
+          // A request walks its row in order: try the columns after the last hit first.
+          for (int32_t c = last_col; c < last_col + 2 && c < table.width && !last_owned; ++c)
+            if (table.at(r, c) == entry) last_owned = true, last_col = c;
           for (int32_t c = 0; c < table.width && !last_owned; ++c)
-            last_owned = table.at(r, c) == entry;
+            if (table.at(r, c) == entry) last_owned = true, last_col = c;
+        }
       }
       if (!last_owned)
         sink->Add(TokenFinding(run, out, "own_block", t,

@@ -1,26 +1,73 @@
 // unique_slots: no two real tokens of different requests share a slot.
+//
+// Two slots can only coincide inside one table entry's block, so the check
+// first maps each written entry to the first request writing it (one lookup
+// per run of tokens in the same block), then compares exact slots only in
+// the entries that several requests write.
+#include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "invariants/invariants.h"
 
 namespace slotguard {
+namespace {
+
+/// entry -> first request writing it: a dense array over the pool's entries
+/// when that is small, a hash map for the rest (out-of-range slots too).
+class EntryOwners {
+ public:
+  EntryOwners(int64_t pool_entries, int64_t tokens) {
+    if (pool_entries <= std::max<int64_t>(int64_t{1} << 20, 4 * tokens)) dense_.assign(pool_entries, -1);
+  }
+  /// The first request recorded for `entry`, recording `request` if none.
+  int32_t FirstOwner(int64_t entry, int32_t request) {
+    if (entry >= 0 && entry < static_cast<int64_t>(dense_.size())) {
+      int32_t& owner = dense_[entry];
+      if (owner < 0) owner = request;
+      return owner;
+    }
+    return sparse_.emplace(entry, request).first->second;
+  }
+
+ private:
+  std::vector<int32_t> dense_;
+  std::unordered_map<int64_t, int32_t> sparse_;
+};
+
+}  // namespace
 
 void CheckUniqueSlots(const GroupRun& run, FindingSink* sink) {
   const int64_t real = run.batch().num_real_tokens();
+  const std::vector<int32_t>& request = *run.request_of_token;
   for (const OutputRun& out : run.outputs) {
     const std::vector<int64_t>& kernel = *out.kernel;
-    std::unordered_map<int64_t, int64_t> first_token;  // slot -> first token writing it
-    first_token.reserve(static_cast<size_t>(real));
+    EntryOwners owners(run.slot_limit / run.slots_per_entry, real);
+    std::unordered_set<int64_t> shared;
+    int64_t block_lo = 0, block_hi = 0;  // slots of the last entry looked up
+    int32_t last_request = -1;
     for (int64_t t = 0; t < real; ++t) {
-      if (kernel[t] < 0) continue;
+      const int64_t slot = kernel[t];
+      if (slot < 0) continue;
+      if (request[t] == last_request && slot >= block_lo && slot < block_hi) continue;
+      const int64_t entry = slot / run.slots_per_entry;
+      block_lo = entry * run.slots_per_entry;
+      block_hi = block_lo + run.slots_per_entry;
+      last_request = request[t];
+      if (owners.FirstOwner(entry, request[t]) != request[t]) shared.insert(entry);
+    }
+    if (shared.empty()) continue;
+    std::unordered_map<int64_t, int64_t> first_token;  // slot -> first token writing it
+    for (int64_t t = 0; t < real; ++t) {
+      if (kernel[t] < 0 || !shared.count(kernel[t] / run.slots_per_entry)) continue;
       auto [it, inserted] = first_token.emplace(kernel[t], t);
       if (inserted) continue;
       const int64_t other = it->second;
-      if ((*run.request_of_token)[other] != (*run.request_of_token)[t])
+      if (request[other] != request[t])
         sink->Add(TokenFinding(run, out, "unique_slots", t,
                                "slot " + std::to_string(kernel[t]) + " also written by token " +
                                    std::to_string(other) + " of request " +
-                                   std::to_string((*run.request_of_token)[other])));
+                                   std::to_string(request[other])));
     }
   }
 }

@@ -17,9 +17,10 @@ __global__ void PagedEngineKernel(PagedParams params, MappingBatch batch, PlainT
 __global__ void PagedFlatKernel(PagedParams params, MappingBatch batch, PlainTableView table,
                                 int64_t* __restrict__ out) {
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  int32_t hint = -1;
   for (int64_t t = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; t < batch.num_tokens;
        t += stride)
-    PagedFlatToken(params, batch, table, t, out);
+    PagedFlatToken(params, batch, table, t, &hint, out);
 }
 
 }  // namespace

@@ -77,11 +77,14 @@ SG_HD void PagedEngineProgram(const PagedParams& p, const MappingBatch& b, const
   }
 }
 
-/// Flat geometry: one token, its request found by binary search.
+/// Flat geometry: one token, its request found by search over
+/// query_start_loc. `*hint` carries the request of the caller's previous
+/// (smaller) token between calls; start it at -1.
 template <class Table>
 SG_HD void PagedFlatToken(const PagedParams& p, const MappingBatch& b, const Table& table,
-                          int64_t t, int64_t* out) {
-  const int32_t r = FindRequest(b.query_start_loc, b.num_reqs, t);
+                          int64_t t, int32_t* hint, int64_t* out) {
+  const int32_t r = FindRequest(b.query_start_loc, b.num_reqs, t, *hint);
+  *hint = r;
   int64_t slot;
   if (PagedTokenSlot(p, b, table, t, r, &slot)) out[t] = slot;
 }

@@ -22,11 +22,13 @@ std::vector<int64_t> ReferencePaged(const Batch& batch, const Group& group) {
     if (batch.idx_mapping[r] == -1) continue;  // dummy request: every token PAD
     for (int64_t t = batch.query_start_loc[r]; t < batch.query_start_loc[r + 1]; ++t) {
       const int64_t pos = batch.positions[t];
-      const int64_t vbs = block_size * world;
-      const int64_t off = pos % vbs;
-      if ((off / interleave) % world != rank) continue;
-      const int64_t local =
-          pos / vbs * block_size + (off / (interleave * world)) * interleave + off % interleave;
+      int64_t local = pos;  // the formula below with world 1 reduces to pos
+      if (world > 1) {
+        const int64_t vbs = block_size * world;
+        const int64_t off = pos % vbs;
+        if ((off / interleave) % world != rank) continue;
+        local = pos / vbs * block_size + (off / (interleave * world)) * interleave + off % interleave;
+      }
       const int64_t col = local / kernel_block_size;
       if (col >= group.table.width) continue;
       const int64_t block = group.table.at(r, static_cast<int32_t>(col));

@@ -1,1 +1,232 @@
+// The commands in-process (exit codes, lines, reports) and the binary's flag
+// parsing (usage errors exit 2 with one line).
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "backend/gpu_device.h"
+#include "cli/commands.h"
+
+namespace slotguard {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kScenarios = SLOTGUARD_SOURCE_DIR "/scenarios";
+
+std::string LastLine(const std::string& text) {
+  const size_t end = text.find_last_not_of('\n');
+  const size_t start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("slotguard_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  int Check(CheckOptions options) {
+    out_.str("");
+    err_.str("");
+    options.backend = options.backend == BackendKind::kAuto ? BackendKind::kHost : options.backend;
+    return RunCheck(options, out_, err_);
+  }
+  fs::path dir_;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(CliTest, CuratedScenariosHold) {
+  CheckOptions o;
+  o.paths = {kScenarios};
+  EXPECT_EQ(kExitHolds, Check(o)) << out_.str() << err_.str();
+  EXPECT_EQ(0u, LastLine(out_.str()).find("slotguard: ")) << out_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find(" 0 fail), ")) << out_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find("backend host")) << out_.str();
+  EXPECT_EQ("", err_.str());
+}
+
+TEST_F(CliTest, BadInputExits2WithItsPointerAndStillChecksTheRest) {
+  Write("bad.json", R"({"slotguard": 1, "name": "b", "num_blocks": -4})");
+  fs::copy(kScenarios + "/paged/decode.json", dir_ / "good.json");
+  CheckOptions o;
+  o.paths = {dir_.string()};
+  EXPECT_EQ(kExitBadInput, Check(o));
+  EXPECT_EQ("ERROR " + (dir_ / "bad.json").string() +
+                ":/num_blocks: num_blocks out of range; expected 1 <= num_blocks <= 2147483647, got -4\n",
+            err_.str());
+  EXPECT_NE(std::string::npos, out_.str().find("ok    " + (dir_ / "good.json").string()));
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find("1 bad input")) << out_.str();
+}
+
+TEST_F(CliTest, MutantWithoutExpectExits1AndNamesEveryFinding) {
+  std::ifstream in(kScenarios + "/paged/mutants/dummy-reads-row.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc.erase("expect");
+  const std::string file = Write("reproducer.json", doc.dump());
+  CheckOptions o;
+  o.paths = {file};
+  EXPECT_EQ(kExitFindings, Check(o));
+  EXPECT_NE(std::string::npos,
+            out_.str().find(file + ": paged-dummy-reads-row: group attn: token 3 (request 1, pos 0): "
+                                   "null_block: kernel 0, reference -1: slot 0 is in block 0 (slots 0..15)\n"))
+      << out_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("FAIL  " + file)) << out_.str();
+}
+
+TEST_F(CliTest, UnknownVariantSuggests) {
+  CheckOptions o;
+  o.paths = {kScenarios};
+  o.variant = "unguard";
+  EXPECT_EQ(kExitBadInput, Check(o));
+  EXPECT_EQ("slotguard: error: unknown variant 'unguard', did you mean 'unguarded'?; expected one of all, "
+            "fixed, unguarded, dummy_reads_row, pad_from_n\n",
+            err_.str());
+}
+
+TEST_F(CliTest, VariantAllRunsEveryVariant) {
+  CheckOptions o;
+  o.paths = {kScenarios + "/paged/cuda-graph-padded.json"};
+  o.variant = "all";
+  EXPECT_EQ(kExitFindings, Check(o));  // pad_from_n leaves the padded tail stale
+  const std::string out = out_.str();
+  EXPECT_NE(std::string::npos, out.find("[variant fixed]: pass")) << out;
+  EXPECT_NE(std::string::npos, out.find("[variant unguarded]: pass")) << out;
+  EXPECT_NE(std::string::npos, out.find("[variant dummy_reads_row]: pass")) << out;
+  EXPECT_NE(std::string::npos, out.find("FAIL  " + o.paths[0] + " (paged-cuda-graph-padded) [variant pad_from_n]"))
+      << out;
+  EXPECT_NE(std::string::npos, LastLine(out).find("4 scenario runs (3 hold, 1 fail)")) << out;
+}
+
+TEST_F(CliTest, GpuBackendWithoutDeviceExits3) {
+  std::string why;
+  if (GpuUsable(&why)) GTEST_SKIP() << "a GPU is usable here";
+  CheckOptions o;
+  o.paths = {kScenarios};
+  o.backend = BackendKind::kGpu;
+  EXPECT_EQ(kExitEnvironment, Check(o));
+  EXPECT_EQ("slotguard: error: --backend gpu: " + why + "\n", err_.str());
+  EXPECT_EQ("", out_.str());
+}
+
+TEST_F(CliTest, WritesJUnitAndJsonReports) {
+  CheckOptions o;
+  o.paths = {kScenarios};
+  o.junit_path = (dir_ / "r.xml").string();
+  o.json_path = (dir_ / "r.json").string();
+  EXPECT_EQ(kExitHolds, Check(o));
+  std::ifstream json_in(o.json_path);
+  const nlohmann::json report = nlohmann::json::parse(json_in);
+  EXPECT_EQ(true, report["all_hold"]);
+  EXPECT_EQ("host", report["backend"]);
+  const size_t scenarios = report["scenarios"].size();
+  EXPECT_GE(scenarios, 10u);
+  bool saw_expected_finding = false;
+  for (const auto& s : report["scenarios"])
+    if (s["expected"] == "finding") {
+      saw_expected_finding = true;
+      EXPECT_FALSE(s["groups"][0]["findings"].empty());
+    }
+  EXPECT_TRUE(saw_expected_finding);
+  std::ifstream xml_in(o.junit_path);
+  const std::string xml((std::istreambuf_iterator<char>(xml_in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(std::string::npos, xml.find("tests=\"" + std::to_string(scenarios) + "\" failures=\"0\" errors=\"0\""));
+}
+
+TEST_F(CliTest, JUnitRecordsFailuresAndErrors) {
+  Write("bad.json", "{");
+  std::ifstream in(kScenarios + "/paged/mutants/pad-from-n.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc.erase("expect");
+  Write("stale.json", doc.dump());
+  CheckOptions o;
+  o.paths = {dir_.string()};
+  o.junit_path = (dir_ / "r.xml").string();
+  EXPECT_EQ(kExitBadInput, Check(o));
+  std::ifstream xml_in(o.junit_path);
+  const std::string xml((std::istreambuf_iterator<char>(xml_in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(std::string::npos, xml.find("tests=\"2\" failures=\"1\" errors=\"1\"")) << xml;
+  EXPECT_NE(std::string::npos, xml.find("padding_tail")) << xml;
+}
+
+TEST_F(CliTest, JobsDoNotChangeTheOutput) {
+  CheckOptions o;
+  o.paths = {kScenarios};
+  o.verbose = true;
+  Check(o);
+  std::string serial = out_.str();
+  o.jobs = 4;
+  Check(o);
+  std::string parallel = out_.str();
+  serial.erase(serial.rfind("slotguard: "));  // the summary's time differs
+  parallel.erase(parallel.rfind("slotguard: "));
+  EXPECT_EQ(serial, parallel);
+}
+
+TEST_F(CliTest, ReplayPrintsTheTokenTable) {
+  ReplayOptions o;
+  o.backend = BackendKind::kHost;
+  o.file = kScenarios + "/paged/mutants/dummy-reads-row.json";
+  EXPECT_EQ(kExitHolds, RunReplay(o, out_, err_));
+  const std::string out = out_.str();
+  EXPECT_NE(std::string::npos, out.find("  token   req       pos   block     kernel  reference  invariants\n")) << out;
+  EXPECT_NE(std::string::npos,
+            out.find("      3     1         0      0!          0        PAD *differential,golden,null_block,"
+                     "null_owner_pad,own_block\n"))
+      << out;
+  EXPECT_NE(std::string::npos, out.find("    request 1 (dummy): 0!:2\n")) << out;
+  o.variant = "fixed";
+  out_.str("");
+  EXPECT_EQ(kExitFindings, RunReplay(o, out_, err_));  // fixed: the expected finding does not fire
+  EXPECT_NE(std::string::npos, out_.str().find("expected a finding, none fired")) << out_.str();
+}
+
+TEST_F(CliTest, ListShowsTheRegistries) {
+  EXPECT_EQ(kExitHolds, RunList(out_));
+  for (const char* name : {"paged", "fixed", "unguarded", "dummy_reads_row", "pad_from_n", "differential",
+                           "null_block", "row_bounds", "golden", "null_bytes", "write_set"})
+    EXPECT_NE(std::string::npos, out_.str().find(std::string("  ") + name + ":")) << name;
+}
+
+// The binary: CLI11 parse errors are usage errors (exit 2, one line).
+int RunBinary(const std::string& args, std::string* output) {
+  const std::string cmd = std::string(SLOTGUARD_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  char buf[4096];
+  output->clear();
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) output->append(buf, n);
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(BinaryTest, UsageErrorsExit2) {
+  std::string out;
+  EXPECT_EQ(2, RunBinary("check --backend tpu", &out));
+  EXPECT_EQ(0u, out.find("slotguard: error: --backend: Check tpu value in {"));
+  EXPECT_EQ(1, std::count(out.begin(), out.end(), '\n')) << out;
+  EXPECT_EQ(2, RunBinary("", &out));
+  EXPECT_EQ(2, RunBinary("frobnicate", &out));
+  EXPECT_EQ(2, RunBinary("check --jobs 0", &out));
+}
+
+TEST(BinaryTest, VersionAndHelp) {
+  std::string out;
+  EXPECT_EQ(0, RunBinary("--version", &out));
+  EXPECT_EQ(0u, out.find("slotguard "));
+  EXPECT_EQ(0, RunBinary("check --help", &out));
+  EXPECT_NE(std::string::npos, out.find("--variant"));
+}
+
+}  // namespace
+}  // namespace slotguard

@@ -1,1 +1,305 @@
+// Loader tests: every malformed input is one exact line with its pointer
+// (compared as whole strings, like ninja's parser tests); valid input gets
+// its defaults derived as DESIGN section 5 says.
+#include "scenario/scenario_json.h"
+
 #include <gtest/gtest.h>
+
+#include <string>
+
+namespace slotguard {
+namespace {
+
+// A minimal valid scenario; tests splice one field in or out.
+std::string Doc(const std::string& batch = R"({"query_start_loc": [0, 2, 3], "seq_lens": [5, 1]})",
+                const std::string& groups =
+                    R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
+                const std::string& extra = "") {
+  return R"({"slotguard": 1, "name": "t", "num_blocks": 8, "batch": )" + batch +
+         R"(, "groups": )" + groups + extra + "}";
+}
+
+class ScenarioJsonTest : public ::testing::Test {
+ protected:
+  void AssertLoads(const std::string& text, Scenario* s = nullptr) {
+    Scenario local;
+    std::string err;
+    ASSERT_TRUE(ParseScenario(text, "x.json", limits_, s ? s : &local, &err)) << err;
+  }
+  void AssertError(const std::string& text, const std::string& expected) {
+    Scenario s;
+    std::string err;
+    ASSERT_FALSE(ParseScenario(text, "x.json", limits_, &s, &err)) << "loaded: " << text;
+    EXPECT_EQ(expected, err);
+  }
+  LoadLimits limits_;
+};
+
+TEST_F(ScenarioJsonTest, LoadsTheMinimalScenario) {
+  Scenario s;
+  AssertLoads(Doc(), &s);
+  EXPECT_EQ("t", s.name);
+  ASSERT_EQ(1u, s.groups.size());
+  EXPECT_EQ(Family::kPaged, s.groups[0].family);
+  EXPECT_EQ(kPagedFixed, s.groups[0].variant);
+  EXPECT_EQ(4, s.groups[0].kernel_block_size);  // defaults to block_size
+  EXPECT_EQ(2, s.groups[0].table.width);
+  EXPECT_FALSE(s.expect.present);
+}
+
+TEST_F(ScenarioJsonTest, DerivesPositionsFromSeqLens) {
+  Scenario s;
+  AssertLoads(Doc(R"({"query_start_loc": [0, 2, 3], "seq_lens": [5, 1], "num_tokens": 5})"), &s);
+  // seq_len - q + i, padding 0
+  EXPECT_EQ((std::vector<int64_t>{3, 4, 0, 0, 0}), s.batch.positions);
+  EXPECT_EQ(3, s.batch.num_actual_tokens);
+  EXPECT_EQ(5, s.batch.num_tokens);
+  EXPECT_EQ((std::vector<int32_t>{0, 1}), s.batch.idx_mapping);
+  EXPECT_EQ((std::vector<int64_t>(5, -1)), s.batch.slot_mapping_in);
+}
+
+TEST_F(ScenarioJsonTest, DerivesSeqLensFromPositions) {
+  Scenario s;
+  AssertLoads(Doc(R"({"query_start_loc": [0, 2, 2, 3], "positions": [7, 8, 0, 0]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[1, 2, 3], [0, 0, 0], [4, 0, 0]]}])"),
+              &s);
+  EXPECT_EQ((std::vector<int32_t>{9, 0, 1}), s.batch.seq_lens);  // last position + 1; 0 when empty
+  EXPECT_EQ(4, s.batch.num_tokens);                              // len(positions)
+  EXPECT_EQ(3, s.batch.num_actual_tokens);                       // qsl[R]
+}
+
+TEST_F(ScenarioJsonTest, PrefillFromZeroWhenNeitherPositionsNorSeqLens) {
+  Scenario s;
+  AssertLoads(Doc(R"({"query_start_loc": [0, 2, 3]})"), &s);
+  EXPECT_EQ((std::vector<int32_t>{2, 1}), s.batch.seq_lens);
+  EXPECT_EQ((std::vector<int64_t>{0, 1, 0}), s.batch.positions);
+}
+
+TEST_F(ScenarioJsonTest, BlockZeroAndMinusOneAreValidInput) {
+  AssertLoads(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[0, -1]]}])"));
+}
+
+TEST_F(ScenarioJsonTest, NotJson) {
+  AssertError("{\"slotguard\": 1,\n \"name\": }",
+              "x.json: invalid JSON at line 2, column 10: syntax error while parsing value - "
+              "unexpected '}'; expected '[', '{', or a literal; expected a scenario object");
+  AssertError("", "x.json: invalid JSON at line 1, column 1: syntax error while parsing value - "
+                  "unexpected end of input; expected '[', '{', or a literal; expected a scenario object");
+}
+
+TEST_F(ScenarioJsonTest, RootMustBeAnObject) {
+  AssertError("[1, 2]", "x.json:/: wrong type; expected a scenario object, got an array of 2 elements");
+}
+
+TEST_F(ScenarioJsonTest, MissingRequiredKeys) {
+  AssertError(R"({"slotguard": 1, "name": "t", "batch": {}, "groups": []})",
+              "x.json:/num_blocks: missing required key; expected an integer >= 1");
+  AssertError(Doc(R"({"seq_lens": [1]})"),
+              "x.json:/batch/query_start_loc: missing required key; expected an array of num_reqs + 1 integers");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})", R"([{"name": "a", "kernel": "paged", "block_table": [[1]]}])"),
+              "x.json:/groups/0/block_size: missing required key; expected an integer >= 1");
+}
+
+TEST_F(ScenarioJsonTest, UnknownKeysSuggestTheClosestName) {
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3], "postions": [1, 2, 3]})"),
+              "x.json:/batch/postions: unknown key 'postions', did you mean 'positions'?; expected one of "
+              "query_start_loc, seq_lens, positions, num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "kpool": 4, "block_table": [[1]]}])"),
+              "x.json:/groups/0/kpool: key 'kpool' does not apply to kernel paged; expected one of "
+              "name, kernel, variant, block_table, block_size, kernel_block_size, dcp, enabled");
+}
+
+TEST_F(ScenarioJsonTest, DuplicateKeysAreNamed) {
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "query_start_loc": [0, 1]})"),
+              "x.json:/batch/query_start_loc: duplicate key 'query_start_loc'; expected each key once per object");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[1]]},
+                      {"name": "b", "name": "c", "kernel": "paged", "block_size": 4, "block_table": [[1]]}])"),
+              "x.json:/groups/1/name: duplicate key 'name'; expected each key once per object");
+}
+
+TEST_F(ScenarioJsonTest, WrongTypes) {
+  AssertError(Doc(R"({"query_start_loc": [0, 1.5]})"),
+              "x.json:/batch/query_start_loc/1: wrong type; expected query_start_loc as an integer, got 1.5");
+  AssertError(Doc(R"({"query_start_loc": "0,1"})"),
+              "x.json:/batch/query_start_loc: wrong type; expected an array of integers, got the string \"0,1\"");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "enabled": 1, "block_table": [[1]]}])"),
+              "x.json:/groups/0/enabled: wrong type; expected true or false, got 1");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [["1"]]}])"),
+              "x.json:/groups/0/block_table/0/0: wrong type; expected a block id as an integer, got the string \"1\"");
+  AssertError(R"({"slotguard": 2, "name": "t"})", "x.json:/slotguard: unsupported format version; expected 1, got 2");
+}
+
+TEST_F(ScenarioJsonTest, LengthsThatDisagree) {
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3], "seq_lens": [5]})"),
+              "x.json:/batch/seq_lens: length disagrees with the number of requests; expected 2 entries, got 1");
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3], "positions": [1, 2, 3], "num_tokens": 4})"),
+              "x.json:/batch/positions: length disagrees with num_tokens; expected 4 entries, got 3");
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3], "slot_mapping_in": [-1]})"),
+              "x.json:/batch/slot_mapping_in: length disagrees with num_tokens; expected 3 entries, got 1");
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3], "positions": [1, 2]})"),
+              "x.json:/batch/positions: fewer tokens than the requests hold; expected num_tokens >= qsl[R] (3), got 2");
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[1, 2]]}])"),
+              "x.json:/groups/0/block_table: row count disagrees with the number of requests; expected 2 rows (one per request), got 1");
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3]]}])"),
+              "x.json:/groups/0/block_table/1: row length disagrees with row 0; expected 2 columns, got 1");
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3], "num_actual_tokens": 4, "num_tokens": 3})"),
+              "x.json:/batch/num_actual_tokens: num_actual_tokens exceeds num_tokens; expected <= 3, got 4");
+}
+
+TEST_F(ScenarioJsonTest, QueryStartLocMustStartAtZeroAndNotDecrease) {
+  AssertError(Doc(R"({"query_start_loc": [1, 2, 3]})"),
+              "x.json:/batch/query_start_loc/0: query_start_loc must start at 0; expected 0, got 1");
+  AssertError(Doc(R"({"query_start_loc": [0, 3, 2]})"),
+              "x.json:/batch/query_start_loc/2: query_start_loc decreases; expected >= 3 (the previous entry), got 2");
+  AssertError(Doc(R"({"query_start_loc": []})"),
+              "x.json:/batch/query_start_loc: empty query_start_loc; expected num_reqs + 1 entries starting at 0, got an empty array");
+}
+
+TEST_F(ScenarioJsonTest, BlockIdsOutOfRange) {
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[8]]}])"),
+              "x.json:/groups/0/block_table/0/0: block id out of range; expected -1 <= id < num_blocks (8), got 8");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[-2]]}])"),
+              "x.json:/groups/0/block_table/0/0: block id out of range; expected -1 <= id < num_blocks (8), got -2");
+  // Hybrid: ids are kernel block ids, num_blocks * block_size / kernel_block_size of them.
+  AssertLoads(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "kernel_block_size": 2, "block_table": [[15]]}])"));
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "kernel_block_size": 2, "block_table": [[16]]}])"),
+              "x.json:/groups/0/block_table/0/0: block id out of range; expected -1 <= id < "
+              "num_blocks * block_size / kernel_block_size (16), got 16");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[18446744073709551615]]}])"),
+              "x.json:/groups/0/block_table/0/0: block id out of range; expected -1 <= id < num_blocks (8), got 18446744073709551615");
+}
+
+TEST_F(ScenarioJsonTest, SizesMustBePositive) {
+  AssertError(R"({"slotguard": 1, "name": "t", "num_blocks": 0})",
+              "x.json:/num_blocks: num_blocks out of range; expected 1 <= num_blocks <= 2147483647, got 0");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 0, "block_table": [[1]]}])"),
+              "x.json:/groups/0/block_size: block_size out of range; expected 1 <= block_size <= 2147483647, got 0");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 16, "kernel_block_size": 5, "block_table": [[1]]}])"),
+              "x.json:/groups/0/kernel_block_size: kernel_block_size does not divide block_size; expected a divisor of 16, got 5");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 16, "dcp": {"world": 2, "rank": 2}, "block_table": [[1]]}])"),
+              "x.json:/groups/0/dcp/rank: rank out of range; expected 0 <= rank <= 1, got 2");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 16, "dcp": {"world": 2, "interleave": 3}, "block_table": [[1]]}])"),
+              "x.json:/groups/0/dcp/interleave: interleave does not divide block_size; expected a divisor of 16, got 3");
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "seq_lens": [-1]})"),
+              "x.json:/batch/seq_lens/0: seq_len out of range; expected 0 <= seq_len <= 2147483647, got -1");
+  AssertError(Doc(R"({"query_start_loc": [0, 2], "seq_lens": [1]})"),
+              "x.json:/batch/seq_lens/0: seq_len shorter than the request's query length, so positions would "
+              "be negative; expected seq_len >= 2 or explicit positions, got 1");
+}
+
+TEST_F(ScenarioJsonTest, ValuesPastInt32) {
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "positions": [2147483648]})"),
+              "x.json:/batch/positions/0: position past int32; expected 0 <= position <= 2147483647, got 2147483648");
+  AssertError(Doc(R"({"query_start_loc": [0, 2147483648]})"),
+              "x.json:/batch/query_start_loc/1: query_start_loc past int32; expected 0 <= query_start_loc <= 2147483647, got 2147483648");
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "idx_mapping": [-2]})"),
+              "x.json:/batch/idx_mapping/0: idx_mapping entry out of range; expected -1 <= idx_mapping entry <= 2147483647, got -2");
+}
+
+TEST_F(ScenarioJsonTest, DimensionsOverTheCaps) {
+  limits_.max_tokens = 4;
+  AssertError(Doc(R"({"query_start_loc": [0, 5]})"),
+              "x.json:/batch/query_start_loc/1: too many tokens; expected at most 4 (raise with --max-tokens), got 5");
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "num_tokens": 5})"),
+              "x.json:/batch/num_tokens: num_tokens out of range; expected 0 <= num_tokens <= 4, got 5");
+  limits_ = LoadLimits();
+  limits_.max_requests = 1;
+  AssertError(Doc(R"({"query_start_loc": [0, 1, 2]})"),
+              "x.json:/batch/query_start_loc: too many entries; expected at most 2 (raise with --max-requests), got 3");
+  limits_ = LoadLimits();
+  limits_.max_table_entries = 6;
+  // 2 rows of 2 columns fit, but position 40 with block_size 4 selects column 10:
+  // padded to 12 columns per row, 24 entries.
+  AssertError(Doc(R"({"query_start_loc": [0, 1, 2], "positions": [40, 0]})"),
+              "x.json:/groups/0/block_table: block table too large once padded to the farthest column a "
+              "position selects; expected at most 6 entries (raise with --max-table-entries), got 24");
+}
+
+TEST_F(ScenarioJsonTest, UnknownNamesSuggest) {
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "pagd", "block_size": 4, "block_table": [[1]]}])"),
+              "x.json:/groups/0/kernel: unknown kernel family 'pagd', did you mean 'paged'?; expected one of paged");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "variant": "unguardd", "block_size": 4, "block_table": [[1]]}])"),
+              "x.json:/groups/0/variant: unknown variant 'unguardd' of family paged, did you mean 'unguarded'?; "
+              "expected one of fixed, unguarded, dummy_reads_row, pad_from_n");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[1]]},
+                      {"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[2]]}])"),
+              "x.json:/groups/1/name: duplicate group name 'a'; expected a name not used by /groups/0");
+}
+
+TEST_F(ScenarioJsonTest, Expectations) {
+  Scenario s;
+  AssertLoads(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
+                  R"(, "expect": {"verdict": "finding", "findings": ["null_block"], "slot_mapping": {"attn": [4, 5, 12]}})"),
+              &s);
+  EXPECT_TRUE(s.expect.present);
+  EXPECT_EQ(Verdict::kFinding, s.expect.verdict);
+  EXPECT_EQ(std::vector<std::string>{"null_block"}, s.expect.findings);
+  EXPECT_EQ((std::vector<int64_t>{4, 5, 12}), s.expect.slot_mapping.at("attn"));
+
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
+                  R"(, "expect": {"verdict": "finding", "findings": ["null_blok"]})"),
+              "x.json:/expect/findings/0: unknown invariant 'null_blok', did you mean 'null_block'?; expected one of "
+              "differential, null_block, null_owner_pad, pad_exact, padding_tail, in_range, own_block, "
+              "unique_slots, row_bounds, golden, null_bytes, write_set");
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
+                  R"(, "expect": {"findings": ["null_block"]})"),
+              "x.json:/expect/findings: findings listed but the verdict is 'pass'; expected \"verdict\": \"finding\" beside them");
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
+                  R"(, "expect": {"slot_mapping": {"atn": [1, 2, 3]}})"),
+              "x.json:/expect/slot_mapping/atn: no group named 'atn', did you mean 'attn'?; expected one of attn");
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
+                  R"(, "expect": {"slot_mapping": {"attn": [1, 2]}})"),
+              "x.json:/expect/slot_mapping/attn: length disagrees with num_tokens; expected 3 entries, got 2");
+  AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
+                  R"(, "expect": {"verdict": "fail"})"),
+              "x.json:/expect/verdict: unknown verdict 'fail'; expected \"pass\" or \"finding\"");
+}
+
+TEST_F(ScenarioJsonTest, PointerTokensAreEscaped) {
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "a/b~c": 1})"),
+              "x.json:/batch/a~1b~0c: unknown key 'a/b~c'; expected one of query_start_loc, seq_lens, positions, "
+              "num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in");
+}
+
+TEST_F(ScenarioJsonTest, HostileInputNeverCrashes) {
+  Scenario s;
+  std::string err;
+  const std::string deep(100000, '[');
+  EXPECT_FALSE(ParseScenario(deep, "x.json", limits_, &s, &err));
+  EXPECT_EQ(0u, err.find("x.json: invalid JSON at line 1"));
+  const std::string deep_valid = std::string(20000, '[') + std::string(20000, ']');
+  EXPECT_FALSE(ParseScenario(deep_valid, "x.json", limits_, &s, &err));
+  EXPECT_EQ("x.json:/: wrong type; expected a scenario object, got an array of 1 element", err);
+  EXPECT_FALSE(ParseScenario(std::string("\0\xff\xfe{", 4), "x.json", limits_, &s, &err));
+  EXPECT_FALSE(ParseScenario(Doc(R"({"query_start_loc": [0, 1e400]})"), "x.json", limits_, &s, &err));
+  EXPECT_FALSE(ParseScenario(Doc(R"({"query_start_loc": [0, -9223372036854775809]})"), "x.json", limits_, &s, &err));
+}
+
+TEST_F(ScenarioJsonTest, MissingFile) {
+  Scenario s;
+  std::string err;
+  EXPECT_FALSE(LoadScenarioFile("/nonexistent/x.json", limits_, &s, &err));
+  EXPECT_EQ("/nonexistent/x.json: cannot open file; expected a readable scenario file", err);
+}
+
+}  // namespace
+}  // namespace slotguard
