@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs every GPU check of slotguard on a machine with a CUDA device, from a
+# build made elsewhere (build/ carried along). Logs go to $OUT (default ./gpu-logs).
+#   scripts/gpu-verify.sh            # GPU tests, check --backend gpu, bench, memcheck
+# The build bakes absolute paths of the checkout it was configured in
+# (ctest files, the scenario directory of the tests); SLOTGUARD_BUILT_IN
+# names it so this script can link it to the current checkout.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-logs}
+mkdir -p "$OUT"
+built_in=${SLOTGUARD_BUILT_IN:-$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt)}
+if [ -n "$built_in" ] && [ "$built_in" != "$PWD" ] && [ ! -e "$built_in" ]; then
+  mkdir -p "$(dirname "$built_in")" && ln -s "$PWD" "$built_in"
+fi
+status=0
+step() {  # step NAME COMMAND...: runs, logs to $OUT/NAME.log, prints the tail
+  echo "=== $1: ${*:2}"
+  "${@:2}" >"$OUT/$1.log" 2>&1
+  local rc=$?
+  tail -n "${TAIL:-6}" "$OUT/$1.log"
+  echo "=== $1: exit $rc"
+  [ $rc -eq 0 ] || status=1
+}
+nvidia-smi -L
+step gpu_tests ctest --test-dir "$built_in/build" -L gpu --output-on-failure
+TAIL=3 step cpu_tests ctest --test-dir "$built_in/build" -L cpu -j 8
+TAIL=2 step check_gpu build/slotguard check --backend gpu --jobs 4 scenarios/
+TAIL=12 step bench build/slotguard bench --backend gpu
+if command -v compute-sanitizer >/dev/null; then
+  TAIL=3 step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 build/slotguard check --backend gpu scenarios/
+  TAIL=3 step initcheck compute-sanitizer --tool initcheck --error-exitcode 9 build/slotguard check --backend gpu scenarios/
+fi
+exit $status
