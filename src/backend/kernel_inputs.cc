@@ -26,6 +26,11 @@ PagedParams MakePagedParams(const Group& group) {
   p.dcp_interleave = group.dcp.interleave;
   p.enabled = group.enabled ? 1 : 0;
   p.variant = group.variant;
+  p.kernel_block_div = MakeFastDivisor(group.kernel_block_size);
+  p.virtual_block_div = MakeFastDivisor(int64_t{group.block_size} * group.dcp.world);
+  p.interleave_div = MakeFastDivisor(group.dcp.interleave);
+  p.world_div = MakeFastDivisor(group.dcp.world);
+  p.interleave_world_div = MakeFastDivisor(int64_t{group.dcp.interleave} * group.dcp.world);
   return p;
 }
 

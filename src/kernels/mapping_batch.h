@@ -54,6 +54,25 @@ SG_HD int32_t FindRequest(const int32_t* query_start_loc, int32_t num_reqs, int6
   return lo;
 }
 
+/// A cached FindRequest answer: tokens [begin, end) belong to `request`
+/// (request == num_reqs: the tokens from qsl[R] on). Start at the default.
+struct RequestCursor {
+  int32_t request = -1;
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
+/// Moves the cursor to token t's request: two compares while t stays in
+/// the cached range, a galloping FindRequest from the cached request when not.
+SG_HD void SeekRequest(const int32_t* query_start_loc, int32_t num_reqs, int64_t t,
+                       RequestCursor* cursor) {
+  if (t >= cursor->begin && t < cursor->end) return;
+  const int32_t r = FindRequest(query_start_loc, num_reqs, t, cursor->request);
+  cursor->request = r;
+  cursor->begin = query_start_loc[r];
+  cursor->end = r < num_reqs ? query_start_loc[r + 1] : INT64_MAX;
+}
+
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_KERNELS_MAPPING_BATCH_H_

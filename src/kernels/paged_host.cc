@@ -10,8 +10,8 @@ void RunPagedHost(const PagedParams& params, const MappingBatch& batch, const Ta
     for (int32_t program = 0; program <= batch.num_reqs; ++program)
       PagedEngineProgram(params, batch, view, program, 0, 1, out);
   } else {
-    int32_t hint = -1;
-    for (int64_t t = 0; t < batch.num_tokens; ++t) PagedFlatToken(params, batch, view, t, &hint, out);
+    RequestCursor cursor;
+    for (int64_t t = 0; t < batch.num_tokens; ++t) PagedFlatToken(params, batch, view, t, batch.positions[t], &cursor, out);
   }
 }
 

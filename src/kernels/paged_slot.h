@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kernels/hd.h"
+#include "kernels/int_math.h"
 #include "kernels/mapping_batch.h"
 #include "registry/variant_ids.h"
 
@@ -20,6 +21,12 @@ struct PagedParams {
   int32_t dcp_interleave = 1;
   int32_t enabled = 1;
   Variant variant = kPagedFixed;
+  // The same sizes as divisors (MakePagedParams fills them).
+  FastDivisor kernel_block_div;        // kernel_block_size
+  FastDivisor virtual_block_div;       // block_size * dcp_world
+  FastDivisor interleave_div;          // dcp_interleave
+  FastDivisor world_div;               // dcp_world
+  FastDivisor interleave_world_div;    // dcp_interleave * dcp_world
 };
 
 /// Tokens per program-loop tile in the engine geometry (the engine's
@@ -27,10 +34,11 @@ struct PagedParams {
 constexpr int32_t kPagedEngineTile = 1024;
 
 /// The slot of token t of request r (r == num_reqs: a token past the real
-/// ones). Returns false when the kernel leaves out[t] unwritten.
+/// ones) at position `pos` (= positions[t], loaded by the caller so a kernel
+/// can issue its loads early). Returns false when out[t] stays unwritten.
 template <class Table>
 SG_HD bool PagedTokenSlot(const PagedParams& p, const MappingBatch& b, const Table& table,
-                          int64_t t, int32_t r, int64_t* slot) {
+                          int64_t t, int32_t r, int64_t pos, int64_t* slot) {
   if (r >= b.num_reqs) {
     // Padding tokens. The historical pad program started at num_tokens.
     if (p.variant == kPagedPadFromN) return false;
@@ -41,26 +49,27 @@ SG_HD bool PagedTokenSlot(const PagedParams& p, const MappingBatch& b, const Tab
     *slot = kKernelPadSlot;
     return true;
   }
-  const int64_t pos = b.positions[t];
   int64_t local = pos;
   if (p.dcp_world > 1) {
-    const int64_t virtual_block = int64_t{p.block_size} * p.dcp_world;
-    const int64_t off = pos % virtual_block;
-    if ((off / p.dcp_interleave) % p.dcp_world != p.dcp_rank) {
+    int64_t vblock, off, lane, in_lane, group, unused;
+    DivMod(pos, p.virtual_block_div, &vblock, &off);
+    DivMod(off, p.interleave_div, &lane, &in_lane);
+    DivMod(lane, p.world_div, &unused, &group);
+    if (group != p.dcp_rank) {
       *slot = kKernelPadSlot;  // another rank owns this token's KV
       return true;
     }
-    local = pos / virtual_block * p.block_size +
-            off / (int64_t{p.dcp_interleave} * p.dcp_world) * p.dcp_interleave +
-            off % p.dcp_interleave;
+    DivMod(off, p.interleave_world_div, &group, &unused);
+    local = vblock * p.block_size + group * p.dcp_interleave + in_lane;
   }
-  const int64_t col = local / p.kernel_block_size;
+  int64_t col, offset;
+  DivMod(local, p.kernel_block_div, &col, &offset);
   if (col >= table.layout.width && p.variant != kPagedUnguarded) {
     *slot = kKernelPadSlot;  // range guard: the position is past the row
     return true;
   }
   const int64_t block = table.Load(t, r, col);
-  *slot = block * p.kernel_block_size + local % p.kernel_block_size;
+  *slot = block * p.kernel_block_size + offset;
   return true;
 }
 
@@ -73,20 +82,19 @@ SG_HD void PagedEngineProgram(const PagedParams& p, const MappingBatch& b, const
   const int64_t end = program < b.num_reqs ? b.query_start_loc[program + 1] : b.num_tokens;
   for (int64_t t = begin + lane; t < end; t += lanes) {
     int64_t slot;
-    if (PagedTokenSlot(p, b, table, t, program, &slot)) out[t] = slot;
+    if (PagedTokenSlot(p, b, table, t, program, b.positions[t], &slot)) out[t] = slot;
   }
 }
 
-/// Flat geometry: one token, its request found by search over
-/// query_start_loc. `*hint` carries the request of the caller's previous
-/// (smaller) token between calls; start it at -1.
+/// Flat geometry: one token at position `pos` (= positions[t]), its request found through `cursor`, which
+/// carries the last answer between the calls of one thread (any order of
+/// tokens is correct; increasing order is fast).
 template <class Table>
 SG_HD void PagedFlatToken(const PagedParams& p, const MappingBatch& b, const Table& table,
-                          int64_t t, int32_t* hint, int64_t* out) {
-  const int32_t r = FindRequest(b.query_start_loc, b.num_reqs, t, *hint);
-  *hint = r;
+                          int64_t t, int64_t pos, RequestCursor* cursor, int64_t* out) {
+  SeekRequest(b.query_start_loc, b.num_reqs, t, cursor);
   int64_t slot;
-  if (PagedTokenSlot(p, b, table, t, r, &slot)) out[t] = slot;
+  if (PagedTokenSlot(p, b, table, t, cursor->request, pos, &slot)) out[t] = slot;
 }
 
 }  // namespace slotguard

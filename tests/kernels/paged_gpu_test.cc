@@ -49,6 +49,23 @@ TEST_F(PagedGpuTest, BothGeometriesMatchTheReferenceOverOddSizes) {
       }
 }
 
+TEST_F(PagedGpuTest, ManyShortAndEmptyRequests) {
+  // The flat kernel's block-wide request search over 10^4..10^5 requests,
+  // a third of them empty (queries of 0..2 tokens).
+  for (int32_t reqs : {10007, 100003}) {
+    testing::PagedSweepCase c;
+    c.num_reqs = reqs;
+    c.block_size = 5;
+    c.max_query = 2;
+    c.padding_tokens = 4099;
+    const Scenario s = testing::MakePagedSweepScenario(c);
+    const GroupOutputs out = RunGpu(s);
+    const std::vector<int64_t> ref = ReferencePaged(s.batch, s.groups[0]);
+    ASSERT_EQ(ref, out.engine[0]) << c.ToString();
+    ASSERT_EQ(ref, out.flat[0]) << c.ToString();
+  }
+}
+
 TEST_F(PagedGpuTest, DcpMatchesTheReference) {
   for (int32_t world : {2, 4})
     for (int32_t interleave : {1, 2, 8})

@@ -3,6 +3,8 @@
 // differing from `fixed` exactly where DESIGN 2.1 says it does.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "backend/backend.h"
 #include "kernels/mapping_batch.h"
 #include "reference/reference.h"
@@ -31,6 +33,27 @@ TEST(FindRequestTest, ZeroLengthRequestsOwnNothing) {
   EXPECT_EQ(5, FindRequest(qsl, 5, 100));
   const int32_t empty[] = {0};
   EXPECT_EQ(0, FindRequest(empty, 0, 0));
+}
+
+TEST(FindRequestTest, HintsAndCursorsNeverChangeTheAnswer) {
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<int32_t> qsl = {0};
+    const int32_t reqs = 1 + static_cast<int32_t>(rng() % 40);
+    for (int32_t r = 0; r < reqs; ++r) qsl.push_back(qsl.back() + static_cast<int32_t>(rng() % 4));
+    const int64_t tokens = qsl.back() + 3;
+    for (int64_t t = 0; t < tokens; ++t) {
+      const int32_t expected = FindRequest(qsl.data(), reqs, t);
+      ASSERT_TRUE(expected == reqs || (qsl[expected] <= t && t < qsl[expected + 1]));
+      for (int32_t hint = -1; hint <= reqs; ++hint)
+        ASSERT_EQ(expected, FindRequest(qsl.data(), reqs, t, hint)) << "t=" << t << " hint=" << hint;
+      // A cursor left anywhere by an earlier (larger or smaller) token.
+      RequestCursor cursor;
+      SeekRequest(qsl.data(), reqs, static_cast<int64_t>(rng() % tokens), &cursor);
+      SeekRequest(qsl.data(), reqs, t, &cursor);
+      ASSERT_EQ(expected, cursor.request) << "t=" << t;
+    }
+  }
 }
 
 TEST(PagedHostTest, MatchesReferenceOverOddSizes) {
