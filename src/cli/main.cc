@@ -112,9 +112,18 @@ int main(int argc, char** argv) {
     std::cerr << "slotguard: error: " << e.what() << "; see slotguard --help\n";
     return slotguard::kExitBadInput;
   }
-  if (*check_cmd) return slotguard::RunCheck(check, std::cout, std::cerr);
-  if (*replay_cmd) return slotguard::RunReplay(replay, std::cout, std::cerr);
-  if (*list_cmd) return slotguard::RunList(std::cout);
-  if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
+  try {
+    if (*check_cmd) return slotguard::RunCheck(check, std::cout, std::cerr);
+    if (*replay_cmd) return slotguard::RunReplay(replay, std::cout, std::cerr);
+    if (*list_cmd) return slotguard::RunList(std::cout);
+    if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "slotguard: error: out of memory; lower --max-tokens / --max-table-entries or use a "
+                 "machine with more memory\n";
+    return slotguard::kExitEnvironment;
+  } catch (const std::exception& e) {
+    std::cerr << "slotguard: error: internal error: " << e.what() << "\n";
+    return slotguard::kExitEnvironment;
+  }
   return slotguard::kExitBadInput;
 }
