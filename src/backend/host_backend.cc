@@ -1,7 +1,7 @@
 // The host backend: runs each family's kernel source on the CPU.
 #include "backend/backend.h"
 #include "backend/kernel_inputs.h"
-#include "kernels/paged_host.h"
+#include "kernels/host_loop.h"
 
 namespace slotguard {
 namespace {
@@ -14,31 +14,36 @@ class HostBackend : public Backend {
            std::string* /*err*/) override {
     const Batch& batch = scenario.batch;
     const MappingBatch b = HostMappingBatch(batch);
+    const size_t n = static_cast<size_t>(batch.num_tokens);
+    const std::vector<int64_t> default_common = DefaultCommonMapping(batch);
     outputs->assign(scenario.groups.size(), GroupOutputs());
-    for (size_t i = 0; i < scenario.groups.size(); ++i) {
+    for (size_t i : RunOrder(scenario)) {
       const Group& group = scenario.groups[i];
       GroupOutputs& out = (*outputs)[i];
       out.row_bounds_evidence = "instrumented block-table reads";
-      out.read_past_row.assign(batch.num_tokens, 0);
+      out.read_past_row.assign(n, 0);
       TableLayout layout;
       const std::vector<int32_t> table = PaddedTable(batch, group, &layout.row_stride);
       layout.data = table.data();
       layout.width = group.table.width;
       layout.rows = group.table.rows;
-      switch (group.family) {
-        case Family::kPaged: {
-          const PagedParams params = MakePagedParams(group);
-          out.engine.resize(1);
-          out.flat.resize(1);
-          out.engine[0].assign(batch.num_tokens, 0);
-          out.flat[0].assign(batch.num_tokens, 0);
-          RunPagedHost(params, b, layout, Geometry::kEngine, out.engine[0].data(),
-                       out.read_past_row.data());
-          RunPagedHost(params, b, layout, Geometry::kFlat, out.flat[0].data(),
-                       out.read_past_row.data());
-          break;
-        }
+      const int outputs_count = OutputCount(group);
+      out.engine.resize(outputs_count);
+      out.flat.resize(outputs_count);
+      for (int o = 0; o < outputs_count; ++o) {
+        out.engine[o].assign(n, 0);  // zeroed, like the engine's persistent buffers
+        out.flat[o].assign(n, 0);
       }
+      const int common = CommonGroupIndex(scenario, group);
+      const int64_t* common_mapping =
+          common >= 0 ? (*outputs)[common].engine[0].data() : default_common.data();
+      VisitFamily(group, common_mapping, [&](auto family, const auto& params) {
+        using F = decltype(family);
+        const MappingOutputs engine{out.engine[0].data(), outputs_count > 1 ? out.engine[1].data() : nullptr};
+        const MappingOutputs flat{out.flat[0].data(), outputs_count > 1 ? out.flat[1].data() : nullptr};
+        RunOnHost<F>(params, b, layout, Geometry::kEngine, engine, out.read_past_row.data());
+        RunOnHost<F>(params, b, layout, Geometry::kFlat, flat, out.read_past_row.data());
+      });
     }
     return true;
   }

@@ -34,6 +34,66 @@ PagedParams MakePagedParams(const Group& group) {
   return p;
 }
 
+KpoolTailParams MakeKpoolTailParams(const Group& group) {
+  KpoolTailParams p;
+  p.kpool = group.kpool;
+  p.kpool_div = MakeFastDivisor(group.kpool);
+  p.variant = group.variant;
+  return p;
+}
+
+QsaRingParams MakeQsaRingParams(const Group& group) {
+  QsaRingParams p;
+  p.ring = group.ring;
+  p.ring_div = MakeFastDivisor(group.ring);
+  p.variant = group.variant;
+  return p;
+}
+
+QsaCompressedParams MakeQsaCompressedParams(const Group& group, const int64_t* common) {
+  QsaCompressedParams p;
+  p.block_size = group.block_size;
+  p.block_div = MakeFastDivisor(group.block_size);
+  p.ratio_div = MakeFastDivisor(group.compress_ratio);
+  p.common = common;
+  p.variant = group.variant;
+  return p;
+}
+
+CompressorRingParams MakeCompressorRingParams(const Group& group) {
+  CompressorRingParams p;
+  p.capacity = group.capacity;
+  p.ring_block_size = group.ring_block_size;
+  p.capacity_div = MakeFastDivisor(group.capacity);
+  p.ring_block_div = MakeFastDivisor(group.ring_block_size);
+  p.variant = group.variant;
+  return p;
+}
+
+int OutputCount(const Group& group) { return group.family == Family::kCompressorRing ? 2 : 1; }
+
+std::vector<size_t> RunOrder(const Scenario& scenario) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < scenario.groups.size(); ++i)
+    if (scenario.groups[i].family != Family::kQsaCompressed) order.push_back(i);
+  for (size_t i = 0; i < scenario.groups.size(); ++i)
+    if (scenario.groups[i].family == Family::kQsaCompressed) order.push_back(i);
+  return order;
+}
+
+int CommonGroupIndex(const Scenario& scenario, const Group& group) {
+  if (group.family != Family::kQsaCompressed || group.common.empty()) return -1;
+  for (size_t i = 0; i < scenario.groups.size(); ++i)
+    if (scenario.groups[i].name == group.common) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<int64_t> DefaultCommonMapping(const Batch& batch) {
+  std::vector<int64_t> common(batch.num_tokens, kPadSlot);
+  std::fill(common.begin(), common.begin() + batch.num_real_tokens(), 0);
+  return common;
+}
+
 MappingBatch HostMappingBatch(const Batch& batch) {
   MappingBatch b;
   b.query_start_loc = batch.query_start_loc.data();
@@ -42,6 +102,7 @@ MappingBatch HostMappingBatch(const Batch& batch) {
   b.idx_mapping = batch.idx_mapping.data();
   b.slot_mapping_in = batch.slot_mapping_in.data();
   b.num_reqs = batch.num_reqs();
+  b.num_real_tokens = batch.num_real_tokens();
   b.num_actual_tokens = batch.num_actual_tokens;
   b.num_tokens = batch.num_tokens;
   return b;

@@ -6,8 +6,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/compressor_ring_slot.h"
+#include "kernels/kpool_tail_slot.h"
 #include "kernels/mapping_batch.h"
 #include "kernels/paged_slot.h"
+#include "kernels/qsa_compressed_slot.h"
+#include "kernels/qsa_ring_slot.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {
@@ -17,6 +21,43 @@ namespace slotguard {
 std::vector<int32_t> PaddedTable(const Batch& batch, const Group& group, int64_t* row_stride);
 
 PagedParams MakePagedParams(const Group& group);
+KpoolTailParams MakeKpoolTailParams(const Group& group);
+QsaRingParams MakeQsaRingParams(const Group& group);
+QsaCompressedParams MakeQsaCompressedParams(const Group& group, const int64_t* common);
+CompressorRingParams MakeCompressorRingParams(const Group& group);
+
+/// Calls visit(Family{}, params) with the family trait and parameter block
+/// of `group`. `common` is the qsa_compressed common mapping (ignored by
+/// the others).
+template <class Visitor>
+void VisitFamily(const Group& group, const int64_t* common, Visitor&& visit) {
+  switch (group.family) {
+    case Family::kPaged:
+      return visit(PagedFamily{}, MakePagedParams(group));
+    case Family::kKpoolTail:
+      return visit(KpoolTailFamily{}, MakeKpoolTailParams(group));
+    case Family::kQsaRing:
+      return visit(QsaRingFamily{}, MakeQsaRingParams(group));
+    case Family::kQsaCompressed:
+      return visit(QsaCompressedFamily{}, MakeQsaCompressedParams(group, common));
+    case Family::kCompressorRing:
+      return visit(CompressorRingFamily{}, MakeCompressorRingParams(group));
+  }
+}
+
+/// Output buffers of a group: 2 for compressor_ring (slot, tail), else 1.
+int OutputCount(const Group& group);
+
+/// Group indices in run order: a qsa_compressed group after the paged group
+/// whose output it reads.
+std::vector<size_t> RunOrder(const Scenario& scenario);
+
+/// Index of a qsa_compressed group's `common` group, or -1 when it has none.
+int CommonGroupIndex(const Scenario& scenario, const Group& group);
+
+/// The common mapping DESIGN 2.4 assumes when `common` is absent: PAD
+/// exactly for tokens t >= qsl[R] (0 before).
+std::vector<int64_t> DefaultCommonMapping(const Batch& batch);
 
 /// Host pointers into the scenario's batch vectors.
 MappingBatch HostMappingBatch(const Batch& batch);

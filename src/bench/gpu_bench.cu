@@ -5,7 +5,7 @@
 #include "backend/cuda_check.h"
 #include "backend/kernel_inputs.h"
 #include "bench/bench_scenario.h"
-#include "kernels/paged_kernels.h"
+#include "kernels/launchers.h"
 
 namespace slotguard {
 namespace {
@@ -63,9 +63,9 @@ bool BenchOne(int64_t tokens, int repeats, cudaStream_t stream, GpuBenchRow* row
   // Positions in, slots out, qsl and idx_mapping once, each table entry used once.
   const double table_bytes = 4.0 * (static_cast<double>(tokens) / group.kernel_block_size + row->requests);
   row->bytes = 16.0 * tokens + 8.0 * row->requests + table_bytes;
-  if (!TimeMedian(repeats, stream, [&] { return LaunchPaged(params, b, layout, Geometry::kEngine, out.get(), stream); },
+  if (!TimeMedian(repeats, stream, [&] { return LaunchMapping(params, b, layout, Geometry::kEngine, MappingOutputs{out.get()}, stream); },
                   &row->engine_us, err) ||
-      !TimeMedian(repeats, stream, [&] { return LaunchPaged(params, b, layout, Geometry::kFlat, out.get(), stream); },
+      !TimeMedian(repeats, stream, [&] { return LaunchMapping(params, b, layout, Geometry::kFlat, MappingOutputs{out.get()}, stream); },
                   &row->flat_us, err))
     return false;
   const size_t copy_bytes = static_cast<size_t>(row->bytes / 2);

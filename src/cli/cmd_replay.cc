@@ -31,6 +31,7 @@ void PrintGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool all_t
   GroupRun facts;
   facts.scenario = &s;
   facts.group = &group;
+  facts.request_of_token = &run.request_of_token[gi];
   SetAddressing(&facts);
   out << "\ngroup " << group.name << ": " << GetFamily(group.family).name << ", variant "
       << GetVariant(group.variant).name << ", " << group.table.rows << "x" << group.table.width
@@ -52,7 +53,7 @@ void PrintGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool all_t
         ++skipped;
         continue;
       }
-      const int32_t r = run.request_of_token[t];
+      const int32_t r = run.request_of_token[gi][t];
       std::string block = "-";
       if (kernel[t] >= 0) {
         const int64_t entry = kernel[t] / facts.slots_per_entry;
@@ -71,7 +72,8 @@ void PrintGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool all_t
     out << "  blocks written by the kernel (block:tokens, ! = null block):\n";
     std::map<int32_t, std::map<int64_t, int64_t>> written;
     for (int64_t t = 0; t < s.batch.num_tokens; ++t)
-      if (kernel[t] >= 0) written[run.request_of_token[t]][kernel[t] / facts.slots_per_entry]++;
+      if (kernel[t] >= 0 && KernelMaps(facts, t))
+        written[run.request_of_token[gi][t]][kernel[t] / facts.slots_per_entry]++;
     for (int32_t r = -1; r < s.batch.num_reqs(); ++r) {
       auto it = written.find(r);
       if (r < 0 && it == written.end()) continue;

@@ -1,37 +1,91 @@
+// Family facts the invariants need, derived from DESIGN sections 2 and 3
+// (like the reference, independent of the kernels).
 #include "invariants/group_run.h"
+
+#include <algorithm>
+
+#include "scenario/table_extent.h"
 
 namespace slotguard {
 
 void SetAddressing(GroupRun* run) {
-  const Group& g = *run->group;
-  switch (g.family) {
-    case Family::kPaged:
-      run->slots_per_entry = g.kernel_block_size;
-      run->null_entries = g.blocks_per_manager_block();
-      break;
-  }
+  run->slots_per_entry = SlotsPerEntry(*run->group);
+  run->null_entries = NullEntries(*run->group);
   run->slot_limit = int64_t{run->scenario->num_blocks} * run->page();
 }
 
-std::vector<int32_t> RequestOfToken(const Batch& batch) {
+std::vector<int32_t> RequestOfToken(const Batch& batch, const Group& group) {
   std::vector<int32_t> request(batch.num_tokens, -1);
-  for (int32_t r = 0; r < batch.num_reqs(); ++r)
-    for (int64_t t = batch.query_start_loc[r]; t < batch.query_start_loc[r + 1]; ++t)
-      request[t] = r;
+  const int32_t R = batch.num_reqs();
+  for (int32_t r = 0; r < R; ++r)
+    for (int64_t t = batch.query_start_loc[r]; t < batch.query_start_loc[r + 1]; ++t) request[t] = r;
+  if (group.family == Family::kKpoolTail && R > 0)
+    for (int64_t t = batch.num_real_tokens(); t < batch.num_actual_tokens; ++t) request[t] = R - 1;
   return request;
 }
 
-bool HasNullOwner(const GroupRun& run, int64_t t) {
-  const int32_t r = (*run.request_of_token)[t];
-  if (r < 0) return false;
+bool KernelMaps(const GroupRun& run, int64_t t) {
+  return run.group->family != Family::kKpoolTail || t < run.batch().num_actual_tokens;
+}
+
+int64_t PaddingStart(const GroupRun& run) {
+  const Batch& b = run.batch();
   switch (run.group->family) {
+    case Family::kKpoolTail:
+      return b.num_actual_tokens;
+    case Family::kCompressorRing:
+      return std::min(b.num_actual_tokens, b.num_real_tokens());
+    default:
+      return b.num_real_tokens();
+  }
+}
+
+int64_t PaddingValue(const GroupRun& run, int64_t t) {
+  return run.group->family == Family::kKpoolTail ? run.batch().slot_mapping_in[t] : kPadSlot;
+}
+
+namespace {
+
+/// The table entry token t addresses, when it addresses one.
+bool AddressedEntry(const GroupRun& run, int64_t t, int32_t r, int64_t* entry) {
+  const Batch& b = run.batch();
+  const Group& g = *run.group;
+  const BlockTable& table = g.table;
+  if (r < 0 || r >= table.rows || table.width == 0) return false;
+  switch (g.family) {
     case Family::kPaged:
-      return run.batch().idx_mapping[r] == -1;
+      return false;  // paged owners are requests (idx_mapping), not entries
+    case Family::kKpoolTail:
+    case Family::kQsaRing:
+      *entry = table.at(r, 0);
+      return true;
+    case Family::kQsaCompressed: {
+      const int64_t begin = b.query_start_loc[r], end = b.query_start_loc[r + 1];
+      const int64_t lp = b.seq_lens[r] - (end - begin) + (t - begin);
+      if (lp < 0 || (lp + 1) % g.compress_ratio != 0) return false;
+      const int64_t col = lp / g.compress_ratio / g.block_size;
+      if (col >= table.width) return false;
+      *entry = table.at(r, static_cast<int32_t>(col));
+      return true;
+    }
+    case Family::kCompressorRing: {
+      const int64_t row = ((b.positions[t] % g.capacity) + g.capacity) % g.capacity;
+      *entry = table.at(r, static_cast<int32_t>(row / g.ring_block_size));
+      return true;
+    }
   }
   return false;
 }
 
-bool IsPaddingToken(const GroupRun& run, int64_t t) { return (*run.request_of_token)[t] < 0; }
+}  // namespace
+
+bool HasNullOwner(const GroupRun& run, int64_t t) {
+  const int32_t r = (*run.request_of_token)[t];
+  if (r < 0 || !KernelMaps(run, t)) return false;
+  if (run.group->family == Family::kPaged) return run.batch().idx_mapping[r] == -1;
+  int64_t entry;
+  return AddressedEntry(run, t, r, &entry) && entry < run.null_entries;
+}
 
 Finding TokenFinding(const GroupRun& run, const OutputRun& out, const char* invariant, int64_t t,
                      std::string detail) {

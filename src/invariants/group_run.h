@@ -25,7 +25,7 @@ struct GroupRun {
   const Scenario* scenario = nullptr;
   const Group* group = nullptr;
   std::vector<OutputRun> outputs;
-  const std::vector<int32_t>* request_of_token = nullptr;  // [num_tokens], -1 past qsl[R]
+  const std::vector<int32_t>* request_of_token = nullptr;  // [num_tokens], RequestOfToken()
   const std::vector<uint8_t>* read_past_row = nullptr;     // [num_tokens]
   std::string row_bounds_evidence;
 
@@ -43,15 +43,25 @@ struct GroupRun {
 /// Fills the addressing facts of `run` from its group.
 void SetAddressing(GroupRun* run);
 
-/// The request of every token: r for qsl[r] <= t < qsl[r+1], -1 past qsl[R].
-std::vector<int32_t> RequestOfToken(const Batch& batch);
+/// The request of every token in a group's family: r for
+/// qsl[r] <= t < qsl[r+1]; -1 for tokens of no request. kpool_tail gives
+/// tokens in [qsl[R], num_actual_tokens) to the last request (DESIGN 2.2).
+std::vector<int32_t> RequestOfToken(const Batch& batch, const Group& group);
 
-/// True when token t's request is a dummy or its addressed entry is null, so
-/// the token must be PAD (null_owner_pad).
+/// False for tokens the kernel copies through instead of mapping
+/// (kpool_tail, t >= num_actual_tokens): the slot invariants skip them.
+bool KernelMaps(const GroupRun& run, int64_t t);
+
+/// The first token past the real ones: qsl[R] (paged, qsa), min(N_act,
+/// qsl[R]) (compressor_ring), num_actual_tokens (kpool_tail).
+int64_t PaddingStart(const GroupRun& run);
+
+/// What a padding token must hold: PAD, or slot_mapping_in[t] for kpool_tail.
+int64_t PaddingValue(const GroupRun& run, int64_t t);
+
+/// True when token t's request is a dummy (paged) or the block-table entry
+/// it addresses is null (rings), so the token must be PAD (null_owner_pad).
 bool HasNullOwner(const GroupRun& run, int64_t t);
-
-/// True when t is past the real tokens (padding_tail applies).
-bool IsPaddingToken(const GroupRun& run, int64_t t);
 
 /// A finding on token t of `out`, with request, position and both values.
 /// When the kernel agrees with the reference on a non-differential finding,

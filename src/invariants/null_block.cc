@@ -8,7 +8,7 @@ void CheckNullBlock(const GroupRun& run, FindingSink* sink) {
   for (const OutputRun& out : run.outputs) {
     const std::vector<int64_t>& kernel = *out.kernel;
     for (size_t t = 0; t < kernel.size(); ++t)
-      if (kernel[t] >= 0 && kernel[t] < page)
+      if (kernel[t] >= 0 && kernel[t] < page && KernelMaps(run, t))
         sink->Add(TokenFinding(run, out, "null_block", t,
                                "slot " + std::to_string(kernel[t]) + " is in block 0 (slots 0.." +
                                    std::to_string(page - 1) + ")"));

@@ -14,7 +14,7 @@ void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
     bool last_owned = false;
     int32_t last_col = 0;
     for (size_t t = 0; t < kernel.size(); ++t) {
-      if (kernel[t] < 0) continue;
+      if (kernel[t] < 0 || !KernelMaps(run, t)) continue;
       const int32_t r = (*run.request_of_token)[t];
       if (r >= 0 && r == last_request && last_owned && kernel[t] >= block_lo && kernel[t] < block_hi)
         continue;

@@ -1,4 +1,5 @@
-// padding_tail: tokens past the real ones (t >= qsl[R]) are PAD.
+// padding_tail: tokens past the real ones are PAD, or, for kpool_tail,
+// exactly slot_mapping_in (tokens from num_actual_tokens are copied through).
 #include "invariants/invariants.h"
 
 namespace slotguard {
@@ -6,12 +7,14 @@ namespace slotguard {
 void CheckPaddingTail(const GroupRun& run, FindingSink* sink) {
   for (const OutputRun& out : run.outputs) {
     const std::vector<int64_t>& kernel = *out.kernel;
-    for (size_t t = run.batch().num_real_tokens(); t < kernel.size(); ++t)
-      if (kernel[t] != kPadSlot)
+    for (size_t t = PaddingStart(run); t < kernel.size(); ++t) {
+      const int64_t expected = PaddingValue(run, t);
+      if (kernel[t] != expected)
         sink->Add(TokenFinding(run, out, "padding_tail", t,
-                               "padding token (past qsl[R] = " +
-                                   std::to_string(run.batch().num_real_tokens()) + ") holds " +
-                                   std::to_string(kernel[t]) + "; expected -1"));
+                               "padding token (from token " + std::to_string(PaddingStart(run)) +
+                                   ") holds " + std::to_string(kernel[t]) + "; expected " +
+                                   std::to_string(expected)));
+    }
   }
 }
 

@@ -1,4 +1,5 @@
-// unique_slots: no two real tokens of different requests share a slot.
+// unique_slots: no two real tokens of different requests share a slot
+// (within a ring, the keep-last-C rule makes real tokens distinct).
 //
 // Two slots can only coincide inside one table entry's block, so the check
 // first maps each written entry to the first request writing it (one lookup
@@ -38,17 +39,17 @@ class EntryOwners {
 }  // namespace
 
 void CheckUniqueSlots(const GroupRun& run, FindingSink* sink) {
-  const int64_t real = run.batch().num_real_tokens();
+  const int64_t tokens = run.batch().num_tokens;
   const std::vector<int32_t>& request = *run.request_of_token;
   for (const OutputRun& out : run.outputs) {
     const std::vector<int64_t>& kernel = *out.kernel;
-    EntryOwners owners(run.slot_limit / run.slots_per_entry, real);
+    EntryOwners owners(run.slot_limit / run.slots_per_entry, tokens);
     std::unordered_set<int64_t> shared;
     int64_t block_lo = 0, block_hi = 0;  // slots of the last entry looked up
     int32_t last_request = -1;
-    for (int64_t t = 0; t < real; ++t) {
+    for (int64_t t = 0; t < tokens; ++t) {
       const int64_t slot = kernel[t];
-      if (slot < 0) continue;
+      if (slot < 0 || request[t] < 0 || !KernelMaps(run, t)) continue;
       if (request[t] == last_request && slot >= block_lo && slot < block_hi) continue;
       const int64_t entry = slot / run.slots_per_entry;
       block_lo = entry * run.slots_per_entry;
@@ -58,8 +59,10 @@ void CheckUniqueSlots(const GroupRun& run, FindingSink* sink) {
     }
     if (shared.empty()) continue;
     std::unordered_map<int64_t, int64_t> first_token;  // slot -> first token writing it
-    for (int64_t t = 0; t < real; ++t) {
-      if (kernel[t] < 0 || !shared.count(kernel[t] / run.slots_per_entry)) continue;
+    for (int64_t t = 0; t < tokens; ++t) {
+      if (kernel[t] < 0 || request[t] < 0 || !KernelMaps(run, t) ||
+          !shared.count(kernel[t] / run.slots_per_entry))
+        continue;
       auto [it, inserted] = first_token.emplace(kernel[t], t);
       if (inserted) continue;
       const int64_t other = it->second;

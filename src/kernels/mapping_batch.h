@@ -18,9 +18,20 @@ struct MappingBatch {
   const int32_t* idx_mapping = nullptr;      // [num_reqs]
   const int64_t* slot_mapping_in = nullptr;  // [num_tokens]
   int32_t num_reqs = 0;
+  int64_t num_real_tokens = 0;  // qsl[num_reqs], as a scalar the host can read
   int64_t num_actual_tokens = 0;
   int64_t num_tokens = 0;
 };
+
+/// A kernel's output buffers, [num_tokens] each. `tail` only for the
+/// compressor ring's second output.
+struct MappingOutputs {
+  int64_t* slot = nullptr;
+  int64_t* tail = nullptr;
+};
+
+/// Ceiling division for launch sizes.
+SG_HD int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// The request that owns token t: the last r with qsl[r] <= t (so zero-length
 /// requests own nothing), or num_reqs when t >= qsl[num_reqs].

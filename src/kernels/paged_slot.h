@@ -1,6 +1,6 @@
 // Per-token math of the `paged` family (DESIGN 2.1) and its two launch
 // geometries, shared by the CUDA kernels (paged_kernels.cu) and the host
-// backend (paged_host.cc). Every variant is a branch on a uniform parameter.
+// backend (kernels/host_loop.h). Every variant is a branch on a uniform parameter.
 #ifndef SLOTGUARD_KERNELS_PAGED_SLOT_H_
 #define SLOTGUARD_KERNELS_PAGED_SLOT_H_
 
@@ -73,29 +73,37 @@ SG_HD bool PagedTokenSlot(const PagedParams& p, const MappingBatch& b, const Tab
   return true;
 }
 
-/// Engine geometry: program r < num_reqs walks request r's tokens; program
-/// num_reqs pads [qsl[R], num_tokens). `lane` of `lanes` cooperating threads.
-template <class Table>
-SG_HD void PagedEngineProgram(const PagedParams& p, const MappingBatch& b, const Table& table,
-                              int32_t program, int64_t lane, int64_t lanes, int64_t* out) {
-  const int64_t begin = b.query_start_loc[program];
-  const int64_t end = program < b.num_reqs ? b.query_start_loc[program + 1] : b.num_tokens;
-  for (int64_t t = begin + lane; t < end; t += lanes) {
-    int64_t slot;
-    if (PagedTokenSlot(p, b, table, t, program, b.positions[t], &slot)) out[t] = slot;
-  }
-}
+/// The `paged` family for the launch layer (family_kernels.cuh, host_loop.h).
+struct PagedFamily {
+  using Params = PagedParams;
+  static constexpr int kEngineThreads = kPagedEngineTile;
 
-/// Flat geometry: one token at position `pos` (= positions[t]), its request found through `cursor`, which
-/// carries the last answer between the calls of one thread (any order of
-/// tokens is correct; increasing order is fast).
-template <class Table>
-SG_HD void PagedFlatToken(const PagedParams& p, const MappingBatch& b, const Table& table,
-                          int64_t t, int64_t pos, RequestCursor* cursor, int64_t* out) {
-  SeekRequest(b.query_start_loc, b.num_reqs, t, cursor);
-  int64_t slot;
-  if (PagedTokenSlot(p, b, table, t, cursor->request, pos, &slot)) out[t] = slot;
-}
+  /// Engine geometry: program r < num_reqs walks request r's tokens in tiles;
+  /// program num_reqs pads [qsl[R], num_tokens).
+  static int64_t EnginePrograms(const Params&, const MappingBatch& b) { return int64_t{b.num_reqs} + 1; }
+
+  template <class Table>
+  SG_HD static void EngineProgram(const Params& p, const MappingBatch& b, const Table& table,
+                                  int64_t program, int64_t lane, int64_t lanes,
+                                  const MappingOutputs& out) {
+    const int32_t r = static_cast<int32_t>(program);
+    const int64_t begin = b.query_start_loc[r];
+    const int64_t end = r < b.num_reqs ? b.query_start_loc[r + 1] : b.num_tokens;
+    for (int64_t t = begin + lane; t < end; t += lanes) {
+      int64_t slot;
+      if (PagedTokenSlot(p, b, table, t, r, b.positions[t], &slot)) out.slot[t] = slot;
+    }
+  }
+
+  /// Flat geometry: one token, its request through the caller's cursor.
+  template <class Table>
+  SG_HD static void FlatToken(const Params& p, const MappingBatch& b, const Table& table,
+                              int64_t t, RequestCursor* cursor, const MappingOutputs& out) {
+    SeekRequest(b.query_start_loc, b.num_reqs, t, cursor);
+    int64_t slot;
+    if (PagedTokenSlot(p, b, table, t, cursor->request, b.positions[t], &slot)) out.slot[t] = slot;
+  }
+};
 
 }  // namespace slotguard
 

@@ -38,12 +38,4 @@ std::vector<int64_t> ReferencePaged(const Batch& batch, const Group& group) {
   return out;
 }
 
-std::vector<std::vector<int64_t>> ReferenceOutputs(const Scenario& scenario, const Group& group) {
-  switch (group.family) {
-    case Family::kPaged:
-      return {ReferencePaged(scenario.batch, group)};
-  }
-  return {};
-}
-
 }  // namespace slotguard

@@ -10,27 +10,29 @@ namespace slotguard {
 
 std::vector<std::string> OutputNames(const Group& group) {
   switch (group.family) {
-    case Family::kPaged:
+    case Family::kCompressorRing:
+      return {group.name, group.name + ".tail"};
+    default:
       return {group.name};
   }
-  return {};
 }
 
 bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_invariant,
                  ScenarioRun* run, std::string* err) {
   if (!backend.Run(scenario, &run->kernel, err)) return false;
-  run->request_of_token = RequestOfToken(scenario.batch);
+  run->request_of_token.clear();
   run->reference.clear();
   run->output_names.clear();
   run->findings.assign(scenario.groups.size(), FindingSink(keep_per_invariant));
   for (size_t i = 0; i < scenario.groups.size(); ++i) {
     const Group& group = scenario.groups[i];
     run->reference.push_back(ReferenceOutputs(scenario, group));
+    run->request_of_token.push_back(RequestOfToken(scenario.batch, group));
     run->output_names.push_back(OutputNames(group));
     GroupRun g;
     g.scenario = &scenario;
     g.group = &group;
-    g.request_of_token = &run->request_of_token;
+    g.request_of_token = &run->request_of_token[i];
     g.read_past_row = &run->kernel[i].read_past_row;
     g.row_bounds_evidence = run->kernel[i].row_bounds_evidence;
     SetAddressing(&g);

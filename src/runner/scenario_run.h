@@ -20,7 +20,7 @@ struct ScenarioRun {
   std::vector<GroupOutputs> kernel;                           // [groups]
   std::vector<std::vector<std::vector<int64_t>>> reference;  // [groups][outputs][tokens]
   std::vector<std::vector<std::string>> output_names;         // [groups][outputs]
-  std::vector<int32_t> request_of_token;                      // [num_tokens]
+  std::vector<std::vector<int32_t>> request_of_token;         // [groups][num_tokens]
   std::vector<FindingSink> findings;                          // [groups]
 };
 

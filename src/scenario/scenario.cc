@@ -12,7 +12,9 @@ bool SameGroup(const Group& a, const Group& b) {
          SameTable(a.table, b.table) && a.block_size == b.block_size &&
          a.kernel_block_size == b.kernel_block_size && a.dcp.world == b.dcp.world &&
          a.dcp.rank == b.dcp.rank && a.dcp.interleave == b.dcp.interleave &&
-         a.enabled == b.enabled;
+         a.enabled == b.enabled && a.kpool == b.kpool && a.ring == b.ring &&
+         a.compress_ratio == b.compress_ratio && a.common == b.common &&
+         a.capacity == b.capacity && a.ring_block_size == b.ring_block_size;
 }
 
 }  // namespace

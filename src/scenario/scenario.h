@@ -64,6 +64,17 @@ struct Group {
   Dcp dcp;
   bool enabled = true;
 
+  // kpool_tail (DESIGN 2.2)
+  int32_t kpool = 0;
+  // qsa_ring (DESIGN 2.3)
+  int32_t ring = 0;
+  // qsa_compressed (DESIGN 2.4): block_size above is S
+  int32_t compress_ratio = 0;
+  std::string common;  // name of a paged group, "" when absent
+  // compressor_ring (DESIGN 2.5)
+  int32_t capacity = 0;
+  int32_t ring_block_size = 0;
+
   /// Kernel blocks per manager block (1 unless hybrid).
   int32_t blocks_per_manager_block() const { return block_size / kernel_block_size; }
 };

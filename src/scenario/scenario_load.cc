@@ -128,6 +128,15 @@ class Loader {
     return true;
   }
 
+  /// A required integer parameter in [1, INT32_MAX].
+  bool PositiveInt(const json& obj, const std::string& ptr, const std::string& key, int32_t* out) {
+    const json* f;
+    int64_t x;
+    if (!Require(obj, ptr, key, "an integer >= 1", &f) || !Int(*f, Child(ptr, key), 1, kInt32Max, key, &x))
+      return false;
+    *out = static_cast<int32_t>(x);
+    return true;
+  }
   bool LoadBatch(const json& v, Batch* b);
   bool LoadGroup(const json& v, const std::string& ptr, const Scenario& s, Group* g);
   bool LoadTable(const json& v, const std::string& ptr, const Scenario& s, const Group& g,
@@ -238,6 +247,28 @@ bool Loader::Load(const json& root, Scenario* s) {
       if (s->groups[j].name == s->groups[i].name)
         return Fail(Child(ptr, "name"), "duplicate group name '" + s->groups[i].name + "'",
                     "a name not used by /groups/" + std::to_string(j));
+  }
+  // qsa_compressed reads the output of its `common` group: it must name a
+  // paged group (which depends on nothing, so the order has no cycle).
+  for (size_t i = 0; i < s->groups.size(); ++i) {
+    const Group& g = s->groups[i];
+    if (g.family != Family::kQsaCompressed || g.common.empty()) continue;
+    std::vector<std::string> paged;
+    const Group* target = nullptr;
+    for (const Group& other : s->groups) {
+      if (other.family == Family::kPaged) paged.push_back(other.name);
+      if (other.name == g.common) target = &other;
+    }
+    const std::string ptr = Child(Child("/groups", i), "common");
+    if (!target)
+      return Fail(ptr, "no group named '" + g.common + "'" + DidYouMean(g.common, paged),
+                  paged.empty() ? std::string("a paged group in this scenario (there is none)")
+                                : "the name of a paged group: " + JoinNames(paged));
+    if (target->family != Family::kPaged)
+      return Fail(ptr, "group '" + g.common + "' is not a paged group",
+                  paged.empty() ? std::string("a paged group in this scenario (there is none)")
+                                : "the name of a paged group: " + JoinNames(paged),
+                  std::string("a ") + GetFamily(target->family).name + " group");
   }
   s->expect = Expect();
   if ((v = Find(root, "expect")) && !LoadExpect(*v, *s, &s->expect)) return false;
@@ -382,6 +413,18 @@ bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s,
     case Family::kPaged:
       own = {"block_size", "kernel_block_size", "dcp", "enabled"};
       break;
+    case Family::kKpoolTail:
+      own = {"kpool"};
+      break;
+    case Family::kQsaRing:
+      own = {"ring"};
+      break;
+    case Family::kQsaCompressed:
+      own = {"block_size", "compress_ratio", "common"};
+      break;
+    case Family::kCompressorRing:
+      own = {"capacity", "ring_block_size"};
+      break;
   }
   std::vector<std::string> allowed = common;
   allowed.insert(allowed.end(), own.begin(), own.end());
@@ -454,6 +497,29 @@ bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s,
       }
       break;
     }
+    case Family::kKpoolTail:
+      if (!PositiveInt(v, ptr, "kpool", &g->kpool)) return false;
+      break;
+    case Family::kQsaRing:
+      if (!PositiveInt(v, ptr, "ring", &g->ring)) return false;
+      break;
+    case Family::kQsaCompressed:
+      if (!PositiveInt(v, ptr, "block_size", &g->block_size) ||
+          !PositiveInt(v, ptr, "compress_ratio", &g->compress_ratio))
+        return false;
+      g->kernel_block_size = g->block_size;
+      if ((f = Find(v, "common")) &&
+          !String(*f, Child(ptr, "common"), "the name of a paged group", &g->common))
+        return false;
+      break;
+    case Family::kCompressorRing:
+      if (!PositiveInt(v, ptr, "capacity", &g->capacity) ||
+          !PositiveInt(v, ptr, "ring_block_size", &g->ring_block_size))
+        return false;
+      if (g->capacity % g->ring_block_size != 0)
+        return Fail(Child(ptr, "ring_block_size"), "ring_block_size does not divide capacity",
+                    "a divisor of " + std::to_string(g->capacity), std::to_string(g->ring_block_size));
+      break;
   }
   if (!Require(v, ptr, "block_table", "an array of num_reqs rows", &f)) return false;
   return LoadTable(*f, Child(ptr, "block_table"), s, *g, &g->table);
@@ -508,6 +574,16 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
       table->entries.push_back(static_cast<int32_t>(id));
     }
   }
+  // Ring kernels read their columns unguarded: the table must have them.
+  int32_t min_width = 0;
+  if (g.family == Family::kKpoolTail) min_width = 1;
+  if (g.family == Family::kCompressorRing) min_width = g.capacity / g.ring_block_size;
+  if (R > 0 && table->width < min_width)
+    return Fail(Child(ptr, 0), "row too narrow for the ring",
+                Plural(min_width, "column", "columns") +
+                    (g.family == Family::kKpoolTail ? " (column 0 is read)"
+                                                    : " (capacity / ring_block_size)"),
+                std::to_string(table->width));
   const int64_t padded = PaddedRowStride(s.batch, g) * R;
   if (padded > limits_.max_table_entries)
     return Fail(ptr, "block table too large once padded to the farthest column a position selects",
@@ -555,11 +631,14 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
     const std::string sm = ptr + "/slot_mapping";
     if (!Object(*f, sm, "an object from group name to slots")) return false;
     std::vector<std::string> outputs;
-    for (const Group& g : s.groups) outputs.push_back(g.name);
+    for (const Group& g : s.groups) {
+      outputs.push_back(g.name);
+      if (g.family == Family::kCompressorRing) outputs.push_back(g.name + ".tail");
+    }
     for (auto it = f->begin(); it != f->end(); ++it) {
       const std::string key_ptr = Child(sm, it.key());
       if (std::find(outputs.begin(), outputs.end(), it.key()) == outputs.end())
-        return Fail(key_ptr, "no group named '" + it.key() + "'" + DidYouMean(it.key(), outputs),
+        return Fail(key_ptr, "no output named '" + it.key() + "'" + DidYouMean(it.key(), outputs),
                     "one of " + JoinNames(outputs));
       std::vector<int64_t> slots;
       if (!IntArray(*it, key_ptr, kInt64Min, kInt64Max, "slot",

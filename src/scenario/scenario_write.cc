@@ -66,6 +66,21 @@ std::string GroupJson(const Group& g) {
                          ", \"interleave\": " + std::to_string(g.dcp.interleave) + "}");
       w.Field("enabled", g.enabled ? "true" : "false");
       break;
+    case Family::kKpoolTail:
+      w.Field("kpool", std::to_string(g.kpool));
+      break;
+    case Family::kQsaRing:
+      w.Field("ring", std::to_string(g.ring));
+      break;
+    case Family::kQsaCompressed:
+      w.Field("block_size", std::to_string(g.block_size));
+      w.Field("compress_ratio", std::to_string(g.compress_ratio));
+      if (!g.common.empty()) w.Field("common", Quote(g.common));
+      break;
+    case Family::kCompressorRing:
+      w.Field("capacity", std::to_string(g.capacity));
+      w.Field("ring_block_size", std::to_string(g.ring_block_size));
+      break;
   }
   w.Field("block_table", TableJson(g.table, 6));
   w.Close();

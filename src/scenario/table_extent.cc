@@ -4,17 +4,34 @@
 
 namespace slotguard {
 
+int64_t SlotsPerEntry(const Group& group) {
+  switch (group.family) {
+    case Family::kPaged:
+      return group.kernel_block_size;
+    case Family::kKpoolTail:
+      return group.kpool;
+    case Family::kQsaRing:
+      return group.ring;
+    case Family::kQsaCompressed:
+      return group.block_size;
+    case Family::kCompressorRing:
+      return group.ring_block_size;
+  }
+  return 1;
+}
+
+int64_t NullEntries(const Group& group) {
+  return group.family == Family::kPaged ? group.blocks_per_manager_block() : 1;
+}
+
 int64_t PaddedRowStride(const Batch& batch, const Group& group) {
   int64_t max_position = 0;
   const int64_t real = std::min<int64_t>(batch.num_real_tokens(), batch.positions.size());
   for (int64_t t = 0; t < real; ++t) max_position = std::max(max_position, batch.positions[t]);
-  int64_t farthest_col = 0;
-  switch (group.family) {
-    case Family::kPaged:
-      // DCP only shrinks the local position, so pos / kernel_block_size bounds every column.
-      farthest_col = max_position / group.kernel_block_size;
-      break;
-  }
+  // Only the paged family has a variant that reads past the row (unguarded);
+  // DCP only shrinks the local position, so pos / kernel_block_size bounds
+  // every column it can select. The rings read inside their width.
+  const int64_t farthest_col = group.family == Family::kPaged ? max_position / group.kernel_block_size : 0;
   return std::max<int64_t>(group.table.width, farthest_col + 1) + 1;
 }
 

@@ -91,7 +91,7 @@ TEST_F(CliTest, UnknownVariantSuggests) {
   o.variant = "unguard";
   EXPECT_EQ(kExitBadInput, Check(o));
   EXPECT_EQ("slotguard: error: unknown variant 'unguard', did you mean 'unguarded'?; expected one of all, "
-            "fixed, unguarded, dummy_reads_row, pad_from_n\n",
+            "fixed, unguarded, dummy_reads_row, pad_from_n, prefix, no_common_guard, clamp\n",
             err_.str());
 }
 

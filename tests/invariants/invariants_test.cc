@@ -32,7 +32,7 @@ class InvariantsTest : public ::testing::Test {
     ASSERT_EQ((std::vector<int64_t>{8, 9, 10, -1, -1}), reference_);
     kernel_ = reference_;
     flat_ = reference_;
-    requests_ = RequestOfToken(b);
+    requests_ = RequestOfToken(b, scenario_.groups[0]);
     read_past_.assign(5, 0);
   }
 
@@ -147,8 +147,11 @@ TEST_F(InvariantsTest, BatchStateFindingsSayTheReferenceAgrees) {
 
 TEST(FindingSinkTest, CountsAllKeepsTheFirstFew) {
   FindingSink sink(2);
-  for (int i = 0; i < 5; ++i) sink.Add({"null_block", "g", i});
-  sink.Add({"golden", "g", 0});
+  Finding f;
+  f.invariant = "null_block";
+  for (int i = 0; i < 5; ++i) sink.Add(f);
+  f.invariant = "golden";
+  sink.Add(f);
   EXPECT_EQ(6, sink.total());
   EXPECT_EQ(5, sink.counts().at("null_block"));
   EXPECT_EQ(3u, sink.kept().size());

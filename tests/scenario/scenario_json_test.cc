@@ -234,7 +234,8 @@ TEST_F(ScenarioJsonTest, DimensionsOverTheCaps) {
 TEST_F(ScenarioJsonTest, UnknownNamesSuggest) {
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "pagd", "block_size": 4, "block_table": [[1]]}])"),
-              "x.json:/groups/0/kernel: unknown kernel family 'pagd', did you mean 'paged'?; expected one of paged");
+              "x.json:/groups/0/kernel: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "
+              "paged, kpool_tail, qsa_ring, qsa_compressed, compressor_ring");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "variant": "unguardd", "block_size": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/variant: unknown variant 'unguardd' of family paged, did you mean 'unguarded'?; "
@@ -265,7 +266,7 @@ TEST_F(ScenarioJsonTest, Expectations) {
               "x.json:/expect/findings: findings listed but the verdict is 'pass'; expected \"verdict\": \"finding\" beside them");
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
                   R"(, "expect": {"slot_mapping": {"atn": [1, 2, 3]}})"),
-              "x.json:/expect/slot_mapping/atn: no group named 'atn', did you mean 'attn'?; expected one of attn");
+              "x.json:/expect/slot_mapping/atn: no output named 'atn', did you mean 'attn'?; expected one of attn");
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
                   R"(, "expect": {"slot_mapping": {"attn": [1, 2]}})"),
               "x.json:/expect/slot_mapping/attn: length disagrees with num_tokens; expected 3 entries, got 2");

@@ -1,0 +1,104 @@
+// The launch layer shared by every family: thin __global__ wrappers that run
+// a family's per-token functions in its engine geometry or in the flat one.
+// A family F provides (see paged_slot.h):
+//   F::Params, F::kEngineThreads, F::EnginePrograms(params, batch),
+//   F::EngineProgram(params, batch, table, program, lane, lanes, out),
+//   F::FlatToken(params, batch, table, t, cursor, out).
+// Include only from the .cu file of one family.
+#ifndef SLOTGUARD_KERNELS_FAMILY_KERNELS_CUH_
+#define SLOTGUARD_KERNELS_FAMILY_KERNELS_CUH_
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/geometry.h"
+#include "kernels/mapping_batch.h"
+#include "kernels/table_view.h"
+
+namespace slotguard {
+namespace family_kernels {
+
+constexpr int kFlatThreads = 256;
+constexpr int kFlatTokensPerThread = 8;
+constexpr int64_t kFlatTile = int64_t{kFlatThreads} * kFlatTokensPerThread;
+
+// FindRequest(qsl, num_reqs, t) computed by the whole thread block: every
+// round, each thread probes one point of (lo, hi) and __syncthreads_count
+// tells how many probes are <= t (qsl is non-decreasing, so the answers are
+// monotone), shrinking the range kThreads-fold. Two or three rounds for
+// 10^5 requests, instead of 17 dependent loads on one thread. kThreads is
+// blockDim.x, a power of two, so the probe spacing is a shift.
+template <int kThreads>
+__device__ int32_t BlockFindRequest(const int32_t* query_start_loc, int32_t num_reqs, int64_t t) {
+  static_assert((kThreads & (kThreads - 1)) == 0, "kThreads must be a power of two");
+  if (t >= query_start_loc[num_reqs]) return num_reqs;
+  int32_t lo = 0, hi = num_reqs;  // qsl[lo] <= t < qsl[hi]
+  while (hi - lo > 1) {
+    const uint64_t span = hi - lo;
+    auto probe = [&](uint32_t i) { return lo + 1 + static_cast<int32_t>((span - 1) * i / kThreads); };
+    const int count = __syncthreads_count(query_start_loc[probe(threadIdx.x)] <= t);
+    if (count == 0) {
+      hi = probe(0);
+    } else {
+      const int32_t new_lo = probe(count - 1);
+      hi = count < kThreads ? probe(count) : hi;
+      lo = new_lo;
+    }
+  }
+  return lo;
+}
+
+// Grid: (F::EnginePrograms(),); block: F::kEngineThreads lanes per program.
+template <class F>
+__global__ void EngineKernel(typename F::Params params, MappingBatch batch, PlainTableView table,
+                             MappingOutputs out) {
+  F::EngineProgram(params, batch, table, blockIdx.x, threadIdx.x, blockDim.x, out);
+}
+
+// Grid: (cdiv(num_tokens, kFlatTile),) capped, grid-stride over tiles of
+// kFlatTile consecutive tokens. The block finds the tile's first request
+// together; each warp then walks its own kFlatTokensPerThread * 32
+// consecutive tokens, 32 at a time (coalesced), and each thread's request
+// cursor mostly stays valid from one step to the next.
+template <class F>
+__global__ void __launch_bounds__(kFlatThreads)
+    FlatKernel(typename F::Params params, MappingBatch batch, PlainTableView table,
+               MappingOutputs out) {
+  const int64_t warp_offset =
+      int64_t{threadIdx.x / 32} * 32 * kFlatTokensPerThread + threadIdx.x % 32;
+  for (int64_t start = int64_t{blockIdx.x} * kFlatTile; start < batch.num_tokens;
+       start += int64_t{gridDim.x} * kFlatTile) {
+    RequestCursor cursor;
+    cursor.request = BlockFindRequest<kFlatThreads>(batch.query_start_loc, batch.num_reqs, start);
+#pragma unroll
+    for (int i = 0; i < kFlatTokensPerThread; ++i) {
+      const int64_t t = start + warp_offset + i * 32;
+      if (t < batch.num_tokens) F::FlatToken(params, batch, table, t, &cursor, out);
+    }
+  }
+}
+
+/// Launches family F in `geometry` on `stream`. Returns the launch error.
+template <class F>
+cudaError_t Launch(const typename F::Params& params, const MappingBatch& batch,
+                   const TableLayout& table, Geometry geometry, const MappingOutputs& out,
+                   cudaStream_t stream) {
+  const PlainTableView view{table};
+  if (geometry == Geometry::kEngine) {
+    const int64_t programs = F::EnginePrograms(params, batch);
+    if (programs <= 0) return cudaSuccess;
+    if (programs > 0x7fffffff) return cudaErrorInvalidConfiguration;
+    EngineKernel<F><<<static_cast<unsigned>(programs), F::kEngineThreads, 0, stream>>>(params, batch,
+                                                                                      view, out);
+  } else {
+    if (batch.num_tokens == 0) return cudaSuccess;
+    const int64_t tiles = CeilDiv(batch.num_tokens, kFlatTile);
+    const unsigned grid = static_cast<unsigned>(tiles < (int64_t{1} << 30) ? tiles : (int64_t{1} << 30));
+    FlatKernel<F><<<grid, kFlatThreads, 0, stream>>>(params, batch, view, out);
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace family_kernels
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_KERNELS_FAMILY_KERNELS_CUH_

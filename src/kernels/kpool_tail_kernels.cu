@@ -1,0 +1,12 @@
+// CUDA kernels of the `kpool_tail` family: the launch layer over kpool_tail_slot.h.
+#include "kernels/family_kernels.cuh"
+#include "kernels/launchers.h"
+
+namespace slotguard {
+
+cudaError_t LaunchMapping(const KpoolTailParams& params, const MappingBatch& batch, const TableLayout& table,
+                   Geometry geometry, const MappingOutputs& out, cudaStream_t stream) {
+  return family_kernels::Launch<KpoolTailFamily>(params, batch, table, geometry, out, stream);
+}
+
+}  // namespace slotguard

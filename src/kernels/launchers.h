@@ -1,0 +1,33 @@
+// CUDA launchers, one per family (one .cu each), overloaded on the parameter type. All pointers are device
+// pointers; each returns the launch error, if any.
+#ifndef SLOTGUARD_KERNELS_LAUNCHERS_H_
+#define SLOTGUARD_KERNELS_LAUNCHERS_H_
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/compressor_ring_slot.h"
+#include "kernels/geometry.h"
+#include "kernels/kpool_tail_slot.h"
+#include "kernels/mapping_batch.h"
+#include "kernels/paged_slot.h"
+#include "kernels/qsa_compressed_slot.h"
+#include "kernels/qsa_ring_slot.h"
+#include "kernels/table_view.h"
+
+namespace slotguard {
+
+// LaunchMapping is overloaded on the family's parameter block.
+#define SG_DECLARE_LAUNCHER(Params)                                                            \
+  cudaError_t LaunchMapping(const Params& params, const MappingBatch& batch,                 \
+                            const TableLayout& table, Geometry geometry, const MappingOutputs& out, \
+                            cudaStream_t stream);
+SG_DECLARE_LAUNCHER(PagedParams)
+SG_DECLARE_LAUNCHER(KpoolTailParams)
+SG_DECLARE_LAUNCHER(QsaRingParams)
+SG_DECLARE_LAUNCHER(QsaCompressedParams)
+SG_DECLARE_LAUNCHER(CompressorRingParams)
+#undef SG_DECLARE_LAUNCHER
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_KERNELS_LAUNCHERS_H_

@@ -1,0 +1,73 @@
+// Per-token math of the `qsa_compressed` family (DESIGN 2.4): Qwen4 QSA's
+// compressed path, one slot per compress_ratio logical positions, gated by
+// the common (paged) slot mapping so that dummy rows stay inert.
+#ifndef SLOTGUARD_KERNELS_QSA_COMPRESSED_SLOT_H_
+#define SLOTGUARD_KERNELS_QSA_COMPRESSED_SLOT_H_
+
+#include <cstdint>
+
+#include "kernels/hd.h"
+#include "kernels/int_math.h"
+#include "kernels/mapping_batch.h"
+#include "kernels/qsa_ring_slot.h"
+#include "registry/variant_ids.h"
+
+namespace slotguard {
+
+struct QsaCompressedParams {
+  int64_t block_size = 1;  // S
+  FastDivisor block_div;
+  FastDivisor ratio_div;   // compress_ratio
+  const int64_t* common = nullptr;  // [num_tokens], the common slot mapping
+  Variant variant = kQsaCompressedFixed;
+};
+
+struct QsaCompressedFamily {
+  using Params = QsaCompressedParams;
+  static constexpr int kEngineThreads = kQsaEngineTokens;
+
+  template <class Table>
+  SG_HD static int64_t Slot(const Params& p, const MappingBatch& b, const Table& table, int64_t t,
+                            int32_t r) {
+    if (r >= b.num_reqs) return kKernelPadSlot;
+    const int64_t begin = b.query_start_loc[r], end = b.query_start_loc[r + 1];
+    const int64_t lp = b.seq_lens[r] - (end - begin) + (t - begin);
+    if (lp < 0) return kKernelPadSlot;
+    int64_t cp, rest;
+    DivMod(lp + 1, p.ratio_div, &cp, &rest);
+    if (rest != 0) return kKernelPadSlot;  // not the last position of a compressed group
+    cp -= 1;                               // lp / cr, as (lp + 1) is a multiple of cr
+    int64_t col, offset;
+    DivMod(cp, p.block_div, &col, &offset);
+    if (col >= table.layout.width) return kKernelPadSlot;
+    const int64_t block = table.Load(t, r, col);
+    if (block < 0) return kKernelPadSlot;
+    if (p.variant != kQsaCompressedNoCommonGuard && p.common[t] < 0) return kKernelPadSlot;
+    return block * p.block_size + offset;
+  }
+
+  static int64_t EnginePrograms(const Params&, const MappingBatch& b) {
+    return CeilDiv(b.num_tokens, kQsaEngineTokens);
+  }
+
+  template <class Table>
+  SG_HD static void EngineProgram(const Params& p, const MappingBatch& b, const Table& table,
+                                  int64_t program, int64_t lane, int64_t lanes,
+                                  const MappingOutputs& out) {
+    const int64_t begin = program * kQsaEngineTokens;
+    const int64_t end = begin + kQsaEngineTokens < b.num_tokens ? begin + kQsaEngineTokens : b.num_tokens;
+    for (int64_t t = begin + lane; t < end; t += lanes)
+      out.slot[t] = Slot(p, b, table, t, FindRequest(b.query_start_loc, b.num_reqs, t));
+  }
+
+  template <class Table>
+  SG_HD static void FlatToken(const Params& p, const MappingBatch& b, const Table& table, int64_t t,
+                              RequestCursor* cursor, const MappingOutputs& out) {
+    SeekRequest(b.query_start_loc, b.num_reqs, t, cursor);
+    out.slot[t] = Slot(p, b, table, t, cursor->request);
+  }
+};
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_KERNELS_QSA_COMPRESSED_SLOT_H_

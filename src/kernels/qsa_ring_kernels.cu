@@ -1,0 +1,12 @@
+// CUDA kernels of the `qsa_ring` family: the launch layer over qsa_ring_slot.h.
+#include "kernels/family_kernels.cuh"
+#include "kernels/launchers.h"
+
+namespace slotguard {
+
+cudaError_t LaunchMapping(const QsaRingParams& params, const MappingBatch& batch, const TableLayout& table,
+                   Geometry geometry, const MappingOutputs& out, cudaStream_t stream) {
+  return family_kernels::Launch<QsaRingFamily>(params, batch, table, geometry, out, stream);
+}
+
+}  // namespace slotguard

@@ -1,0 +1,27 @@
+// Reference for `kpool_tail`, transcribed from DESIGN 2.2:
+//   token t < N_act: r = last request with qsl[r] <= t, clamped to [0, R-1];
+//   b = bt[r, 0]; b > 0 -> slot = b*kpool + pos mod kpool (floor), else PAD.
+//   tokens N_act <= t < N -> slot_mapping_in[t] unchanged.
+#include "reference/reference.h"
+
+namespace slotguard {
+
+std::vector<int64_t> ReferenceKpoolTail(const Batch& batch, const Group& group) {
+  std::vector<int64_t> out(batch.slot_mapping_in);  // tokens >= N_act keep these
+  const int32_t R = batch.num_reqs();
+  const int64_t kpool = group.kpool;
+  int32_t last = 0;  // the last r with qsl[r] <= t (t only grows)
+  for (int64_t t = 0; t < batch.num_actual_tokens; ++t) {
+    out[t] = kPadSlot;
+    if (R == 0) continue;  // no request to clamp to
+    while (last + 1 <= R && batch.query_start_loc[last + 1] <= t) ++last;
+    const int32_t r = last > R - 1 ? R - 1 : last;
+    const int64_t b = group.table.at(r, 0);
+    if (b <= 0) continue;
+    const int64_t pos = batch.positions[t];
+    out[t] = b * kpool + ((pos % kpool) + kpool) % kpool;
+  }
+  return out;
+}
+
+}  // namespace slotguard

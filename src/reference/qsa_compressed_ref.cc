@@ -1,0 +1,31 @@
+// Reference for `qsa_compressed`, transcribed from DESIGN 2.4:
+//   t < qsl[R], lp as in qsa_ring: valid iff lp >= 0, (lp+1) % cr == 0,
+//   cp = lp / cr, col = cp / S < width, b = bt[r, col] >= 0 and
+//   common[t] >= 0; then slot = b*S + cp % S, else PAD.
+#include "reference/reference.h"
+
+namespace slotguard {
+
+std::vector<int64_t> ReferenceQsaCompressed(const Batch& batch, const Group& group,
+                                            const std::vector<int64_t>& common) {
+  std::vector<int64_t> out(batch.num_tokens, kPadSlot);
+  const int64_t S = group.block_size;
+  const int64_t cr = group.compress_ratio;
+  for (int32_t r = 0; r < batch.num_reqs(); ++r) {
+    const int64_t begin = batch.query_start_loc[r];
+    const int64_t end = batch.query_start_loc[r + 1];
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t lp = batch.seq_lens[r] - (end - begin) + (t - begin);
+      if (lp < 0 || (lp + 1) % cr != 0) continue;
+      const int64_t cp = lp / cr;
+      const int64_t col = cp / S;
+      if (col >= group.table.width) continue;
+      const int64_t b = group.table.at(r, static_cast<int32_t>(col));
+      if (b < 0 || common[t] < 0) continue;
+      out[t] = b * S + cp % S;
+    }
+  }
+  return out;
+}
+
+}  // namespace slotguard
