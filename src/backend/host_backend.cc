@@ -15,7 +15,7 @@ class HostBackend : public Backend {
     const Batch& batch = scenario.batch;
     const MappingBatch b = HostMappingBatch(batch);
     const size_t n = static_cast<size_t>(batch.num_tokens);
-    const std::vector<int64_t> default_common = DefaultCommonMapping(batch);
+    std::vector<int64_t> default_common;  // built only for a qsa_compressed group without `common`
     outputs->assign(scenario.groups.size(), GroupOutputs());
     for (size_t i : RunOrder(scenario)) {
       const Group& group = scenario.groups[i];
@@ -35,6 +35,8 @@ class HostBackend : public Backend {
         out.flat[o].assign(n, 0);
       }
       const int common = CommonGroupIndex(scenario, group);
+      if (group.family == Family::kQsaCompressed && common < 0 && default_common.empty())
+        default_common = DefaultCommonMapping(batch);
       const int64_t* common_mapping =
           common >= 0 ? (*outputs)[common].engine[0].data() : default_common.data();
       VisitFamily(group, common_mapping, [&](auto family, const auto& params) {

@@ -32,17 +32,34 @@ Scenario MakeBenchScenario(int64_t num_tokens, uint64_t seed) {
     for (int64_t i = 0; i < q; ++i) b.positions[b.query_start_loc[r] + i] = context + i;
   }
   b.slot_mapping_in.assign(num_tokens, kPadSlot);
-  Group g;
-  g.name = "paged";
-  g.family = Family::kPaged;
-  g.variant = kPagedFixed;
-  g.block_size = g.kernel_block_size = kBlockSize;
-  g.table.rows = R;
-  g.table.width = width;
-  g.table.entries.resize(static_cast<size_t>(R) * width);
-  for (size_t i = 0; i < g.table.entries.size(); ++i) g.table.entries[i] = static_cast<int32_t>(1 + i);
-  s.num_blocks = static_cast<int32_t>(g.table.entries.size() + 1);
-  s.groups.push_back(g);
+  // Every group gets its own fresh real blocks, ids from 1.
+  int32_t next_block = 1;
+  auto group = [&](const char* name, Family family, int32_t table_width) {
+    Group g;
+    g.name = name;
+    g.family = family;
+    g.variant = FixedVariant(family);
+    g.table.rows = R;
+    g.table.width = table_width;
+    g.table.entries.resize(static_cast<size_t>(R) * table_width);
+    for (int32_t& e : g.table.entries) e = next_block++;
+    return g;
+  };
+  Group paged = group("paged", Family::kPaged, width);
+  paged.block_size = paged.kernel_block_size = kBlockSize;
+  Group kpool = group("kpool_tail", Family::kKpoolTail, 1);
+  kpool.kpool = 128;
+  Group qsa = group("qsa_ring", Family::kQsaRing, 1);
+  qsa.ring = 128;
+  Group comp = group("qsa_compressed", Family::kQsaCompressed, width / 4 + 1);
+  comp.block_size = kBlockSize;
+  comp.compress_ratio = 4;
+  comp.common = "paged";
+  Group ring = group("compressor_ring", Family::kCompressorRing, 8);
+  ring.capacity = 128;
+  ring.ring_block_size = 16;
+  s.groups = {paged, kpool, qsa, comp, ring};
+  s.num_blocks = next_block + 1;
   return s;
 }
 

@@ -1,11 +1,13 @@
 #include "bench/gpu_bench.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "backend/cuda_check.h"
 #include "backend/kernel_inputs.h"
 #include "bench/bench_scenario.h"
 #include "kernels/launchers.h"
+#include "registry/families.h"
 
 namespace slotguard {
 namespace {
@@ -32,22 +34,39 @@ bool TimeMedian(int repeats, cudaStream_t stream, Launch launch, double* us, std
   return true;
 }
 
-bool BenchOne(int64_t tokens, int repeats, cudaStream_t stream, GpuBenchRow* row,
-              std::string* err) {
+/// The fewest bytes a family's mapping must move: each per-token input read
+/// once, each output written once, one table entry per table block used,
+/// per-request metadata (qsl and idx_mapping or seq_lens) once.
+double MappingBytes(const Group& g, const Batch& b) {
+  const double n = static_cast<double>(b.num_tokens), requests = b.num_reqs();
+  const double meta = 8.0 * requests;
+  switch (g.family) {
+    case Family::kPaged:  // positions in, slots out
+      return 16.0 * n + meta + 4.0 * (n / g.kernel_block_size + requests);
+    case Family::kKpoolTail:  // positions in, slots out, column 0 per request
+      return 16.0 * n + meta + 4.0 * requests;
+    case Family::kQsaRing:  // slots out (positions come from seq_lens), column 0 per request
+      return 8.0 * n + meta + 4.0 * requests;
+    case Family::kQsaCompressed:  // common mapping in, slots out
+      return 16.0 * n + meta + 4.0 * (n / g.compress_ratio / g.block_size + requests);
+    case Family::kCompressorRing:  // positions in, slots and tail slots out
+      return 24.0 * n + meta + 4.0 * requests * g.capacity / g.ring_block_size;
+  }
+  return 0;
+}
+
+bool BenchSize(int64_t tokens, int repeats, cudaStream_t stream, std::vector<GpuBenchRow>* rows,
+               std::string* err) {
   const Scenario s = MakeBenchScenario(tokens, 42);
   const Batch& batch = s.batch;
-  const Group& group = s.groups[0];
   const size_t n = static_cast<size_t>(tokens);
-  DeviceBuffer<int32_t> qsl, seq_lens, idx_mapping, table;
-  DeviceBuffer<int64_t> positions, slot_mapping_in, out;
-  int64_t row_stride = 0;
-  const std::vector<int32_t> padded = PaddedTable(batch, group, &row_stride);
+  DeviceBuffer<int32_t> qsl, seq_lens, idx_mapping;
+  DeviceBuffer<int64_t> positions, slot_mapping_in;
   if (!qsl.Upload(batch.query_start_loc.data(), batch.query_start_loc.size(), stream, err) ||
       !seq_lens.Upload(batch.seq_lens.data(), batch.seq_lens.size(), stream, err) ||
       !idx_mapping.Upload(batch.idx_mapping.data(), batch.idx_mapping.size(), stream, err) ||
       !positions.Upload(batch.positions.data(), n, stream, err) ||
-      !slot_mapping_in.Upload(batch.slot_mapping_in.data(), n, stream, err) ||
-      !table.Upload(padded.data(), padded.size(), stream, err) || !out.Allocate(n, err))
+      !slot_mapping_in.Upload(batch.slot_mapping_in.data(), n, stream, err))
     return false;
   MappingBatch b = HostMappingBatch(batch);
   b.query_start_loc = qsl.get();
@@ -55,40 +74,59 @@ bool BenchOne(int64_t tokens, int repeats, cudaStream_t stream, GpuBenchRow* row
   b.idx_mapping = idx_mapping.get();
   b.positions = positions.get();
   b.slot_mapping_in = slot_mapping_in.get();
-  TableLayout layout{table.get(), row_stride, group.table.width, group.table.rows};
-  const PagedParams params = MakePagedParams(group);
-
-  row->tokens = tokens;
-  row->requests = batch.num_reqs();
-  // Positions in, slots out, qsl and idx_mapping once, each table entry used once.
-  const double table_bytes = 4.0 * (static_cast<double>(tokens) / group.kernel_block_size + row->requests);
-  row->bytes = 16.0 * tokens + 8.0 * row->requests + table_bytes;
-  if (!TimeMedian(repeats, stream, [&] { return LaunchMapping(params, b, layout, Geometry::kEngine, MappingOutputs{out.get()}, stream); },
-                  &row->engine_us, err) ||
-      !TimeMedian(repeats, stream, [&] { return LaunchMapping(params, b, layout, Geometry::kFlat, MappingOutputs{out.get()}, stream); },
-                  &row->flat_us, err))
-    return false;
-  const size_t copy_bytes = static_cast<size_t>(row->bytes / 2);
-  DeviceBuffer<char> src, dst;
-  if (!src.Allocate(copy_bytes, err) || !dst.Allocate(copy_bytes, err)) return false;
-  SG_CUDA_TRY(cudaMemsetAsync(src.get(), 1, copy_bytes, stream), err);
-  return TimeMedian(repeats, stream,
+  // Outputs stay alive: qsa_compressed reads the paged group's as its common mapping.
+  std::vector<std::unique_ptr<DeviceBuffer<int64_t>>> slots(s.groups.size());
+  for (size_t i : RunOrder(s)) {
+    const Group& group = s.groups[i];
+    int64_t row_stride = 0;
+    const std::vector<int32_t> padded = PaddedTable(batch, group, &row_stride);
+    DeviceBuffer<int32_t> table;
+    DeviceBuffer<int64_t> tail;
+    slots[i] = std::make_unique<DeviceBuffer<int64_t>>();
+    if (!table.Upload(padded.data(), padded.size(), stream, err) || !slots[i]->Allocate(n, err) ||
+        !tail.Allocate(n, err))
+      return false;
+    const TableLayout layout{table.get(), row_stride, group.table.width, group.table.rows};
+    const MappingOutputs out{slots[i]->get(), tail.get()};
+    const int common = CommonGroupIndex(s, group);
+    const int64_t* common_mapping = common >= 0 ? slots[common]->get() : nullptr;
+    GpuBenchRow row;
+    row.family = GetFamily(group.family).name;
+    row.tokens = tokens;
+    row.requests = batch.num_reqs();
+    row.bytes = MappingBytes(group, batch);
+    bool ok = true;
+    VisitFamily(group, common_mapping, [&](auto, const auto& params) {
+      ok = TimeMedian(repeats, stream,
+                      [&] { return LaunchMapping(params, b, layout, Geometry::kEngine, out, stream); },
+                      &row.engine_us, err) &&
+           TimeMedian(repeats, stream,
+                      [&] { return LaunchMapping(params, b, layout, Geometry::kFlat, out, stream); },
+                      &row.flat_us, err);
+    });
+    if (!ok) return false;
+    const size_t copy_bytes = static_cast<size_t>(row.bytes / 2);
+    DeviceBuffer<char> src, dst;
+    if (!src.Allocate(copy_bytes, err) || !dst.Allocate(copy_bytes, err)) return false;
+    SG_CUDA_TRY(cudaMemsetAsync(src.get(), 1, copy_bytes, stream), err);
+    if (!TimeMedian(repeats, stream,
                     [&] { return cudaMemcpyAsync(dst.get(), src.get(), copy_bytes, cudaMemcpyDeviceToDevice, stream); },
-                    &row->copy_us, err);
+                    &row.copy_us, err))
+      return false;
+    rows->push_back(row);
+  }
+  return true;
 }
 
 }  // namespace
 
-bool BenchPagedGpu(const std::vector<int64_t>& sizes, int repeats, std::vector<GpuBenchRow>* rows,
-                   std::string* err) {
+bool BenchGpu(const std::vector<int64_t>& sizes, int repeats, std::vector<GpuBenchRow>* rows,
+              std::string* err) {
   cudaStream_t stream;
   SG_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), err);
   bool ok = true;
-  for (int64_t tokens : sizes) {
-    GpuBenchRow row;
-    if (!(ok = BenchOne(tokens, repeats, stream, &row, err))) break;
-    rows->push_back(row);
-  }
+  for (int64_t tokens : sizes)
+    if (!(ok = BenchSize(tokens, repeats, stream, rows, err))) break;
   cudaStreamDestroy(stream);
   return ok;
 }

@@ -1,5 +1,5 @@
-// GPU side of `slotguard bench`: the paged mapping in both geometries against
-// a device-to-device copy of the same bytes, measured in the same run.
+// GPU side of `slotguard bench`: every family's mapping in both geometries
+// against a device-to-device copy of the same bytes, measured in the same run.
 #ifndef SLOTGUARD_BENCH_GPU_BENCH_H_
 #define SLOTGUARD_BENCH_GPU_BENCH_H_
 
@@ -10,6 +10,7 @@
 namespace slotguard {
 
 struct GpuBenchRow {
+  std::string family;
   int64_t tokens = 0;
   int32_t requests = 0;
   double bytes = 0;      // bytes the mapping must move: read + written
@@ -18,8 +19,8 @@ struct GpuBenchRow {
   double copy_us = 0;    // cudaMemcpy D2D of bytes/2 (moves `bytes`)
 };
 
-bool BenchPagedGpu(const std::vector<int64_t>& sizes, int repeats, std::vector<GpuBenchRow>* rows,
-                   std::string* err);
+bool BenchGpu(const std::vector<int64_t>& sizes, int repeats, std::vector<GpuBenchRow>* rows,
+              std::string* err);
 
 }  // namespace slotguard
 

@@ -3,7 +3,7 @@
 
 namespace slotguard {
 
-bool BenchPagedGpu(const std::vector<int64_t>&, int, std::vector<GpuBenchRow>*, std::string* err) {
+bool BenchGpu(const std::vector<int64_t>&, int, std::vector<GpuBenchRow>*, std::string* err) {
   *err = "this slotguard was built without CUDA";
   return false;
 }

@@ -45,6 +45,16 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
 
 int RunList(std::ostream& out);
 
+struct MutantsOptions {
+  std::vector<std::string> paths = {"scenarios/"};
+  BackendKind backend = BackendKind::kAuto;
+  int jobs = 1;
+  LoadLimits limits;
+};
+/// Exit 0 when every non-fixed variant is caught by some scenario and the
+/// fixed variants are clean; 1 naming each survivor.
+int RunMutants(const MutantsOptions& options, std::ostream& out, std::ostream& err);
+
 struct BenchOptions {
   BackendKind backend = BackendKind::kAuto;
   std::vector<int64_t> tokens = {int64_t{1} << 16, int64_t{1} << 20, int64_t{1} << 22,

@@ -81,13 +81,24 @@ int main(int argc, char** argv) {
                        "print every token, also in scenarios over 256 tokens");
   AddLimits(replay_cmd, &replay.limits);
 
+  slotguard::MutantsOptions mutants;
+  CLI::App* mutants_cmd = app.add_subcommand(
+      "mutants", "control experiment: every historical variant forced over the scenarios; "
+                 "exit 1 when a variant survives or a fixed kernel has findings");
+  mutants_cmd->add_option("paths", mutants.paths, "scenario files or directories")->capture_default_str();
+  AddBackend(mutants_cmd, &mutants.backend);
+  mutants_cmd->add_option("-j,--jobs", mutants.jobs, "scenarios run in parallel")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  AddLimits(mutants_cmd, &mutants.limits);
+
   CLI::App* list_cmd =
       app.add_subcommand("list", "families, variants and invariants, from the registries");
 
   slotguard::BenchOptions bench;
   CLI::App* bench_cmd = app.add_subcommand(
-      "bench", "speed: GPU paged mapping vs a device-to-device copy of the same bytes, and host "
-               "backend + reference + invariants token-checks per second");
+      "bench", "speed: every family's GPU mapping vs a device-to-device copy of the same bytes, "
+               "and host backend + reference + invariants token-checks per second");
   AddBackend(bench_cmd, &bench.backend);
   bench_cmd->add_option("--tokens", bench.tokens, "GPU batch sizes in tokens")
       ->capture_default_str()
@@ -116,6 +127,7 @@ int main(int argc, char** argv) {
     if (*check_cmd) return slotguard::RunCheck(check, std::cout, std::cerr);
     if (*replay_cmd) return slotguard::RunReplay(replay, std::cout, std::cerr);
     if (*list_cmd) return slotguard::RunList(std::cout);
+    if (*mutants_cmd) return slotguard::RunMutants(mutants, std::cout, std::cerr);
     if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
   } catch (const std::bad_alloc&) {
     std::cerr << "slotguard: error: out of memory; lower --max-tokens / --max-table-entries or use a "

@@ -69,7 +69,8 @@ bool AddressedEntry(const GroupRun& run, int64_t t, int32_t r, int64_t* entry) {
       return true;
     }
     case Family::kCompressorRing: {
-      const int64_t row = ((b.positions[t] % g.capacity) + g.capacity) % g.capacity;
+      int64_t row = b.positions[t] % g.capacity;  // floor modulo
+      if (row < 0) row += g.capacity;
       *entry = table.at(r, static_cast<int32_t>(row / g.ring_block_size));
       return true;
     }

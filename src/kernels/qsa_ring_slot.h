@@ -52,8 +52,13 @@ struct QsaRingFamily {
                                   const MappingOutputs& out) {
     const int64_t begin = program * kQsaEngineTokens;
     const int64_t end = begin + kQsaEngineTokens < b.num_tokens ? begin + kQsaEngineTokens : b.num_tokens;
-    for (int64_t t = begin + lane; t < end; t += lanes)
-      out.slot[t] = Slot(p, b, table, t, FindRequest(b.query_start_loc, b.num_reqs, t));
+    // Each token's request by binary search, as the engine's builder does; a
+    // lane that walks several tokens (the host) resumes from its last answer.
+    RequestCursor cursor;
+    for (int64_t t = begin + lane; t < end; t += lanes) {
+      SeekRequest(b.query_start_loc, b.num_reqs, t, &cursor);
+      out.slot[t] = Slot(p, b, table, t, cursor.request);
+    }
   }
 
   template <class Table>

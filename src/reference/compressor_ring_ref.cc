@@ -19,7 +19,8 @@ std::vector<std::vector<int64_t>> ReferenceCompressorRing(const Batch& batch, co
   for (int32_t r = 0; r < batch.num_reqs(); ++r) {
     const int64_t end = batch.query_start_loc[r + 1];
     for (int64_t t = batch.query_start_loc[r]; t < std::min(end, limit); ++t) {
-      const int64_t row = ((batch.positions[t] % capacity) + capacity) % capacity;
+      int64_t row = batch.positions[t] % capacity;  // floor modulo
+      if (row < 0) row += capacity;
       const int64_t b = group.table.at(r, static_cast<int32_t>(row / rbs));
       if (b <= 0) continue;
       slot[t] = b * rbs + row % rbs;

@@ -19,7 +19,9 @@ std::vector<int64_t> ReferenceKpoolTail(const Batch& batch, const Group& group) 
     const int64_t b = group.table.at(r, 0);
     if (b <= 0) continue;
     const int64_t pos = batch.positions[t];
-    out[t] = b * kpool + ((pos % kpool) + kpool) % kpool;
+    int64_t offset = pos % kpool;  // floor modulo
+    if (offset < 0) offset += kpool;
+    out[t] = b * kpool + offset;
   }
   return out;
 }

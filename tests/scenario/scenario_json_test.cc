@@ -275,6 +275,47 @@ TEST_F(ScenarioJsonTest, Expectations) {
               "x.json:/expect/verdict: unknown verdict 'fail'; expected \"pass\" or \"finding\"");
 }
 
+TEST_F(ScenarioJsonTest, RingParameters) {
+  Scenario s;
+  AssertLoads(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1]]},
+                      {"name": "c", "kernel": "qsa_compressed", "block_size": 2, "compress_ratio": 4, "common": "attn", "block_table": [[1]]},
+                      {"name": "c128", "kernel": "compressor_ring", "capacity": 8, "ring_block_size": 4, "block_table": [[1, 2]]}])",
+                  R"(, "expect": {"slot_mapping": {"c128.tail": [-1]}})"),
+              &s);
+  EXPECT_EQ("attn", s.groups[1].common);
+  EXPECT_EQ(8, s.groups[2].capacity);
+  EXPECT_EQ((std::vector<int64_t>{-1}), s.expect.slot_mapping.at("c128.tail"));
+
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})", R"([{"name": "t", "kernel": "kpool_tail", "block_table": [[1]]}])"),
+              "x.json:/groups/0/kpool: missing required key; expected an integer >= 1");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})", R"([{"name": "t", "kernel": "kpool_tail", "kpool": 4, "block_table": [[]]}])"),
+              "x.json:/groups/0/block_table/0: row too narrow for the ring; expected 1 column (column 0 is read), got 0");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "r", "kernel": "compressor_ring", "capacity": 8, "ring_block_size": 3, "block_table": [[1]]}])"),
+              "x.json:/groups/0/ring_block_size: ring_block_size does not divide capacity; expected a divisor of 8, got 3");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "r", "kernel": "compressor_ring", "capacity": 8, "ring_block_size": 4, "block_table": [[1]]}])"),
+              "x.json:/groups/0/block_table/0: row too narrow for the ring; expected 2 columns (capacity / ring_block_size), got 1");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1]]},
+                      {"name": "c", "kernel": "qsa_compressed", "block_size": 2, "compress_ratio": 4, "common": "atn", "block_table": [[1]]}])"),
+              "x.json:/groups/1/common: no group named 'atn', did you mean 'attn'?; expected the name of a paged group: attn");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1]]},
+                      {"name": "q", "kernel": "qsa_ring", "ring": 4, "block_table": [[1]]},
+                      {"name": "c", "kernel": "qsa_compressed", "block_size": 2, "compress_ratio": 4, "common": "q", "block_table": [[1]]}])"),
+              "x.json:/groups/2/common: group 'q' is not a paged group; expected the name of a paged group: attn, got a qsa_ring group");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})",
+                  R"([{"name": "c", "kernel": "qsa_compressed", "block_size": 2, "compress_ratio": 4, "common": "c", "block_table": [[1]]}])"),
+              "x.json:/groups/0/common: group 'c' is not a paged group; expected a paged group in this scenario (there is none), got a qsa_compressed group");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})", R"([{"name": "t", "kernel": "kpool_tail", "kpool": 4, "ring": 4, "block_table": [[1]]}])"),
+              "x.json:/groups/0/ring: key 'ring' does not apply to kernel kpool_tail; expected one of name, kernel, variant, block_table, kpool");
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})", R"([{"name": "t", "kernel": "kpool_tail", "kpool": 4, "block_table": [[1]]}])",
+                  R"(, "expect": {"slot_mapping": {"t.tail": [1]}})"),
+              "x.json:/expect/slot_mapping/t.tail: no output named 't.tail'; expected one of t");
+}
+
 TEST_F(ScenarioJsonTest, PointerTokensAreEscaped) {
   AssertError(Doc(R"({"query_start_loc": [0, 1], "a/b~c": 1})"),
               "x.json:/batch/a~1b~0c: unknown key 'a/b~c'; expected one of query_start_loc, seq_lens, positions, "
