@@ -12,6 +12,8 @@ void SetAddressing(GroupRun* run) {
   run->slots_per_entry = SlotsPerEntry(*run->group);
   run->null_entries = NullEntries(*run->group);
   run->slot_limit = int64_t{run->scenario->num_blocks} * run->page();
+  const Batch& b = run->scenario->batch;
+  run->mapped_end = run->group->family == Family::kKpoolTail ? b.num_actual_tokens : b.num_tokens;
 }
 
 std::vector<int32_t> RequestOfToken(const Batch& batch, const Group& group) {
@@ -22,10 +24,6 @@ std::vector<int32_t> RequestOfToken(const Batch& batch, const Group& group) {
   if (group.family == Family::kKpoolTail && R > 0)
     for (int64_t t = batch.num_real_tokens(); t < batch.num_actual_tokens; ++t) request[t] = R - 1;
   return request;
-}
-
-bool KernelMaps(const GroupRun& run, int64_t t) {
-  return run.group->family != Family::kKpoolTail || t < run.batch().num_actual_tokens;
 }
 
 int64_t PaddingStart(const GroupRun& run) {

@@ -36,11 +36,14 @@ struct GroupRun {
   int64_t null_entries = 1;
   int64_t slot_limit = 0;
   int64_t page() const { return slots_per_entry * null_entries; }
+  // Tokens [0, mapped_end) are mapped by the kernel; the rest are copied
+  // through (kpool_tail from num_actual_tokens) and skip the slot invariants.
+  int64_t mapped_end = 0;
 
   const Batch& batch() const { return scenario->batch; }
 };
 
-/// Fills the addressing facts of `run` from its group.
+/// Fills the addressing facts (and mapped_end) of `run` from its group.
 void SetAddressing(GroupRun* run);
 
 /// The request of every token in a group's family: r for
@@ -50,7 +53,7 @@ std::vector<int32_t> RequestOfToken(const Batch& batch, const Group& group);
 
 /// False for tokens the kernel copies through instead of mapping
 /// (kpool_tail, t >= num_actual_tokens): the slot invariants skip them.
-bool KernelMaps(const GroupRun& run, int64_t t);
+inline bool KernelMaps(const GroupRun& run, int64_t t) { return t < run.mapped_end; }
 
 /// The first token past the real ones: qsl[R] (paged, qsa), min(N_act,
 /// qsl[R]) (compressor_ring), num_actual_tokens (kpool_tail).

@@ -27,7 +27,10 @@ std::vector<std::vector<int64_t>> ReferenceCompressorRing(const Batch& batch, co
       if (t + capacity >= end) tail[t] = slot[t];
     }
   }
-  return {slot, tail};
+  std::vector<std::vector<int64_t>> outputs(2);
+  outputs[0] = std::move(slot);
+  outputs[1] = std::move(tail);
+  return outputs;
 }
 
 }  // namespace slotguard

@@ -17,19 +17,25 @@ std::vector<int64_t> CommonMapping(const Scenario& scenario, const Group& group)
 }  // namespace
 
 std::vector<std::vector<int64_t>> ReferenceOutputs(const Scenario& scenario, const Group& group) {
+  std::vector<std::vector<int64_t>> outputs;  // moved in: an initializer list would copy
   switch (group.family) {
     case Family::kPaged:
-      return {ReferencePaged(scenario.batch, group)};
+      outputs.push_back(ReferencePaged(scenario.batch, group));
+      break;
     case Family::kKpoolTail:
-      return {ReferenceKpoolTail(scenario.batch, group)};
+      outputs.push_back(ReferenceKpoolTail(scenario.batch, group));
+      break;
     case Family::kQsaRing:
-      return {ReferenceQsaRing(scenario.batch, group)};
+      outputs.push_back(ReferenceQsaRing(scenario.batch, group));
+      break;
     case Family::kQsaCompressed:
-      return {ReferenceQsaCompressed(scenario.batch, group, CommonMapping(scenario, group))};
+      outputs.push_back(ReferenceQsaCompressed(scenario.batch, group, CommonMapping(scenario, group)));
+      break;
     case Family::kCompressorRing:
-      return ReferenceCompressorRing(scenario.batch, group);
+      outputs = ReferenceCompressorRing(scenario.batch, group);
+      break;
   }
-  return {};
+  return outputs;
 }
 
 }  // namespace slotguard
