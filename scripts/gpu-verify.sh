@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every GPU check of slotguard on a machine with a CUDA device, from a
+# Runs every GPU check of slotguard (GPU tests, check and mutants on the GPU,
+# bench, compute-sanitizer) on a machine with a CUDA device, from a
 # build made elsewhere (build/ carried along). Logs go to $OUT (default ./gpu-logs).
 #   scripts/gpu-verify.sh            # GPU tests, check --backend gpu, bench, memcheck
 # The build bakes absolute paths of the checkout it was configured in
@@ -26,7 +27,8 @@ nvidia-smi -L
 step gpu_tests ctest --test-dir "$built_in/build" -L gpu --output-on-failure
 TAIL=3 step cpu_tests ctest --test-dir "$built_in/build" -L cpu -j 8
 TAIL=2 step check_gpu build/slotguard check --backend gpu --jobs 4 scenarios/
-TAIL=12 step bench build/slotguard bench --backend gpu
+TAIL=4 step mutants_gpu build/slotguard mutants --backend gpu scenarios/
+TAIL=30 step bench build/slotguard bench --backend gpu
 if command -v compute-sanitizer >/dev/null; then
   TAIL=3 step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 build/slotguard check --backend gpu scenarios/
   TAIL=3 step initcheck compute-sanitizer --tool initcheck --error-exitcode 9 build/slotguard check --backend gpu scenarios/
