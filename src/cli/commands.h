@@ -64,6 +64,31 @@ struct BenchOptions {
 };
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err);
 
+struct FuzzOptions {
+  std::vector<std::string> families;  // --family, repeatable; empty: every family
+  std::string variant;                // forced on the groups of families that have it
+  double seconds = -1;                // --time; unset: 60 s, or unbounded with --runs
+  int64_t runs = -1;
+  uint64_t seed = 1;
+  std::string out_dir = "fuzz-findings";
+  BackendKind backend = BackendKind::kAuto;
+  int jobs = 1;
+  std::string json_path;
+  bool inconsistent = false;
+};
+int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
+
+/// --family names and --variant to the families a campaign generates.
+bool ResolveFuzzFamilies(const std::vector<std::string>& names, const std::string& variant,
+                         std::vector<Family>* families, std::string* err);
+
+struct ImportOptions {
+  std::string file;     // a libFuzzer artifact of fuzz_mapping
+  std::string out;      // "" or "-": stdout
+  std::string variant;  // as SLOTGUARD_FUZZ_VARIANT was for the target
+};
+int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err);
+
 /// Resolves `--variant NAME` against the registry: "" and "all" pass; an
 /// unknown name fills *err (with did-you-mean) and returns false.
 bool ValidateVariantName(const std::string& name, std::string* err);

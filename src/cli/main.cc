@@ -92,6 +92,32 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   AddLimits(mutants_cmd, &mutants.limits);
 
+  slotguard::FuzzOptions fuzz;
+  CLI::App* fuzz_cmd = app.add_subcommand(
+      "fuzz", "generate engine-consistent scenarios and check them; on a finding, write the "
+              "minimized scenario (no expect) to --out and exit 1");
+  fuzz_cmd->add_option("--family", fuzz.families, "fuzz only these families (repeatable)");
+  fuzz_cmd->add_option("--variant", fuzz.variant,
+                       "force a variant on the groups whose family has it (a mutant to find)");
+  fuzz_cmd->add_option("--time", fuzz.seconds, "seconds to run (default 60, unbounded with --runs)")
+      ->check(CLI::NonNegativeNumber);
+  fuzz_cmd->add_option("--runs", fuzz.runs, "scenarios to check")->check(CLI::NonNegativeNumber);
+  fuzz_cmd->add_option("--seed", fuzz.seed, "campaign seed: the same seed checks the same scenarios")
+      ->capture_default_str();
+  fuzz_cmd->add_option("--out", fuzz.out_dir, "directory for the reproducer")->capture_default_str();
+  AddBackend(fuzz_cmd, &fuzz.backend);
+  fuzz_cmd->add_option("-j,--jobs", fuzz.jobs, "threads")->capture_default_str()->check(CLI::Range(1, 1024));
+  fuzz_cmd->add_option("--json", fuzz.json_path, "write a JSON summary");
+  fuzz_cmd->add_flag("--inconsistent", fuzz.inconsistent,
+                     "also generate runner-state faults (unmarked dummies, live requests on zero columns)");
+
+  slotguard::ImportOptions import;
+  CLI::App* import_cmd =
+      app.add_subcommand("import", "turn a fuzz_mapping libFuzzer artifact into a scenario file");
+  import_cmd->add_option("file", import.file, "the artifact (crash-..., or any corpus input)")->required();
+  import_cmd->add_option("-o,--out", import.out, "scenario file to write (default: stdout)");
+  import_cmd->add_option("--variant", import.variant, "the SLOTGUARD_FUZZ_VARIANT the target ran with");
+
   CLI::App* list_cmd =
       app.add_subcommand("list", "families, variants and invariants, from the registries");
 
@@ -128,6 +154,8 @@ int main(int argc, char** argv) {
     if (*replay_cmd) return slotguard::RunReplay(replay, std::cout, std::cerr);
     if (*list_cmd) return slotguard::RunList(std::cout);
     if (*mutants_cmd) return slotguard::RunMutants(mutants, std::cout, std::cerr);
+    if (*fuzz_cmd) return slotguard::RunFuzz(fuzz, std::cout, std::cerr);
+    if (*import_cmd) return slotguard::RunImport(import, std::cout, std::cerr);
     if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
   } catch (const std::bad_alloc&) {
     std::cerr << "slotguard: error: out of memory; lower --max-tokens / --max-table-entries or use a "

@@ -1,0 +1,54 @@
+// A fuzz campaign: generate scenarios, check them, and on the first finding
+// shrink it and write the reproducer. Deterministic for a seed: scenario i
+// depends only on (seed, i), whatever the number of jobs.
+#ifndef SLOTGUARD_FUZZ_CAMPAIGN_H_
+#define SLOTGUARD_FUZZ_CAMPAIGN_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "fuzz/generators.h"
+#include "scenario/scenario.h"
+
+namespace slotguard {
+
+struct CampaignOptions {
+  GeneratorOptions generator;
+  std::string variant;      // forced on every group whose family has it; "" = fixed
+  uint64_t seed = 1;
+  int64_t runs = -1;        // < 0: unbounded
+  double seconds = 60;      // <= 0: unbounded
+  std::string out_dir = ".";
+  int jobs = 1;
+  bool tty_progress = false;  // a \r progress line (else a plain line every 10 s)
+};
+
+struct CampaignResult {
+  int64_t scenarios = 0;
+  int64_t tokens = 0;
+  double seconds = 0;
+  Classification classes;
+  bool found = false;
+  int64_t finding_index = -1;   // which scenario of the seed
+  std::string invariant;        // the invariant the reproducer keeps firing
+  std::vector<std::string> fired;
+  Scenario original;
+  Scenario minimized;
+  std::string file;             // where the reproducer was written
+  std::vector<std::string> finding_lines;  // of the minimized scenario
+};
+
+/// The scenario the campaign checks at `index`: generated, variant forced.
+Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classification* classes);
+
+/// Runs the campaign. Returns false with *err on an environment failure or
+/// when the reproducer cannot be written.
+bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream& progress,
+                 CampaignResult* result, std::string* err);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_FUZZ_CAMPAIGN_H_

@@ -1,0 +1,361 @@
+#include "fuzz/generators.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "registry/families.h"
+
+namespace slotguard {
+
+int64_t RandomChoices::Range(int64_t lo, int64_t hi) {
+  if (hi <= lo) return lo;
+  const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
+  return lo + static_cast<int64_t>(span == 0 ? rng_() : rng_() % span);
+}
+
+int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
+  if (hi <= lo) return lo;
+  const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
+  // As many bytes as the span needs, little endian; missing bytes are 0.
+  uint64_t value = 0;
+  for (uint64_t reach = 1, shift = 0; reach < span && shift < 64; reach <<= 8, shift += 8) {
+    if (pos_ < size_) value |= uint64_t{data_[pos_++]} << shift;
+    if (reach > (std::numeric_limits<uint64_t>::max() >> 8)) break;
+  }
+  return lo + static_cast<int64_t>(value % span);
+}
+
+const std::vector<std::string>& GeneratorOperators() {
+  static const std::vector<std::string> names = {
+      "no_requests",       "zero_length_request",  "decode",           "speculative",
+      "prefill_chunk",     "page_boundary",        "dummy_request",    "idle_rank",
+      "padded_batch",      "num_actual_moved",     "past_the_row",     "unallocated_columns",
+      "hybrid_blocks",     "dcp",                  "disabled_group",   "zero_column0",
+      "minus_one_entries", "hybrid_null_row",      "ids_near_int32",   "recognisable_slot_mapping_in",
+      "keep_last_c",       "no_common",            "fault_unmarked_dummy", "fault_zero_column"};
+  return names;
+}
+
+namespace {
+
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+struct Builder {
+  Choices& c;
+  const GeneratorOptions& o;
+  Classification* classes;
+  Scenario s;
+  int64_t next_block = 1;  // the next fresh manager block id
+  std::vector<bool> dummy;
+  std::string faults;
+
+  void Note(const char* op) {
+    if (classes) (*classes)[op]++;
+  }
+  int32_t Fresh() { return static_cast<int32_t>(next_block++); }
+  int32_t Capacity() { return static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4, 5, 7, 8, 16, 64, 128, 640})); }
+  static std::vector<int32_t> Divisors(int32_t n) {
+    std::vector<int32_t> out;
+    for (int32_t d = 1; d <= n; ++d)
+      if (n % d == 0) out.push_back(d);
+    return out;
+  }
+  int32_t Divisor(int32_t n) { return c.Pick(Divisors(n)); }
+
+  /// A dummy request's row: null entries only. 0; -1 (no block); or, for a
+  /// hybrid paged group, the kernel blocks of manager block 0.
+  void NullRow(const Group& g, int32_t* row, int32_t width) {
+    const int64_t kind = c.Range(0, 99);
+    const int32_t bpk = g.family == Family::kPaged ? g.blocks_per_manager_block() : 1;
+    for (int32_t col = 0; col < width; ++col) row[col] = kind < 25 ? -1 : (kind < 50 && bpk > 1 ? col % bpk : 0);
+    if (width == 0) return;
+    Note(kind < 25 ? "minus_one_entries" : (kind < 50 && bpk > 1 ? "hybrid_null_row" : "zero_column0"));
+  }
+
+  void Batch();
+  Group Paged(const std::string& name);
+  Group Ring(Family family, const std::string& name);
+  void Fill(Group* g, int32_t width, int32_t addressed_width);
+  void Faults();
+};
+
+void Builder::Batch() {
+  slotguard::Batch& b = s.batch;
+  int32_t R;
+  if (c.Chance(4)) {
+    R = 0;
+    Note("no_requests");
+  } else {
+    R = static_cast<int32_t>(c.Chance(70) ? c.Range(1, std::min<int32_t>(8, o.max_requests))
+                                          : c.Range(1, std::max<int32_t>(1, o.max_requests)));
+  }
+  const bool idle = R > 0 && c.Chance(5);
+  if (idle) Note("idle_rank");
+  b.query_start_loc = {0};
+  b.seq_lens.resize(R);
+  b.idx_mapping.resize(R);
+  dummy.assign(R, false);
+  // Page sizes for boundary positions are picked later; these cover them.
+  const std::vector<int64_t> pages = {1, 2, 3, 4, 5, 7, 8, 16, 17, 64, 128, 640};
+  for (int32_t r = 0; r < R; ++r) {
+    int32_t q;
+    const int64_t kind = c.Range(0, 99);
+    if (kind < 8) {
+      q = 0;
+      Note("zero_length_request");
+    } else if (kind < 45 || idle) {
+      q = 1;
+      Note("decode");
+    } else if (kind < 65) {
+      q = static_cast<int32_t>(c.Range(2, 4));
+      Note("speculative");
+    } else {
+      q = static_cast<int32_t>(c.Range(5, 48));
+      Note("prefill_chunk");
+    }
+    int64_t context;
+    const int64_t where = c.Range(0, 99);
+    if (where < 30) {
+      context = 0;
+    } else if (where < 60) {
+      const int64_t page = c.Pick(pages);
+      context = std::max<int64_t>(0, page * c.Range(1, 4) - c.Range(0, q));  // tokens straddle a boundary
+      Note("page_boundary");
+    } else {
+      context = c.Range(0, 1300);
+    }
+    b.query_start_loc.push_back(b.query_start_loc.back() + q);
+    b.seq_lens[r] = static_cast<int32_t>(context + q);
+    dummy[r] = idle || c.Chance(15);
+    if (dummy[r]) Note("dummy_request");
+    b.idx_mapping[r] = dummy[r] ? -1 : r;
+  }
+  const int64_t real = b.query_start_loc.back();
+  b.num_tokens = real;
+  if (c.Chance(45)) {
+    b.num_tokens += c.Range(1, 32);
+    Note("padded_batch");
+  }
+  b.num_actual_tokens = real;
+  if (c.Chance(35)) {
+    const int64_t low = R > 0 ? b.query_start_loc[R - 1] : 0;
+    b.num_actual_tokens = c.Range(low, b.num_tokens);
+    if (b.num_actual_tokens != real) Note("num_actual_moved");
+  }
+  b.positions.assign(b.num_tokens, 0);
+  for (int32_t r = 0; r < R; ++r) {
+    const int64_t q = b.query_start_loc[r + 1] - b.query_start_loc[r];
+    for (int64_t i = 0; i < q; ++i) b.positions[b.query_start_loc[r] + i] = b.seq_lens[r] - q + i;
+  }
+  b.slot_mapping_in.assign(b.num_tokens, kPadSlot);
+  if (c.Chance(30)) {
+    for (int64_t t = 0; t < b.num_tokens; ++t) b.slot_mapping_in[t] = 1000000 + t;
+    Note("recognisable_slot_mapping_in");
+  }
+}
+
+void Builder::Fill(Group* g, int32_t width, int32_t addressed_width) {
+  const int32_t R = s.batch.num_reqs();
+  g->table.rows = R;
+  g->table.width = width;
+  g->table.entries.assign(static_cast<size_t>(R) * width, 0);
+  const int32_t bpk = g->family == Family::kPaged ? g->blocks_per_manager_block() : 1;
+  for (int32_t r = 0; r < R; ++r) {
+    if (dummy[r]) {
+      NullRow(*g, g->table.entries.data() + static_cast<size_t>(r) * width, width);
+      continue;
+    }
+    for (int32_t col = 0; col < width; ++col) {
+      int32_t& entry = g->table.entries[static_cast<size_t>(r) * width + col];
+      if (col < addressed_width) {
+        // Real blocks; a hybrid manager block covers bpk consecutive columns.
+        if (col % bpk == 0) next_block++;
+        entry = static_cast<int32_t>((next_block - 1) * bpk + col % bpk);
+      }  // columns past what the request addresses stay 0: never read
+    }
+  }
+  if (width > addressed_width) Note("unallocated_columns");
+}
+
+Group Builder::Paged(const std::string& name) {
+  Group g;
+  g.name = name;
+  g.family = Family::kPaged;
+  g.variant = kPagedFixed;
+  const int32_t bpk = static_cast<int32_t>(c.Pick<int64_t>({1, 1, 1, 2, 4}));
+  g.kernel_block_size = static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4, 7, 8, 16, 17}));
+  g.block_size = g.kernel_block_size * bpk;
+  if (bpk > 1) Note("hybrid_blocks");
+  if (c.Chance(20)) {
+    g.dcp.world = static_cast<int32_t>(c.Pick<int64_t>({2, 3, 4}));
+    g.dcp.rank = static_cast<int32_t>(c.Range(0, g.dcp.world - 1));
+    g.dcp.interleave = Divisor(g.block_size);
+    Note("dcp");
+  }
+  if (c.Chance(5)) {
+    g.enabled = false;
+    Note("disabled_group");
+  }
+  // Columns the live requests address: every position's col < needed.
+  int32_t max_seq = 0;
+  for (int32_t r = 0; r < s.batch.num_reqs(); ++r)
+    if (!dummy[r]) max_seq = std::max(max_seq, s.batch.seq_lens[r]);
+  int32_t needed = max_seq > 0 ? (max_seq - 1) / g.kernel_block_size + 1 : 0;
+  needed = (needed + bpk - 1) / bpk * bpk;  // whole manager blocks
+  int32_t width = needed;
+  if (needed > 0 && c.Chance(15)) {
+    width = needed - static_cast<int32_t>(c.Range(1, std::min(needed, 3)));  // the range guard pads
+    Note("past_the_row");
+  } else if (c.Chance(20)) {
+    width += static_cast<int32_t>(c.Range(1, 3));
+  }
+  Fill(&g, width, std::min(width, needed));
+  return g;
+}
+
+Group Builder::Ring(Family family, const std::string& name) {
+  Group g;
+  g.name = name;
+  g.family = family;
+  g.variant = FixedVariant(family);
+  int32_t width = 1, addressed = 1;
+  switch (family) {
+    case Family::kKpoolTail:
+      g.kpool = Capacity();
+      break;
+    case Family::kQsaRing:
+      g.ring = Capacity();
+      break;
+    case Family::kQsaCompressed: {
+      g.block_size = g.kernel_block_size = static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4, 16}));
+      g.compress_ratio = static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4}));
+      std::vector<std::string> paged;
+      for (const Group& other : s.groups)
+        if (other.family == Family::kPaged) paged.push_back(other.name);
+      if (!paged.empty() && c.Chance(85)) {
+        g.common = c.Pick(paged);
+      } else {
+        Note("no_common");
+      }
+      int32_t max_seq = 0;
+      for (int32_t r = 0; r < s.batch.num_reqs(); ++r)
+        if (!dummy[r]) max_seq = std::max(max_seq, s.batch.seq_lens[r]);
+      addressed = max_seq > 0 ? (max_seq - 1) / g.compress_ratio / g.block_size + 1 : 0;
+      width = addressed;
+      if (addressed > 0 && c.Chance(15)) {
+        width = addressed - 1;  // col >= width: PAD
+        Note("past_the_row");
+      }
+      break;
+    }
+    case Family::kCompressorRing:
+      g.capacity = Capacity();
+      g.ring_block_size = Divisor(g.capacity);
+      width = addressed = g.capacity / g.ring_block_size;
+      break;
+    case Family::kPaged:
+      break;
+  }
+  if ((family == Family::kKpoolTail || family == Family::kQsaRing) && c.Chance(10)) width += 1;
+  Fill(&g, width, addressed);
+  if (family == Family::kQsaCompressed && g.common.empty()) {
+    // Without a common group the common mapping is PAD only from qsl[R]: a
+    // dummy must hold -1 here (0 is accepted by the fixed kernel: DESIGN 2.4).
+    for (int32_t r = 0; r < g.table.rows; ++r)
+      if (dummy[r])
+        for (int32_t col = 0; col < g.table.width; ++col) g.table.entries[static_cast<size_t>(r) * g.table.width + col] = -1;
+  }
+  return g;
+}
+
+void Builder::Faults() {
+  const int32_t R = s.batch.num_reqs();
+  std::vector<int32_t> live;
+  for (int32_t r = 0; r < R; ++r)
+    if (!dummy[r] && s.batch.query_start_loc[r + 1] > s.batch.query_start_loc[r]) live.push_back(r);
+  if (live.empty()) return;
+  const int32_t r = c.Pick(live);
+  if (c.Chance(50)) {
+    // An unmarked dummy: idx_mapping says live, every row of it is null.
+    for (Group& g : s.groups)
+      for (int32_t col = 0; col < g.table.width; ++col) g.table.entries[static_cast<size_t>(r) * g.table.width + col] = 0;
+    faults += "request " + std::to_string(r) + " is an unmarked dummy (idx_mapping >= 0, null rows); ";
+    Note("fault_unmarked_dummy");
+  } else {
+    // A live request addressing an unallocated (zero) column.
+    Group& g = s.groups[static_cast<size_t>(c.Range(0, static_cast<int64_t>(s.groups.size()) - 1))];
+    if (g.table.width == 0) return;
+    const int32_t col = static_cast<int32_t>(c.Range(0, g.table.width - 1));
+    g.table.entries[static_cast<size_t>(r) * g.table.width + col] = 0;
+    faults += "request " + std::to_string(r) + " addresses a zero column " + std::to_string(col) + " of group " +
+              g.name + "; ";
+    Note("fault_zero_column");
+  }
+}
+
+}  // namespace
+
+Scenario FuzzMappingScenario(const uint8_t* data, size_t size, const std::string& variant,
+                             Classification* classes) {
+  ByteChoices choices(data, size);
+  GeneratorOptions options;
+  options.max_requests = 16;  // small scenarios: more executions per second
+  Scenario s = GenerateScenario(choices, options, classes);
+  if (!variant.empty())
+    for (Group& g : s.groups) {
+      Variant v;
+      std::string unused;
+      if (FindVariant(g.family, variant, &v, &unused)) g.variant = v;
+    }
+  return s;
+}
+
+Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Classification* classes) {
+  Builder b{choices, options, classes, Scenario(), 1, {}, ""};
+  b.s.name = "generated";
+  b.Batch();
+  std::vector<Family> families = options.families;
+  if (families.empty())
+    for (const FamilyInfo& f : AllFamilies()) families.push_back(f.family);
+  // Block ids near the int32 limit, sometimes: the pool then ends there too.
+  const bool high_ids = choices.Chance(5);
+  if (high_ids) {
+    b.next_block = kInt32Max / 4 - 200000;  // hybrid paged ids are up to 4x the manager id
+    b.Note("ids_near_int32");
+  }
+  // Groups: each family present with some chance, at least one.
+  std::vector<Family> chosen;
+  for (Family f : families)
+    if (families.size() == 1 || choices.Chance(55)) chosen.push_back(f);
+  if (chosen.empty()) chosen.push_back(choices.Pick(families));
+  // A qsa_compressed group mostly brings the paged group whose mapping is its
+  // `common` (the engine's shape), even when only qsa_compressed is fuzzed.
+  const bool has_paged = std::count(chosen.begin(), chosen.end(), Family::kPaged) > 0;
+  if (!has_paged && std::count(chosen.begin(), chosen.end(), Family::kQsaCompressed) && choices.Chance(80))
+    chosen.push_back(Family::kPaged);
+  // Paged groups first: a qsa_compressed group may name one as its common.
+  std::stable_sort(chosen.begin(), chosen.end(),
+                   [](Family a, Family c) { return (a == Family::kPaged) > (c == Family::kPaged); });
+  for (Family f : chosen) {
+    const int copies = f == Family::kPaged && choices.Chance(15) ? 2 : 1;
+    for (int k = 0; k < copies; ++k) {
+      const std::string name = std::string(GetFamily(f).name) + (k ? "_" + std::to_string(k) : "");
+      b.s.groups.push_back(f == Family::kPaged ? b.Paged(name) : b.Ring(f, name));
+    }
+  }
+  for (const Group& g : b.s.groups)
+    if (g.family == Family::kQsaRing)
+      for (int32_t r = 0; r < b.s.batch.num_reqs(); ++r)
+        if (b.s.batch.query_start_loc[r + 1] - b.s.batch.query_start_loc[r] > g.ring) b.Note("keep_last_c");
+  if (options.inconsistent && choices.Chance(40)) b.Faults();
+  // The pool: every id used, and for hybrid paged groups every kernel id.
+  int64_t max_bpk = 1;
+  for (const Group& g : b.s.groups)
+    if (g.family == Family::kPaged) max_bpk = std::max<int64_t>(max_bpk, g.blocks_per_manager_block());
+  b.s.num_blocks = static_cast<int32_t>(std::min<int64_t>(b.next_block + 1, kInt32Max));
+  (void)max_bpk;
+  if (!b.faults.empty()) b.s.description = "inconsistent batch: " + b.faults.substr(0, b.faults.size() - 2);
+  return b.s;
+}
+
+}  // namespace slotguard

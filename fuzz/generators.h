@@ -1,0 +1,88 @@
+// The one scenario generator behind every fuzzing engine: `slotguard fuzz`
+// (a seeded PRNG), the libFuzzer targets (the input bytes) and the
+// RapidCheck properties (rc::gen draws). Every decision goes through a
+// Choices source, so each engine's failure is the same readable scenario.
+//
+// Scenarios are valid by construction (the loader accepts them) and
+// engine-consistent by default (DESIGN section 2, "Engine states"): dummy
+// requests are marked (idx_mapping -1) and hold only null entries, live
+// requests address only real blocks. So with every kernel `fixed` a campaign
+// finds nothing, and each finding is a kernel bug. `inconsistent` adds
+// runner-state faults (an unmarked dummy, a live request addressing an
+// unallocated zero column), and such scenarios say so in their description.
+#ifndef SLOTGUARD_FUZZ_GENERATORS_H_
+#define SLOTGUARD_FUZZ_GENERATORS_H_
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.h"
+
+namespace slotguard {
+
+/// A source of decisions.
+class Choices {
+ public:
+  virtual ~Choices() = default;
+  /// A value in [lo, hi], both inclusive (lo when hi < lo).
+  virtual int64_t Range(int64_t lo, int64_t hi) = 0;
+
+  bool Chance(int percent) { return Range(0, 99) < percent; }
+  template <class T>
+  T Pick(const std::vector<T>& values) {
+    return values[static_cast<size_t>(Range(0, static_cast<int64_t>(values.size()) - 1))];
+  }
+};
+
+/// Decisions from a seeded PRNG: the same seed gives the same scenarios.
+class RandomChoices : public Choices {
+ public:
+  explicit RandomChoices(uint64_t seed) : rng_(seed) {}
+  int64_t Range(int64_t lo, int64_t hi) override;
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+/// Decisions from fuzzer bytes; once they run out, every answer is `lo`, so
+/// short inputs give small scenarios (libFuzzer grows them).
+class ByteChoices : public Choices {
+ public:
+  ByteChoices(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  int64_t Range(int64_t lo, int64_t hi) override;
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+struct GeneratorOptions {
+  std::vector<Family> families;  // empty: every family
+  bool inconsistent = false;     // add runner-state faults
+  int32_t max_requests = 64;
+};
+
+/// How often each generator operator fired (RapidCheck's RC_CLASSIFY, for
+/// the whole campaign): proof that every bug class was exercised.
+using Classification = std::map<std::string, int64_t>;
+
+/// Every operator name, for reports that list the ones never exercised.
+const std::vector<std::string>& GeneratorOperators();
+
+/// One scenario. `classes`, when given, counts the operators used.
+Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options,
+                          Classification* classes = nullptr);
+
+/// The fuzz_mapping libFuzzer target's scenario for an input: every family,
+/// engine-consistent, `variant` (or "") forced. `slotguard import` calls it
+/// too, so an artifact turns back into the scenario the target checked.
+Scenario FuzzMappingScenario(const uint8_t* data, size_t size, const std::string& variant,
+                             Classification* classes = nullptr);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_FUZZ_GENERATORS_H_
