@@ -156,6 +156,7 @@ void Builder::Batch() {
 
 void Builder::Fill(Group* g, int32_t width, int32_t addressed_width) {
   const int32_t R = s.batch.num_reqs();
+  if (R == 0) width = 0;  // a table without rows has no columns
   g->table.rows = R;
   g->table.width = width;
   g->table.entries.assign(static_cast<size_t>(R) * width, 0);

@@ -57,6 +57,14 @@ Scenario DropLastToken(const Scenario& in, int32_t r) {
   return s;
 }
 
+/// Removes request r's first token: the others keep their positions
+/// (seq_len - q + i is unchanged when q and i both drop by one).
+Scenario DropFirstToken(const Scenario& in, int32_t r) {
+  Scenario s = in;
+  EraseTokens(&s, s.batch.query_start_loc[r], s.batch.query_start_loc[r] + 1);
+  return s;
+}
+
 Scenario DropPaddingToken(const Scenario& in) {
   Scenario s = in;
   EraseTokens(&s, s.batch.num_tokens - 1, s.batch.num_tokens);
@@ -146,9 +154,12 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
     for (size_t g = best.groups.size(); g-- > 0;)
       if (best.groups.size() > 1 && g < best.groups.size() && Try(RemoveGroup(best, g))) progress = true;
     while (best.batch.num_tokens > best.batch.num_real_tokens() && Try(DropPaddingToken(best))) progress = true;
-    for (int32_t r = 0; r < best.batch.num_reqs(); ++r)
+    for (int32_t r = 0; r < best.batch.num_reqs(); ++r) {
       while (best.batch.query_start_loc[r + 1] > best.batch.query_start_loc[r] && Try(DropLastToken(best, r)))
         progress = true;
+      while (best.batch.query_start_loc[r + 1] > best.batch.query_start_loc[r] && Try(DropFirstToken(best, r)))
+        progress = true;
+    }
     if (best.batch.num_actual_tokens != best.batch.num_real_tokens()) {
       Scenario s = best;
       s.batch.num_actual_tokens = std::min(s.batch.num_real_tokens(), s.batch.num_tokens);

@@ -1,0 +1,158 @@
+// `slotguard fuzz` end to end: deterministic for a seed, finds every
+// historical variant from nothing, and the reproducer replays to the finding.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "fuzz/campaign.h"
+#include "fuzz/shrink.h"
+#include "registry/families.h"
+#include "runner/scenario_run.h"
+#include "scenario/scenario_json.h"
+
+namespace slotguard {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string OutDir(const std::string& name) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("slotguard_fuzz_" + name);
+  fs::remove_all(dir);
+  return dir.string();
+}
+
+TEST(FuzzCampaignTest, FixedCampaignFindsNothing) {
+  FuzzOptions o;
+  o.backend = BackendKind::kHost;
+  o.runs = 3000;
+  o.seed = 11;
+  o.out_dir = OutDir("fixed");
+  std::ostringstream out, err;
+  EXPECT_EQ(kExitHolds, RunFuzz(o, out, err)) << out.str();
+  EXPECT_NE(std::string::npos, out.str().find("slotguard: fuzz: 3000 scenarios")) << out.str();
+  EXPECT_FALSE(fs::exists(o.out_dir) && !fs::is_empty(o.out_dir));
+}
+
+TEST(FuzzCampaignTest, SameSeedSameReproducerWhateverTheJobs) {
+  std::string files[2];
+  for (int jobs : {1, 3}) {
+    FuzzOptions o;
+    o.backend = BackendKind::kHost;
+    o.variant = "pad_from_n";
+    o.runs = 500;
+    o.seed = 5;
+    o.jobs = jobs;
+    o.out_dir = OutDir("jobs" + std::to_string(jobs));
+    std::ostringstream out, err;
+    ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();
+    for (const auto& entry : fs::directory_iterator(o.out_dir)) {
+      std::ifstream in(entry.path());
+      files[jobs == 3] = std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    }
+  }
+  EXPECT_FALSE(files[0].empty());
+  EXPECT_EQ(files[0], files[1]);
+}
+
+class FuzzFindsVariantTest : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(FuzzFindsVariantTest, FromNothingAndTheReproducerReplays) {
+  const VariantInfo& v = GetVariant(GetParam());
+  FuzzOptions o;
+  o.backend = BackendKind::kHost;
+  o.families = {GetFamily(v.family).name};
+  o.variant = v.name;
+  o.runs = 20000;
+  o.out_dir = OutDir(std::string(GetFamily(v.family).name) + "_" + v.name);
+  std::ostringstream out, err;
+  ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();
+  // The last line names the file; it has no expect, so replaying it fails.
+  const std::string text = out.str();
+  const std::string marker = "finding written to ";
+  const size_t at = text.rfind(marker);
+  ASSERT_NE(std::string::npos, at) << text;
+  const std::string file = text.substr(at + marker.size(), text.find(';', at) - at - marker.size());
+  Scenario s;
+  std::string problem;
+  ASSERT_TRUE(LoadScenarioFile(file, LoadLimits(), &s, &problem)) << problem;
+  EXPECT_FALSE(s.expect.present);
+  ReplayOptions replay;
+  replay.file = file;
+  replay.backend = BackendKind::kHost;
+  std::ostringstream rout, rerr;
+  EXPECT_EQ(kExitFindings, RunReplay(replay, rout, rerr));
+  // Adding the expectation it suggests turns it into a regression scenario.
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(file));
+  const std::string description = doc["description"];
+  const size_t inv = description.find("minimized to keep ") + 18;
+  const std::string invariant = description.substr(inv, description.find(' ', inv) - inv);
+  doc["expect"] = {{"verdict", "finding"}, {"findings", {invariant}}};
+  std::ofstream(file) << doc.dump(2);
+  CheckOptions check;
+  check.paths = {file};
+  check.backend = BackendKind::kHost;
+  std::ostringstream cout_, cerr_;
+  EXPECT_EQ(kExitHolds, RunCheck(check, cout_, cerr_)) << cout_.str();
+}
+
+std::vector<Variant> NonFixedVariants() {
+  std::vector<Variant> out;
+  for (const VariantInfo& v : AllVariants())
+    if (v.variant != FixedVariant(v.family)) out.push_back(v.variant);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Mutants, FuzzFindsVariantTest, ::testing::ValuesIn(NonFixedVariants()),
+                         [](const ::testing::TestParamInfo<Variant>& info) {
+                           return std::string(GetFamily(GetVariant(info.param).family).name) + "_" +
+                                  GetVariant(info.param).name;
+                         });
+
+TEST(ShrinkTest, KpoolPrefixEndsAtOneTokenOnANullColumn) {
+  CampaignOptions o;
+  o.generator.families = {Family::kKpoolTail};
+  o.variant = "prefix";
+  o.runs = 1000;
+  o.out_dir = OutDir("shrink");
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  CampaignResult result;
+  std::string err;
+  std::ostringstream progress;
+  ASSERT_TRUE(RunCampaign(o, *host, progress, &result, &err)) << err;
+  ASSERT_TRUE(result.found);
+  const Scenario& s = result.minimized;
+  EXPECT_EQ(1, s.batch.num_reqs());
+  EXPECT_EQ(1, s.batch.num_tokens);
+  ASSERT_EQ(1u, s.groups.size());
+  EXPECT_EQ(1, s.groups[0].table.width);
+  EXPECT_EQ(0, s.groups[0].table.entries[0]);
+  EXPECT_EQ("null_block", result.invariant);
+}
+
+TEST(ShrinkTest, KeepsOnlyWhatStillFails) {
+  // A predicate that needs request 2's token at position 9: everything else goes.
+  Scenario s;
+  std::string err;
+  ASSERT_TRUE(ParseScenario(R"({"slotguard": 1, "name": "s", "num_blocks": 100,
+      "batch": {"query_start_loc": [0, 3, 5, 9], "seq_lens": [3, 7, 10], "num_tokens": 12},
+      "groups": [{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[1, 2, 3], [4, 5, 6], [7, 8, 9]]},
+                 {"name": "b", "kernel": "kpool_tail", "kpool": 4, "block_table": [[10], [11], [12]]}]})",
+                            "s.json", LoadLimits(), &s, &err))
+      << err;
+  const Scenario small = Shrink(s, [](const Scenario& c) {
+    for (int64_t t = 0; t < c.batch.num_tokens; ++t)
+      if (c.batch.positions[t] == 9) return true;
+    return false;
+  });
+  EXPECT_EQ(1, small.batch.num_reqs());
+  EXPECT_EQ(1, small.batch.num_tokens);
+  EXPECT_EQ(1u, small.groups.size());
+  EXPECT_EQ(9, small.batch.positions[0]);
+}
+
+}  // namespace
+}  // namespace slotguard
