@@ -1,6 +1,7 @@
 # Thin wrapper over CMake: the two commands the README promises.
 #   make gate   set up, build, then run the CI gate over scenarios/
 #   make test   set up, build, then run every test (GPU tests skip without a device)
+#   make fuzz-regress / nightly / fuzz-bench   the libFuzzer targets (clang)
 BUILD        ?= build
 BUILD_TYPE   ?= Release
 # CUDA targets: sm_80 (A100) and sm_90 (H100/H200). Add more with e.g.
@@ -8,8 +9,11 @@ BUILD_TYPE   ?= Release
 CUDA_ARCHS   ?= 80;90
 JOBS         ?= $(shell nproc)
 DEB_PACKAGES := cmake ninja-build g++ make libcli11-dev nlohmann-json3-dev librapidcheck-dev libgtest-dev
+# libFuzzer targets: clang and its runtime (libFuzzer, ASan, UBSan).
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_PACKAGES := clang libclang-rt-14-dev
 
-.PHONY: all deps configure build gate test clean
+.PHONY: all deps configure build gate test clean fuzz-deps fuzz-build fuzz-regress nightly fuzz-bench
 
 all: build
 
@@ -29,5 +33,27 @@ gate: build
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+fuzz-deps: deps
+	@scripts/install-deps.sh $(FUZZ_PACKAGES)
+
+# CC/CXX and CFLAGS/CXXFLAGS/LIB_FUZZING_ENGINE follow OSS-Fuzz conventions when set.
+fuzz-build: fuzz-deps
+	@CC=$${CC:-clang} CXX=$${CXX:-clang++} cmake -S . -B $(FUZZ_BUILD) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLOTGUARD_FUZZERS=ON
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+# Replays the seed corpus through every libFuzzer target, plus a short smoke run.
+fuzz-regress: fuzz-build
+	FUZZ_BUILD=$(FUZZ_BUILD) scripts/fuzz-regress.sh
+
+# Each target with -fork for NIGHTLY_SECONDS (default 3600), corpus merged,
+# crashes turned into scenario files under nightly/, then a summary.
+nightly: fuzz-build build
+	FUZZ_BUILD=$(FUZZ_BUILD) BUILD=$(BUILD) scripts/nightly-fuzz.sh
+
+# Time to first finding per variant (10 seeds), exec/s and scenarios/s.
+fuzz-bench: fuzz-build build
+	FUZZ_BUILD=$(FUZZ_BUILD) BUILD=$(BUILD) scripts/fuzz-bench.sh
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD)

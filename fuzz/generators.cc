@@ -113,14 +113,17 @@ void Builder::Batch() {
       q = static_cast<int32_t>(c.Range(5, 48));
       Note("prefill_chunk");
     }
+    // Contexts stay short mostly (small tables, fast checks); long ones are rare.
     int64_t context;
     const int64_t where = c.Range(0, 99);
     if (where < 30) {
       context = 0;
     } else if (where < 60) {
       const int64_t page = c.Pick(pages);
-      context = std::max<int64_t>(0, page * c.Range(1, 4) - c.Range(0, q));  // tokens straddle a boundary
+      context = std::max<int64_t>(0, page * c.Range(1, 2) - c.Range(0, q));  // tokens straddle a boundary
       Note("page_boundary");
+    } else if (where < 95) {
+      context = c.Range(0, 64);
     } else {
       context = c.Range(0, 1300);
     }

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Nightly fuzzing: each libFuzzer target with -fork for a time budget, the
+# corpus merged back into corpus/, every crash turned into a scenario file,
+# then a `slotguard fuzz` campaign per seed, and a summary. `make nightly`.
+#   NIGHTLY_SECONDS (default 3600): budget per target
+#   NIGHTLY_JOBS (default nproc): libFuzzer -fork workers
+#   NIGHTLY_DIR (default nightly/): artifacts, new corpus, findings, logs
+set -uo pipefail
+cd "$(dirname "$0")/.."
+FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
+BUILD=${BUILD:-build}
+SECONDS_PER_TARGET=${NIGHTLY_SECONDS:-3600}
+JOBS=${NIGHTLY_JOBS:-$(nproc)}
+OUT=${NIGHTLY_DIR:-nightly}
+mkdir -p "$OUT/findings" "$OUT/logs"
+status=0
+for target in fuzz_mapping fuzz_scenario_json; do
+  mkdir -p "$OUT/artifacts/$target" "$OUT/corpus/$target"
+  echo "nightly: $target for ${SECONDS_PER_TARGET}s with $JOBS workers"
+  "$FUZZ_BUILD/$target" -fork="$JOBS" -ignore_crashes=1 -max_total_time="$SECONDS_PER_TARGET" \
+    -artifact_prefix="$OUT/artifacts/$target/" "$OUT/corpus/$target" corpus/$target \
+    > "$OUT/logs/$target.log" 2>&1
+  # Keep only inputs that add coverage, in the committed seed corpus.
+  "$FUZZ_BUILD/$target" -merge=1 corpus/$target "$OUT/corpus/$target" > "$OUT/logs/$target-merge.log" 2>&1
+  for crash in "$OUT"/artifacts/$target/crash-* "$OUT"/artifacts/$target/leak-* "$OUT"/artifacts/$target/timeout-*; do
+    [ -f "$crash" ] || continue
+    case "$crash" in *.json) continue ;; esac
+    status=1
+    if [ "$target" = fuzz_mapping ]; then
+      "$BUILD/slotguard" import "$crash" --out "$OUT/findings/$(basename "$crash").json" || true
+    else
+      cp "$crash" "$OUT/findings/"  # the input that broke the loader, as is
+    fi
+  done
+done
+"$BUILD/slotguard" fuzz --backend auto --time "$SECONDS_PER_TARGET" --seed "$(date +%Y%m%d)" \
+  --jobs "$JOBS" --out "$OUT/findings" --json "$OUT/fuzz.json" > "$OUT/logs/slotguard-fuzz.log" 2>&1 || status=1
+echo "nightly: summary"
+for target in fuzz_mapping fuzz_scenario_json; do
+  echo "  $target: $(grep -E 'Done|INFO: fuzzed for' "$OUT/logs/$target.log" | tail -n 1)"
+  echo "  $target corpus: $(ls corpus/$target | wc -l) inputs after merge"
+done
+echo "  slotguard fuzz: $(tail -n 1 "$OUT/logs/slotguard-fuzz.log")"
+findings=$(ls "$OUT/findings" | wc -l)
+echo "  findings: $findings scenario files in $OUT/findings (replay each with: slotguard replay FILE)"
+exit $status
