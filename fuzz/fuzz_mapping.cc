@@ -1,8 +1,9 @@
 // libFuzzer target: bytes -> the shared generator -> every family on the host
 // backend and the reference, all invariants. On a finding it writes the
 // scenario JSON beside libFuzzer's crash artifact (crash-<sha1>.json) and
-// aborts. SLOTGUARD_FUZZ_VARIANT=NAME forces a historical variant (the
-// control experiment); `slotguard import crash-<sha1>` rebuilds the scenario.
+// aborts. SLOTGUARD_FUZZ_VARIANT=NAME (or FAMILY/NAME) forces a historical
+// variant (the control experiment); `slotguard import crash-<sha1>
+// --variant NAME` rebuilds the scenario.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -305,11 +305,16 @@ Scenario FuzzMappingScenario(const uint8_t* data, size_t size, const std::string
   GeneratorOptions options;
   options.max_requests = 16;  // small scenarios: more executions per second
   Scenario s = GenerateScenario(choices, options, classes);
-  if (!variant.empty())
+  // "variant" or "family/variant".
+  const size_t slash = variant.find('/');
+  const std::string family = slash == std::string::npos ? "" : variant.substr(0, slash);
+  const std::string name = slash == std::string::npos ? variant : variant.substr(slash + 1);
+  if (!name.empty())
     for (Group& g : s.groups) {
       Variant v;
       std::string unused;
-      if (FindVariant(g.family, variant, &v, &unused)) g.variant = v;
+      if ((family.empty() || family == GetFamily(g.family).name) && FindVariant(g.family, name, &v, &unused))
+        g.variant = v;
     }
   return s;
 }

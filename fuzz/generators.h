@@ -78,7 +78,7 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options,
                           Classification* classes = nullptr);
 
 /// The fuzz_mapping libFuzzer target's scenario for an input: every family,
-/// engine-consistent, `variant` (or "") forced. `slotguard import` calls it
+/// engine-consistent, `variant` ("", "NAME" or "FAMILY/NAME") forced. `slotguard import` calls it
 /// too, so an artifact turns back into the scenario the target checked.
 Scenario FuzzMappingScenario(const uint8_t* data, size_t size, const std::string& variant,
                              Classification* classes = nullptr);

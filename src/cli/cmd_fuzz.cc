@@ -140,7 +140,16 @@ int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err
   }
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::string problem;
-  if (!options.variant.empty() && (!ValidateVariantName(options.variant, &problem) || options.variant == "all")) {
+  const size_t slash = options.variant.find('/');
+  if (slash != std::string::npos) {
+    Family family;
+    Variant v;
+    if (!FindFamily(options.variant.substr(0, slash), &family, &problem) ||
+        !FindVariant(family, options.variant.substr(slash + 1), &v, &problem)) {
+      err << "slotguard: error: " << problem << "\n";
+      return kExitBadInput;
+    }
+  } else if (!options.variant.empty() && (!ValidateVariantName(options.variant, &problem) || options.variant == "all")) {
     err << "slotguard: error: " << (problem.empty() ? "import takes one variant name" : problem) << "\n";
     return kExitBadInput;
   }

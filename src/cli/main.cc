@@ -116,7 +116,8 @@ int main(int argc, char** argv) {
       app.add_subcommand("import", "turn a fuzz_mapping libFuzzer artifact into a scenario file");
   import_cmd->add_option("file", import.file, "the artifact (crash-..., or any corpus input)")->required();
   import_cmd->add_option("-o,--out", import.out, "scenario file to write (default: stdout)");
-  import_cmd->add_option("--variant", import.variant, "the SLOTGUARD_FUZZ_VARIANT the target ran with");
+  import_cmd->add_option("--variant", import.variant,
+                         "the SLOTGUARD_FUZZ_VARIANT the target ran with (NAME or FAMILY/NAME)");
 
   CLI::App* list_cmd =
       app.add_subcommand("list", "families, variants and invariants, from the registries");
