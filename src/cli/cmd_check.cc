@@ -13,6 +13,7 @@
 #include "runner/scenario_files.h"
 #include "scenario/scenario_json.h"
 #include "util/did_you_mean.h"
+#include "util/parallel_for.h"
 
 namespace slotguard {
 
@@ -93,16 +94,7 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
 
   // Scenarios run on `jobs` threads; reports are printed in file order.
   std::vector<std::vector<ScenarioReport>> per_file(files.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < files.size(); i = next++)
-      per_file[i] = CheckFile(files[i], options, *backend);
-  };
-  const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(files.size())));
-  std::vector<std::thread> threads;
-  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
+  ParallelFor(files.size(), options.jobs, [&](size_t i) { per_file[i] = CheckFile(files[i], options, *backend); });
 
   std::vector<ScenarioReport> reports;
   for (auto& list : per_file)

@@ -19,6 +19,7 @@
 #include "runner/scenario_files.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
+#include "util/parallel_for.h"
 
 namespace slotguard {
 namespace {
@@ -114,15 +115,7 @@ int RunMutants(const MutantsOptions& options, std::ostream& out, std::ostream& e
     return kExitEnvironment;
   }
   std::vector<FileResult> results(files.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < files.size(); i = next++) results[i] = RunFile(files[i], options, *backend);
-  };
-  std::vector<std::thread> threads;
-  for (int j = 1; j < std::min<int>(options.jobs, static_cast<int>(files.size())); ++j)
-    threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
+  ParallelFor(files.size(), options.jobs, [&](size_t i) { results[i] = RunFile(files[i], options, *backend); });
 
   std::map<Variant, VariantTally> tally;
   std::map<Family, int> family_scenarios, family_expected;

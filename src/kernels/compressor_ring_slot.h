@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "kernels/family_geometry.h"
 #include "kernels/hd.h"
 #include "kernels/int_math.h"
 #include "kernels/mapping_batch.h"
@@ -59,10 +60,9 @@ struct CompressorRingFamily {
   SG_HD static void EngineProgram(const Params& p, const MappingBatch& b, const Table& table,
                                   int64_t program, int64_t lane, int64_t lanes,
                                   const MappingOutputs& out) {
-    const int32_t r = static_cast<int32_t>(program);
-    const int64_t begin = b.query_start_loc[r];
-    const int64_t end = r < b.num_reqs ? b.query_start_loc[r + 1] : b.num_tokens;
-    for (int64_t t = begin + lane; t < end; t += lanes) Token(p, b, table, t, r, out);
+    int64_t begin, end;
+    RequestProgramTokens(b, program, &begin, &end);
+    for (int64_t t = begin + lane; t < end; t += lanes) Token(p, b, table, t, static_cast<int32_t>(program), out);
   }
 
   template <class Table>

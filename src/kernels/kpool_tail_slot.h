@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "kernels/family_geometry.h"
 #include "kernels/hd.h"
 #include "kernels/int_math.h"
 #include "kernels/mapping_batch.h"
@@ -18,7 +19,7 @@ struct KpoolTailParams {
   Variant variant = kKpoolTailFixed;
 };
 
-struct KpoolTailFamily {
+struct KpoolTailFamily : OneSlotFlat<KpoolTailFamily> {
   using Params = KpoolTailParams;
   static constexpr int kEngineThreads = 256;
   static constexpr int64_t kPadTokensPerProgram = 256;
@@ -69,13 +70,6 @@ struct KpoolTailFamily {
       end = begin + kPadTokensPerProgram < b.num_tokens ? begin + kPadTokensPerProgram : b.num_tokens;
     }
     for (int64_t t = begin + lane; t < end; t += lanes) out.slot[t] = Slot(p, b, table, t, r);
-  }
-
-  template <class Table>
-  SG_HD static void FlatToken(const Params& p, const MappingBatch& b, const Table& table, int64_t t,
-                              RequestCursor* cursor, const MappingOutputs& out) {
-    SeekRequest(b.query_start_loc, b.num_reqs, t, cursor);
-    out.slot[t] = Slot(p, b, table, t, cursor->request);
   }
 };
 

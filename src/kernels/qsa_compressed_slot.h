@@ -6,10 +6,10 @@
 
 #include <cstdint>
 
+#include "kernels/family_geometry.h"
 #include "kernels/hd.h"
 #include "kernels/int_math.h"
 #include "kernels/mapping_batch.h"
-#include "kernels/qsa_ring_slot.h"
 #include "registry/variant_ids.h"
 
 namespace slotguard {
@@ -22,9 +22,8 @@ struct QsaCompressedParams {
   Variant variant = kQsaCompressedFixed;
 };
 
-struct QsaCompressedFamily {
+struct QsaCompressedFamily : QsaTokenTiles<QsaCompressedFamily> {
   using Params = QsaCompressedParams;
-  static constexpr int kEngineThreads = kQsaEngineTokens;
 
   template <class Table>
   SG_HD static int64_t Slot(const Params& p, const MappingBatch& b, const Table& table, int64_t t,
@@ -44,32 +43,6 @@ struct QsaCompressedFamily {
     if (block < 0) return kKernelPadSlot;
     if (p.variant != kQsaCompressedNoCommonGuard && p.common[t] < 0) return kKernelPadSlot;
     return block * p.block_size + offset;
-  }
-
-  static int64_t EnginePrograms(const Params&, const MappingBatch& b) {
-    return CeilDiv(b.num_tokens, kQsaEngineTokens);
-  }
-
-  template <class Table>
-  SG_HD static void EngineProgram(const Params& p, const MappingBatch& b, const Table& table,
-                                  int64_t program, int64_t lane, int64_t lanes,
-                                  const MappingOutputs& out) {
-    const int64_t begin = program * kQsaEngineTokens;
-    const int64_t end = begin + kQsaEngineTokens < b.num_tokens ? begin + kQsaEngineTokens : b.num_tokens;
-    // Each token's request by binary search, as the engine's builder does; a
-    // lane that walks several tokens (the host) resumes from its last answer.
-    RequestCursor cursor;
-    for (int64_t t = begin + lane; t < end; t += lanes) {
-      SeekRequest(b.query_start_loc, b.num_reqs, t, &cursor);
-      out.slot[t] = Slot(p, b, table, t, cursor.request);
-    }
-  }
-
-  template <class Table>
-  SG_HD static void FlatToken(const Params& p, const MappingBatch& b, const Table& table, int64_t t,
-                              RequestCursor* cursor, const MappingOutputs& out) {
-    SeekRequest(b.query_start_loc, b.num_reqs, t, cursor);
-    out.slot[t] = Slot(p, b, table, t, cursor->request);
   }
 };
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "kernels/family_geometry.h"
 #include "kernels/hd.h"
 #include "kernels/int_math.h"
 #include "kernels/mapping_batch.h"
@@ -19,13 +20,8 @@ struct QsaRingParams {
   Variant variant = kQsaRingFixed;
 };
 
-/// Engine geometry of the QSA builders: 128 tokens per program, each
-/// token's request found by binary search over query_start_loc.
-constexpr int kQsaEngineTokens = 128;
-
-struct QsaRingFamily {
+struct QsaRingFamily : QsaTokenTiles<QsaRingFamily> {
   using Params = QsaRingParams;
-  static constexpr int kEngineThreads = kQsaEngineTokens;
 
   template <class Table>
   SG_HD static int64_t Slot(const Params& p, const MappingBatch& b, const Table& table, int64_t t,
@@ -40,32 +36,6 @@ struct QsaRingFamily {
     int64_t unused, offset;
     DivMod(lp, p.ring_div, &unused, &offset);
     return block * p.ring + offset;
-  }
-
-  static int64_t EnginePrograms(const Params&, const MappingBatch& b) {
-    return CeilDiv(b.num_tokens, kQsaEngineTokens);
-  }
-
-  template <class Table>
-  SG_HD static void EngineProgram(const Params& p, const MappingBatch& b, const Table& table,
-                                  int64_t program, int64_t lane, int64_t lanes,
-                                  const MappingOutputs& out) {
-    const int64_t begin = program * kQsaEngineTokens;
-    const int64_t end = begin + kQsaEngineTokens < b.num_tokens ? begin + kQsaEngineTokens : b.num_tokens;
-    // Each token's request by binary search, as the engine's builder does; a
-    // lane that walks several tokens (the host) resumes from its last answer.
-    RequestCursor cursor;
-    for (int64_t t = begin + lane; t < end; t += lanes) {
-      SeekRequest(b.query_start_loc, b.num_reqs, t, &cursor);
-      out.slot[t] = Slot(p, b, table, t, cursor.request);
-    }
-  }
-
-  template <class Table>
-  SG_HD static void FlatToken(const Params& p, const MappingBatch& b, const Table& table, int64_t t,
-                              RequestCursor* cursor, const MappingOutputs& out) {
-    SeekRequest(b.query_start_loc, b.num_reqs, t, cursor);
-    out.slot[t] = Slot(p, b, table, t, cursor->request);
   }
 };
 

@@ -34,6 +34,13 @@ std::vector<Variant> VariantsOf(Family family) {
 
 Variant FixedVariant(Family family) { return VariantsOf(family).front(); }
 
+std::vector<Variant> NonFixedVariants() {
+  std::vector<Variant> out;
+  for (const VariantInfo& v : AllVariants())
+    if (v.variant != FixedVariant(v.family)) out.push_back(v.variant);
+  return out;
+}
+
 bool FindFamily(const std::string& name, Family* family, std::string* err) {
   std::vector<std::string> names;
   for (const FamilyInfo& info : AllFamilies()) {

@@ -30,6 +30,8 @@ const VariantInfo& GetVariant(Variant variant);
 /// Variants of one family, `fixed` first.
 std::vector<Variant> VariantsOf(Family family);
 Variant FixedVariant(Family family);
+/// Every historical (non-fixed) variant of every family, registry order.
+std::vector<Variant> NonFixedVariants();
 
 /// Name lookups. On failure, *err says what was expected and, where a name
 /// is close, "did you mean '...'?".

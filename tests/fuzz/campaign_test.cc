@@ -99,13 +99,6 @@ TEST_P(FuzzFindsVariantTest, FromNothingAndTheReproducerReplays) {
   EXPECT_EQ(kExitHolds, RunCheck(check, cout_, cerr_)) << cout_.str();
 }
 
-std::vector<Variant> NonFixedVariants() {
-  std::vector<Variant> out;
-  for (const VariantInfo& v : AllVariants())
-    if (v.variant != FixedVariant(v.family)) out.push_back(v.variant);
-  return out;
-}
-
 INSTANTIATE_TEST_SUITE_P(Mutants, FuzzFindsVariantTest, ::testing::ValuesIn(NonFixedVariants()),
                          [](const ::testing::TestParamInfo<Variant>& info) {
                            return std::string(GetFamily(GetVariant(info.param).family).name) + "_" +

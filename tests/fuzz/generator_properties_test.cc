@@ -75,13 +75,6 @@ TEST_P(VariantFoundTest, RapidCheckFindsACounterexample) {
       << GetVariant(variant).name << " survived " << params.maxSuccess << " cases";
 }
 
-std::vector<Variant> NonFixedVariants() {
-  std::vector<Variant> out;
-  for (const VariantInfo& v : AllVariants())
-    if (v.variant != FixedVariant(v.family)) out.push_back(v.variant);
-  return out;
-}
-
 INSTANTIATE_TEST_SUITE_P(Mutants, VariantFoundTest, ::testing::ValuesIn(NonFixedVariants()),
                          [](const ::testing::TestParamInfo<Variant>& info) {
                            return std::string(GetFamily(GetVariant(info.param).family).name) + "_" +

@@ -1,0 +1,30 @@
+// A minimal parallel loop for independent work items (scenario files).
+#ifndef SLOTGUARD_UTIL_PARALLEL_FOR_H_
+#define SLOTGUARD_UTIL_PARALLEL_FOR_H_
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+namespace slotguard {
+
+/// Calls fn(i) for every i in [0, n) on up to `jobs` threads, the caller's
+/// included. Items are taken in order; fn must be safe to run concurrently.
+template <class Fn>
+void ParallelFor(size_t n, int jobs, Fn fn) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < n; i = next++) fn(i);
+  };
+  std::vector<std::thread> threads;
+  const size_t extra = std::min<size_t>(std::max(jobs, 1), std::max<size_t>(n, 1)) - 1;
+  for (size_t j = 0; j < extra; ++j) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+}
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_UTIL_PARALLEL_FOR_H_
