@@ -13,6 +13,7 @@
 #include "report/report.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
+#include "util/parallel_for.h"
 
 namespace slotguard {
 namespace {
@@ -71,7 +72,10 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   const int jobs = std::max(1, options.jobs);
-  const int64_t chunk = 64 * jobs;
+  // The GPU checks a chunk of scenarios in one launch per family and
+  // geometry; the host runs one scenario per worker at a time.
+  const bool batched = std::string(backend.name()) == "gpu";
+  const int64_t chunk = batched ? 4096 : 64 * jobs;
   double next_report = options.tty_progress ? 0.5 : 10;
   std::mutex mu;
   std::string failure;  // environment failure of any worker
@@ -103,10 +107,40 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
         }
       }
     };
-    std::vector<std::thread> threads;
-    for (int w = 1; w < jobs; ++w) threads.emplace_back(worker, w);
-    worker(0);
-    for (std::thread& t : threads) t.join();
+    if (batched) {
+      const int64_t count = end - base;
+      std::vector<Scenario> scenarios(count);
+      std::vector<const Scenario*> pointers(count);
+      for (int64_t i = 0; i < count; ++i) {
+        scenarios[i] = CampaignScenario(options, base + i, &classes[0]);
+        pointers[i] = &scenarios[i];
+        tokens[0] += scenarios[i].batch.num_tokens * static_cast<int64_t>(scenarios[i].groups.size());
+      }
+      std::vector<std::vector<GroupOutputs>> outputs;
+      if (!backend.RunMany(pointers, &outputs, &failure)) {
+        *err = failure;
+        return false;
+      }
+      std::vector<uint8_t> has_finding(count, 0);
+      ParallelFor(static_cast<size_t>(count), jobs, [&](size_t i) {
+        ScenarioRun run;
+        run.kernel = std::move(outputs[i]);
+        CheckKernelOutputs(scenarios[i], 1, &run);
+        for (const FindingSink& sink : run.findings) has_finding[i] |= sink.total() > 0;
+      });
+      checked[0] = count;
+      for (int64_t i = 0; i < count; ++i)
+        if (has_finding[i]) {
+          lowest = base + i;
+          checked[0] = i + 1;
+          break;
+        }
+    } else {
+      std::vector<std::thread> threads;
+      for (int w = 1; w < jobs; ++w) threads.emplace_back(worker, w);
+      worker(0);
+      for (std::thread& t : threads) t.join();
+    }
     if (!failure.empty()) {
       *err = failure;
       return false;

@@ -29,6 +29,9 @@ TAIL=3 step cpu_tests ctest --test-dir "$built_in/build" -L cpu -j 8
 TAIL=2 step check_gpu build/slotguard check --backend gpu --jobs 4 scenarios/
 TAIL=4 step mutants_gpu build/slotguard mutants --backend gpu scenarios/
 TAIL=30 step bench build/slotguard bench --backend gpu
+TAIL=1 step fuzz_gpu build/slotguard fuzz --backend gpu --runs 400000 --seed 1 --jobs 16 --out "$OUT/fuzz-gpu"
+TAIL=1 step fuzz_host build/slotguard fuzz --backend host --runs 400000 --seed 1 --jobs 16 --out "$OUT/fuzz-host"
+TAIL=2 step fuzz_gpu_variant build/slotguard fuzz --backend gpu --variant prefix --runs 100000 --seed 1 --out "$OUT/fuzz-gpu"
 if command -v compute-sanitizer >/dev/null; then
   TAIL=3 step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 build/slotguard check --backend gpu scenarios/
   TAIL=3 step initcheck compute-sanitizer --tool initcheck --error-exitcode 9 build/slotguard check --backend gpu scenarios/

@@ -33,6 +33,16 @@ class Backend {
   /// Returns false with *err on an environment failure (a CUDA error).
   virtual bool Run(const Scenario& scenario, std::vector<GroupOutputs>* outputs,
                    std::string* err) = 0;
+
+  /// Runs many scenarios: (*outputs)[i] for scenarios[i]. The GPU backend
+  /// packs them into one launch per family and geometry; others loop.
+  virtual bool RunMany(const std::vector<const Scenario*>& scenarios,
+                       std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) {
+    outputs->resize(scenarios.size());
+    for (size_t i = 0; i < scenarios.size(); ++i)
+      if (!Run(*scenarios[i], &(*outputs)[i], err)) return false;
+    return true;
+  }
 };
 
 std::unique_ptr<Backend> MakeHostBackend();

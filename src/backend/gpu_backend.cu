@@ -2,6 +2,7 @@
 // group's kernel in both geometries (in dependency order: a qsa_compressed
 // group reads its common group's device output) and copies the outputs back.
 #include <memory>
+#include <tuple>
 
 #include "backend/backend.h"
 #include "backend/cuda_check.h"
@@ -30,7 +31,174 @@ class GpuBackend : public Backend {
     return ok;
   }
 
+ bool RunMany(const std::vector<const Scenario*>& scenarios,
+               std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) override {
+    cudaStream_t stream;
+    SG_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), err);
+    const bool ok = RunManyOnStream(scenarios, stream, outputs, err);
+    const cudaError_t destroyed = cudaStreamDestroy(stream);
+    if (ok && destroyed != cudaSuccess) {
+      *err = CudaErrorText("cudaStreamDestroy", destroyed);
+      return false;
+    }
+    return ok;
+  }
+
  private:
+  // Where one group of one packed scenario lives in the packed buffers.
+  struct GroupPlace {
+    size_t table = 0;
+    int64_t row_stride = 0;
+    size_t out[2] = {0, 0};  // int64 offsets into the engine (and flat) buffer
+  };
+
+  template <class P>
+  struct FamilyJobs {
+    std::vector<MappingJob<P>> jobs;
+    int64_t max_programs = 0;
+    int64_t max_tokens = 0;
+  };
+
+  template <class P>
+  bool LaunchJobs(FamilyJobs<P>& family, cudaStream_t stream, std::vector<std::unique_ptr<DeviceBuffer<MappingJob<P>>>>* keep,
+                  std::string* err) {
+    constexpr size_t kMaxJobsPerLaunch = 65535;  // gridDim.y
+    for (size_t first = 0; first < family.jobs.size(); first += kMaxJobsPerLaunch) {
+      const size_t count = std::min(kMaxJobsPerLaunch, family.jobs.size() - first);
+      keep->push_back(std::make_unique<DeviceBuffer<MappingJob<P>>>());
+      if (!keep->back()->Upload(family.jobs.data() + first, count, stream, err)) return false;
+      SG_CUDA_TRY(LaunchMappingBatch(keep->back()->get(), static_cast<int>(count), family.max_programs,
+                                     family.max_tokens, stream),
+                  err);
+    }
+    return true;
+  }
+
+  bool RunManyOnStream(const std::vector<const Scenario*>& scenarios, cudaStream_t stream,
+                       std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) {
+    const size_t n = scenarios.size();
+    // 1. Pack every scenario's inputs into one host buffer per kind.
+    std::vector<int32_t> qsl, seq_lens, idx_mapping, tables;
+    std::vector<int64_t> positions, slot_mapping_in, default_common;
+    std::vector<size_t> qsl_at(n), req_at(n), tok_at(n);
+    std::vector<std::vector<GroupPlace>> places(n);
+    size_t out_total = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const Batch& b = scenarios[i]->batch;
+      qsl_at[i] = qsl.size();
+      req_at[i] = seq_lens.size();
+      tok_at[i] = positions.size();
+      qsl.insert(qsl.end(), b.query_start_loc.begin(), b.query_start_loc.end());
+      seq_lens.insert(seq_lens.end(), b.seq_lens.begin(), b.seq_lens.end());
+      idx_mapping.insert(idx_mapping.end(), b.idx_mapping.begin(), b.idx_mapping.end());
+      positions.insert(positions.end(), b.positions.begin(), b.positions.end());
+      slot_mapping_in.insert(slot_mapping_in.end(), b.slot_mapping_in.begin(), b.slot_mapping_in.end());
+      const std::vector<int64_t> common = DefaultCommonMapping(b);
+      default_common.insert(default_common.end(), common.begin(), common.end());
+      for (const Group& group : scenarios[i]->groups) {
+        GroupPlace place;
+        place.table = tables.size();
+        const std::vector<int32_t> table = PaddedTable(b, group, &place.row_stride);
+        tables.insert(tables.end(), table.begin(), table.end());
+        for (int o = 0; o < OutputCount(group); ++o) {
+          place.out[o] = out_total;
+          out_total += static_cast<size_t>(b.num_tokens);
+        }
+        places[i].push_back(place);
+      }
+    }
+    DeviceBuffer<int32_t> d_qsl, d_seq, d_idx, d_tables;
+    DeviceBuffer<int64_t> d_pos, d_in, d_common, d_engine, d_flat;
+    if (!d_qsl.Upload(qsl.data(), qsl.size(), stream, err) || !d_seq.Upload(seq_lens.data(), seq_lens.size(), stream, err) ||
+        !d_idx.Upload(idx_mapping.data(), idx_mapping.size(), stream, err) ||
+        !d_tables.Upload(tables.data(), tables.size(), stream, err) ||
+        !d_pos.Upload(positions.data(), positions.size(), stream, err) ||
+        !d_in.Upload(slot_mapping_in.data(), slot_mapping_in.size(), stream, err) ||
+        !d_common.Upload(default_common.data(), default_common.size(), stream, err) ||
+        !d_engine.Allocate(out_total, err) || !d_flat.Allocate(out_total, err))
+      return false;
+    if (out_total) {
+      // Zeroed, like the engine's persistent buffers.
+      SG_CUDA_TRY(cudaMemsetAsync(d_engine.get(), 0, out_total * sizeof(int64_t), stream), err);
+      SG_CUDA_TRY(cudaMemsetAsync(d_flat.get(), 0, out_total * sizeof(int64_t), stream), err);
+    }
+    // 2. One job per group, grouped by family.
+    std::tuple<FamilyJobs<PagedParams>, FamilyJobs<KpoolTailParams>, FamilyJobs<QsaRingParams>,
+               FamilyJobs<CompressorRingParams>, FamilyJobs<QsaCompressedParams>>
+        families;
+    for (size_t i = 0; i < n; ++i) {
+      const Scenario& s = *scenarios[i];
+      MappingBatch b = HostMappingBatch(s.batch);
+      b.query_start_loc = d_qsl.get() + qsl_at[i];
+      b.seq_lens = d_seq.get() + req_at[i];
+      b.idx_mapping = d_idx.get() + req_at[i];
+      b.positions = d_pos.get() + tok_at[i];
+      b.slot_mapping_in = d_in.get() + tok_at[i];
+      for (size_t g = 0; g < s.groups.size(); ++g) {
+        const Group& group = s.groups[g];
+        const GroupPlace& place = places[i][g];
+        const int common = CommonGroupIndex(s, group);
+        const int64_t* common_mapping =
+            common >= 0 ? d_engine.get() + places[i][common].out[0] : d_common.get() + tok_at[i];
+        VisitFamily(group, common_mapping, [&](auto family, const auto& params) {
+          using F = decltype(family);
+          using P = typename F::Params;
+          FamilyJobs<P>& jobs = std::get<FamilyJobs<P>>(families);
+          MappingJob<P> job;
+          job.params = params;
+          job.batch = b;
+          job.table = TableLayout{d_tables.get() + place.table, place.row_stride, group.table.width, group.table.rows};
+          const bool two = OutputCount(group) > 1;
+          job.engine = MappingOutputs{d_engine.get() + place.out[0], two ? d_engine.get() + place.out[1] : nullptr};
+          job.flat = MappingOutputs{d_flat.get() + place.out[0], two ? d_flat.get() + place.out[1] : nullptr};
+          job.engine_programs = F::EnginePrograms(params, b);
+          jobs.max_programs = std::max(jobs.max_programs, job.engine_programs);
+          jobs.max_tokens = std::max(jobs.max_tokens, b.num_tokens);
+          jobs.jobs.push_back(job);
+        });
+      }
+    }
+    // 3. Launch, paged first: qsa_compressed reads its common group's output.
+    std::vector<std::unique_ptr<DeviceBuffer<MappingJob<PagedParams>>>> k0;
+    std::vector<std::unique_ptr<DeviceBuffer<MappingJob<KpoolTailParams>>>> k1;
+    std::vector<std::unique_ptr<DeviceBuffer<MappingJob<QsaRingParams>>>> k2;
+    std::vector<std::unique_ptr<DeviceBuffer<MappingJob<CompressorRingParams>>>> k3;
+    std::vector<std::unique_ptr<DeviceBuffer<MappingJob<QsaCompressedParams>>>> k4;
+    if (!LaunchJobs(std::get<0>(families), stream, &k0, err) || !LaunchJobs(std::get<1>(families), stream, &k1, err) ||
+        !LaunchJobs(std::get<2>(families), stream, &k2, err) || !LaunchJobs(std::get<3>(families), stream, &k3, err) ||
+        !LaunchJobs(std::get<4>(families), stream, &k4, err))
+      return false;
+    // 4. One download, then split per scenario, group and output.
+    std::vector<int64_t> engine(out_total), flat(out_total);
+    if (out_total) {
+      SG_CUDA_TRY(cudaMemcpyAsync(engine.data(), d_engine.get(), out_total * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), err);
+      SG_CUDA_TRY(cudaMemcpyAsync(flat.data(), d_flat.get(), out_total * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), err);
+    }
+    SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
+    outputs->assign(n, std::vector<GroupOutputs>());
+    for (size_t i = 0; i < n; ++i) {
+      const Scenario& s = *scenarios[i];
+      const size_t tokens = static_cast<size_t>(s.batch.num_tokens);
+      (*outputs)[i].resize(s.groups.size());
+      for (size_t g = 0; g < s.groups.size(); ++g) {
+        GroupOutputs& out = (*outputs)[i][g];
+        out.row_bounds_evidence = "poison block id in the output";
+        out.read_past_row.assign(tokens, 0);
+        const int count = OutputCount(s.groups[g]);
+        out.engine.resize(count);
+        out.flat.resize(count);
+        for (int o = 0; o < count; ++o) {
+          const size_t at = places[i][g].out[o];
+          out.engine[o].assign(engine.begin() + at, engine.begin() + at + tokens);
+          out.flat[o].assign(flat.begin() + at, flat.begin() + at + tokens);
+          MarkPoisonReads(out.engine[o], SlotsPerEntry(s.groups[g]), &out.read_past_row);
+          MarkPoisonReads(out.flat[o], SlotsPerEntry(s.groups[g]), &out.read_past_row);
+        }
+      }
+    }
+    return true;
+  }
+
   bool RunOnStream(const Scenario& scenario, cudaStream_t stream,
                    std::vector<GroupOutputs>* outputs, std::string* err) {
     const Batch& batch = scenario.batch;

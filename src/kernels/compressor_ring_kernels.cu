@@ -9,4 +9,9 @@ cudaError_t LaunchMapping(const CompressorRingParams& params, const MappingBatch
   return family_kernels::Launch<CompressorRingFamily>(params, batch, table, geometry, out, stream);
 }
 
+cudaError_t LaunchMappingBatch(const MappingJob<CompressorRingParams>* jobs, int count, int64_t max_programs,
+                               int64_t max_tokens, cudaStream_t stream) {
+  return family_kernels::LaunchBatch<CompressorRingFamily>(jobs, count, max_programs, max_tokens, stream);
+}
+
 }  // namespace slotguard

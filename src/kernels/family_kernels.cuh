@@ -54,27 +54,50 @@ __global__ void EngineKernel(typename F::Params params, MappingBatch batch, Plai
   F::EngineProgram(params, batch, table, blockIdx.x, threadIdx.x, blockDim.x, out);
 }
 
-// Grid: (cdiv(num_tokens, kFlatTile),) capped, grid-stride over tiles of
-// kFlatTile consecutive tokens. The block finds the tile's first request
-// together; each warp then walks its own kFlatTokensPerThread * 32
-// consecutive tokens, 32 at a time (coalesced), and each thread's request
-// cursor mostly stays valid from one step to the next.
+// One tile of kFlatTile consecutive tokens from `start`, by the whole block.
+// The block finds the tile's first request together; each warp then walks its
+// own kFlatTokensPerThread * 32 consecutive tokens, 32 at a time (coalesced),
+// and each thread's request cursor mostly stays valid from one step to the next.
+template <class F>
+__device__ void FlatTile(const typename F::Params& params, const MappingBatch& batch,
+                         const PlainTableView& table, const MappingOutputs& out, int64_t start) {
+  const int64_t warp_offset =
+      int64_t{threadIdx.x / 32} * 32 * kFlatTokensPerThread + threadIdx.x % 32;
+  RequestCursor cursor;
+  cursor.request = BlockFindRequest<kFlatThreads>(batch.query_start_loc, batch.num_reqs, start);
+#pragma unroll
+  for (int i = 0; i < kFlatTokensPerThread; ++i) {
+    const int64_t t = start + warp_offset + i * 32;
+    if (t < batch.num_tokens) F::FlatToken(params, batch, table, t, &cursor, out);
+  }
+}
+
+// Grid: (cdiv(num_tokens, kFlatTile),) capped, grid-stride over the tiles.
 template <class F>
 __global__ void __launch_bounds__(kFlatThreads)
     FlatKernel(typename F::Params params, MappingBatch batch, PlainTableView table,
                MappingOutputs out) {
-  const int64_t warp_offset =
-      int64_t{threadIdx.x / 32} * 32 * kFlatTokensPerThread + threadIdx.x % 32;
   for (int64_t start = int64_t{blockIdx.x} * kFlatTile; start < batch.num_tokens;
-       start += int64_t{gridDim.x} * kFlatTile) {
-    RequestCursor cursor;
-    cursor.request = BlockFindRequest<kFlatThreads>(batch.query_start_loc, batch.num_reqs, start);
-#pragma unroll
-    for (int i = 0; i < kFlatTokensPerThread; ++i) {
-      const int64_t t = start + warp_offset + i * 32;
-      if (t < batch.num_tokens) F::FlatToken(params, batch, table, t, &cursor, out);
-    }
-  }
+       start += int64_t{gridDim.x} * kFlatTile)
+    FlatTile<F>(params, batch, table, out, start);
+}
+
+// Many scenarios in one launch: blockIdx.y picks the job (one group of one
+// scenario); blocks past a job's own programs or tiles return at once.
+template <class F>
+__global__ void BatchedEngineKernel(const MappingJob<typename F::Params>* jobs) {
+  const MappingJob<typename F::Params>& job = jobs[blockIdx.y];
+  if (blockIdx.x >= job.engine_programs) return;
+  F::EngineProgram(job.params, job.batch, PlainTableView{job.table}, blockIdx.x, threadIdx.x,
+                   blockDim.x, job.engine);
+}
+
+template <class F>
+__global__ void __launch_bounds__(kFlatThreads) BatchedFlatKernel(const MappingJob<typename F::Params>* jobs) {
+  const MappingJob<typename F::Params>& job = jobs[blockIdx.y];
+  const int64_t start = int64_t{blockIdx.x} * kFlatTile;
+  if (start >= job.batch.num_tokens) return;  // uniform per block: no barrier is skipped by half
+  FlatTile<F>(job.params, job.batch, PlainTableView{job.table}, job.flat, start);
 }
 
 /// Launches family F in `geometry` on `stream`. Returns the launch error.
@@ -95,6 +118,19 @@ cudaError_t Launch(const typename F::Params& params, const MappingBatch& batch,
     const unsigned grid = static_cast<unsigned>(tiles < (int64_t{1} << 30) ? tiles : (int64_t{1} << 30));
     FlatKernel<F><<<grid, kFlatThreads, 0, stream>>>(params, batch, view, out);
   }
+  return cudaGetLastError();
+}
+
+/// Launches `count` jobs of family F (device array), both geometries.
+template <class F>
+cudaError_t LaunchBatch(const MappingJob<typename F::Params>* jobs, int count, int64_t max_programs,
+                        int64_t max_tokens, cudaStream_t stream) {
+  if (count <= 0) return cudaSuccess;
+  if (count > 65535 || max_programs > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  if (max_programs > 0)
+    BatchedEngineKernel<F><<<dim3(static_cast<unsigned>(max_programs), count), F::kEngineThreads, 0, stream>>>(jobs);
+  const int64_t tiles = CeilDiv(max_tokens, kFlatTile);
+  if (tiles > 0) BatchedFlatKernel<F><<<dim3(static_cast<unsigned>(tiles), count), kFlatThreads, 0, stream>>>(jobs);
   return cudaGetLastError();
 }
 

@@ -9,4 +9,9 @@ cudaError_t LaunchMapping(const KpoolTailParams& params, const MappingBatch& bat
   return family_kernels::Launch<KpoolTailFamily>(params, batch, table, geometry, out, stream);
 }
 
+cudaError_t LaunchMappingBatch(const MappingJob<KpoolTailParams>* jobs, int count, int64_t max_programs,
+                               int64_t max_tokens, cudaStream_t stream) {
+  return family_kernels::LaunchBatch<KpoolTailFamily>(jobs, count, max_programs, max_tokens, stream);
+}
+
 }  // namespace slotguard

@@ -28,6 +28,18 @@ SG_DECLARE_LAUNCHER(QsaCompressedParams)
 SG_DECLARE_LAUNCHER(CompressorRingParams)
 #undef SG_DECLARE_LAUNCHER
 
+// LaunchMappingBatch runs `count` jobs (a device array) of one family in both
+// geometries: max_programs / max_tokens are the largest of the jobs.
+#define SG_DECLARE_BATCH_LAUNCHER(Params)                                                          \
+  cudaError_t LaunchMappingBatch(const MappingJob<Params>* jobs, int count, int64_t max_programs, \
+                                 int64_t max_tokens, cudaStream_t stream);
+SG_DECLARE_BATCH_LAUNCHER(PagedParams)
+SG_DECLARE_BATCH_LAUNCHER(KpoolTailParams)
+SG_DECLARE_BATCH_LAUNCHER(QsaRingParams)
+SG_DECLARE_BATCH_LAUNCHER(QsaCompressedParams)
+SG_DECLARE_BATCH_LAUNCHER(CompressorRingParams)
+#undef SG_DECLARE_BATCH_LAUNCHER
+
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_KERNELS_LAUNCHERS_H_

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernels/hd.h"
+#include "kernels/table_view.h"
 
 namespace slotguard {
 
@@ -28,6 +29,17 @@ struct MappingBatch {
 struct MappingOutputs {
   int64_t* slot = nullptr;
   int64_t* tail = nullptr;
+};
+
+/// One group of one scenario in a batched launch (device pointers).
+template <class Params>
+struct MappingJob {
+  Params params;
+  MappingBatch batch;
+  TableLayout table;
+  MappingOutputs engine;  // the engine geometry's buffers
+  MappingOutputs flat;    // the flat geometry's buffers
+  int64_t engine_programs = 0;
 };
 
 /// Ceiling division for launch sizes.

@@ -9,4 +9,9 @@ cudaError_t LaunchMapping(const PagedParams& params, const MappingBatch& batch, 
   return family_kernels::Launch<PagedFamily>(params, batch, table, geometry, out, stream);
 }
 
+cudaError_t LaunchMappingBatch(const MappingJob<PagedParams>* jobs, int count, int64_t max_programs,
+                               int64_t max_tokens, cudaStream_t stream) {
+  return family_kernels::LaunchBatch<PagedFamily>(jobs, count, max_programs, max_tokens, stream);
+}
+
 }  // namespace slotguard

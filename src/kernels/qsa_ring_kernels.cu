@@ -9,4 +9,9 @@ cudaError_t LaunchMapping(const QsaRingParams& params, const MappingBatch& batch
   return family_kernels::Launch<QsaRingFamily>(params, batch, table, geometry, out, stream);
 }
 
+cudaError_t LaunchMappingBatch(const MappingJob<QsaRingParams>* jobs, int count, int64_t max_programs,
+                               int64_t max_tokens, cudaStream_t stream) {
+  return family_kernels::LaunchBatch<QsaRingFamily>(jobs, count, max_programs, max_tokens, stream);
+}
+
 }  // namespace slotguard

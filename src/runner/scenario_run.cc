@@ -20,6 +20,11 @@ std::vector<std::string> OutputNames(const Group& group) {
 bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_invariant,
                  ScenarioRun* run, std::string* err) {
   if (!backend.Run(scenario, &run->kernel, err)) return false;
+  CheckKernelOutputs(scenario, keep_per_invariant, run);
+  return true;
+}
+
+void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run) {
   run->request_of_token.clear();
   run->reference.clear();
   run->output_names.clear();
@@ -48,7 +53,6 @@ bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_inv
     }
     CheckMappingInvariants(g, &run->findings[i]);
   }
-  return true;
 }
 
 bool ForceVariant(const std::string& name, Scenario* scenario) {

@@ -32,6 +32,10 @@ std::vector<std::string> OutputNames(const Group& group);
 bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_invariant,
                  ScenarioRun* run, std::string* err);
 
+/// The checking half of RunScenario: run->kernel already holds the
+/// backend's outputs; computes the reference and every invariant.
+void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run);
+
 /// Forces variant `name` on every group whose family has it. Returns false
 /// when no group's family has such a variant.
 bool ForceVariant(const std::string& name, Scenario* scenario);
