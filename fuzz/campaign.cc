@@ -111,13 +111,13 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
       const int64_t count = end - base;
       std::vector<Scenario> scenarios(count);
       std::vector<const Scenario*> pointers(count);
-      for (int64_t i = 0; i < count; ++i) {
-        scenarios[i] = CampaignScenario(options, base + i, &classes[0]);
+      ParallelForWorkers(static_cast<size_t>(count), jobs, [&](size_t i, int w) {
+        scenarios[i] = CampaignScenario(options, base + static_cast<int64_t>(i), &classes[w]);
         pointers[i] = &scenarios[i];
-        tokens[0] += scenarios[i].batch.num_tokens * static_cast<int64_t>(scenarios[i].groups.size());
-      }
+        tokens[w] += scenarios[i].batch.num_tokens * static_cast<int64_t>(scenarios[i].groups.size());
+      });
       std::vector<std::vector<GroupOutputs>> outputs;
-      if (!backend.RunMany(pointers, &outputs, &failure)) {
+      if (!backend.RunMany(pointers, &outputs, &failure, jobs)) {
         *err = failure;
         return false;
       }

@@ -35,9 +35,12 @@ class Backend {
                    std::string* err) = 0;
 
   /// Runs many scenarios: (*outputs)[i] for scenarios[i]. The GPU backend
-  /// packs them into one launch per family and geometry; others loop.
+  /// packs them into one launch per family and geometry (its host-side
+  /// packing on `threads` threads); others loop.
   virtual bool RunMany(const std::vector<const Scenario*>& scenarios,
-                       std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) {
+                       std::vector<std::vector<GroupOutputs>>* outputs, std::string* err,
+                       int threads = 1) {
+    (void)threads;
     outputs->resize(scenarios.size());
     for (size_t i = 0; i < scenarios.size(); ++i)
       if (!Run(*scenarios[i], &(*outputs)[i], err)) return false;

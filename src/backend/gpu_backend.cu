@@ -10,6 +10,7 @@
 #include "backend/kernel_inputs.h"
 #include "kernels/launchers.h"
 #include "scenario/table_extent.h"
+#include "util/parallel_for.h"
 
 namespace slotguard {
 namespace {
@@ -32,10 +33,10 @@ class GpuBackend : public Backend {
   }
 
  bool RunMany(const std::vector<const Scenario*>& scenarios,
-               std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) override {
+               std::vector<std::vector<GroupOutputs>>* outputs, std::string* err, int threads) override {
     cudaStream_t stream;
     SG_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), err);
-    const bool ok = RunManyOnStream(scenarios, stream, outputs, err);
+    const bool ok = RunManyOnStream(scenarios, stream, threads, outputs, err);
     const cudaError_t destroyed = cudaStreamDestroy(stream);
     if (ok && destroyed != cudaSuccess) {
       *err = CudaErrorText("cudaStreamDestroy", destroyed);
@@ -74,32 +75,26 @@ class GpuBackend : public Backend {
     return true;
   }
 
-  bool RunManyOnStream(const std::vector<const Scenario*>& scenarios, cudaStream_t stream,
+  bool RunManyOnStream(const std::vector<const Scenario*>& scenarios, cudaStream_t stream, int threads,
                        std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) {
     const size_t n = scenarios.size();
-    // 1. Pack every scenario's inputs into one host buffer per kind.
-    std::vector<int32_t> qsl, seq_lens, idx_mapping, tables;
-    std::vector<int64_t> positions, slot_mapping_in, default_common;
-    std::vector<size_t> qsl_at(n), req_at(n), tok_at(n);
+    // 1. Pack every scenario's inputs into one host buffer per kind: offsets
+    //    first (a prefix sum), then each scenario copies itself, in parallel.
+    std::vector<size_t> qsl_at(n + 1, 0), req_at(n + 1, 0), tok_at(n + 1, 0);
     std::vector<std::vector<GroupPlace>> places(n);
-    size_t out_total = 0;
+    std::vector<std::vector<int64_t>> strides(n);
+    size_t out_total = 0, table_total = 0;
     for (size_t i = 0; i < n; ++i) {
-      const Batch& b = scenarios[i]->batch;
-      qsl_at[i] = qsl.size();
-      req_at[i] = seq_lens.size();
-      tok_at[i] = positions.size();
-      qsl.insert(qsl.end(), b.query_start_loc.begin(), b.query_start_loc.end());
-      seq_lens.insert(seq_lens.end(), b.seq_lens.begin(), b.seq_lens.end());
-      idx_mapping.insert(idx_mapping.end(), b.idx_mapping.begin(), b.idx_mapping.end());
-      positions.insert(positions.end(), b.positions.begin(), b.positions.end());
-      slot_mapping_in.insert(slot_mapping_in.end(), b.slot_mapping_in.begin(), b.slot_mapping_in.end());
-      const std::vector<int64_t> common = DefaultCommonMapping(b);
-      default_common.insert(default_common.end(), common.begin(), common.end());
-      for (const Group& group : scenarios[i]->groups) {
+      const Scenario& s = *scenarios[i];
+      const Batch& b = s.batch;
+      qsl_at[i + 1] = qsl_at[i] + b.query_start_loc.size();
+      req_at[i + 1] = req_at[i] + b.seq_lens.size();
+      tok_at[i + 1] = tok_at[i] + b.positions.size();
+      for (const Group& group : s.groups) {
         GroupPlace place;
-        place.table = tables.size();
-        const std::vector<int32_t> table = PaddedTable(b, group, &place.row_stride);
-        tables.insert(tables.end(), table.begin(), table.end());
+        place.table = table_total;
+        place.row_stride = PaddedRowStride(b, group);
+        table_total += static_cast<size_t>(place.row_stride) * group.table.rows;
         for (int o = 0; o < OutputCount(group); ++o) {
           place.out[o] = out_total;
           out_total += static_cast<size_t>(b.num_tokens);
@@ -107,6 +102,23 @@ class GpuBackend : public Backend {
         places[i].push_back(place);
       }
     }
+    std::vector<int32_t> qsl(qsl_at[n]), seq_lens(req_at[n]), idx_mapping(req_at[n]), tables(table_total);
+    std::vector<int64_t> positions(tok_at[n]), slot_mapping_in(tok_at[n]), default_common(tok_at[n]);
+    ParallelFor(n, threads, [&](size_t i) {
+      const Batch& b = scenarios[i]->batch;
+      std::copy(b.query_start_loc.begin(), b.query_start_loc.end(), qsl.begin() + qsl_at[i]);
+      std::copy(b.seq_lens.begin(), b.seq_lens.end(), seq_lens.begin() + req_at[i]);
+      std::copy(b.idx_mapping.begin(), b.idx_mapping.end(), idx_mapping.begin() + req_at[i]);
+      std::copy(b.positions.begin(), b.positions.end(), positions.begin() + tok_at[i]);
+      std::copy(b.slot_mapping_in.begin(), b.slot_mapping_in.end(), slot_mapping_in.begin() + tok_at[i]);
+      const std::vector<int64_t> common = DefaultCommonMapping(b);
+      std::copy(common.begin(), common.end(), default_common.begin() + tok_at[i]);
+      for (size_t g = 0; g < scenarios[i]->groups.size(); ++g) {
+        int64_t stride;
+        const std::vector<int32_t> table = PaddedTable(b, scenarios[i]->groups[g], &stride);
+        std::copy(table.begin(), table.end(), tables.begin() + places[i][g].table);
+      }
+    });
     DeviceBuffer<int32_t> d_qsl, d_seq, d_idx, d_tables;
     DeviceBuffer<int64_t> d_pos, d_in, d_common, d_engine, d_flat;
     if (!d_qsl.Upload(qsl.data(), qsl.size(), stream, err) || !d_seq.Upload(seq_lens.data(), seq_lens.size(), stream, err) ||
@@ -176,7 +188,7 @@ class GpuBackend : public Backend {
     }
     SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
     outputs->assign(n, std::vector<GroupOutputs>());
-    for (size_t i = 0; i < n; ++i) {
+    ParallelFor(n, threads, [&](size_t i) {
       const Scenario& s = *scenarios[i];
       const size_t tokens = static_cast<size_t>(s.batch.num_tokens);
       (*outputs)[i].resize(s.groups.size());
@@ -195,7 +207,7 @@ class GpuBackend : public Backend {
           MarkPoisonReads(out.flat[o], SlotsPerEntry(s.groups[g]), &out.read_past_row);
         }
       }
-    }
+    });
     return true;
   }
 

@@ -10,19 +10,27 @@
 
 namespace slotguard {
 
-/// Calls fn(i) for every i in [0, n) on up to `jobs` threads, the caller's
-/// included. Items are taken in order; fn must be safe to run concurrently.
+/// Calls fn(i, worker) for every i in [0, n) on up to `jobs` threads, the
+/// caller's included (worker 0); worker < jobs names the thread, for
+/// per-thread state. Items are taken in order; fn must be safe to run
+/// concurrently.
 template <class Fn>
-void ParallelFor(size_t n, int jobs, Fn fn) {
+void ParallelForWorkers(size_t n, int jobs, Fn fn) {
   std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < n; i = next++) fn(i);
+  auto worker = [&](int w) {
+    for (size_t i = next++; i < n; i = next++) fn(i, w);
   };
   std::vector<std::thread> threads;
   const size_t extra = std::min<size_t>(std::max(jobs, 1), std::max<size_t>(n, 1)) - 1;
-  for (size_t j = 0; j < extra; ++j) threads.emplace_back(worker);
-  worker();
+  for (size_t j = 0; j < extra; ++j) threads.emplace_back(worker, static_cast<int>(j + 1));
+  worker(0);
   for (std::thread& t : threads) t.join();
+}
+
+/// Calls fn(i) for every i in [0, n) on up to `jobs` threads.
+template <class Fn>
+void ParallelFor(size_t n, int jobs, Fn fn) {
+  ParallelForWorkers(n, jobs, [&](size_t i, int) { fn(i); });
 }
 
 }  // namespace slotguard
