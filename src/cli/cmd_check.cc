@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "backend/gpu_device.h"
+#include "cli/command_setup.h"
 #include "cli/commands.h"
 #include "registry/families.h"
 #include "report/report.h"
@@ -79,15 +80,9 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
     return kExitBadInput;
   }
   std::vector<std::string> files;
-  if (!CollectScenarioFiles(options.paths, &files, &problem)) {
-    err << "slotguard: error: " << problem << "\n";
-    return kExitBadInput;
-  }
-  std::unique_ptr<Backend> backend = MakeBackend(options.backend, &problem);
-  if (!backend) {
-    err << "slotguard: error: --backend gpu: " << problem << "\n";
-    return kExitEnvironment;
-  }
+  if (!OpenScenarioFiles(options.paths, &files, err)) return kExitBadInput;
+  std::unique_ptr<Backend> backend = OpenBackend(options.backend, err);
+  if (!backend) return kExitEnvironment;
   CheckSummary summary;
   summary.backend = backend->name();
   if (summary.backend == "gpu") summary.device = GpuDescription();

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/command_setup.h"
 #include "cli/commands.h"
 #include "fuzz/campaign.h"
 #include "fuzz/generators.h"
@@ -71,11 +72,8 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   campaign.out_dir = options.out_dir;
   campaign.jobs = options.jobs;
   campaign.tty_progress = isatty(STDERR_FILENO);
-  std::unique_ptr<Backend> backend = MakeBackend(options.backend, &problem);
-  if (!backend) {
-    err << "slotguard: error: --backend gpu: " << problem << "\n";
-    return kExitEnvironment;
-  }
+  std::unique_ptr<Backend> backend = OpenBackend(options.backend, err);
+  if (!backend) return kExitEnvironment;
   CampaignResult result;
   if (!RunCampaign(campaign, *backend, err, &result, &problem)) {
     err << "slotguard: error: fuzz: " << problem << "\n";

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "backend/gpu_device.h"
+#include "cli/command_setup.h"
 #include "cli/commands.h"
 #include "registry/families.h"
 #include "runner/scenario_files.h"
@@ -104,16 +105,9 @@ std::string Join(const std::set<std::string>& names) {
 int RunMutants(const MutantsOptions& options, std::ostream& out, std::ostream& err) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> files;
-  std::string problem;
-  if (!CollectScenarioFiles(options.paths, &files, &problem)) {
-    err << "slotguard: error: " << problem << "\n";
-    return kExitBadInput;
-  }
-  std::unique_ptr<Backend> backend = MakeBackend(options.backend, &problem);
-  if (!backend) {
-    err << "slotguard: error: --backend gpu: " << problem << "\n";
-    return kExitEnvironment;
-  }
+  if (!OpenScenarioFiles(options.paths, &files, err)) return kExitBadInput;
+  std::unique_ptr<Backend> backend = OpenBackend(options.backend, err);
+  if (!backend) return kExitEnvironment;
   std::vector<FileResult> results(files.size());
   ParallelFor(files.size(), options.jobs, [&](size_t i) { results[i] = RunFile(files[i], options, *backend); });
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "backend/gpu_device.h"
+#include "cli/command_setup.h"
 #include "cli/commands.h"
 #include "invariants/group_run.h"
 #include "registry/families.h"
@@ -108,11 +109,8 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
         << "'\n";
     return kExitBadInput;
   }
-  std::unique_ptr<Backend> backend = MakeBackend(options.backend, &problem);
-  if (!backend) {
-    err << "slotguard: error: --backend gpu: " << problem << "\n";
-    return kExitEnvironment;
-  }
+  std::unique_ptr<Backend> backend = OpenBackend(options.backend, err);
+  if (!backend) return kExitEnvironment;
   ScenarioRun run;
   if (!RunScenario(scenario, *backend, std::numeric_limits<size_t>::max(), &run, &problem)) {
     err << "slotguard: error: " << options.file << ": " << scenario.name << ": "

@@ -22,7 +22,7 @@ struct CompressorRingParams {
   Variant variant = kCompressorRingFixed;
 };
 
-struct CompressorRingFamily {
+struct CompressorRingFamily : RequestProgramGrid {
   using Params = CompressorRingParams;
   static constexpr int kEngineThreads = 256;
 
@@ -53,9 +53,8 @@ struct CompressorRingFamily {
     out.tail[t] = tail;
   }
 
-  /// Engine geometry: one program per request plus one padding program.
-  static int64_t EnginePrograms(const Params&, const MappingBatch& b) { return int64_t{b.num_reqs} + 1; }
-
+  /// Engine geometry (RequestProgramGrid): one program per request plus one
+  /// padding program.
   template <class Table>
   SG_HD static void EngineProgram(const Params& p, const MappingBatch& b, const Table& table,
                                   int64_t program, int64_t lane, int64_t lanes,

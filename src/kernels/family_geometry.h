@@ -18,6 +18,14 @@ SG_HD void RequestProgramTokens(const MappingBatch& b, int64_t program, int64_t*
   *end = r < b.num_reqs ? b.query_start_loc[r + 1] : b.num_tokens;
 }
 
+/// The engine geometry's grid size for RequestProgramTokens.
+struct RequestProgramGrid {
+  template <class Params>
+  static int64_t EnginePrograms(const Params&, const MappingBatch& b) {
+    return int64_t{b.num_reqs} + 1;
+  }
+};
+
 /// Flat geometry of a family whose token has one slot,
 /// F::Slot(params, batch, table, t, request).
 template <class F>

@@ -75,14 +75,12 @@ SG_HD bool PagedTokenSlot(const PagedParams& p, const MappingBatch& b, const Tab
 }
 
 /// The `paged` family for the launch layer (family_kernels.cuh, host_loop.h).
-struct PagedFamily {
+struct PagedFamily : RequestProgramGrid {
   using Params = PagedParams;
   static constexpr int kEngineThreads = kPagedEngineTile;
 
-  /// Engine geometry: program r < num_reqs walks request r's tokens in tiles;
-  /// program num_reqs pads [qsl[R], num_tokens).
-  static int64_t EnginePrograms(const Params&, const MappingBatch& b) { return int64_t{b.num_reqs} + 1; }
-
+  /// Engine geometry (RequestProgramGrid): program r < num_reqs walks request
+  /// r's tokens in tiles; program num_reqs pads [qsl[R], num_tokens).
   template <class Table>
   SG_HD static void EngineProgram(const Params& p, const MappingBatch& b, const Table& table,
                                   int64_t program, int64_t lane, int64_t lanes,

@@ -1,0 +1,24 @@
+// What every command that runs scenarios sets up first, with its one-line
+// errors and exit codes in one place.
+#ifndef SLOTGUARD_CLI_COMMAND_SETUP_H_
+#define SLOTGUARD_CLI_COMMAND_SETUP_H_
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+
+namespace slotguard {
+
+/// The backend asked for, or nullptr after printing why (exit 3).
+std::unique_ptr<Backend> OpenBackend(BackendKind kind, std::ostream& err);
+
+/// The scenario files under `paths`; false after printing why (exit 2).
+bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::string>* files,
+                       std::ostream& err);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_CLI_COMMAND_SETUP_H_
