@@ -31,7 +31,8 @@ TAIL=4 step mutants_gpu build/slotguard mutants --backend gpu scenarios/
 TAIL=30 step bench build/slotguard bench --backend gpu
 TAIL=1 step fuzz_gpu build/slotguard fuzz --backend gpu --runs 400000 --seed 1 --jobs 16 --out "$OUT/fuzz-gpu"
 TAIL=1 step fuzz_host build/slotguard fuzz --backend host --runs 400000 --seed 1 --jobs 16 --out "$OUT/fuzz-host"
-TAIL=2 step fuzz_gpu_variant build/slotguard fuzz --backend gpu --variant prefix --runs 100000 --seed 1 --out "$OUT/fuzz-gpu"
+# A historical variant must be found (fuzz exits 1 with a reproducer).
+TAIL=2 step fuzz_gpu_variant sh -c 'build/slotguard fuzz --backend gpu --variant prefix --runs 100000 --seed 1 --out "$0"; test $? -eq 1' "$OUT/fuzz-gpu"
 if command -v compute-sanitizer >/dev/null; then
   TAIL=3 step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 build/slotguard check --backend gpu scenarios/
   TAIL=3 step initcheck compute-sanitizer --tool initcheck --error-exitcode 9 build/slotguard check --backend gpu scenarios/
