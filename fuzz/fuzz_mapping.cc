@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace slotguard;
   const Scenario s = FuzzMappingScenario(data, size, g_variant);
-  ScenarioRun run;
+  static ScenarioRun run;  // reused: the host backend recycles its buffers
   std::string err;
   if (!RunScenario(s, *g_host, 4, &run, &err)) {
     std::fprintf(stderr, "slotguard: error: host backend: %s\n", err.c_str());
