@@ -29,8 +29,7 @@ struct QsaCompressedFamily : QsaTokenTiles<QsaCompressedFamily> {
   SG_HD static int64_t Slot(const Params& p, const MappingBatch& b, const Table& table, int64_t t,
                             int32_t r) {
     if (r >= b.num_reqs) return kKernelPadSlot;
-    const int64_t begin = b.query_start_loc[r], end = b.query_start_loc[r + 1];
-    const int64_t lp = b.seq_lens[r] - (end - begin) + (t - begin);
+    const int64_t lp = LogicalPosition(b, t, r);
     if (lp < 0) return kKernelPadSlot;
     int64_t cp, rest;
     DivMod(lp + 1, p.ratio_div, &cp, &rest);

@@ -27,9 +27,8 @@ struct QsaRingFamily : QsaTokenTiles<QsaRingFamily> {
   SG_HD static int64_t Slot(const Params& p, const MappingBatch& b, const Table& table, int64_t t,
                             int32_t r) {
     if (r >= b.num_reqs) return kKernelPadSlot;  // at or past qsl[R]: no clamp
-    const int64_t begin = b.query_start_loc[r], end = b.query_start_loc[r + 1];
-    const int64_t lp = b.seq_lens[r] - (end - begin) + (t - begin);
-    if (lp < 0 || t + p.ring < end || table.layout.width <= 0) return kKernelPadSlot;
+    const int64_t lp = LogicalPosition(b, t, r);
+    if (lp < 0 || t + p.ring < b.query_start_loc[r + 1] || table.layout.width <= 0) return kKernelPadSlot;
     const int64_t block = table.Load(t, r, 0);
     const bool valid = p.variant == kQsaRingPrefix ? block >= 0 : block > 0;
     if (!valid) return kKernelPadSlot;

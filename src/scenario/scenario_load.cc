@@ -42,6 +42,29 @@ std::string Child(const std::string& ptr, const std::string& key) {
 }
 std::string Child(const std::string& ptr, size_t index) { return ptr + "/" + std::to_string(index); }
 
+/// The parameter keys of a family's groups (beside name, kernel, variant,
+/// block_table).
+const std::vector<std::string>& FamilyKeys(Family family) {
+  static const std::vector<std::string> paged = {"block_size", "kernel_block_size", "dcp", "enabled"};
+  static const std::vector<std::string> kpool = {"kpool"};
+  static const std::vector<std::string> ring = {"ring"};
+  static const std::vector<std::string> compressed = {"block_size", "compress_ratio", "common"};
+  static const std::vector<std::string> compressor = {"capacity", "ring_block_size"};
+  switch (family) {
+    case Family::kPaged:
+      return paged;
+    case Family::kKpoolTail:
+      return kpool;
+    case Family::kQsaRing:
+      return ring;
+    case Family::kQsaCompressed:
+      return compressed;
+    case Family::kCompressorRing:
+      return compressor;
+  }
+  return paged;
+}
+
 /// A short description of a JSON value for "got ..." (never the whole value).
 std::string Describe(const json& v) {
   switch (v.type()) {
@@ -408,31 +431,14 @@ bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s,
     return Fail(Child(ptr, "kernel"), problem.substr(0, cut), problem.substr(cut + 11));
   }
   const std::vector<std::string> common = {"name", "kernel", "variant", "block_table"};
-  std::vector<std::string> own;
-  switch (g->family) {
-    case Family::kPaged:
-      own = {"block_size", "kernel_block_size", "dcp", "enabled"};
-      break;
-    case Family::kKpoolTail:
-      own = {"kpool"};
-      break;
-    case Family::kQsaRing:
-      own = {"ring"};
-      break;
-    case Family::kQsaCompressed:
-      own = {"block_size", "compress_ratio", "common"};
-      break;
-    case Family::kCompressorRing:
-      own = {"capacity", "ring_block_size"};
-      break;
-  }
+  const std::vector<std::string>& own = FamilyKeys(g->family);
   std::vector<std::string> allowed = common;
   allowed.insert(allowed.end(), own.begin(), own.end());
-  const std::vector<std::string> other_families = {"kpool",          "ring",      "compress_ratio",
-                                                   "common",         "capacity",  "ring_block_size",
-                                                   "block_size",     "kernel_block_size",
-                                                   "dcp",            "enabled"};
-  if (!CheckKeys(v, ptr, allowed, other_families, "kernel " + text)) return false;
+  std::vector<std::string> elsewhere;  // keys of the other families, for a clearer message
+  for (const FamilyInfo& info : AllFamilies())
+    for (const std::string& key : FamilyKeys(info.family))
+      if (std::find(elsewhere.begin(), elsewhere.end(), key) == elsewhere.end()) elsewhere.push_back(key);
+  if (!CheckKeys(v, ptr, allowed, elsewhere, "kernel " + text)) return false;
 
   if (!Require(v, ptr, "name", "a non-empty group name", &f) ||
       !String(*f, Child(ptr, "name"), "a non-empty group name", &g->name))
