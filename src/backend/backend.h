@@ -22,6 +22,20 @@ struct GroupOutputs {
   std::vector<std::vector<int64_t>> flat;    // [outputs][num_tokens]
   std::vector<uint8_t> read_past_row;        // [num_tokens], 1 = read past its row
   std::string row_bounds_evidence;           // how read_past_row was observed
+  // With the writers on (Backend::set_writers): the group's KV pool after
+  // its writer ran from engine[0] (writers/cache_pool.h); else empty.
+  std::vector<uint8_t> cache;
+  int32_t head_bytes = 0;
+  // Non-empty when the run did not complete: the kernel faulted (illegal
+  // address), the worker process crashed or timed out. The outputs are then
+  // empty; the runner reports the fault as a `no_fault` finding.
+  std::string fault;
+};
+
+/// The cache writers (DESIGN 2.6): off while head_bytes is 0.
+struct WriterOptions {
+  int32_t head_bytes = 0;                      // bytes per slot, a multiple of 8, at most kMaxHeadBytes
+  int64_t max_cache_bytes = int64_t{1} << 30;  // per group; a bigger pool is a bad-input error
 };
 
 class Backend {
@@ -33,6 +47,17 @@ class Backend {
   /// Returns false with *err on an environment failure (a CUDA error).
   virtual bool Run(const Scenario& scenario, std::vector<GroupOutputs>* outputs,
                    std::string* err) = 0;
+
+  /// The CUDA-graph protocol (`check --cuda-graph`): the engine-geometry
+  /// mappings and the writers of every group are captured once with the
+  /// scalars of replays[0] (num_reqs, num_actual_tokens, num_tokens), then
+  /// replayed for each scenario of `replays` (same sizes, new contents) on
+  /// the same buffers: outputs are not re-zeroed between replays and the
+  /// caches persist. (*outputs)[k] is the state after replay k (no flat
+  /// outputs). The GPU backend captures a real CUDA graph; the host backend
+  /// runs the same sequence eagerly. Needs the writers on.
+  virtual bool RunReplays(const std::vector<Scenario>& replays,
+                          std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) = 0;
 
   /// Runs many scenarios: (*outputs)[i] for scenarios[i]. The GPU backend
   /// packs them into one launch per family and geometry (its host-side
@@ -46,6 +71,12 @@ class Backend {
       if (!Run(*scenarios[i], &(*outputs)[i], err)) return false;
     return true;
   }
+
+  void set_writers(const WriterOptions& writers) { writers_ = writers; }
+  const WriterOptions& writers() const { return writers_; }
+
+ protected:
+  WriterOptions writers_;
 };
 
 std::unique_ptr<Backend> MakeHostBackend();

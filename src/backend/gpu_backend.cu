@@ -1,16 +1,19 @@
 // The GPU backend: uploads the batch once per scenario, then runs every
 // group's kernel in both geometries (in dependency order: a qsa_compressed
 // group reads its common group's device output) and copies the outputs back.
+#include <algorithm>
 #include <memory>
 #include <tuple>
 
 #include "backend/backend.h"
 #include "backend/cuda_check.h"
 #include "backend/gpu_device.h"
+#include "backend/gpu_graph_replays.h"
 #include "backend/kernel_inputs.h"
 #include "kernels/launchers.h"
 #include "scenario/table_extent.h"
 #include "util/parallel_for.h"
+#include "writers/cache_pool.h"
 
 namespace slotguard {
 namespace {
@@ -32,11 +35,26 @@ class GpuBackend : public Backend {
     return ok;
   }
 
- bool RunMany(const std::vector<const Scenario*>& scenarios,
+  bool RunMany(const std::vector<const Scenario*>& scenarios,
                std::vector<std::vector<GroupOutputs>>* outputs, std::string* err, int threads) override {
+    // The packed launch maps only; with the writers, one scenario at a time.
+    if (writers_.head_bytes > 0) return Backend::RunMany(scenarios, outputs, err, threads);
     cudaStream_t stream;
     SG_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), err);
     const bool ok = RunManyOnStream(scenarios, stream, threads, outputs, err);
+    const cudaError_t destroyed = cudaStreamDestroy(stream);
+    if (ok && destroyed != cudaSuccess) {
+      *err = CudaErrorText("cudaStreamDestroy", destroyed);
+      return false;
+    }
+    return ok;
+  }
+
+  bool RunReplays(const std::vector<Scenario>& replays, std::vector<std::vector<GroupOutputs>>* outputs,
+                  std::string* err) override {
+    cudaStream_t stream;
+    SG_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), err);
+    const bool ok = RunGraphReplays(replays, writers_, stream, outputs, err);
     const cudaError_t destroyed = cudaStreamDestroy(stream);
     if (ok && destroyed != cudaSuccess) {
       *err = CudaErrorText("cudaStreamDestroy", destroyed);
@@ -280,6 +298,24 @@ class GpuBackend : public Backend {
           SG_CUDA_TRY(cudaMemcpyAsync(out.flat[o].data(), d.flat[o].get(), n * sizeof(int64_t),
                                       cudaMemcpyDeviceToHost, stream), err);
         }
+      }
+      DeviceBuffer<uint8_t> cache;
+      out.head_bytes = writers_.head_bytes;
+      CacheView view = CacheGeometry(scenario, group, writers_.head_bytes);
+      if (writers_.head_bytes > 0 && CacheFits(view, writers_.max_cache_bytes)) {
+        // The pool before the run (block 0 zero, the rest poison), the
+        // writer from the engine output, then the whole pool back.
+        const size_t bytes = static_cast<size_t>(CacheBytes(view));
+        if (!cache.Allocate(bytes, err)) return false;
+        view.bytes = cache.get();
+        SG_CUDA_TRY(cudaMemsetAsync(view.bytes, kPoisonByte, bytes, stream), err);
+        SG_CUDA_TRY(cudaMemsetAsync(view.bytes, 0, std::min<size_t>(NullBlockBytes(view), bytes), stream), err);
+        SG_CUDA_TRY(LaunchWriter(WriterFor(group), view, WriterJob{d.engine[0].get(), batch.num_tokens, static_cast<int32_t>(i)},
+                                 stream),
+                    err);
+        out.cache.resize(bytes);
+        if (bytes)
+          SG_CUDA_TRY(cudaMemcpyAsync(out.cache.data(), view.bytes, bytes, cudaMemcpyDeviceToHost, stream), err);
       }
       SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
       for (int o = 0; o < count; ++o) {

@@ -23,6 +23,13 @@ bool GpuUsable(std::string* why) {
   return true;
 }
 
+bool GpuContextBroken(std::string* why) {
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) return false;
+  *why = CudaErrorText("cudaDeviceSynchronize", e);
+  return true;
+}
+
 std::string GpuDescription() {
   int device = 0;
   cudaDeviceProp prop;

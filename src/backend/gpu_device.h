@@ -10,6 +10,10 @@ namespace slotguard {
 /// what is missing, in one line.
 bool GpuUsable(std::string* why);
 
+/// True (with *why) when this process's CUDA context hit a sticky error
+/// (an illegal address, a kernel trap): nothing CUDA works here any more.
+bool GpuContextBroken(std::string* why);
+
 /// "NVIDIA H200 (sm_90, 132 SMs)" or "" when no device.
 std::string GpuDescription();
 

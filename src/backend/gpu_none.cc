@@ -16,6 +16,8 @@ bool GpuUsable(std::string* why) {
   return false;
 }
 
+bool GpuContextBroken(std::string* /*why*/) { return false; }
+
 std::string GpuDescription() { return ""; }
 
 std::unique_ptr<Backend> MakeGpuBackend(std::string* why) {

@@ -1,7 +1,9 @@
-// The host backend: runs each family's kernel source on the CPU.
+// The host backend: runs each family's kernel source, and the writers' source,
+// on the CPU.
 #include "backend/backend.h"
 #include "backend/kernel_inputs.h"
 #include "kernels/host_loop.h"
+#include "writers/cache_pool.h"
 
 namespace slotguard {
 namespace {
@@ -12,28 +14,68 @@ class HostBackend : public Backend {
 
   bool Run(const Scenario& scenario, std::vector<GroupOutputs>* outputs,
            std::string* /*err*/) override {
+    outputs->resize(scenario.groups.size());  // reuses the buffers of an earlier run
+    Reset(scenario, outputs);
+    RunPass(scenario, /*flat=*/true, outputs);
+    return true;
+  }
+
+  bool RunReplays(const std::vector<Scenario>& replays, std::vector<std::vector<GroupOutputs>>* outputs,
+                  std::string* /*err*/) override {
+    outputs->clear();
+    if (replays.empty()) return true;
+    std::vector<GroupOutputs> state(replays[0].groups.size());
+    Reset(replays[0], &state);
+    for (const Scenario& replay : replays) {
+      RunPass(replay, /*flat=*/false, &state);  // the buffers persist, like a graph's
+      outputs->push_back(state);
+    }
+    return true;
+  }
+
+ private:
+  // Output buffers zeroed, like the engine's persistent buffers; caches in
+  // their before-the-run state.
+  void Reset(const Scenario& scenario, std::vector<GroupOutputs>* outputs) const {
+    const size_t n = static_cast<size_t>(scenario.batch.num_tokens);
+    for (size_t i = 0; i < scenario.groups.size(); ++i) {
+      const Group& group = scenario.groups[i];
+      GroupOutputs& out = (*outputs)[i];
+      const int count = OutputCount(group);
+      out.engine.resize(count);
+      out.flat.resize(count);
+      for (int o = 0; o < count; ++o) {
+        out.engine[o].assign(n, 0);
+        out.flat[o].assign(n, 0);
+      }
+      out.fault.clear();
+      out.head_bytes = writers_.head_bytes;
+      const CacheView view = CacheGeometry(scenario, group, writers_.head_bytes);
+      if (writers_.head_bytes > 0 && CacheFits(view, writers_.max_cache_bytes)) {
+        FillInitialCache(view, &out.cache);
+      } else {
+        out.cache.clear();
+      }
+    }
+  }
+
+  // Every group's mapping (engine geometry, and flat when asked), then the
+  // writers from the engine output.
+  void RunPass(const Scenario& scenario, bool flat, std::vector<GroupOutputs>* outputs) const {
     const Batch& batch = scenario.batch;
     const MappingBatch b = HostMappingBatch(batch);
-    const size_t n = static_cast<size_t>(batch.num_tokens);
     std::vector<int64_t> default_common;  // built only for a qsa_compressed group without `common`
-    outputs->resize(scenario.groups.size());  // reuses the buffers of an earlier run
     for (size_t i : RunOrder(scenario)) {
       const Group& group = scenario.groups[i];
       GroupOutputs& out = (*outputs)[i];
       out.row_bounds_evidence = "instrumented block-table reads";
-      out.read_past_row.assign(n, 0);
+      out.read_past_row.assign(static_cast<size_t>(batch.num_tokens), 0);
       TableLayout layout;
       const std::vector<int32_t> table = PaddedTable(batch, group, &layout.row_stride);
       layout.data = table.data();
       layout.width = group.table.width;
       layout.rows = group.table.rows;
-      const int outputs_count = OutputCount(group);
-      out.engine.resize(outputs_count);
-      out.flat.resize(outputs_count);
-      for (int o = 0; o < outputs_count; ++o) {
-        out.engine[o].assign(n, 0);  // zeroed, like the engine's persistent buffers
-        out.flat[o].assign(n, 0);
-      }
+      const bool two = OutputCount(group) > 1;
       const int common = CommonGroupIndex(scenario, group);
       if (group.family == Family::kQsaCompressed && common < 0 && default_common.empty())
         default_common = DefaultCommonMapping(batch);
@@ -41,13 +83,25 @@ class HostBackend : public Backend {
           common >= 0 ? (*outputs)[common].engine[0].data() : default_common.data();
       VisitFamily(group, common_mapping, [&](auto family, const auto& params) {
         using F = decltype(family);
-        const MappingOutputs engine{out.engine[0].data(), outputs_count > 1 ? out.engine[1].data() : nullptr};
-        const MappingOutputs flat{out.flat[0].data(), outputs_count > 1 ? out.flat[1].data() : nullptr};
+        const MappingOutputs engine{out.engine[0].data(), two ? out.engine[1].data() : nullptr};
         RunOnHost<F>(params, b, layout, Geometry::kEngine, engine, out.read_past_row.data());
-        RunOnHost<F>(params, b, layout, Geometry::kFlat, flat, out.read_past_row.data());
+        if (flat) {
+          const MappingOutputs flat_out{out.flat[0].data(), two ? out.flat[1].data() : nullptr};
+          RunOnHost<F>(params, b, layout, Geometry::kFlat, flat_out, out.read_past_row.data());
+        }
       });
     }
-    return true;
+    if (!flat)
+      for (GroupOutputs& out : *outputs) out.flat.clear();
+    if (writers_.head_bytes <= 0) return;
+    for (size_t i = 0; i < scenario.groups.size(); ++i) {
+      GroupOutputs& out = (*outputs)[i];
+      if (out.cache.empty()) continue;  // over max_cache_bytes
+      CacheView cache = CacheGeometry(scenario, scenario.groups[i], writers_.head_bytes);
+      cache.bytes = out.cache.data();
+      const WriterJob job{out.engine[0].data(), batch.num_tokens, static_cast<int32_t>(i)};
+      RunWriterOnHost(WriterFor(scenario.groups[i]), cache, job);
+    }
   }
 };
 

@@ -8,12 +8,16 @@
 namespace slotguard {
 
 std::vector<int32_t> PaddedTable(const Batch& batch, const Group& group, int64_t* row_stride) {
-  const BlockTable& table = group.table;
   *row_stride = PaddedRowStride(batch, group);
-  std::vector<int32_t> padded(static_cast<size_t>(*row_stride) * table.rows, kPoisonBlock);
+  return PaddedTable(group, *row_stride);
+}
+
+std::vector<int32_t> PaddedTable(const Group& group, int64_t row_stride) {
+  const BlockTable& table = group.table;
+  std::vector<int32_t> padded(static_cast<size_t>(row_stride) * table.rows, kPoisonBlock);
   for (int32_t r = 0; r < table.rows; ++r)
     std::copy_n(table.entries.begin() + static_cast<size_t>(r) * table.width, table.width,
-                padded.begin() + static_cast<size_t>(r) * *row_stride);
+                padded.begin() + static_cast<size_t>(r) * row_stride);
   return padded;
 }
 

@@ -20,6 +20,9 @@ namespace slotguard {
 /// kPoisonBlock.
 std::vector<int32_t> PaddedTable(const Batch& batch, const Group& group, int64_t* row_stride);
 
+/// The same with a given row stride (>= the group's width).
+std::vector<int32_t> PaddedTable(const Group& group, int64_t row_stride);
+
 PagedParams MakePagedParams(const Group& group);
 KpoolTailParams MakeKpoolTailParams(const Group& group);
 QsaRingParams MakeQsaRingParams(const Group& group);

@@ -60,11 +60,11 @@ std::vector<ScenarioReport> CheckFile(const std::string& file, const CheckOption
   for (const std::string& variant : VariantRuns(scenario, options.variant)) {
     Scenario run = scenario;
     if (!variant.empty() && !ForceVariant(variant, &run)) continue;  // no group has it
-    reports.push_back(CheckScenario(run, file, backend, 8));
+    reports.push_back(CheckScenario(run, file, backend, 8, options.setup.cuda_graph));
     reports.back().forced_variant = variant;
   }
   if (reports.empty()) {  // --variant NAME that no group of this scenario has
-    reports.push_back(CheckScenario(scenario, file, backend, 8));
+    reports.push_back(CheckScenario(scenario, file, backend, 8, options.setup.cuda_graph));
     reports.back().verdict += " (no group has variant " + options.variant + ")";
   }
   return reports;
@@ -81,8 +81,9 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   }
   std::vector<std::string> files;
   if (!OpenScenarioFiles(options.paths, &files, err)) return kExitBadInput;
-  std::unique_ptr<Backend> backend = OpenBackend(options.backend, err);
-  if (!backend) return kExitEnvironment;
+  int open_status;
+  std::unique_ptr<Backend> backend = OpenBackend(options.backend, options.setup, err, &open_status);
+  if (!backend) return open_status;
   CheckSummary summary;
   summary.backend = backend->name();
   if (summary.backend == "gpu") summary.device = GpuDescription();

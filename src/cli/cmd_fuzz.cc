@@ -72,8 +72,9 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   campaign.out_dir = options.out_dir;
   campaign.jobs = options.jobs;
   campaign.tty_progress = isatty(STDERR_FILENO);
-  std::unique_ptr<Backend> backend = OpenBackend(options.backend, err);
-  if (!backend) return kExitEnvironment;
+  int open_status;
+  std::unique_ptr<Backend> backend = OpenBackend(options.backend, options.setup, err, &open_status);
+  if (!backend) return open_status;
   CampaignResult result;
   if (!RunCampaign(campaign, *backend, err, &result, &problem)) {
     err << "slotguard: error: fuzz: " << problem << "\n";

@@ -15,7 +15,7 @@ int RunList(std::ostream& out) {
   out << "invariants:\n";
   for (const InvariantInfo& inv : AllInvariants())
     out << "  " << inv.name << ": " << inv.description
-        << (inv.stage == InvariantStage::kMemory ? " [needs the cache writers: not run yet]" : "")
+        << (inv.stage == InvariantStage::kMemory ? " [with --writers]" : "")
         << "\n";
   return kExitHolds;
 }

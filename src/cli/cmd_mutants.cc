@@ -106,8 +106,9 @@ int RunMutants(const MutantsOptions& options, std::ostream& out, std::ostream& e
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> files;
   if (!OpenScenarioFiles(options.paths, &files, err)) return kExitBadInput;
-  std::unique_ptr<Backend> backend = OpenBackend(options.backend, err);
-  if (!backend) return kExitEnvironment;
+  int open_status;
+  std::unique_ptr<Backend> backend = OpenBackend(options.backend, options.setup, err, &open_status);
+  if (!backend) return open_status;
   std::vector<FileResult> results(files.size());
   ParallelFor(files.size(), options.jobs, [&](size_t i) { results[i] = RunFile(files[i], options, *backend); });
 

@@ -12,6 +12,7 @@
 #include "invariants/group_run.h"
 #include "registry/families.h"
 #include "report/report.h"
+#include "runner/graph_replays.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
 
@@ -29,6 +30,10 @@ std::string Pad(const std::string& s, size_t width) {
 void PrintGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool all_tokens,
                 std::ostream& out) {
   const Group& group = s.groups[gi];
+  if (!run.kernel[gi].fault.empty()) {
+    out << "\ngroup " << group.name << ": no outputs: " << run.kernel[gi].fault << "\n";
+    return;
+  }
   GroupRun facts;
   facts.scenario = &s;
   facts.group = &group;
@@ -109,10 +114,18 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
         << "'\n";
     return kExitBadInput;
   }
-  std::unique_ptr<Backend> backend = OpenBackend(options.backend, err);
-  if (!backend) return kExitEnvironment;
+  int open_status;
+  std::unique_ptr<Backend> backend = OpenBackend(options.backend, options.setup, err, &open_status);
+  if (!backend) return open_status;
+  const std::string skipped = SkippedCaches(scenario, backend->writers());
+  if (!skipped.empty()) out << "note: " << skipped << "\n";
+  // --cuda-graph runs the scenario at its capture size: show that one.
+  if (options.setup.cuda_graph) scenario = PadToCaptureSize(scenario);
   ScenarioRun run;
-  if (!RunScenario(scenario, *backend, std::numeric_limits<size_t>::max(), &run, &problem)) {
+  const size_t keep = std::numeric_limits<size_t>::max();
+  const bool ran = options.setup.cuda_graph ? RunGraphReplayScenario(scenario, *backend, keep, &run, &problem)
+                                            : RunScenario(scenario, *backend, keep, &run, &problem);
+  if (!ran) {
     err << "slotguard: error: " << options.file << ": " << scenario.name << ": "
         << backend->name() << " backend: " << problem << "\n";
     return kExitEnvironment;

@@ -1,13 +1,46 @@
 #include "cli/command_setup.h"
 
+#include "backend/isolated_backend.h"
+#include "cli/commands.h"
 #include "runner/scenario_files.h"
+#include "writers/payload.h"
 
 namespace slotguard {
 
-std::unique_ptr<Backend> OpenBackend(BackendKind kind, std::ostream& err) {
+std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, std::ostream& err, int* exit_code) {
+  int unused;
+  if (!exit_code) exit_code = &unused;
+  *exit_code = kExitBadInput;
+  if ((setup.writers || setup.cuda_graph) &&
+      (setup.head_bytes < kPayloadWordBytes || setup.head_bytes > kMaxHeadBytes ||
+       setup.head_bytes % kPayloadWordBytes != 0)) {
+    err << "slotguard: error: --head-bytes " << setup.head_bytes << ": expected a multiple of "
+        << kPayloadWordBytes << " from " << kPayloadWordBytes << " to " << kMaxHeadBytes << "\n";
+    return nullptr;
+  }
   std::string why;
   std::unique_ptr<Backend> backend = MakeBackend(kind, &why);
-  if (!backend) err << "slotguard: error: --backend gpu: " << why << "\n";
+  if (!backend) {
+    err << "slotguard: error: --backend gpu: " << why << "\n";
+    *exit_code = kExitEnvironment;
+    return nullptr;
+  }
+  const bool isolate = setup.isolate < 0 ? std::string(backend->name()) == "gpu" : setup.isolate > 0;
+  if (isolate) {
+    if (WorkerExecutable().empty()) {
+      err << "slotguard: error: --isolate: no slotguard executable registered to run as the worker\n";
+      return nullptr;
+    }
+    IsolationOptions isolation;
+    isolation.backend_name = backend->name();
+    isolation.worker_args = {"__worker", "--backend", isolation.backend_name};
+    isolation.timeout_seconds = setup.timeout_seconds;
+    backend = MakeIsolatedBackend(isolation);
+  }
+  WriterOptions writers;
+  writers.head_bytes = setup.writers || setup.cuda_graph ? setup.head_bytes : 0;
+  writers.max_cache_bytes = setup.max_cache_mib << 20;
+  backend->set_writers(writers);
   return backend;
 }
 

@@ -12,8 +12,14 @@
 
 namespace slotguard {
 
-/// The backend asked for, or nullptr after printing why (exit 3).
-std::unique_ptr<Backend> OpenBackend(BackendKind kind, std::ostream& err);
+struct RunSetup;
+
+/// The backend asked for, or nullptr after printing why (exit 3 when the
+/// GPU is not usable, 2 for bad setup flags: *exit_code says which). With
+/// isolation (the gpu backend's default) it runs the kernels in worker
+/// processes; with the writers on, it fills the caches.
+std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, std::ostream& err,
+                                     int* exit_code = nullptr);
 
 /// The scenario files under `paths`; false after printing why (exit 2).
 bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::string>* files,

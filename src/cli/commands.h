@@ -21,9 +21,21 @@ enum ExitCode {
   kExitEnvironment = 3,  // GPU asked for but not usable, CUDA error
 };
 
+/// How scenarios run beyond the backend's kind: the cache writers, fault
+/// isolation. Shared by check, replay, mutants and fuzz.
+struct RunSetup {
+  bool writers = false;          // --writers: null_bytes and write_set on the caches
+  int32_t head_bytes = 64;       // --head-bytes per slot
+  int64_t max_cache_mib = 1024;  // --max-cache-mib per group
+  bool cuda_graph = false;       // --cuda-graph (check, replay): implies writers
+  int isolate = -1;              // --isolate 1 / --no-isolate 0; -1: on for the gpu backend
+  double timeout_seconds = 120;  // --timeout per scenario, isolated runs
+};
+
 struct CheckOptions {
   std::vector<std::string> paths = {"scenarios/"};
   BackendKind backend = BackendKind::kAuto;
+  RunSetup setup;
   std::string variant;  // "" each group's own; a variant name; or "all"
   std::string junit_path;
   std::string json_path;
@@ -37,6 +49,7 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err);
 struct ReplayOptions {
   std::string file;
   BackendKind backend = BackendKind::kAuto;
+  RunSetup setup;
   std::string variant;
   bool all_tokens = false;  // print every token even in long scenarios
   LoadLimits limits;
@@ -48,6 +61,7 @@ int RunList(std::ostream& out);
 struct MutantsOptions {
   std::vector<std::string> paths = {"scenarios/"};
   BackendKind backend = BackendKind::kAuto;
+  RunSetup setup;
   int jobs = 1;
   LoadLimits limits;
 };
@@ -72,6 +86,7 @@ struct FuzzOptions {
   uint64_t seed = 1;
   std::string out_dir = "fuzz-findings";
   BackendKind backend = BackendKind::kAuto;
+  RunSetup setup;
   int jobs = 1;
   std::string json_path;
   bool inconsistent = false;
@@ -88,6 +103,13 @@ struct ImportOptions {
   std::string variant;  // as SLOTGUARD_FUZZ_VARIANT was for the target
 };
 int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err);
+
+/// `slotguard __worker` (hidden): the worker process of fault isolation.
+struct WorkerOptions {
+  BackendKind backend = BackendKind::kHost;
+  int threads = 1;
+};
+int RunWorker(const WorkerOptions& options, std::ostream& err);
 
 /// Resolves `--variant NAME` against the registry: "" and "all" pass; an
 /// unknown name fills *err (with did-you-mean) and returns false.

@@ -4,7 +4,9 @@
 #include <map>
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
+#include "backend/isolated_backend.h"
 #include "cli/commands.h"
 
 #ifndef SLOTGUARD_VERSION
@@ -39,6 +41,39 @@ void AddLimits(CLI::App* cmd, slotguard::LoadLimits* limits) {
       ->check(CLI::PositiveNumber);
 }
 
+void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
+  cmd->add_flag("--writers", setup->writers,
+                "run the cache writers after the mappings on a pool per group (block 0 zero, the rest "
+                "poison) and check null_bytes and write_set on the memory");
+  cmd->add_option("--head-bytes", setup->head_bytes, "bytes per slot in the writers' pools (multiple of 8)")
+      ->capture_default_str();
+  cmd->add_option("--max-cache-mib", setup->max_cache_mib,
+                  "largest pool per group for the writers; a bigger group skips the writers and the memory invariants (the report says so)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  if (graph)
+    cmd->add_flag("--cuda-graph", setup->cuda_graph,
+                  "capture mappings + writers into a CUDA graph at the padded capture size (1, 2, 4, "
+                  ".., 512 tokens), replay the real batch, then a dummy batch and an idle DP rank's "
+                  "batch on the same buffers, checking null_bytes after each (implies --writers)");
+  cmd->add_flag("--isolate{1},--no-isolate{0}", setup->isolate,
+                "run the kernels in a worker process, so that a fault (illegal address, crash, "
+                "timeout) is a no_fault finding for its scenario and the run goes on (default: on "
+                "for the gpu backend)");
+  cmd->add_option("--timeout", setup->timeout_seconds, "seconds per scenario in an isolated run (0: none)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+}
+
+// The running executable, for the worker processes of fault isolation.
+std::string SelfExecutable(const char* argv0) {
+  char path[4096];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (n <= 0) return argv0;
+  path[n] = 0;
+  return path;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,6 +85,7 @@ int main(int argc, char** argv) {
       "3 environment (no usable GPU, CUDA error)."};
   app.set_version_flag("--version", "slotguard " SLOTGUARD_VERSION);
   app.require_subcommand(1);
+  slotguard::SetWorkerExecutable(SelfExecutable(argv[0]));
 
   slotguard::CheckOptions check;
   CLI::App* check_cmd = app.add_subcommand(
@@ -58,6 +94,7 @@ int main(int argc, char** argv) {
   check_cmd->add_option("paths", check.paths, "scenario files or directories (recursive *.json)")
       ->capture_default_str();
   AddBackend(check_cmd, &check.backend);
+  AddRunSetup(check_cmd, &check.setup, true);
   check_cmd->add_option("--variant", check.variant,
                         "force a variant on every group whose family has it, or 'all' to run "
                         "each scenario once per variant (see `slotguard list`)");
@@ -76,6 +113,7 @@ int main(int argc, char** argv) {
       "replay", "one scenario, verbose: per-token table and the blocks each request wrote");
   replay_cmd->add_option("file", replay.file, "the scenario file")->required();
   AddBackend(replay_cmd, &replay.backend);
+  AddRunSetup(replay_cmd, &replay.setup, true);
   replay_cmd->add_option("--variant", replay.variant, "force a variant (see `slotguard list`)");
   replay_cmd->add_flag("--all-tokens", replay.all_tokens,
                        "print every token, also in scenarios over 256 tokens");
@@ -87,6 +125,7 @@ int main(int argc, char** argv) {
                  "exit 1 when a variant survives or a fixed kernel has findings");
   mutants_cmd->add_option("paths", mutants.paths, "scenario files or directories")->capture_default_str();
   AddBackend(mutants_cmd, &mutants.backend);
+  AddRunSetup(mutants_cmd, &mutants.setup, false);
   mutants_cmd->add_option("-j,--jobs", mutants.jobs, "scenarios run in parallel")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
@@ -106,6 +145,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   fuzz_cmd->add_option("--out", fuzz.out_dir, "directory for the reproducer")->capture_default_str();
   AddBackend(fuzz_cmd, &fuzz.backend);
+  AddRunSetup(fuzz_cmd, &fuzz.setup, false);
   fuzz_cmd->add_option("-j,--jobs", fuzz.jobs, "threads")->capture_default_str()->check(CLI::Range(1, 1024));
   fuzz_cmd->add_option("--json", fuzz.json_path, "write a JSON summary");
   fuzz_cmd->add_flag("--inconsistent", fuzz.inconsistent,
@@ -138,6 +178,12 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
 
+  slotguard::WorkerOptions worker;
+  CLI::App* worker_cmd = app.add_subcommand("__worker", "the worker process of fault isolation")->group("");
+  worker_cmd->add_option("--backend", worker.backend)
+      ->transform(CLI::CheckedTransformer(kBackends, CLI::ignore_case));
+  worker_cmd->add_option("--threads", worker.threads);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -158,6 +204,7 @@ int main(int argc, char** argv) {
     if (*fuzz_cmd) return slotguard::RunFuzz(fuzz, std::cout, std::cerr);
     if (*import_cmd) return slotguard::RunImport(import, std::cout, std::cerr);
     if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
+    if (*worker_cmd) return slotguard::RunWorker(worker, std::cerr);
   } catch (const std::bad_alloc&) {
     std::cerr << "slotguard: error: out of memory; lower --max-tokens / --max-table-entries or use a "
                  "machine with more memory\n";

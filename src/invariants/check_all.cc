@@ -8,4 +8,10 @@ void CheckMappingInvariants(const GroupRun& run, FindingSink* sink) {
 #undef SG_MAPPING_INVARIANT
 }
 
+void CheckMemoryInvariants(const GroupRun& run, const MemoryRun& memory, FindingSink* sink) {
+#define SG_MEMORY_INVARIANT(id, name, description) Check##id(run, memory, sink);
+#include "registry/invariants.def"
+#undef SG_MEMORY_INVARIANT
+}
+
 }  // namespace slotguard

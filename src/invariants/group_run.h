@@ -43,6 +43,15 @@ struct GroupRun {
   const Batch& batch() const { return scenario->batch; }
 };
 
+/// A group's KV pool after the writers (DESIGN 2.6), for the memory
+/// invariants: num_blocks * page() slots of head_bytes bytes each.
+struct MemoryRun {
+  const std::vector<uint8_t>* cache = nullptr;
+  int32_t head_bytes = 0;
+  int32_t group_index = 0;   // what the writer put into each payload word
+  std::string when;          // "" after the run, or e.g. "after the dummy-batch graph replay"
+};
+
 /// Fills the addressing facts (and mapped_end) of `run` from its group.
 void SetAddressing(GroupRun* run);
 

@@ -15,6 +15,16 @@ namespace slotguard {
 /// Runs every mapping invariant, in registry order.
 void CheckMappingInvariants(const GroupRun& run, FindingSink* sink);
 
+// The memory invariants read the cache after the writers; run.outputs[0]'s
+// reference says which slots the writers should have filled.
+#define SG_MEMORY_INVARIANT(id, name, description) \
+  void Check##id(const GroupRun& run, const MemoryRun& memory, FindingSink* sink);
+#include "registry/invariants.def"
+#undef SG_MEMORY_INVARIANT
+
+/// Runs every memory invariant, in registry order.
+void CheckMemoryInvariants(const GroupRun& run, const MemoryRun& memory, FindingSink* sink);
+
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_INVARIANTS_INVARIANTS_H_

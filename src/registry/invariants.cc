@@ -6,9 +6,11 @@ const std::vector<InvariantInfo>& AllInvariants() {
   static const std::vector<InvariantInfo> invariants = {
 #define SG_MAPPING_INVARIANT(id, name, description) {name, InvariantStage::kMapping, description},
 #define SG_MEMORY_INVARIANT(id, name, description) {name, InvariantStage::kMemory, description},
+#define SG_RUN_INVARIANT(id, name, description) {name, InvariantStage::kRun, description},
 #include "registry/invariants.def"
 #undef SG_MAPPING_INVARIANT
 #undef SG_MEMORY_INVARIANT
+#undef SG_RUN_INVARIANT
   };
   return invariants;
 }

@@ -8,7 +8,9 @@
 
 namespace slotguard {
 
-enum class InvariantStage { kMapping, kMemory };
+// kMapping: on the slot mapping; kMemory: on the cache after the writers
+// (`--writers`); kRun: about the run itself (no_fault).
+enum class InvariantStage { kMapping, kMemory, kRun };
 
 struct InvariantInfo {
   const char* name;

@@ -5,6 +5,8 @@
 #include "invariants/invariants.h"
 #include "reference/reference.h"
 #include "registry/families.h"
+#include "runner/graph_replays.h"
+#include "writers/cache_pool.h"
 
 namespace slotguard {
 
@@ -17,6 +19,20 @@ std::vector<std::string> OutputNames(const Group& group) {
   }
 }
 
+std::string SkippedCaches(const Scenario& scenario, const WriterOptions& writers) {
+  if (writers.head_bytes <= 0) return "";
+  std::string skipped;
+  for (const Group& group : scenario.groups) {
+    const CacheView view = CacheGeometry(scenario, group, writers.head_bytes);
+    if (CacheFits(view, writers.max_cache_bytes)) continue;
+    skipped += std::string(skipped.empty() ? "" : "; ") + "no writers for group " + group.name + ": its pool (" +
+               std::to_string(scenario.num_blocks) + " blocks x " + std::to_string(view.page_slots) + " slots x " +
+               std::to_string(writers.head_bytes) + " bytes) is over --max-cache-mib " +
+               std::to_string(writers.max_cache_bytes >> 20);
+  }
+  return skipped;
+}
+
 bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_invariant,
                  ScenarioRun* run, std::string* err) {
   if (!backend.Run(scenario, &run->kernel, err)) return false;
@@ -24,11 +40,35 @@ bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_inv
   return true;
 }
 
+namespace {
+
+// A run that did not complete: one no_fault finding, on the first group.
+bool RecordFault(const Scenario& scenario, ScenarioRun* run) {
+  for (const GroupOutputs& out : run->kernel) {
+    if (out.fault.empty()) continue;
+    Finding f;
+    f.invariant = "no_fault";
+    f.output = scenario.groups.empty() ? "" : scenario.groups[0].name;
+    f.detail = out.fault;
+    run->findings.assign(scenario.groups.size(), FindingSink(1));
+    if (!run->findings.empty()) run->findings[0].Add(f);
+    run->request_of_token.assign(scenario.groups.size(), {});
+    run->reference.assign(scenario.groups.size(), {});
+    run->output_names.clear();
+    for (const Group& group : scenario.groups) run->output_names.push_back(OutputNames(group));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run) {
   run->request_of_token.clear();
   run->reference.clear();
   run->output_names.clear();
   run->findings.assign(scenario.groups.size(), FindingSink(keep_per_invariant));
+  if (RecordFault(scenario, run)) return;
   for (size_t i = 0; i < scenario.groups.size(); ++i) {
     const Group& group = scenario.groups[i];
     run->reference.push_back(ReferenceOutputs(scenario, group));
@@ -52,6 +92,14 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
       g.outputs.push_back(out);
     }
     CheckMappingInvariants(g, &run->findings[i]);
+    const GroupOutputs& kernel = run->kernel[i];
+    if (!kernel.cache.empty()) {
+      MemoryRun memory;
+      memory.cache = &kernel.cache;
+      memory.head_bytes = kernel.head_bytes;
+      memory.group_index = static_cast<int32_t>(i);
+      CheckMemoryInvariants(g, memory, &run->findings[i]);
+    }
   }
 }
 
@@ -94,14 +142,16 @@ void JudgeExpectation(const Expect& expect, ScenarioReport* report) {
 }
 
 ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
-                             Backend& backend, size_t keep_per_invariant) {
+                             Backend& backend, size_t keep_per_invariant, bool cuda_graph) {
   const auto start = std::chrono::steady_clock::now();
   ScenarioReport report;
   report.file = file;
   report.name = scenario.name;
   ScenarioRun run;
   std::string err;
-  if (!RunScenario(scenario, backend, keep_per_invariant, &run, &err)) {
+  const bool ran = cuda_graph ? RunGraphReplayScenario(scenario, backend, keep_per_invariant, &run, &err)
+                              : RunScenario(scenario, backend, keep_per_invariant, &run, &err);
+  if (!ran) {
     report.status = ScenarioStatus::kEnvironmentError;
     report.error = file + ": " + scenario.name + ": " + backend.name() + " backend: " + err;
     return report;
@@ -116,10 +166,13 @@ ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
     g.findings = run.findings[i].kept();
     for (const auto& [name, count] : g.counts) report.fired.insert(name);
     report.total_findings += run.findings[i].total();
-    report.tokens += scenario.batch.num_tokens * static_cast<int64_t>(run.output_names[i].size());
+    report.tokens += static_cast<int64_t>(run.kernel[i].engine.empty() ? 0 : run.kernel[i].engine[0].size()) *
+                     static_cast<int64_t>(run.output_names[i].size());
     report.groups.push_back(std::move(g));
   }
   JudgeExpectation(scenario.expect, &report);
+  const std::string skipped = SkippedCaches(scenario, backend.writers());
+  if (!skipped.empty()) report.verdict += " (" + skipped + ")";
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

@@ -27,13 +27,19 @@ struct ScenarioRun {
 /// Names of a group's output buffers (what expect.slot_mapping keys).
 std::vector<std::string> OutputNames(const Group& group);
 
+/// The groups whose pool the backends skip (writers on, pool over
+/// writers.max_cache_bytes), in words for the report; "" when none.
+std::string SkippedCaches(const Scenario& scenario, const WriterOptions& writers);
+
 /// Runs the scenario. Returns false with *err when the backend failed (a
 /// CUDA error: an environment problem, not a finding).
 bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_invariant,
                  ScenarioRun* run, std::string* err);
 
 /// The checking half of RunScenario: run->kernel already holds the
-/// backend's outputs; computes the reference and every invariant.
+/// backend's outputs; computes the reference and every mapping invariant,
+/// and the memory invariants of groups that carry a cache. A faulted run
+/// (GroupOutputs::fault) gets one no_fault finding and nothing else.
 void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run);
 
 /// Forces variant `name` on every group whose family has it. Returns false
@@ -67,9 +73,10 @@ struct ScenarioReport {
   double seconds = 0;
 };
 
-/// RunScenario plus the expectation, as a report.
+/// RunScenario (or, with cuda_graph, RunGraphReplayScenario) plus the
+/// expectation, as a report.
 ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
-                             Backend& backend, size_t keep_per_invariant);
+                             Backend& backend, size_t keep_per_invariant, bool cuda_graph = false);
 
 /// Judges fired invariants against the expectation: fills holds and verdict.
 void JudgeExpectation(const Expect& expect, ScenarioReport* report);

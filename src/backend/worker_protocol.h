@@ -1,0 +1,75 @@
+// The pipe protocol between slotguard and its worker process (fault
+// isolation: isolated_backend.h). One request, one response, in order:
+//   request:  u8 op, u32 head_bytes, u64 max_cache_bytes, u32 count,
+//             count x (u64 length, scenario JSON)
+//   response: u8 status, string message, then when status is kOk:
+//             u32 results, each: u32 groups, each group's GroupOutputs
+// Both ends are the same binary on the same machine: native byte order.
+#ifndef SLOTGUARD_BACKEND_WORKER_PROTOCOL_H_
+#define SLOTGUARD_BACKEND_WORKER_PROTOCOL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+
+namespace slotguard {
+
+enum class WorkerOp : uint8_t { kRun = 1, kRunReplays = 2, kRunMany = 3 };
+
+enum class WorkerStatus : uint8_t {
+  kOk = 0,
+  kEnvironmentError = 1,  // the backend failed (not the kernel): message says why
+  kFault = 2,             // the kernel faulted; the worker exits after answering
+};
+
+/// A byte buffer being built or read.
+class WireBuffer {
+ public:
+  std::vector<uint8_t> bytes;
+
+  void PutU8(uint8_t v) { bytes.push_back(v); }
+  void PutU32(uint32_t v) { Put(&v, sizeof(v)); }
+  void PutU64(uint64_t v) { Put(&v, sizeof(v)); }
+  void PutString(const std::string& s) {
+    PutU64(s.size());
+    Put(s.data(), s.size());
+  }
+  template <class T>
+  void PutVector(const std::vector<T>& v) {
+    PutU64(v.size());
+    Put(v.data(), v.size() * sizeof(T));
+  }
+  void Put(const void* data, size_t size);
+
+  // Readers return false past the end.
+  bool GetU8(uint8_t* v) { return Get(v, sizeof(*v)); }
+  bool GetU32(uint32_t* v) { return Get(v, sizeof(*v)); }
+  bool GetU64(uint64_t* v) { return Get(v, sizeof(*v)); }
+  bool GetString(std::string* s);
+  template <class T>
+  bool GetVector(std::vector<T>* v) {
+    uint64_t n;
+    if (!GetU64(&n) || n > (bytes.size() - at_) / sizeof(T)) return false;
+    v->resize(n);
+    return Get(v->data(), n * sizeof(T));
+  }
+  bool Get(void* data, size_t size);
+
+ private:
+  size_t at_ = 0;
+};
+
+void PutGroupOutputs(const std::vector<GroupOutputs>& groups, WireBuffer* out);
+bool GetGroupOutputs(WireBuffer* in, std::vector<GroupOutputs>* groups);
+
+/// One framed message (u64 length, bytes) over a file descriptor. ReadFrame
+/// waits at most timeout_ms (-1: forever); *timed_out tells a timeout from
+/// a closed pipe.
+bool WriteFrame(int fd, const WireBuffer& message);
+bool ReadFrame(int fd, int timeout_ms, WireBuffer* message, bool* timed_out);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_BACKEND_WORKER_PROTOCOL_H_

@@ -1,0 +1,25 @@
+// null_bytes: after the writers, block 0 of the group's cache is all zero.
+// One finding per dirtied slot, naming the token whose payload it holds.
+#include <algorithm>
+
+#include "invariants/invariants.h"
+#include "invariants/memory_words.h"
+
+namespace slotguard {
+
+void CheckNullBytes(const GroupRun& run, const MemoryRun& memory, FindingSink* sink) {
+  const int32_t words = memory.head_bytes / kPayloadWordBytes;
+  const int64_t null_slots = std::min(run.page(), run.slot_limit);
+  for (int64_t slot = 0; slot < null_slots; ++slot)
+    for (int32_t w = 0; w < words; ++w) {
+      const uint64_t word = SlotWord(memory, slot, w);
+      if (word == 0) continue;
+      int64_t token;
+      const std::string what = DescribeWord(memory, word, &token);
+      sink->Add(SlotFinding(run, memory, "null_bytes", slot, token,
+                            "block 0 holds " + what + " (word " + std::to_string(w) + "); it must stay zero"));
+      break;
+    }
+}
+
+}  // namespace slotguard

@@ -1,0 +1,117 @@
+#include "runner/graph_replays.h"
+
+#include <algorithm>
+
+#include "invariants/invariants.h"
+#include "reference/reference.h"
+#include "runner/scenario_run.h"
+
+namespace slotguard {
+
+const std::vector<int64_t>& CaptureSizes() {
+  static const std::vector<int64_t> sizes = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+  return sizes;
+}
+
+int64_t CaptureSize(int64_t num_tokens) {
+  for (int64_t size : CaptureSizes())
+    if (size >= num_tokens) return size;
+  return num_tokens;
+}
+
+Scenario PadToCaptureSize(const Scenario& scenario) {
+  Scenario padded = scenario;
+  Batch& b = padded.batch;
+  const int64_t size = CaptureSize(b.num_tokens);
+  b.num_tokens = size;
+  b.positions.resize(size, 0);
+  b.slot_mapping_in.resize(size, kPadSlot);
+  for (auto& [name, golden] : padded.expect.slot_mapping) golden.resize(size, kPadSlot);
+  return padded;
+}
+
+std::vector<GraphReplay> GraphReplays(const Scenario& padded) {
+  std::vector<GraphReplay> replays;
+  replays.push_back({"", padded});
+
+  Scenario dummy = padded;
+  std::fill(dummy.batch.idx_mapping.begin(), dummy.batch.idx_mapping.end(), -1);
+  for (Group& group : dummy.groups) std::fill(group.table.entries.begin(), group.table.entries.end(), 0);
+  std::fill(dummy.batch.slot_mapping_in.begin(), dummy.batch.slot_mapping_in.end(), kPadSlot);
+  replays.push_back({"after the graph replay of a dummy batch (all-zero tables, every request a dummy)", dummy});
+
+  Scenario idle = dummy;
+  std::fill(idle.batch.query_start_loc.begin(), idle.batch.query_start_loc.end(), 0);
+  std::fill(idle.batch.positions.begin(), idle.batch.positions.end(), 0);
+  std::fill(idle.batch.seq_lens.begin(), idle.batch.seq_lens.end(), 0);
+  replays.push_back({"after the graph replay of an idle DP rank's batch (no tokens, all-zero tables)", idle});
+  return replays;
+}
+
+bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t keep_per_invariant,
+                            ScenarioRun* run, std::string* err) {
+  if (backend.writers().head_bytes <= 0) {
+    *err = "the CUDA-graph protocol needs the cache writers on";
+    return false;
+  }
+  const std::vector<GraphReplay> replays = GraphReplays(PadToCaptureSize(scenario));
+  std::vector<Scenario> scenarios;
+  for (const GraphReplay& replay : replays) scenarios.push_back(replay.scenario);
+  std::vector<std::vector<GroupOutputs>> outputs;
+  if (!backend.RunReplays(scenarios, &outputs, err)) return false;
+  if (outputs.size() != replays.size()) {
+    *err = backend.name() + std::string(" backend returned ") + std::to_string(outputs.size()) +
+           " replays; expected " + std::to_string(replays.size());
+    return false;
+  }
+  run->kernel = outputs[0];
+  CheckKernelOutputs(replays[0].scenario, keep_per_invariant, run);
+  for (size_t k = 1; k < replays.size(); ++k) {
+    const Scenario& s = replays[k].scenario;
+    for (size_t i = 0; i < s.groups.size(); ++i) {
+      const GroupOutputs& out = outputs[k][i];
+      if (!out.fault.empty()) {
+        Finding f;
+        f.invariant = "no_fault";
+        f.output = s.groups[i].name;
+        f.detail = out.fault + ", " + replays[k].what;
+        run->findings[i].Add(f);
+        break;
+      }
+      if (out.cache.empty()) continue;  // no pool: over max_cache_bytes
+      // Only null_bytes: the dummies' tokens map nowhere real, so the
+      // question is only whether block 0 stayed zero.
+      const std::vector<std::vector<int64_t>> reference = ReferenceOutputs(s, s.groups[i]);
+      const std::vector<int32_t> request_of_token = RequestOfToken(s.batch, s.groups[i]);
+      GroupRun g;
+      g.scenario = &s;
+      g.group = &s.groups[i];
+      g.request_of_token = &request_of_token;
+      g.read_past_row = &out.read_past_row;
+      SetAddressing(&g);
+      OutputRun o;
+      o.name = s.groups[i].name;
+      o.kernel = &out.engine[0];
+      o.reference = &reference[0];
+      g.outputs.push_back(o);
+      // Block 0 as this replay changed it: a slot the replay before already
+      // dirtied (and this one left alone) was reported then.
+      std::vector<uint8_t> changed = out.cache;
+      const std::vector<uint8_t>& before = outputs[k - 1][i].cache;
+      const size_t slot_bytes = static_cast<size_t>(out.head_bytes);
+      const size_t null_bytes = std::min(changed.size(), static_cast<size_t>(g.page()) * slot_bytes);
+      for (size_t at = 0; at + slot_bytes <= null_bytes && at + slot_bytes <= before.size(); at += slot_bytes)
+        if (std::equal(changed.begin() + at, changed.begin() + at + slot_bytes, before.begin() + at))
+          std::fill_n(changed.begin() + at, slot_bytes, uint8_t{0});
+      MemoryRun memory;
+      memory.cache = &changed;
+      memory.head_bytes = out.head_bytes;
+      memory.group_index = static_cast<int32_t>(i);
+      memory.when = replays[k].what;
+      CheckNullBytes(g, memory, &run->findings[i]);
+    }
+  }
+  return true;
+}
+
+}  // namespace slotguard

@@ -1,0 +1,53 @@
+// `check --cuda-graph` (issue: CUDA-graph mode): the engine captures its
+// launches once per padded batch size and replays the graph for every
+// batch, real or dummy, on the same buffers. This is where an engine
+// dirtied the null block after capture: a dummy batch (all-zero tables, or
+// a DP rank with nothing to do) replayed through kernels that accept block 0.
+#ifndef SLOTGUARD_RUNNER_GRAPH_REPLAYS_H_
+#define SLOTGUARD_RUNNER_GRAPH_REPLAYS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "scenario/scenario.h"
+
+namespace slotguard {
+
+struct ScenarioRun;
+
+/// The capture sizes, in tokens: 1, 2, 4, ..., 512.
+const std::vector<int64_t>& CaptureSizes();
+
+/// The smallest capture size >= num_tokens; num_tokens itself past 512 (a
+/// batch the engine would run eagerly, here captured at its own size).
+int64_t CaptureSize(int64_t num_tokens);
+
+/// The scenario at its capture size: the extra tokens have position 0,
+/// slot_mapping_in PAD, and PAD in every golden output.
+Scenario PadToCaptureSize(const Scenario& scenario);
+
+struct GraphReplay {
+  std::string what;  // how findings name it
+  Scenario scenario;
+};
+
+/// What is replayed, in order, all with the sizes of `padded`:
+///   the real batch;
+///   a dummy batch: the same token layout, every table entry 0 and every
+///     request a dummy (idx_mapping -1);
+///   an idle DP rank: no request owns a token (query_start_loc all 0),
+///     positions 0, tables 0, every request a dummy.
+std::vector<GraphReplay> GraphReplays(const Scenario& padded);
+
+/// Runs the replays through backend.RunReplays (writers on). *run holds the
+/// real replay, checked like RunScenario on the padded scenario (mapping
+/// and memory invariants), plus a null_bytes finding for block 0 bytes any
+/// later replay dirtied. False with *err on an environment failure.
+bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t keep_per_invariant,
+                            ScenarioRun* run, std::string* err);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_RUNNER_GRAPH_REPLAYS_H_

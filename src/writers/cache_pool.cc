@@ -1,0 +1,26 @@
+#include "writers/cache_pool.h"
+
+#include <algorithm>
+
+#include "scenario/table_extent.h"
+
+namespace slotguard {
+
+CacheView CacheGeometry(const Scenario& scenario, const Group& group, int32_t head_bytes) {
+  CacheView view;
+  view.page_slots = SlotsPerEntry(group) * NullEntries(group);
+  view.slots = int64_t{scenario.num_blocks} * view.page_slots;
+  view.head_bytes = head_bytes;
+  return view;
+}
+
+void FillInitialCache(const CacheView& view, std::vector<uint8_t>* cache) {
+  cache->assign(static_cast<size_t>(CacheBytes(view)), kPoisonByte);
+  std::fill_n(cache->begin(), std::min<int64_t>(NullBlockBytes(view), CacheBytes(view)), uint8_t{0});
+}
+
+WriterKind WriterFor(const Group& group) {
+  return group.family == Family::kPaged ? WriterKind::kPaged : WriterKind::kRing;
+}
+
+}  // namespace slotguard

@@ -1,0 +1,36 @@
+// One group's KV pool for the writers (DESIGN 2.6): its geometry, its
+// contents before the run, and which writer fills it.
+#ifndef SLOTGUARD_WRITERS_CACHE_POOL_H_
+#define SLOTGUARD_WRITERS_CACHE_POOL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "scenario/scenario.h"
+#include "writers/writer_launch.h"
+
+namespace slotguard {
+
+/// num_blocks pages of the group's manager block (page_slots slots each),
+/// head_bytes per slot. bytes is null until a backend points it somewhere.
+CacheView CacheGeometry(const Scenario& scenario, const Group& group, int32_t head_bytes);
+
+/// Bytes the pool of `view` spans: slots * head_bytes.
+inline int64_t CacheBytes(const CacheView& view) { return view.slots * view.head_bytes; }
+
+/// Bytes of block 0: page_slots * head_bytes (kept zero before the run).
+inline int64_t NullBlockBytes(const CacheView& view) { return view.page_slots * view.head_bytes; }
+
+/// Whether the backends build this pool: a pool over `max_bytes` (a huge
+/// num_blocks) is skipped, and its group's memory invariants with it.
+inline bool CacheFits(const CacheView& view, int64_t max_bytes) { return CacheBytes(view) <= max_bytes; }
+
+/// The pool before the run: block 0 all zero, every other byte kPoisonByte.
+void FillInitialCache(const CacheView& view, std::vector<uint8_t>* cache);
+
+/// paged groups use the paged writer (reshape_and_cache); the rings the ring writer.
+WriterKind WriterFor(const Group& group);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_WRITERS_CACHE_POOL_H_

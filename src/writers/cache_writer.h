@@ -1,0 +1,64 @@
+// The cache writers' per-token math (DESIGN 2.6), shared by the CUDA
+// kernels (writer_kernels.cu) and the host loops (host_writers.cc):
+//   paged_writer  reshape_and_cache: one program per token, its lanes
+//                 striding over the slot's words; skips slot < 0.
+//   ring_writer   the kpool seed / ring update: one lane per token over a
+//                 tile of tokens, addressing (page, offset) of a ring page;
+//                 skips slot < 0.
+// Both write from the mapping the kernel produced, so a wrong slot becomes
+// wrong memory. A slot past the pool is not written (in_range reports it;
+// the engine's writer would fault there).
+#ifndef SLOTGUARD_WRITERS_CACHE_WRITER_H_
+#define SLOTGUARD_WRITERS_CACHE_WRITER_H_
+
+#include <cstdint>
+
+#include "kernels/hd.h"
+#include "writers/payload.h"
+
+namespace slotguard {
+
+/// One group's KV pool: `slots` slots of `head_bytes` bytes, in pages of
+/// `page_slots` slots (the group's manager block: block 0 is page 0).
+struct CacheView {
+  uint8_t* bytes = nullptr;
+  int64_t slots = 0;
+  int64_t page_slots = 1;
+  int32_t head_bytes = 64;  // a multiple of kPayloadWordBytes
+};
+
+/// What one writer call writes: the slot of every token, and the group id
+/// that goes into the payload.
+struct WriterJob {
+  const int64_t* slot_mapping = nullptr;  // [num_tokens], the kernel's output
+  int64_t num_tokens = 0;
+  int32_t group = 0;
+};
+
+constexpr int kPagedWriterThreads = 64;  // lanes per token program
+constexpr int kRingWriterTile = 128;     // tokens per program, one lane each
+
+/// paged_writer, program `token`: lanes stride over the words of its slot.
+SG_HD void PagedWriterProgram(const CacheView& cache, const WriterJob& job, int64_t token, int lane, int lanes) {
+  const int64_t slot = job.slot_mapping[token];
+  if (slot < 0 || slot >= cache.slots) return;
+  uint64_t* dst = reinterpret_cast<uint64_t*>(cache.bytes + slot * cache.head_bytes);
+  const int32_t words = cache.head_bytes / kPayloadWordBytes;
+  for (int32_t w = lane; w < words; w += lanes) dst[w] = PayloadWord(token, job.group, w);
+}
+
+/// ring_writer, one token: the slot as (page, offset) of a ring page.
+SG_HD void RingWriterToken(const CacheView& cache, const WriterJob& job, int64_t token) {
+  const int64_t slot = job.slot_mapping[token];
+  if (slot < 0 || slot >= cache.slots) return;
+  const int64_t page = slot / cache.page_slots;
+  const int64_t offset = slot - page * cache.page_slots;
+  uint8_t* page_base = cache.bytes + page * cache.page_slots * cache.head_bytes;
+  uint64_t* dst = reinterpret_cast<uint64_t*>(page_base + offset * cache.head_bytes);
+  const int32_t words = cache.head_bytes / kPayloadWordBytes;
+  for (int32_t w = 0; w < words; ++w) dst[w] = PayloadWord(token, job.group, w);
+}
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_WRITERS_CACHE_WRITER_H_
