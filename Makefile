@@ -1,6 +1,7 @@
 # Thin wrapper over CMake: the two commands the README promises.
 #   make gate   set up, build, then run the CI gate over scenarios/
 #   make test   set up, build, then run every test (GPU tests skip without a device)
+#   make gpu-sanitize   compute-sanitizer over scenarios/ and the corpus (GPU machine)
 #   make fuzz-regress / nightly / fuzz-bench   the libFuzzer targets (clang)
 BUILD        ?= build
 BUILD_TYPE   ?= Release
@@ -13,7 +14,7 @@ DEB_PACKAGES := cmake ninja-build g++ make libcli11-dev nlohmann-json3-dev libra
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_PACKAGES := clang libclang-rt-14-dev
 
-.PHONY: all deps configure build gate test clean fuzz-deps fuzz-build fuzz-regress nightly fuzz-bench
+.PHONY: all deps configure build gate test gpu-sanitize clean fuzz-deps fuzz-build fuzz-regress nightly fuzz-bench
 
 all: build
 
@@ -28,10 +29,15 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 gate: build
-	$(BUILD)/slotguard check scenarios/
+	$(BUILD)/slotguard check --writers scenarios/
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# On a GPU machine: compute-sanitizer memcheck + initcheck over scenarios/ and
+# the seed corpus (writers and CUDA-graph replays on). CI has no GPU.
+gpu-sanitize: build
+	BUILD=$(BUILD) scripts/gpu-sanitize.sh
 
 fuzz-deps: deps
 	@scripts/install-deps.sh $(FUZZ_PACKAGES)

@@ -2,7 +2,7 @@
 # Runs every GPU check of slotguard (GPU tests, check and mutants on the GPU,
 # bench, compute-sanitizer) on a machine with a CUDA device, from a
 # build made elsewhere (build/ carried along). Logs go to $OUT (default ./gpu-logs).
-#   scripts/gpu-verify.sh            # GPU tests, check --backend gpu, bench, memcheck
+#   scripts/gpu-verify.sh   # GPU tests, check (writers, graphs), mutants, bench, fuzz, sanitizer
 # The build bakes absolute paths of the checkout it was configured in
 # (ctest files, the scenario directory of the tests); SLOTGUARD_BUILT_IN
 # names it so this script can link it to the current checkout.
@@ -27,14 +27,14 @@ nvidia-smi -L
 step gpu_tests ctest --test-dir "$built_in/build" -L gpu --output-on-failure
 TAIL=3 step cpu_tests ctest --test-dir "$built_in/build" -L cpu -j 8
 TAIL=2 step check_gpu build/slotguard check --backend gpu --jobs 4 scenarios/
+TAIL=2 step check_gpu_writers build/slotguard check --backend gpu --writers --jobs 4 scenarios/
+TAIL=2 step check_gpu_writers_graph build/slotguard check --backend gpu --writers --cuda-graph --jobs 4 scenarios/
+TAIL=2 step check_gpu_graph_variants sh -c 'build/slotguard check --backend gpu --cuda-graph --variant prefix --quiet scenarios/rings; test $? -eq 1' 
 TAIL=4 step mutants_gpu build/slotguard mutants --backend gpu scenarios/
-TAIL=30 step bench build/slotguard bench --backend gpu
+TAIL=40 step bench build/slotguard bench --backend gpu
 TAIL=1 step fuzz_gpu build/slotguard fuzz --backend gpu --runs 400000 --seed 1 --jobs 16 --out "$OUT/fuzz-gpu"
 TAIL=1 step fuzz_host build/slotguard fuzz --backend host --runs 400000 --seed 1 --jobs 16 --out "$OUT/fuzz-host"
 # A historical variant must be found (fuzz exits 1 with a reproducer).
 TAIL=2 step fuzz_gpu_variant sh -c 'build/slotguard fuzz --backend gpu --variant prefix --runs 100000 --seed 1 --out "$0"; test $? -eq 1' "$OUT/fuzz-gpu"
-if command -v compute-sanitizer >/dev/null; then
-  TAIL=3 step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 build/slotguard check --backend gpu scenarios/
-  TAIL=3 step initcheck compute-sanitizer --tool initcheck --error-exitcode 9 build/slotguard check --backend gpu scenarios/
-fi
+TAIL=4 step sanitize env OUT="$OUT/sanitize" scripts/gpu-sanitize.sh
 exit $status

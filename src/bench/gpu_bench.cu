@@ -8,6 +8,7 @@
 #include "bench/bench_scenario.h"
 #include "kernels/launchers.h"
 #include "registry/families.h"
+#include "writers/writer_launch.h"
 
 namespace slotguard {
 namespace {
@@ -118,7 +119,59 @@ bool BenchSize(int64_t tokens, int repeats, cudaStream_t stream, std::vector<Gpu
   return true;
 }
 
+bool BenchWriters(int64_t tokens, int repeats, int32_t head_bytes, cudaStream_t stream,
+                  std::vector<WriterBenchRow>* rows, std::string* err) {
+  constexpr int64_t kPage = 16;
+  const size_t n = static_cast<size_t>(tokens);
+  // Token t writes slot kPage + t: every slot distinct, block 0 untouched.
+  std::vector<int64_t> mapping(n);
+  for (size_t t = 0; t < n; ++t) mapping[t] = kPage + static_cast<int64_t>(t);
+  DeviceBuffer<int64_t> slots;
+  DeviceBuffer<uint8_t> cache;
+  CacheView view;
+  view.slots = kPage + tokens;
+  view.page_slots = kPage;
+  view.head_bytes = head_bytes;
+  if (!slots.Upload(mapping.data(), n, stream, err) || !cache.Allocate(static_cast<size_t>(view.slots) * head_bytes, err))
+    return false;
+  view.bytes = cache.get();
+  const WriterJob job{slots.get(), tokens, 0};
+  const double bytes = 8.0 * tokens + static_cast<double>(tokens) * head_bytes;
+  const size_t copy_bytes = static_cast<size_t>(bytes / 2);
+  DeviceBuffer<char> src, dst;
+  if (!src.Allocate(copy_bytes, err) || !dst.Allocate(copy_bytes, err)) return false;
+  SG_CUDA_TRY(cudaMemsetAsync(src.get(), 1, copy_bytes, stream), err);
+  double copy_us = 0;
+  if (!TimeMedian(repeats, stream,
+                  [&] { return cudaMemcpyAsync(dst.get(), src.get(), copy_bytes, cudaMemcpyDeviceToDevice, stream); },
+                  &copy_us, err))
+    return false;
+  for (WriterKind kind : {WriterKind::kPaged, WriterKind::kRing}) {
+    WriterBenchRow row;
+    row.writer = kind == WriterKind::kPaged ? "paged_writer" : "ring_writer";
+    row.tokens = tokens;
+    row.head_bytes = head_bytes;
+    row.bytes = bytes;
+    row.copy_us = copy_us;
+    if (!TimeMedian(repeats, stream, [&] { return LaunchWriter(kind, view, job, stream); }, &row.writer_us, err))
+      return false;
+    rows->push_back(row);
+  }
+  return true;
+}
+
 }  // namespace
+
+bool BenchGpuWriters(const std::vector<int64_t>& sizes, int repeats, int32_t head_bytes,
+                     std::vector<WriterBenchRow>* rows, std::string* err) {
+  cudaStream_t stream;
+  SG_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), err);
+  bool ok = true;
+  for (int64_t tokens : sizes)
+    if (!(ok = BenchWriters(tokens, repeats, head_bytes, stream, rows, err))) break;
+  cudaStreamDestroy(stream);
+  return ok;
+}
 
 bool BenchGpu(const std::vector<int64_t>& sizes, int repeats, std::vector<GpuBenchRow>* rows,
               std::string* err) {

@@ -38,6 +38,24 @@ double TimeCheck(const Scenario& s) {
   return best;
 }
 
+// Wall time of the gate over scenarios/ (with the writers): the whole
+// command, loading and process start-up of isolated workers included.
+void TimeGate(BackendKind backend, std::ostream& out) {
+  if (!std::filesystem::is_directory("scenarios")) return;
+  for (bool writers : {false, true}) {
+    CheckOptions check;
+    check.backend = backend;
+    check.quiet = true;
+    check.setup.writers = writers;
+    std::ostringstream sink;
+    const auto start = std::chrono::steady_clock::now();
+    const int code = RunCheck(check, sink, sink);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out << (backend == BackendKind::kGpu ? "gpu" : "host") << ": check " << (writers ? "--writers " : "")
+        << Format("scenarios/ in %.3f s (exit %.0f; goal < 1 s)\n", seconds, code);
+  }
+}
+
 void BenchHost(const BenchOptions& options, std::ostream& out) {
   // One token-check: one token of one output buffer through the backend (both
   // geometries), the reference and every invariant, on one core.
@@ -57,17 +75,7 @@ void BenchHost(const BenchOptions& options, std::ostream& out) {
                                                  (one.groups.size() > 1 ? "+paged" : "")).c_str());
     out << name << Format("%7.3f s  %6.1f M token-checks/s\n", seconds, checks / seconds / 1e6);
   }
-  if (std::filesystem::is_directory("scenarios")) {
-    CheckOptions check;
-    check.backend = BackendKind::kHost;
-    check.quiet = true;
-    std::ostringstream sink;
-    const auto start = std::chrono::steady_clock::now();
-    const int code = RunCheck(check, sink, sink);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    out << Format("host: check scenarios/ in %.3f s (exit %.0f; goal < 1 s)\n", seconds, code);
-  }
+  TimeGate(BackendKind::kHost, out);
 }
 
 }  // namespace
@@ -96,6 +104,22 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
                     r.bytes / 1e6, r.copy_us, r.engine_us, r.copy_us / r.engine_us, r.flat_us,
                     r.copy_us / r.flat_us);
     }
+    std::vector<WriterBenchRow> writer_rows;
+    if (!BenchGpuWriters(options.tokens, options.repeats, options.head_bytes, &writer_rows, &why)) {
+      err << "slotguard: error: bench: " << why << "\n";
+      return kExitEnvironment;
+    }
+    out << "writers (" << options.head_bytes << " bytes per slot, every token a distinct slot); ratio = writer "
+        << "bytes/s over a device-to-device copy of the same bytes\n";
+    out << "writer              tokens       MB   copy us  writer us  ratio\n";
+    for (const WriterBenchRow& r : writer_rows) {
+      char name[32];
+      std::snprintf(name, sizeof name, "%-16s", r.writer.c_str());
+      out << name
+          << Format("%10.0f %8.1f %9.1f %10.1f %6.3f\n", r.tokens, r.bytes / 1e6, r.copy_us, r.writer_us,
+                    r.copy_us / r.writer_us);
+    }
+    TimeGate(BackendKind::kGpu, out);
   } else {
     out << "gpu: skipped (" << why << ")\n";
   }

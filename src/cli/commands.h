@@ -75,6 +75,7 @@ struct BenchOptions {
                                  int64_t{1} << 24};
   int repeats = 50;
   int64_t host_tokens = int64_t{1} << 22;
+  int32_t head_bytes = 64;  // the writers' bytes per slot
 };
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err);
 

@@ -173,6 +173,9 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--repeats", bench.repeats, "timed launches per measurement (median)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
+  bench_cmd->add_option("--head-bytes", bench.head_bytes, "bytes per slot for the writers' benchmark")
+      ->capture_default_str()
+      ->check(CLI::Range(8, 4096));
   bench_cmd->add_option("--host-tokens", bench.host_tokens,
                         "tokens of the host check benchmark scenario")
       ->capture_default_str()

@@ -229,7 +229,7 @@ TEST_F(CliTest, MutantsFailWhenTheFixedKernelHasFindings) {
 TEST_F(CliTest, ListShowsTheRegistries) {
   EXPECT_EQ(kExitHolds, RunList(out_));
   for (const char* name : {"paged", "fixed", "unguarded", "dummy_reads_row", "pad_from_n", "differential",
-                           "null_block", "row_bounds", "golden", "null_bytes", "write_set"})
+                           "null_block", "row_bounds", "golden", "null_bytes", "write_set", "no_fault"})
     EXPECT_NE(std::string::npos, out_.str().find(std::string("  ") + name + ":")) << name;
 }
 
@@ -254,12 +254,25 @@ TEST(BinaryTest, UsageErrorsExit2) {
   EXPECT_EQ(2, RunBinary("check --jobs 0", &out));
 }
 
+TEST(BinaryTest, WriterFlags) {
+  std::string out;
+  EXPECT_EQ(2, RunBinary("check --backend host --writers --head-bytes 12 scenarios/", &out));
+  EXPECT_EQ("slotguard: error: --head-bytes 12: expected a multiple of 8 from 8 to 4096\n", out);
+  EXPECT_EQ(0, RunBinary("check --backend host --writers --quiet scenarios/", &out)) << out;
+  EXPECT_EQ(0, RunBinary("check --backend host --cuda-graph --isolate --jobs 2 --quiet scenarios/", &out)) << out;
+  EXPECT_NE(std::string::npos, out.find(" 0 fail)")) << out;
+}
+
 TEST(BinaryTest, VersionAndHelp) {
   std::string out;
   EXPECT_EQ(0, RunBinary("--version", &out));
   EXPECT_EQ(0u, out.find("slotguard "));
   EXPECT_EQ(0, RunBinary("check --help", &out));
   EXPECT_NE(std::string::npos, out.find("--variant"));
+  for (const char* flag : {"--writers", "--head-bytes", "--cuda-graph", "--isolate", "--timeout"})
+    EXPECT_NE(std::string::npos, out.find(flag)) << flag;
+  EXPECT_EQ(0, RunBinary("--help", &out));
+  EXPECT_EQ(std::string::npos, out.find("__worker")) << "the worker subcommand is hidden";
 }
 
 }  // namespace

@@ -37,6 +37,22 @@ TEST_P(CuratedScenarioTest, HoldsOnTheHostBackend) {
   }
 }
 
+TEST_P(CuratedScenarioTest, HoldsWithTheWritersAndThroughGraphReplays) {
+  Scenario s;
+  std::string err;
+  ASSERT_TRUE(LoadScenarioFile(GetParam(), LoadLimits(), &s, &err)) << err;
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  host->set_writers(WriterOptions{64});
+  const ScenarioReport eager = CheckScenario(s, GetParam(), *host, 8);
+  EXPECT_TRUE(eager.holds) << GetParam() << ": " << eager.verdict;
+  const ScenarioReport graph = CheckScenario(s, GetParam(), *host, 8, /*cuda_graph=*/true);
+  EXPECT_TRUE(graph.holds) << GetParam() << ": " << graph.verdict;
+  if (s.expect.verdict == Verdict::kPass) {
+    EXPECT_EQ(0, eager.total_findings);
+    EXPECT_EQ(0, graph.total_findings);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Scenarios, CuratedScenarioTest, ::testing::ValuesIn(CuratedFiles()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param.substr(info.param.find("scenarios/") + 10);

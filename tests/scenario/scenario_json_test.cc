@@ -260,7 +260,7 @@ TEST_F(ScenarioJsonTest, Expectations) {
                   R"(, "expect": {"verdict": "finding", "findings": ["null_blok"]})"),
               "x.json:/expect/findings/0: unknown invariant 'null_blok', did you mean 'null_block'?; expected one of "
               "differential, null_block, null_owner_pad, pad_exact, padding_tail, in_range, own_block, "
-              "unique_slots, row_bounds, golden, null_bytes, write_set");
+              "unique_slots, row_bounds, golden, null_bytes, write_set, no_fault");
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
                   R"(, "expect": {"findings": ["null_block"]})"),
               "x.json:/expect/findings: findings listed but the verdict is 'pass'; expected \"verdict\": \"finding\" beside them");

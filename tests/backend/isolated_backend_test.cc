@@ -1,0 +1,123 @@
+// Fault isolation (backend/isolated_backend.h): the real worker gives what
+// the in-process backend gives; a worker that dies or hangs becomes a
+// no_fault finding for that scenario, and the next scenario still runs.
+#include <filesystem>
+#include <fstream>
+
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include "backend/isolated_backend.h"
+#include "runner/scenario_files.h"
+#include "runner/scenario_run.h"
+#include "scenario/scenario_json.h"
+
+namespace slotguard {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<Scenario> Curated() {
+  std::vector<std::string> files;
+  std::string err;
+  EXPECT_TRUE(CollectScenarioFiles({SLOTGUARD_SOURCE_DIR "/scenarios"}, &files, &err)) << err;
+  std::vector<Scenario> scenarios;
+  for (const std::string& f : files) {
+    Scenario s;
+    EXPECT_TRUE(LoadScenarioFile(f, LoadLimits(), &s, &err)) << err;
+    scenarios.push_back(s);
+  }
+  return scenarios;
+}
+
+std::unique_ptr<Backend> Isolated(const std::string& exe, double timeout = 60) {
+  SetWorkerExecutable(exe);
+  IsolationOptions o;
+  o.backend_name = "host";
+  o.worker_args = {"__worker", "--backend", "host"};
+  o.timeout_seconds = timeout;
+  return MakeIsolatedBackend(o);
+}
+
+// A stand-in worker: a shell script.
+std::string Script(const std::string& name, const std::string& body) {
+  const fs::path p = fs::path(::testing::TempDir()) / ("slotguard_worker_" + name + ".sh");
+  std::ofstream(p) << "#!/bin/sh\n" << body << "\n";
+  chmod(p.c_str(), 0755);
+  return p.string();
+}
+
+TEST(IsolatedBackendTest, TheWorkerGivesWhatTheHostBackendGives) {
+  std::unique_ptr<Backend> isolated = Isolated(SLOTGUARD_BINARY);
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  for (Backend* b : {isolated.get(), host.get()}) b->set_writers(WriterOptions{32});
+  for (const Scenario& s : Curated()) {
+    std::vector<GroupOutputs> a, b;
+    std::string err;
+    ASSERT_TRUE(isolated->Run(s, &a, &err)) << s.name << ": " << err;
+    ASSERT_TRUE(host->Run(s, &b, &err)) << err;
+    ASSERT_EQ(b.size(), a.size()) << s.name;
+    for (size_t g = 0; g < a.size(); ++g) {
+      EXPECT_EQ("", a[g].fault) << s.name;
+      EXPECT_EQ(b[g].engine, a[g].engine) << s.name;
+      EXPECT_EQ(b[g].flat, a[g].flat) << s.name;
+      EXPECT_EQ(b[g].read_past_row, a[g].read_past_row) << s.name;
+      EXPECT_EQ(b[g].cache, a[g].cache) << s.name;
+    }
+  }
+}
+
+TEST(IsolatedBackendTest, GraphReplaysGoThroughTheWorkerToo) {
+  std::unique_ptr<Backend> isolated = Isolated(SLOTGUARD_BINARY);
+  isolated->set_writers(WriterOptions{64});
+  for (const Scenario& s : Curated()) {
+    const ScenarioReport report = CheckScenario(s, s.name, *isolated, 8, /*cuda_graph=*/true);
+    EXPECT_TRUE(report.holds) << s.name << ": " << report.verdict;
+  }
+}
+
+TEST(IsolatedBackendTest, ACrashIsAFindingAndTheNextScenarioRuns) {
+  std::unique_ptr<Backend> crashing = Isolated(Script("segv", "kill -SEGV $$"));
+  const std::vector<Scenario> scenarios = Curated();
+  for (int i = 0; i < 2; ++i) {  // each scenario gets a fresh worker
+    const ScenarioReport report = CheckScenario(scenarios[i], "f.json", *crashing, 8);
+    EXPECT_EQ(ScenarioStatus::kChecked, report.status) << report.error;
+    EXPECT_FALSE(report.holds);
+    EXPECT_EQ((std::set<std::string>{"no_fault"}), report.fired);
+    ASSERT_EQ(1u, report.groups[0].findings.size());
+    EXPECT_EQ("the worker process killed by SIGSEGV (Segmentation fault)", report.groups[0].findings[0].detail);
+  }
+}
+
+TEST(IsolatedBackendTest, AnExitIsAFinding) {
+  std::unique_ptr<Backend> exiting = Isolated(Script("exit", "exit 7"));
+  std::vector<GroupOutputs> out;
+  std::string err;
+  ASSERT_TRUE(exiting->Run(Curated()[0], &out, &err)) << err;
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ("the worker process exited with status 7", out[0].fault);
+}
+
+TEST(IsolatedBackendTest, AHangIsKilledAtTheTimeout) {
+  std::unique_ptr<Backend> hanging = Isolated(Script("hang", "exec sleep 30"), /*timeout=*/0.3);
+  std::vector<GroupOutputs> out;
+  std::string err;
+  ASSERT_TRUE(hanging->Run(Curated()[0], &out, &err)) << err;
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(0u, out[0].fault.find("timed out after")) << out[0].fault;
+}
+
+TEST(IsolatedBackendTest, ManyScenariosWithAFaultAreAttributedOneByOne) {
+  std::unique_ptr<Backend> crashing = Isolated(Script("segv_many", "kill -SEGV $$"));
+  const std::vector<Scenario> scenarios = Curated();
+  std::vector<const Scenario*> pointers = {&scenarios[0], &scenarios[1], &scenarios[2]};
+  std::vector<std::vector<GroupOutputs>> out;
+  std::string err;
+  ASSERT_TRUE(crashing->RunMany(pointers, &out, &err, 1)) << err;
+  ASSERT_EQ(3u, out.size());
+  for (const auto& groups : out) EXPECT_NE("", groups.at(0).fault);
+}
+
+}  // namespace
+}  // namespace slotguard

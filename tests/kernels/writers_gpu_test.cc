@@ -1,0 +1,130 @@
+// The writers, the CUDA-graph replays and fault isolation on the GPU:
+// judged like the host backend's, on curated and generated scenarios,
+// mutants included. Skipped without a device.
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "backend/backend.h"
+#include "backend/isolated_backend.h"
+#include "fuzz/generators.h"
+#include "registry/families.h"
+#include "runner/scenario_files.h"
+#include "runner/scenario_run.h"
+#include "scenario/scenario_json.h"
+
+namespace slotguard {
+namespace {
+
+std::vector<Scenario> Curated() {
+  std::vector<std::string> files;
+  std::string err;
+  EXPECT_TRUE(CollectScenarioFiles({SLOTGUARD_SOURCE_DIR "/scenarios"}, &files, &err)) << err;
+  std::vector<Scenario> scenarios;
+  for (const std::string& f : files) {
+    Scenario s;
+    EXPECT_TRUE(LoadScenarioFile(f, LoadLimits(), &s, &err)) << err;
+    scenarios.push_back(s);
+  }
+  return scenarios;
+}
+
+// Generated scenarios, every other one with a historical variant forced.
+std::vector<Scenario> Generated(int count) {
+  const std::vector<Variant> mutants = NonFixedVariants();
+  std::vector<Scenario> scenarios;
+  for (int seed = 0; seed < count; ++seed) {
+    RandomChoices choices(seed);
+    GeneratorOptions options;
+    options.inconsistent = seed % 3 == 0;
+    Scenario s = GenerateScenario(choices, options);
+    if (seed % 2) {
+      const Variant v = mutants[seed % mutants.size()];
+      for (Group& g : s.groups)
+        if (g.family == GetVariant(v).family) g.variant = v;
+    }
+    scenarios.push_back(std::move(s));
+  }
+  return scenarios;
+}
+
+class WritersGpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    gpu_ = MakeGpuBackend(&why);
+    if (!gpu_) GTEST_SKIP() << why;
+    host_ = MakeHostBackend();
+    gpu_->set_writers(WriterOptions{64});
+    host_->set_writers(WriterOptions{64});
+  }
+  // The same verdict and the same findings, invariant by invariant.
+  void ExpectSameJudgement(const Scenario& s, bool cuda_graph) {
+    const ScenarioReport g = CheckScenario(s, s.name, *gpu_, 4, cuda_graph);
+    const ScenarioReport h = CheckScenario(s, s.name, *host_, 4, cuda_graph);
+    ASSERT_EQ(ScenarioStatus::kChecked, g.status) << s.name << ": " << g.error;
+    EXPECT_EQ(h.holds, g.holds) << s.name;
+    EXPECT_EQ(h.fired, g.fired) << s.name;
+    EXPECT_EQ(h.total_findings, g.total_findings) << s.name;
+  }
+  std::unique_ptr<Backend> gpu_, host_;
+};
+
+TEST_F(WritersGpuTest, CuratedScenariosHoldWithTheWritersAndGraphReplays) {
+  for (const Scenario& s : Curated()) {
+    EXPECT_TRUE(CheckScenario(s, s.name, *gpu_, 4).holds) << s.name;
+    EXPECT_TRUE(CheckScenario(s, s.name, *gpu_, 4, /*cuda_graph=*/true).holds) << s.name;
+  }
+}
+
+TEST_F(WritersGpuTest, CachesMatchTheHostWhereNoTwoTokensShareASlot) {
+  for (const Scenario& s : Curated()) {
+    std::vector<GroupOutputs> g, h;
+    std::string err;
+    ASSERT_TRUE(gpu_->Run(s, &g, &err)) << err;
+    ASSERT_TRUE(host_->Run(s, &h, &err)) << err;
+    for (size_t i = 0; i < g.size(); ++i) {
+      std::vector<int64_t> slots;
+      for (int64_t v : h[i].engine[0])
+        if (v >= 0) slots.push_back(v);
+      std::sort(slots.begin(), slots.end());
+      if (std::adjacent_find(slots.begin(), slots.end()) != slots.end()) continue;  // racing writers
+      EXPECT_EQ(h[i].cache, g[i].cache) << s.name << " group " << i;
+    }
+  }
+}
+
+TEST_F(WritersGpuTest, GeneratedScenariosAndMutantsAreJudgedLikeOnTheHost) {
+  for (const Scenario& s : Generated(400)) ExpectSameJudgement(s, false);
+}
+
+TEST_F(WritersGpuTest, GraphReplaysAreJudgedLikeOnTheHost) {
+  for (const Scenario& s : Generated(200)) ExpectSameJudgement(s, true);
+  for (const char* variant : {"prefix", "clamp", "dummy_reads_row", "no_common_guard"})
+    for (Scenario s : Curated())
+      if (ForceVariant(variant, &s)) ExpectSameJudgement(s, true);
+}
+
+TEST_F(WritersGpuTest, AGpuWorkerGivesWhatTheInProcessGpuGives) {
+  SetWorkerExecutable(SLOTGUARD_BINARY);
+  IsolationOptions o;
+  o.backend_name = "gpu";
+  o.worker_args = {"__worker", "--backend", "gpu"};
+  std::unique_ptr<Backend> isolated = MakeIsolatedBackend(o);
+  isolated->set_writers(WriterOptions{64});
+  for (const Scenario& s : Curated()) {
+    std::vector<GroupOutputs> a, b;
+    std::string err;
+    ASSERT_TRUE(isolated->Run(s, &a, &err)) << s.name << ": " << err;
+    ASSERT_TRUE(gpu_->Run(s, &b, &err)) << err;
+    ASSERT_EQ(b.size(), a.size());
+    for (size_t g = 0; g < a.size(); ++g) {
+      EXPECT_EQ("", a[g].fault) << s.name;
+      EXPECT_EQ(b[g].engine, a[g].engine) << s.name;
+      EXPECT_EQ(b[g].flat, a[g].flat) << s.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace slotguard
