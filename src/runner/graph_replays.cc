@@ -94,14 +94,15 @@ bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t k
       o.kernel = &out.engine[0];
       o.reference = &reference[0];
       g.outputs.push_back(o);
-      // Block 0 as this replay changed it: a slot the replay before already
-      // dirtied (and this one left alone) was reported then.
+      // The block-0 slots this replay dirtied: a slot already dirty before
+      // it was reported then. (Dirty or not is race-free; which token's
+      // bytes a slot holds is not, when several tokens write it.)
       std::vector<uint8_t> changed = out.cache;
       const std::vector<uint8_t>& before = outputs[k - 1][i].cache;
       const size_t slot_bytes = static_cast<size_t>(out.head_bytes);
       const size_t null_bytes = std::min(changed.size(), static_cast<size_t>(g.page()) * slot_bytes);
       for (size_t at = 0; at + slot_bytes <= null_bytes && at + slot_bytes <= before.size(); at += slot_bytes)
-        if (std::equal(changed.begin() + at, changed.begin() + at + slot_bytes, before.begin() + at))
+        if (std::any_of(before.begin() + at, before.begin() + at + slot_bytes, [](uint8_t b) { return b != 0; }))
           std::fill_n(changed.begin() + at, slot_bytes, uint8_t{0});
       MemoryRun memory;
       memory.cache = &changed;

@@ -1,10 +1,12 @@
 // The cache writers' per-token math (DESIGN 2.6), shared by the CUDA
 // kernels (writer_kernels.cu) and the host loops (host_writers.cc):
-//   paged_writer  reshape_and_cache: one program per token, its lanes
-//                 striding over the slot's words; skips slot < 0.
-//   ring_writer   the kpool seed / ring update: one lane per token over a
-//                 tile of tokens, addressing (page, offset) of a ring page;
-//                 skips slot < 0.
+//   paged_writer  reshape_and_cache: a token's lanes each copy one word of
+//                 its slot (lane = (token, word), consecutive lanes write
+//                 consecutive words); skips slot < 0.
+//   ring_writer   the kpool seed / ring update: programs over tiles of
+//                 kRingWriterTile tokens, each token's words by consecutive
+//                 lanes, addressing (page, offset) of a ring page; skips
+//                 slot < 0.
 // Both write from the mapping the kernel produced, so a wrong slot becomes
 // wrong memory. A slot past the pool is not written (in_range reports it;
 // the engine's writer would fault there).
@@ -35,28 +37,27 @@ struct WriterJob {
   int32_t group = 0;
 };
 
-constexpr int kPagedWriterThreads = 64;  // lanes per token program
-constexpr int kRingWriterTile = 128;     // tokens per program, one lane each
+constexpr int kPagedWriterThreads = 256;  // (token, word) lanes per program
+constexpr int kRingWriterTile = 32;       // tokens per program
 
-/// paged_writer, program `token`: lanes stride over the words of its slot.
-SG_HD void PagedWriterProgram(const CacheView& cache, const WriterJob& job, int64_t token, int lane, int lanes) {
+/// paged_writer, one lane: word w of token's slot.
+SG_HD void PagedWriterWord(const CacheView& cache, const WriterJob& job, int64_t token, int32_t w) {
   const int64_t slot = job.slot_mapping[token];
   if (slot < 0 || slot >= cache.slots) return;
   uint64_t* dst = reinterpret_cast<uint64_t*>(cache.bytes + slot * cache.head_bytes);
-  const int32_t words = cache.head_bytes / kPayloadWordBytes;
-  for (int32_t w = lane; w < words; w += lanes) dst[w] = PayloadWord(token, job.group, w);
+  dst[w] = PayloadWord(token, job.group, w);
 }
 
-/// ring_writer, one token: the slot as (page, offset) of a ring page.
-SG_HD void RingWriterToken(const CacheView& cache, const WriterJob& job, int64_t token) {
+/// ring_writer, one lane: word w of token's slot, addressed as (page,
+/// offset) of a ring page.
+SG_HD void RingWriterWord(const CacheView& cache, const WriterJob& job, int64_t token, int32_t w) {
   const int64_t slot = job.slot_mapping[token];
   if (slot < 0 || slot >= cache.slots) return;
   const int64_t page = slot / cache.page_slots;
   const int64_t offset = slot - page * cache.page_slots;
   uint8_t* page_base = cache.bytes + page * cache.page_slots * cache.head_bytes;
   uint64_t* dst = reinterpret_cast<uint64_t*>(page_base + offset * cache.head_bytes);
-  const int32_t words = cache.head_bytes / kPayloadWordBytes;
-  for (int32_t w = 0; w < words; ++w) dst[w] = PayloadWord(token, job.group, w);
+  dst[w] = PayloadWord(token, job.group, w);
 }
 
 }  // namespace slotguard

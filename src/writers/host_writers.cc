@@ -4,12 +4,15 @@
 namespace slotguard {
 
 void RunWriterOnHost(WriterKind kind, const CacheView& cache, const WriterJob& job) {
-  if (kind == WriterKind::kPaged) {
-    for (int64_t token = 0; token < job.num_tokens; ++token)
-      PagedWriterProgram(cache, job, token, 0, 1);
-  } else {
-    for (int64_t token = 0; token < job.num_tokens; ++token) RingWriterToken(cache, job, token);
-  }
+  const int32_t words = cache.head_bytes / kPayloadWordBytes;
+  for (int64_t token = 0; token < job.num_tokens; ++token)
+    for (int32_t w = 0; w < words; ++w) {
+      if (kind == WriterKind::kPaged) {
+        PagedWriterWord(cache, job, token, w);
+      } else {
+        RingWriterWord(cache, job, token, w);
+      }
+    }
 }
 
 }  // namespace slotguard

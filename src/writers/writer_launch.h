@@ -14,7 +14,8 @@ namespace slotguard {
 enum class WriterKind { kPaged, kRing };
 
 #if defined(SLOTGUARD_HAVE_CUDA) || defined(__CUDACC__)
-/// Grid: num_tokens programs (paged) or ceil(num_tokens / kRingWriterTile).
+/// Grid: ceil(num_tokens * words / kPagedWriterThreads) (paged) or
+/// ceil(num_tokens / kRingWriterTile) (ring).
 cudaError_t LaunchWriter(WriterKind kind, const CacheView& cache, const WriterJob& job, cudaStream_t stream);
 #endif
 

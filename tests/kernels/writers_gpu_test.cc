@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "backend/backend.h"
 #include "backend/isolated_backend.h"
 #include "fuzz/generators.h"
@@ -58,14 +60,32 @@ class WritersGpuTest : public ::testing::Test {
     gpu_->set_writers(WriterOptions{64});
     host_->set_writers(WriterOptions{64});
   }
-  // The same verdict and the same findings, invariant by invariant.
+  // The same findings, invariant by invariant. Where the kernel maps two
+  // tokens to one slot, which one's words land there is a race on the GPU
+  // and an order on the host, so write_set may differ there (and only there).
   void ExpectSameJudgement(const Scenario& s, bool cuda_graph) {
     const ScenarioReport g = CheckScenario(s, s.name, *gpu_, 4, cuda_graph);
     const ScenarioReport h = CheckScenario(s, s.name, *host_, 4, cuda_graph);
     ASSERT_EQ(ScenarioStatus::kChecked, g.status) << s.name << ": " << g.error;
-    EXPECT_EQ(h.holds, g.holds) << s.name;
-    EXPECT_EQ(h.fired, g.fired) << s.name;
-    EXPECT_EQ(h.total_findings, g.total_findings) << s.name;
+    const bool racing = SharesASlot(s);
+    for (size_t i = 0; i < g.groups.size(); ++i) {
+      std::map<std::string, int64_t> gc = g.groups[i].counts, hc = h.groups[i].counts;
+      if (racing) gc.erase("write_set"), hc.erase("write_set");
+      EXPECT_EQ(hc, gc) << s.name << " group " << g.groups[i].name << "\n" << WriteScenarioJson(s);
+    }
+  }
+  bool SharesASlot(const Scenario& s) {
+    std::vector<GroupOutputs> out;
+    std::string err;
+    EXPECT_TRUE(host_->Run(s, &out, &err)) << err;
+    for (const GroupOutputs& g : out) {
+      std::vector<int64_t> slots;
+      for (int64_t v : g.engine[0])
+        if (v >= 0) slots.push_back(v);
+      std::sort(slots.begin(), slots.end());
+      if (std::adjacent_find(slots.begin(), slots.end()) != slots.end()) return true;
+    }
+    return false;
   }
   std::unique_ptr<Backend> gpu_, host_;
 };
