@@ -49,7 +49,7 @@ std::string Describe(const CampaignOptions& o, const CampaignResult& r, const Ba
   for (const std::string& f : r.fired) fired += (fired.empty() ? "" : ", ") + f;
   std::string text = "found by slotguard fuzz --seed " + std::to_string(o.seed) +
                      (o.variant.empty() ? "" : " --variant " + o.variant) + " (scenario " +
-                     std::to_string(r.finding_index) + ", backend " + backend.name() +
+                     std::to_string(r.finding_index) + ", backend " + backend.Describe() +
                      "); invariants fired: " + fired + "; minimized to keep " + r.invariant +
                      " firing. Add \"expect\": {\"verdict\": \"finding\", \"findings\": [\"" + r.invariant +
                      "\"]} to keep it as a regression scenario.";

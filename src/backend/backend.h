@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/mapping_provider.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {
@@ -75,8 +76,19 @@ class Backend {
   void set_writers(const WriterOptions& writers) { writers_ = writers; }
   const WriterOptions& writers() const { return writers_; }
 
+  /// An implementation slotguard did not write (--kernel-lib,
+  /// --kernel-cubin): it replaces the backend's own kernels for the families
+  /// it implements, in the engine geometry only (no flat outputs). Its
+  /// failures are faults of the scenario (GroupOutputs::fault).
+  void set_provider(std::shared_ptr<MappingProvider> provider) { provider_ = std::move(provider); }
+  const std::shared_ptr<MappingProvider>& provider() const { return provider_; }
+
+  /// For reports: "gpu", or "gpu with plugin NAME (PATH) for kpool_tail, qsa_ring".
+  std::string Describe() const;
+
  protected:
   WriterOptions writers_;
+  std::shared_ptr<MappingProvider> provider_;
 };
 
 std::unique_ptr<Backend> MakeHostBackend();

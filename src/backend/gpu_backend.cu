@@ -11,6 +11,7 @@
 #include "backend/gpu_graph_replays.h"
 #include "backend/kernel_inputs.h"
 #include "kernels/launchers.h"
+#include "plugin/mapping_call.h"
 #include "scenario/table_extent.h"
 #include "util/parallel_for.h"
 #include "writers/cache_pool.h"
@@ -37,8 +38,9 @@ class GpuBackend : public Backend {
 
   bool RunMany(const std::vector<const Scenario*>& scenarios,
                std::vector<std::vector<GroupOutputs>>* outputs, std::string* err, int threads) override {
-    // The packed launch maps only; with the writers, one scenario at a time.
-    if (writers_.head_bytes > 0) return Backend::RunMany(scenarios, outputs, err, threads);
+    // The packed launch runs slotguard's own kernels, mappings only; with the
+    // writers or another implementation, one scenario at a time.
+    if (writers_.head_bytes > 0 || provider_) return Backend::RunMany(scenarios, outputs, err, threads);
     cudaStream_t stream;
     SG_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), err);
     const bool ok = RunManyOnStream(scenarios, stream, threads, outputs, err);
@@ -54,7 +56,7 @@ class GpuBackend : public Backend {
                   std::string* err) override {
     cudaStream_t stream;
     SG_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), err);
-    const bool ok = RunGraphReplays(replays, writers_, stream, outputs, err);
+    const bool ok = RunGraphReplays(replays, writers_, provider_.get(), stream, outputs, err);
     const cudaError_t destroyed = cudaStreamDestroy(stream);
     if (ok && destroyed != cudaSuccess) {
       *err = CudaErrorText("cudaStreamDestroy", destroyed);
@@ -282,22 +284,39 @@ class GpuBackend : public Backend {
       const MappingOutputs engine{d.engine[0].get(), count > 1 ? d.engine[1].get() : nullptr};
       const MappingOutputs flat{d.flat[0].get(), count > 1 ? d.flat[1].get() : nullptr};
       cudaError_t launched = cudaSuccess;
-      VisitFamily(group, common_mapping, [&](auto, const auto& params) {
-        launched = LaunchMapping(params, b, layout, Geometry::kEngine, engine, stream);
-        if (launched == cudaSuccess) launched = LaunchMapping(params, b, layout, Geometry::kFlat, flat, stream);
-      });
+      const bool provided = provider_ && provider_->Runs(group.family, group.variant);
+      if (provided) {
+        // Someone else's implementation, on our stream: engine output only.
+        std::string failure;
+        if (!provider_->Launch(MakeMappingCall(group, b, layout, engine, common_mapping, stream), true, &failure)) {
+          // Its own error: a finding for this scenario, unless it broke the context.
+          const cudaError_t sticky = cudaStreamSynchronize(stream);
+          if (sticky != cudaSuccess) {
+            *err = failure + "; then " + CudaErrorText("cudaStreamSynchronize", sticky);
+            return false;
+          }
+          for (GroupOutputs& g : *outputs) g = GroupOutputs{{}, {}, {}, {}, {}, 0, failure};
+          return true;
+        }
+      } else {
+        VisitFamily(group, common_mapping, [&](auto, const auto& params) {
+          launched = LaunchMapping(params, b, layout, Geometry::kEngine, engine, stream);
+          if (launched == cudaSuccess) launched = LaunchMapping(params, b, layout, Geometry::kFlat, flat, stream);
+        });
+      }
       SG_CUDA_TRY(launched, err);
       out.engine.assign(count, std::vector<int64_t>());
-      out.flat.assign(count, std::vector<int64_t>());
+      out.flat.assign(provided ? 0 : count, std::vector<int64_t>());
       for (int o = 0; o < count; ++o) {
         out.engine[o].resize(n);
-        out.flat[o].resize(n);
-        if (n) {
+        if (n)
           SG_CUDA_TRY(cudaMemcpyAsync(out.engine[o].data(), d.engine[o].get(), n * sizeof(int64_t),
                                       cudaMemcpyDeviceToHost, stream), err);
+        if (provided) continue;
+        out.flat[o].resize(n);
+        if (n)
           SG_CUDA_TRY(cudaMemcpyAsync(out.flat[o].data(), d.flat[o].get(), n * sizeof(int64_t),
                                       cudaMemcpyDeviceToHost, stream), err);
-        }
       }
       DeviceBuffer<uint8_t> cache;
       out.head_bytes = writers_.head_bytes;
@@ -318,10 +337,8 @@ class GpuBackend : public Backend {
           SG_CUDA_TRY(cudaMemcpyAsync(out.cache.data(), view.bytes, bytes, cudaMemcpyDeviceToHost, stream), err);
       }
       SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
-      for (int o = 0; o < count; ++o) {
-        MarkPoisonReads(out.engine[o], SlotsPerEntry(group), &out.read_past_row);
-        MarkPoisonReads(out.flat[o], SlotsPerEntry(group), &out.read_past_row);
-      }
+      for (const std::vector<int64_t>& o : out.engine) MarkPoisonReads(o, SlotsPerEntry(group), &out.read_past_row);
+      for (const std::vector<int64_t>& o : out.flat) MarkPoisonReads(o, SlotsPerEntry(group), &out.read_past_row);
     }
     return true;
   }

@@ -10,6 +10,7 @@
 #include "backend/cuda_check.h"
 #include "backend/kernel_inputs.h"
 #include "kernels/launchers.h"
+#include "plugin/mapping_call.h"
 #include "scenario/table_extent.h"
 #include "writers/cache_pool.h"
 
@@ -51,8 +52,8 @@ bool CopyOut(std::vector<T>* to, const DeviceBuffer<T>& from, size_t count, cuda
 
 }  // namespace
 
-bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& writers, cudaStream_t stream,
-                     std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) {
+bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& writers, MappingProvider* provider,
+                     cudaStream_t stream, std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) {
   outputs->clear();
   if (replays.empty()) return true;
   const Scenario& shape = replays[0];
@@ -97,6 +98,7 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
   Graph graph;
   SG_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), err);
   cudaError_t launched = cudaSuccess;
+  std::string failure;  // the provider's own error
   for (size_t i : RunOrder(shape)) {
     const Group& group = shape.groups[i];
     GroupBuffers& g = *groups[i];
@@ -104,6 +106,12 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
     const int common = CommonGroupIndex(shape, group);
     const int64_t* common_mapping = common >= 0 ? groups[common]->out[0].get() : default_common.get();
     const MappingOutputs out{g.out[0].get(), OutputCount(group) > 1 ? g.out[1].get() : nullptr};
+    if (provider && provider->Runs(group.family, group.variant)) {
+      if (launched == cudaSuccess &&
+          !provider->Launch(MakeMappingCall(group, b, layout, out, common_mapping, stream), true, &failure))
+        launched = cudaErrorLaunchFailure;  // ends the capture; reported as the provider's failure
+      continue;
+    }
     VisitFamily(group, common_mapping, [&](auto, const auto& params) {
       if (launched == cudaSuccess) launched = LaunchMapping(params, b, layout, Geometry::kEngine, out, stream);
     });
@@ -113,6 +121,11 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
       launched = LaunchWriter(WriterFor(shape.groups[i]), groups[i]->view,
                             WriterJob{groups[i]->out[0].get(), sb.num_tokens, static_cast<int32_t>(i)}, stream);
   const cudaError_t ended = cudaStreamEndCapture(stream, &graph.graph);
+  if (!failure.empty()) {  // a fault of this scenario, not of the environment
+    outputs->assign(1, std::vector<GroupOutputs>(shape.groups.size()));
+    for (GroupOutputs& g : (*outputs)[0]) g.fault = failure + " (while capturing the CUDA graph)";
+    return true;
+  }
   SG_CUDA_TRY(launched, err);
   SG_CUDA_TRY(ended, err);
   SG_CUDA_TRY(cudaGraphInstantiate(&graph.exec, graph.graph, 0), err);

@@ -14,8 +14,10 @@ namespace slotguard {
 /// Captures the engine-geometry mappings and the writers of replays[0]'s
 /// groups into a CUDA graph on static buffers, then for each replay copies
 /// its contents into those buffers and launches the graph.
-bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& writers, cudaStream_t stream,
-                     std::vector<std::vector<GroupOutputs>>* outputs, std::string* err);
+/// `provider` (or nullptr) is captured in place of slotguard's kernels for
+/// its families.
+bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& writers, MappingProvider* provider,
+                     cudaStream_t stream, std::vector<std::vector<GroupOutputs>>* outputs, std::string* err);
 
 }  // namespace slotguard
 

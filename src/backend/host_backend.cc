@@ -3,6 +3,8 @@
 #include "backend/backend.h"
 #include "backend/kernel_inputs.h"
 #include "kernels/host_loop.h"
+#include "plugin/mapping_call.h"
+#include "scenario/table_extent.h"
 #include "writers/cache_pool.h"
 
 namespace slotguard {
@@ -16,7 +18,8 @@ class HostBackend : public Backend {
            std::string* /*err*/) override {
     outputs->resize(scenario.groups.size());  // reuses the buffers of an earlier run
     Reset(scenario, outputs);
-    RunPass(scenario, /*flat=*/true, outputs);
+    const std::string fault = RunPass(scenario, /*flat=*/true, outputs);
+    if (!fault.empty()) MarkFault(fault, outputs);
     return true;
   }
 
@@ -27,13 +30,21 @@ class HostBackend : public Backend {
     std::vector<GroupOutputs> state(replays[0].groups.size());
     Reset(replays[0], &state);
     for (const Scenario& replay : replays) {
-      RunPass(replay, /*flat=*/false, &state);  // the buffers persist, like a graph's
+      const std::string fault = RunPass(replay, /*flat=*/false, &state);  // the buffers persist, like a graph's
       outputs->push_back(state);
+      if (!fault.empty()) {
+        MarkFault(fault, &outputs->back());
+        break;
+      }
     }
     return true;
   }
 
  private:
+  static void MarkFault(const std::string& fault, std::vector<GroupOutputs>* outputs) {
+    for (GroupOutputs& out : *outputs) out = GroupOutputs{{}, {}, {}, {}, {}, 0, fault};
+  }
+
   // Output buffers zeroed, like the engine's persistent buffers; caches in
   // their before-the-run state.
   void Reset(const Scenario& scenario, std::vector<GroupOutputs>* outputs) const {
@@ -60,8 +71,8 @@ class HostBackend : public Backend {
   }
 
   // Every group's mapping (engine geometry, and flat when asked), then the
-  // writers from the engine output.
-  void RunPass(const Scenario& scenario, bool flat, std::vector<GroupOutputs>* outputs) const {
+  // writers from the engine output. Returns the provider's failure, if any.
+  std::string RunPass(const Scenario& scenario, bool flat, std::vector<GroupOutputs>* outputs) const {
     const Batch& batch = scenario.batch;
     const MappingBatch b = HostMappingBatch(batch);
     std::vector<int64_t> default_common;  // built only for a qsa_compressed group without `common`
@@ -81,6 +92,18 @@ class HostBackend : public Backend {
         default_common = DefaultCommonMapping(batch);
       const int64_t* common_mapping =
           common >= 0 ? (*outputs)[common].engine[0].data() : default_common.data();
+      if (provider_ && provider_->Runs(group.family, group.variant)) {
+        // Someone else's implementation: engine output only; reads past a
+        // row show as the poison id in the output.
+        const MappingOutputs engine{out.engine[0].data(), two ? out.engine[1].data() : nullptr};
+        std::string err;
+        if (!provider_->Launch(MakeMappingCall(group, b, layout, engine, common_mapping, nullptr), false, &err))
+          return err;
+        out.flat.clear();
+        out.row_bounds_evidence = "poison block id in the output";
+        for (const std::vector<int64_t>& o : out.engine) MarkPoisonReads(o, SlotsPerEntry(group), &out.read_past_row);
+        continue;
+      }
       VisitFamily(group, common_mapping, [&](auto family, const auto& params) {
         using F = decltype(family);
         const MappingOutputs engine{out.engine[0].data(), two ? out.engine[1].data() : nullptr};
@@ -93,7 +116,7 @@ class HostBackend : public Backend {
     }
     if (!flat)
       for (GroupOutputs& out : *outputs) out.flat.clear();
-    if (writers_.head_bytes <= 0) return;
+    if (writers_.head_bytes <= 0) return "";
     for (size_t i = 0; i < scenario.groups.size(); ++i) {
       GroupOutputs& out = (*outputs)[i];
       if (out.cache.empty()) continue;  // over max_cache_bytes
@@ -102,6 +125,7 @@ class HostBackend : public Backend {
       const WriterJob job{out.engine[0].data(), batch.num_tokens, static_cast<int32_t>(i)};
       RunWriterOnHost(WriterFor(scenario.groups[i]), cache, job);
     }
+    return "";
   }
 };
 

@@ -87,6 +87,7 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   CheckSummary summary;
   summary.backend = backend->name();
   if (summary.backend == "gpu") summary.device = GpuDescription();
+  summary.implementation = backend->provider() ? backend->provider()->name() : "";
 
   // Scenarios run on `jobs` threads; reports are printed in file order.
   std::vector<std::vector<ScenarioReport>> per_file(files.size());

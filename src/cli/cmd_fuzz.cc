@@ -75,6 +75,23 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   int open_status;
   std::unique_ptr<Backend> backend = OpenBackend(options.backend, options.setup, err, &open_status);
   if (!backend) return open_status;
+  if (const std::shared_ptr<MappingProvider>& provider = backend->provider()) {
+    // Fuzz what the implementation implements: its families by default.
+    if (!options.variant.empty()) {
+      err << "slotguard: error: --variant " << options.variant << " with " << provider->name()
+          << ": it replaces the fixed kernels only; expected no --variant\n";
+      return kExitBadInput;
+    }
+    std::vector<std::string> names;
+    for (Family f : provider->families()) names.push_back(GetFamily(f).name);
+    for (Family f : campaign.generator.families)
+      if (!provider->Implements(f)) {
+        err << "slotguard: error: --family " << GetFamily(f).name << ": " << provider->name()
+            << " does not implement it; expected one of " << JoinNames(names) << "\n";
+        return kExitBadInput;
+      }
+    if (campaign.generator.families.empty()) campaign.generator.families = provider->families();
+  }
   CampaignResult result;
   if (!RunCampaign(campaign, *backend, err, &result, &problem)) {
     err << "slotguard: error: fuzz: " << problem << "\n";
@@ -94,7 +111,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     nlohmann::ordered_json j;
     j["slotguard_fuzz"] = 1;
     j["seed"] = options.seed;
-    j["backend"] = backend->name();
+    j["backend"] = backend->Describe();
     j["variant"] = options.variant.empty() ? "fixed" : options.variant;
     j["scenarios"] = result.scenarios;
     j["token_groups"] = result.tokens;
@@ -117,7 +134,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     out << "fuzz: classification: " << classes << "\n";
     if (!never.empty()) out << "fuzz: operators never exercised: " << never << "\n";
     out << "slotguard: fuzz: " << result.scenarios << " scenarios, " << result.tokens << " token-groups, " << rate
-        << ", no finding, backend " << backend->name() << ", seed " << options.seed << "\n";
+        << ", no finding, backend " << backend->Describe() << ", seed " << options.seed << "\n";
     return kExitHolds;
   }
   for (const std::string& line : result.finding_lines) out << line << "\n";

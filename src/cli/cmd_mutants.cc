@@ -138,7 +138,7 @@ int RunMutants(const MutantsOptions& options, std::ostream& out, std::ostream& e
   if (bad_input) return kExitBadInput;
 
   out << "mutants: every variant forced over " << files.size() << " scenario files, backend "
-      << backend->name() << "\n";
+      << backend->Describe() << "\n";
   char line[512];
   std::snprintf(line, sizeof line, "%-16s %-16s %-10s %s\n", "family", "variant", "caught by",
                 "invariants fired beyond fixed");
@@ -181,7 +181,7 @@ int RunMutants(const MutantsOptions& options, std::ostream& out, std::ostream& e
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::snprintf(line, sizeof line, "%.3f", seconds);
   out << "slotguard: mutants: " << survivors.size() << " survivors, " << fixed_failures.size()
-      << " fixed-variant failures, " << files.size() << " scenario files, backend " << backend->name()
+      << " fixed-variant failures, " << files.size() << " scenario files, backend " << backend->Describe()
       << ", " << line << " s\n";
   return survivors.empty() && fixed_failures.empty() ? kExitHolds : kExitFindings;
 }

@@ -131,7 +131,7 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
     return kExitEnvironment;
   }
   const Batch& b = scenario.batch;
-  out << "scenario " << scenario.name << " (" << options.file << "), backend " << backend->name();
+  out << "scenario " << scenario.name << " (" << options.file << "), backend " << backend->Describe();
   if (std::string(backend->name()) == "gpu") out << " on " << GpuDescription();
   out << "\n";
   if (!scenario.description.empty()) out << "  " << scenario.description << "\n";

@@ -31,6 +31,11 @@ bool Answer(WorkerStatus status, const std::string& message, const std::vector<s
 int RunWorker(const WorkerOptions& options, std::ostream& err) {
   std::string why;
   std::unique_ptr<Backend> backend = MakeBackend(options.backend, &why);
+  if (backend && !options.provider.empty()) {
+    std::shared_ptr<MappingProvider> provider = OpenProvider(options.provider, &why);
+    if (!provider) backend.reset();
+    else backend->set_provider(provider);
+  }
   LoadLimits unlimited;  // slotguard loaded these scenarios with its own limits already
   unlimited.max_tokens = unlimited.max_requests = unlimited.max_table_entries = int64_t{1} << 40;
   for (;;) {

@@ -1,5 +1,6 @@
 #include "cli/command_setup.h"
 
+#include "backend/gpu_device.h"
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
 #include "runner/scenario_files.h"
@@ -19,13 +20,35 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
     return nullptr;
   }
   std::string why;
+  std::shared_ptr<MappingProvider> provider;
+  if (!setup.provider.empty()) {
+    if (!setup.provider.kernel_cubin.empty() && kind == BackendKind::kHost) {
+      err << "slotguard: error: --kernel-cubin runs on the gpu backend; expected --backend gpu or auto\n";
+      return nullptr;
+    }
+    if (!setup.provider.kernel_cubin.empty() && !GpuUsable(&why)) {
+      err << "slotguard: error: --kernel-cubin: " << why << "\n";
+      *exit_code = kExitEnvironment;
+      return nullptr;
+    }
+    provider = OpenProvider(setup.provider, &why);
+    if (!provider) {
+      err << "slotguard: error: " << why << "\n";
+      return nullptr;
+    }
+  }
   std::unique_ptr<Backend> backend = MakeBackend(kind, &why);
   if (!backend) {
     err << "slotguard: error: --backend gpu: " << why << "\n";
     *exit_code = kExitEnvironment;
     return nullptr;
   }
-  const bool isolate = setup.isolate < 0 ? std::string(backend->name()) == "gpu" : setup.isolate > 0;
+  if (provider && std::string(backend->name()) == "host" && !provider->has_host()) {
+    err << "slotguard: error: " << provider->name()
+        << " has no host entry point (slotguard_plugin_launch_host); expected --backend gpu on a machine with a GPU\n";
+    return nullptr;
+  }
+  const bool isolate = setup.isolate < 0 ? std::string(backend->name()) == "gpu" || provider : setup.isolate > 0;
   if (isolate) {
     if (WorkerExecutable().empty()) {
       err << "slotguard: error: --isolate: no slotguard executable registered to run as the worker\n";
@@ -34,9 +57,11 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
     IsolationOptions isolation;
     isolation.backend_name = backend->name();
     isolation.worker_args = {"__worker", "--backend", isolation.backend_name};
+    for (const std::string& arg : setup.provider.WorkerArgs()) isolation.worker_args.push_back(arg);
     isolation.timeout_seconds = setup.timeout_seconds;
     backend = MakeIsolatedBackend(isolation);
   }
+  backend->set_provider(provider);  // the worker runs it; here it names the reports
   WriterOptions writers;
   writers.head_bytes = setup.writers || setup.cuda_graph ? setup.head_bytes : 0;
   writers.max_cache_bytes = setup.max_cache_mib << 20;

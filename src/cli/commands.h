@@ -28,8 +28,9 @@ struct RunSetup {
   int32_t head_bytes = 64;       // --head-bytes per slot
   int64_t max_cache_mib = 1024;  // --max-cache-mib per group
   bool cuda_graph = false;       // --cuda-graph (check, replay): implies writers
-  int isolate = -1;              // --isolate 1 / --no-isolate 0; -1: on for the gpu backend
+  int isolate = -1;              // --isolate 1 / --no-isolate 0; -1: on for gpu or another implementation
   double timeout_seconds = 120;  // --timeout per scenario, isolated runs
+  ProviderSource provider;       // --kernel-lib, or --kernel-cubin with --kernel-spec
 };
 
 struct CheckOptions {
@@ -109,6 +110,7 @@ int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err
 struct WorkerOptions {
   BackendKind backend = BackendKind::kHost;
   int threads = 1;
+  ProviderSource provider;
 };
 int RunWorker(const WorkerOptions& options, std::ostream& err);
 

@@ -56,13 +56,25 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
                   "capture mappings + writers into a CUDA graph at the padded capture size (1, 2, 4, "
                   ".., 512 tokens), replay the real batch, then a dummy batch and an idle DP rank's "
                   "batch on the same buffers, checking null_bytes after each (implies --writers)");
-  cmd->add_flag("--isolate{1},--no-isolate{0}", setup->isolate,
-                "run the kernels in a worker process, so that a fault (illegal address, crash, "
-                "timeout) is a no_fault finding for its scenario and the run goes on (default: on "
-                "for the gpu backend)");
+  CLI::Option* isolate = cmd->add_flag_callback(
+      "--isolate", [setup] { setup->isolate = 1; },
+      "run the kernels in worker processes, so that a fault (illegal address, crash, timeout) is a "
+      "no_fault finding for its scenario and the run goes on (default: on for the gpu backend and "
+      "for --kernel-lib/--kernel-cubin)");
+  cmd->add_flag_callback("--no-isolate", [setup] { setup->isolate = 0; },
+                         "run the kernels in this process (a CUDA error then ends the run, exit 3)")
+      ->excludes(isolate);
   cmd->add_option("--timeout", setup->timeout_seconds, "seconds per scenario in an isolated run (0: none)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--kernel-lib", setup->provider.kernel_lib,
+                  "a plugin (.so, include/slotguard/plugin.h) whose mapping kernels replace slotguard's own for "
+                  "the families it implements");
+  cmd->add_option("--kernel-cubin", setup->provider.kernel_cubin,
+                  "a compiled kernel (cubin, fatbin or PTX, e.g. from Triton's cache) to check, launched as "
+                  "--kernel-spec says (gpu backend)");
+  cmd->add_option("--kernel-spec", setup->provider.kernel_spec,
+                  "JSON: the --kernel-cubin kernel's family, symbol, parameters and grid (see README)");
 }
 
 // The running executable, for the worker processes of fault isolation.
@@ -186,6 +198,9 @@ int main(int argc, char** argv) {
   worker_cmd->add_option("--backend", worker.backend)
       ->transform(CLI::CheckedTransformer(kBackends, CLI::ignore_case));
   worker_cmd->add_option("--threads", worker.threads);
+  worker_cmd->add_option("--kernel-lib", worker.provider.kernel_lib);
+  worker_cmd->add_option("--kernel-cubin", worker.provider.kernel_cubin);
+  worker_cmd->add_option("--kernel-spec", worker.provider.kernel_spec);
 
   try {
     app.parse(argc, argv);

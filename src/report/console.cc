@@ -70,6 +70,7 @@ std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckS
           std::to_string(findings - unexpected) + " expected, " + std::to_string(unexpected) +
           " unexpected), backend " + summary.backend;
   if (!summary.device.empty()) line += " on " + summary.device;
+  if (!summary.implementation.empty()) line += ", kernels from " + summary.implementation;
   return line + ", " + seconds + " s";
 }
 

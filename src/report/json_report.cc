@@ -15,6 +15,7 @@ bool WriteJsonReport(const std::string& path, const std::vector<ScenarioReport>&
   root["slotguard_report"] = 1;
   root["backend"] = summary.backend;
   if (!summary.device.empty()) root["device"] = summary.device;
+  if (!summary.implementation.empty()) root["implementation"] = summary.implementation;
   root["seconds"] = summary.seconds;
   ordered_json list = ordered_json::array();
   bool all_hold = true;

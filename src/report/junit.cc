@@ -43,8 +43,10 @@ bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& repo
       << "<testsuites>\n  <testsuite name=\"slotguard check\" tests=\"" << reports.size()
       << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" time=\""
       << summary.seconds << "\">\n"
-      << "    <properties><property name=\"backend\" value=\"" << Xml(summary.backend)
-      << "\"/></properties>\n";
+      << "    <properties><property name=\"backend\" value=\"" << Xml(summary.backend) << "\"/>"
+      << (summary.implementation.empty() ? ""
+                                         : "<property name=\"implementation\" value=\"" + Xml(summary.implementation) + "\"/>")
+      << "</properties>\n";
   for (const ScenarioReport& r : reports) {
     std::string name = r.file;
     if (!r.forced_variant.empty()) name += " [" + r.forced_variant + "]";

@@ -14,6 +14,7 @@ namespace slotguard {
 struct CheckSummary {
   std::string backend;
   std::string device;  // GPU description, "" on host
+  std::string implementation;  // the plugin or compiled kernel checked, "" for slotguard's own
   double seconds = 0;
 };
 

@@ -1,0 +1,436 @@
+#include "plugin/kernel_spec.h"
+
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "registry/families.h"
+#include "util/did_you_mean.h"
+
+namespace slotguard {
+
+// --- formulas ---------------------------------------------------------------
+
+struct GridFormula::Node {
+  char op = 0;  // 'n' number, 'v' variable, 'f' function, '~' negate, or + - * / %
+  int64_t number = 0;
+  std::string name;
+  std::vector<std::shared_ptr<const Node>> args;
+};
+
+namespace {
+
+using NodePtr = std::shared_ptr<const GridFormula::Node>;
+
+class FormulaParser {
+ public:
+  explicit FormulaParser(const std::string& text) : s_(text) {}
+
+  NodePtr ParseAll(std::string* err) {
+    NodePtr n = Expr();
+    Skip();
+    if (n && at_ != s_.size()) Fail("unexpected '" + s_.substr(at_, 1) + "' at column " + std::to_string(at_ + 1));
+    if (!error_.empty()) {
+      *err = error_;
+      return nullptr;
+    }
+    return n;
+  }
+
+ private:
+  void Skip() {
+    while (at_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[at_]))) ++at_;
+  }
+  bool Eat(char c) {
+    Skip();
+    if (at_ < s_.size() && s_[at_] == c) {
+      ++at_;
+      return true;
+    }
+    return false;
+  }
+  NodePtr Fail(const std::string& why) {
+    if (error_.empty()) error_ = why;
+    return nullptr;
+  }
+  NodePtr Binary(char op, NodePtr a, NodePtr b) {
+    if (!a || !b) return nullptr;
+    auto n = std::make_shared<GridFormula::Node>();
+    n->op = op;
+    n->args = {a, b};
+    return n;
+  }
+  NodePtr Expr() {
+    NodePtr n = Term();
+    for (;;) {
+      if (Eat('+')) n = Binary('+', n, Term());
+      else if (Eat('-')) n = Binary('-', n, Term());
+      else return n;
+    }
+  }
+  NodePtr Term() {
+    NodePtr n = Unary();
+    for (;;) {
+      if (Eat('*')) n = Binary('*', n, Unary());
+      else if (Eat('/')) n = Binary('/', n, Unary());
+      else if (Eat('%')) n = Binary('%', n, Unary());
+      else return n;
+    }
+  }
+  NodePtr Unary() {
+    if (Eat('-')) {
+      NodePtr inner = Unary();
+      if (!inner) return nullptr;
+      auto n = std::make_shared<GridFormula::Node>();
+      n->op = '~';
+      n->args = {inner};
+      return n;
+    }
+    return Primary();
+  }
+  NodePtr Primary() {
+    Skip();
+    if (at_ >= s_.size()) return Fail("the formula ends early");
+    if (Eat('(')) {
+      NodePtr n = Expr();
+      if (!Eat(')')) return Fail("expected ')' at column " + std::to_string(at_ + 1));
+      return n;
+    }
+    auto n = std::make_shared<GridFormula::Node>();
+    if (std::isdigit(static_cast<unsigned char>(s_[at_]))) {
+      n->op = 'n';
+      while (at_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[at_]))) {
+        if (n->number > (INT64_MAX - 9) / 10) return Fail("number too large");
+        n->number = n->number * 10 + (s_[at_++] - '0');
+      }
+      return n;
+    }
+    if (!std::isalpha(static_cast<unsigned char>(s_[at_])) && s_[at_] != '_')
+      return Fail("unexpected '" + s_.substr(at_, 1) + "' at column " + std::to_string(at_ + 1));
+    while (at_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[at_])) || s_[at_] == '_')) n->name += s_[at_++];
+    if (Eat('(')) {
+      if (n->name != "cdiv" && n->name != "min" && n->name != "max")
+        return Fail("unknown function '" + n->name + "'" + DidYouMean(n->name, {"cdiv", "min", "max"}) +
+                    "; expected cdiv, min or max");
+      n->op = 'f';
+      do {
+        NodePtr arg = Expr();
+        if (!arg) return nullptr;
+        n->args.push_back(arg);
+      } while (Eat(','));
+      if (!Eat(')')) return Fail("expected ')' after the arguments of " + n->name);
+      if (n->args.size() != 2) return Fail(n->name + " takes 2 arguments, got " + std::to_string(n->args.size()));
+      return n;
+    }
+    std::vector<std::string> names = SpecScalarNames();
+    const std::vector<std::string>& params = SpecParamNames();
+    names.insert(names.end(), params.begin(), params.end());
+    bool known = false;
+    for (const std::string& v : names) known |= v == n->name;
+    if (!known)
+      return Fail("unknown variable '" + n->name + "'" + DidYouMean(n->name, names) + "; expected one of " +
+                  JoinNames(names));
+    n->op = 'v';
+    return n;
+  }
+
+  const std::string& s_;
+  size_t at_ = 0;
+  std::string error_;
+};
+
+bool EvalNode(const GridFormula::Node& n, const sg_mapping_call& call, int64_t* v, std::string* err) {
+  if (n.op == 'n') {
+    *v = n.number;
+    return true;
+  }
+  if (n.op == 'v') {
+    if (CallVariable(n.name, call, v)) return true;
+    *err = "'" + n.name + "' is not a parameter of family " + call.family;
+    return false;
+  }
+  int64_t a = 0, b = 0;
+  if (!EvalNode(*n.args[0], call, &a, err)) return false;
+  if (n.op == '~') {
+    *v = -a;
+    return true;
+  }
+  if (!EvalNode(*n.args[1], call, &b, err)) return false;
+  switch (n.op) {
+    case '+': *v = a + b; return true;
+    case '-': *v = a - b; return true;
+    case '*': *v = a * b; return true;
+    case '/':
+    case '%':
+      if (b == 0) {
+        *err = "division by zero";
+        return false;
+      }
+      *v = n.op == '/' ? a / b : a % b;
+      return true;
+    case 'f':
+      if (n.name == "min") *v = std::min(a, b);
+      else if (n.name == "max") *v = std::max(a, b);
+      else if (b == 0) {
+        *err = "cdiv by zero";
+        return false;
+      } else {
+        *v = (a + b - 1) / b;
+      }
+      return true;
+  }
+  *err = "bad formula";
+  return false;
+}
+
+}  // namespace
+
+bool GridFormula::Parse(const std::string& text, std::string* err) {
+  text_ = text;
+  root_ = FormulaParser(text).ParseAll(err);
+  return root_ != nullptr;
+}
+
+bool GridFormula::Evaluate(const sg_mapping_call& call, int64_t* value, std::string* err) const {
+  if (!root_) {
+    *err = "empty formula";
+    return false;
+  }
+  return EvalNode(*root_, call, value, err);
+}
+
+// --- names ------------------------------------------------------------------
+
+const std::vector<std::string>& SpecBufferNames() {
+  static const std::vector<std::string> names = {
+      "query_start_loc", "positions",     "seq_lens",          "idx_mapping",        "slot_mapping_in",
+      "block_table",     "slot_mapping",  "tail_slot_mapping", "common_slot_mapping"};
+  return names;
+}
+
+const std::vector<std::string>& SpecScalarNames() {
+  static const std::vector<std::string> names = {"num_reqs",         "num_actual_tokens",   "num_tokens",
+                                                 "block_table_width", "block_table_row_stride", "block_table_rows"};
+  return names;
+}
+
+const std::vector<std::string>& SpecParamNames() {
+  static const std::vector<std::string> names = {
+      "block_size", "kernel_block_size", "dcp_world", "dcp_rank",        "dcp_interleave", "enabled",
+      "kpool",      "ring",              "compress_ratio", "capacity", "ring_block_size"};
+  return names;
+}
+
+bool CallVariable(const std::string& name, const sg_mapping_call& call, int64_t* value) {
+  const std::string family = call.family ? call.family : "";
+  if (name == "num_reqs") *value = call.num_reqs;
+  else if (name == "num_actual_tokens") *value = call.num_actual_tokens;
+  else if (name == "num_tokens") *value = call.num_tokens;
+  else if (name == "block_table_width") *value = call.block_table_width;
+  else if (name == "block_table_row_stride") *value = call.block_table_row_stride;
+  else if (name == "block_table_rows") *value = call.block_table_rows;
+  else if (family == "paged" && name == "block_size") *value = call.paged.block_size;
+  else if (family == "paged" && name == "kernel_block_size") *value = call.paged.kernel_block_size;
+  else if (family == "paged" && name == "dcp_world") *value = call.paged.dcp_world;
+  else if (family == "paged" && name == "dcp_rank") *value = call.paged.dcp_rank;
+  else if (family == "paged" && name == "dcp_interleave") *value = call.paged.dcp_interleave;
+  else if (family == "paged" && name == "enabled") *value = call.paged.enabled;
+  else if (family == "kpool_tail" && name == "kpool") *value = call.kpool_tail.kpool;
+  else if (family == "qsa_ring" && name == "ring") *value = call.qsa_ring.ring;
+  else if (family == "qsa_compressed" && name == "block_size") *value = call.qsa_compressed.block_size;
+  else if (family == "qsa_compressed" && name == "compress_ratio") *value = call.qsa_compressed.compress_ratio;
+  else if (family == "compressor_ring" && name == "capacity") *value = call.compressor_ring.capacity;
+  else if (family == "compressor_ring" && name == "ring_block_size") *value = call.compressor_ring.ring_block_size;
+  else return false;
+  return true;
+}
+
+const void* CallBuffer(const std::string& name, const sg_mapping_call& call) {
+  if (name == "query_start_loc") return call.query_start_loc;
+  if (name == "positions") return call.positions;
+  if (name == "seq_lens") return call.seq_lens;
+  if (name == "idx_mapping") return call.idx_mapping;
+  if (name == "slot_mapping_in") return call.slot_mapping_in;
+  if (name == "block_table") return call.block_table;
+  if (name == "slot_mapping") return call.slot_mapping;
+  if (name == "tail_slot_mapping") return call.tail_slot_mapping;
+  if (name == "common_slot_mapping") return call.qsa_compressed.common_slot_mapping;
+  return nullptr;
+}
+
+// --- the spec file ----------------------------------------------------------
+
+namespace {
+
+using nlohmann::json;
+
+class SpecReader {
+ public:
+  SpecReader(const std::string& file, std::string* err) : file_(file), err_(err) {}
+
+  bool Fail(const std::string& pointer, const std::string& problem) {
+    *err_ = file_ + ":" + (pointer.empty() ? "/" : pointer) + ": " + problem;
+    return false;
+  }
+
+  bool Keys(const json& j, const std::string& pointer, const std::vector<std::string>& allowed) {
+    if (!j.is_object()) return Fail(pointer, "expected an object, got " + std::string(j.type_name()));
+    for (const auto& [key, value] : j.items()) {
+      bool ok = false;
+      for (const std::string& a : allowed) ok |= a == key;
+      if (!ok)
+        return Fail(pointer + "/" + key, "unknown key '" + key + "'" + DidYouMean(key, allowed) + "; expected one of " +
+                                             JoinNames(allowed));
+    }
+    return true;
+  }
+
+  bool String(const json& j, const std::string& key, const std::string& pointer, std::string* out) {
+    if (!j.contains(key)) return Fail(pointer, "missing \"" + key + "\"; expected a string");
+    if (!j[key].is_string()) return Fail(pointer + "/" + key, "expected a string, got " + std::string(j[key].type_name()));
+    *out = j[key].get<std::string>();
+    return true;
+  }
+
+  bool Int(const json& j, const std::string& pointer, int64_t lo, int64_t hi, int64_t* out) {
+    if (!j.is_number_integer())
+      return Fail(pointer, "expected an integer, got " + std::string(j.type_name()));
+    *out = j.get<int64_t>();
+    if (*out < lo || *out > hi)
+      return Fail(pointer, "out of range; expected " + std::to_string(lo) + " <= value <= " + std::to_string(hi) +
+                               ", got " + std::to_string(*out));
+    return true;
+  }
+
+  bool OneOf(const std::string& value, const std::vector<std::string>& names, const std::string& pointer,
+             const std::string& what) {
+    for (const std::string& n : names)
+      if (n == value) return true;
+    return Fail(pointer, "unknown " + what + " '" + value + "'" + DidYouMean(value, names) + "; expected one of " +
+                             JoinNames(names));
+  }
+
+  bool Type(const json& arg, const std::string& pointer, SpecType fallback, bool required, SpecType* type) {
+    if (!arg.contains("type")) {
+      if (required) return Fail(pointer, "missing \"type\"; expected \"i32\", \"i64\" or \"ptr\"");
+      *type = fallback;
+      return true;
+    }
+    std::string t;
+    if (!String(arg, "type", pointer, &t) || !OneOf(t, {"i32", "i64", "ptr"}, pointer + "/type", "type")) return false;
+    *type = t == "i32" ? SpecType::kI32 : t == "i64" ? SpecType::kI64 : SpecType::kPtr;
+    return true;
+  }
+
+  bool Param(const json& arg, const std::string& pointer, SpecArg* out) {
+    if (!Keys(arg, pointer, {"buffer", "scalar", "param", "constant", "type"})) return false;
+    const int kinds = arg.contains("buffer") + arg.contains("scalar") + arg.contains("param") + arg.contains("constant");
+    if (kinds != 1)
+      return Fail(pointer, "expected exactly one of \"buffer\", \"scalar\", \"param\", \"constant\", got " +
+                               std::to_string(kinds));
+    if (arg.contains("buffer")) {
+      out->kind = SpecArgKind::kBuffer;
+      out->type = SpecType::kPtr;
+      return String(arg, "buffer", pointer, &out->name) &&
+             OneOf(out->name, SpecBufferNames(), pointer + "/buffer", "buffer") &&
+             (!arg.contains("type") || Fail(pointer + "/type", "a buffer is a pointer; expected no \"type\""));
+    }
+    if (arg.contains("scalar")) {
+      out->kind = SpecArgKind::kScalar;
+      return String(arg, "scalar", pointer, &out->name) &&
+             OneOf(out->name, SpecScalarNames(), pointer + "/scalar", "scalar") &&
+             Type(arg, pointer, SpecType::kI32, true, &out->type) && Integer(out->type, pointer);
+    }
+    if (arg.contains("param")) {
+      out->kind = SpecArgKind::kParam;
+      return String(arg, "param", pointer, &out->name) &&
+             OneOf(out->name, SpecParamNames(), pointer + "/param", "family parameter") &&
+             Type(arg, pointer, SpecType::kI32, true, &out->type) && Integer(out->type, pointer);
+    }
+    out->kind = SpecArgKind::kConstant;
+    return Int(arg["constant"], pointer + "/constant", INT64_MIN, INT64_MAX, &out->constant) &&
+           Type(arg, pointer, SpecType::kI32, true, &out->type);
+  }
+
+  bool Integer(SpecType type, const std::string& pointer) {
+    return type != SpecType::kPtr || Fail(pointer + "/type", "expected \"i32\" or \"i64\" for a number, got \"ptr\"");
+  }
+
+  bool Read(const json& j, KernelSpec* spec) {
+    if (!Keys(j, "", {"slotguard_kernel_spec", "family", "symbol", "params", "grid", "block", "shared_bytes"}))
+      return false;
+    if (!j.contains("slotguard_kernel_spec")) return Fail("", "missing \"slotguard_kernel_spec\"; expected 1");
+    int64_t version;
+    if (!Int(j["slotguard_kernel_spec"], "/slotguard_kernel_spec", 1, 1, &version)) return false;
+    std::string family;
+    if (!String(j, "family", "", &family)) return false;
+    std::string problem;
+    if (!FindFamily(family, &spec->family, &problem)) return Fail("/family", problem);
+    if (!String(j, "symbol", "", &spec->symbol)) return false;
+    if (spec->symbol.empty()) return Fail("/symbol", "empty; expected the kernel's symbol name");
+    if (!j.contains("params") || !j["params"].is_array()) return Fail("/params", "expected an array of parameters");
+    for (size_t i = 0; i < j["params"].size(); ++i) {
+      SpecArg arg;
+      if (!Param(j["params"][i], "/params/" + std::to_string(i), &arg)) return false;
+      spec->params.push_back(arg);
+    }
+    if (!j.contains("grid") || !j["grid"].is_array() || j["grid"].empty() || j["grid"].size() > 3)
+      return Fail("/grid", "expected an array of 1 to 3 formulas (strings or integers)");
+    for (int d = 0; d < 3; ++d) {
+      const std::string pointer = "/grid/" + std::to_string(d);
+      std::string text = "1";
+      if (d < static_cast<int>(j["grid"].size())) {
+        const json& g = j["grid"][d];
+        if (g.is_number_integer()) text = std::to_string(g.get<int64_t>());
+        else if (g.is_string()) text = g.get<std::string>();
+        else return Fail(pointer, "expected a formula (string) or an integer, got " + std::string(g.type_name()));
+      }
+      if (!spec->grid[d].Parse(text, &problem)) return Fail(pointer, problem);
+    }
+    if (!j.contains("block") || !j["block"].is_array() || j["block"].empty() || j["block"].size() > 3)
+      return Fail("/block", "expected an array of 1 to 3 integers");
+    for (size_t d = 0; d < j["block"].size(); ++d) {
+      int64_t v;
+      if (!Int(j["block"][d], "/block/" + std::to_string(d), 1, 1024, &v)) return false;
+      spec->block[d] = static_cast<int32_t>(v);
+    }
+    if (j.contains("shared_bytes")) {
+      int64_t v;
+      if (!Int(j["shared_bytes"], "/shared_bytes", 0, 227 * 1024, &v)) return false;
+      spec->shared_bytes = static_cast<int32_t>(v);
+    }
+    return true;
+  }
+
+ private:
+  std::string file_;
+  std::string* err_;
+};
+
+}  // namespace
+
+bool ParseKernelSpec(const std::string& text, const std::string& file, KernelSpec* spec, std::string* err) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    *err = file + ":/: not valid JSON; expected a kernel spec object";
+    return false;
+  }
+  *spec = KernelSpec();
+  return SpecReader(file, err).Read(j, spec);
+}
+
+bool LoadKernelSpec(const std::string& path, KernelSpec* spec, std::string* err) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *err = path + ": cannot open file; expected a readable kernel spec (--kernel-spec)";
+    return false;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseKernelSpec(text.str(), path, spec, err);
+}
+
+}  // namespace slotguard

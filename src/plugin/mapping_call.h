@@ -1,0 +1,20 @@
+// The plugin ABI's call struct (include/slotguard/plugin.h), filled from
+// what the backends already hold for their own kernels.
+#ifndef SLOTGUARD_PLUGIN_MAPPING_CALL_H_
+#define SLOTGUARD_PLUGIN_MAPPING_CALL_H_
+
+#include "kernels/mapping_batch.h"
+#include "kernels/table_view.h"
+#include "scenario/scenario.h"
+#include "slotguard/plugin.h"
+
+namespace slotguard {
+
+/// `batch`, `table` and `out` hold device pointers for a device call, host
+/// pointers for a host call; `common` is the qsa_compressed common mapping.
+sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, const TableLayout& table,
+                                const MappingOutputs& out, const int64_t* common, void* stream);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_PLUGIN_MAPPING_CALL_H_

@@ -1,0 +1,64 @@
+// Slot-mapping implementations slotguard did not write (issue: bring your own
+// kernel): a plugin library (--kernel-lib, include/slotguard/plugin.h) or a
+// compiled kernel with a launch spec (--kernel-cubin, --kernel-spec). A
+// backend given a provider runs it instead of its own kernels for the
+// families it implements; everything else stays the same.
+#ifndef SLOTGUARD_PLUGIN_MAPPING_PROVIDER_H_
+#define SLOTGUARD_PLUGIN_MAPPING_PROVIDER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "registry/families.h"
+#include "slotguard/plugin.h"
+
+namespace slotguard {
+
+class MappingProvider {
+ public:
+  virtual ~MappingProvider() = default;
+  /// For reports: "plugin example-rings (build/examples/libx.so)".
+  virtual std::string name() const = 0;
+  virtual const std::vector<Family>& families() const = 0;
+  bool Implements(Family family) const {
+    for (Family f : families())
+      if (f == family) return true;
+    return false;
+  }
+  /// Whether it runs this group: it replaces slotguard's `fixed` kernel of
+  /// its families. A group forcing a historical variant still runs
+  /// slotguard's variant: those scenarios test the oracle, not the kernel.
+  bool Runs(Family family, Variant variant) const { return Implements(family) && variant == FixedVariant(family); }
+  virtual bool has_host() const = 0;
+  virtual bool has_device() const = 0;
+  /// One mapping call: device pointers and a stream when `device`, host
+  /// pointers otherwise. False with *err when the implementation reported
+  /// an error (a fault of the implementation, not of the environment).
+  virtual bool Launch(const sg_mapping_call& call, bool device, std::string* err) = 0;
+};
+
+/// Where a provider comes from: what the CLI flags said, and what a worker
+/// process is told to open again.
+struct ProviderSource {
+  std::string kernel_lib;    // --kernel-lib PATH
+  std::string kernel_cubin;  // --kernel-cubin FILE (with kernel_spec)
+  std::string kernel_spec;   // --kernel-spec SPEC.json
+  bool empty() const { return kernel_lib.empty() && kernel_cubin.empty() && kernel_spec.empty(); }
+  /// The worker's flags for the same provider.
+  std::vector<std::string> WorkerArgs() const;
+};
+
+/// Opens the provider, or nullptr with a one-line *err (bad input: exit 2).
+std::unique_ptr<MappingProvider> OpenProvider(const ProviderSource& source, std::string* err);
+
+/// The shared-library plugin (plugin_library.cc).
+std::unique_ptr<MappingProvider> OpenPluginLibrary(const std::string& path, std::string* err);
+
+/// The compiled kernel (cubin_provider.cc; needs the CUDA driver).
+std::unique_ptr<MappingProvider> OpenCubinKernel(const std::string& cubin, const std::string& spec,
+                                                 std::string* err);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_PLUGIN_MAPPING_PROVIDER_H_

@@ -1,0 +1,108 @@
+// --kernel-lib and --kernel-cubin on the GPU: the example plugins' device
+// entry points, a device trap isolated to its scenarios, and the compiled
+// kernel launched from its spec. Skipped without a device.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "backend/gpu_device.h"
+#include "backend/isolated_backend.h"
+#include "cli/commands.h"
+
+namespace slotguard {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kExamples = SLOTGUARD_EXAMPLES_DIR;
+const std::string kScenarios = SLOTGUARD_SOURCE_DIR "/scenarios";
+const std::string kSpec = SLOTGUARD_SOURCE_DIR "/examples/cubin/kpool_tail_kernel.spec.json";
+
+class PluginGpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!GpuUsable(&why)) GTEST_SKIP() << why;
+    SetWorkerExecutable(SLOTGUARD_BINARY);
+    dir_ = fs::path(::testing::TempDir()) /
+           ("slotguard_plugin_gpu_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+  }
+  int Check(RunSetup setup, bool graph = false, std::vector<std::string> paths = {kScenarios}) {
+    CheckOptions o;
+    o.paths = std::move(paths);
+    o.backend = BackendKind::kGpu;
+    o.quiet = true;
+    o.setup = setup;
+    o.setup.cuda_graph = graph;
+    out_.str("");
+    err_.str("");
+    return RunCheck(o, out_, err_);
+  }
+  int Fuzz(const std::string& lib, int64_t runs) {
+    FuzzOptions o;
+    o.backend = BackendKind::kGpu;
+    o.runs = runs;
+    o.seed = 1;
+    o.jobs = 4;
+    o.out_dir = (dir_ / "findings").string();
+    o.setup.provider.kernel_lib = lib;
+    out_.str("");
+    err_.str("");
+    return RunFuzz(o, out_, err_);
+  }
+  static RunSetup Lib(const std::string& name) {
+    RunSetup s;
+    s.provider.kernel_lib = kExamples + "/" + name;
+    return s;
+  }
+  fs::path dir_;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(PluginGpuTest, TheCorrectPluginHoldsEagerAndThroughGraphReplays) {
+  EXPECT_EQ(kExitHolds, Check(Lib("libsg_rings.so"))) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("backend gpu on ")) << out_.str();
+  EXPECT_EQ(kExitHolds, Check(Lib("libsg_rings.so"), /*graph=*/true)) << out_.str() << err_.str();
+  EXPECT_EQ(kExitHolds, Check(Lib("libsg_minimal_kpool_tail.so"), true)) << out_.str() << err_.str();
+}
+
+TEST_F(PluginGpuTest, FuzzOnTheGpuPassesTheCorrectPluginAndFindsTheBuggyOne) {
+  EXPECT_EQ(kExitHolds, Fuzz(kExamples + "/libsg_rings.so", 3000)) << out_.str() << err_.str();
+  EXPECT_EQ(kExitFindings, Fuzz(kExamples + "/libsg_rings_buggy.so", 20000)) << out_.str() << err_.str();
+}
+
+TEST_F(PluginGpuTest, ADeviceTrapCostsOnlyItsScenarios) {
+  EXPECT_EQ(kExitFindings, Check(Lib("libsg_asserting_paged.so"))) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find(": no_fault: ")) << out_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("slotguard: 33 scenario runs (")) << out_.str();
+  EXPECT_EQ("", err_.str());
+  EXPECT_EQ(kExitHolds, Check(Lib("libsg_asserting_paged.so"), false, {kScenarios + "/paged/decode.json"}))
+      << out_.str();
+}
+
+TEST_F(PluginGpuTest, TheCompiledKernelHoldsFromItsSpec) {
+  RunSetup s;
+  s.provider.kernel_cubin = kExamples + "/kpool_tail_kernel.fatbin";
+  s.provider.kernel_spec = kSpec;
+  EXPECT_EQ(kExitHolds, Check(s)) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("kernels from kernel kpool_tail_map (")) << out_.str();
+  EXPECT_EQ(kExitHolds, Check(s, /*graph=*/true)) << out_.str() << err_.str();
+}
+
+TEST_F(PluginGpuTest, AWrongSymbolIsBadInput) {
+  fs::create_directories(dir_);
+  const std::string spec = (dir_ / "wrong.spec.json").string();
+  std::ofstream(spec) << R"({"slotguard_kernel_spec": 1, "family": "kpool_tail", "symbol": "no_such_kernel",
+                             "params": [], "grid": [1], "block": [32]})";
+  RunSetup s;
+  s.provider.kernel_cubin = kExamples + "/kpool_tail_kernel.fatbin";
+  s.provider.kernel_spec = spec;
+  EXPECT_EQ(kExitBadInput, Check(s));
+  EXPECT_EQ(0u, err_.str().find("slotguard: error: " + spec + ":/symbol: no kernel 'no_such_kernel' in ")) << err_.str();
+}
+
+}  // namespace
+}  // namespace slotguard

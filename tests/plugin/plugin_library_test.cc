@@ -1,0 +1,197 @@
+// --kernel-lib on the host backend (what CI runs): the example plugins of
+// examples/plugins/ through check, fuzz, replay and mutants, and the
+// one-line refusals of plugins slotguard cannot use.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "backend/isolated_backend.h"
+#include "cli/commands.h"
+#include "plugin/mapping_provider.h"
+#include "scenario/scenario_json.h"
+
+namespace slotguard {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kExamples = SLOTGUARD_EXAMPLES_DIR;
+const std::string kFixtures = SLOTGUARD_FIXTURES_DIR;
+const std::string kScenarios = SLOTGUARD_SOURCE_DIR "/scenarios";
+
+std::string LastLine(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return last;
+}
+
+class PluginTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SetWorkerExecutable(SLOTGUARD_BINARY);
+    dir_ = fs::path(::testing::TempDir()) /
+           ("slotguard_plugin_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  int Check(const std::string& lib, std::vector<std::string> paths = {kScenarios}) {
+    CheckOptions o;
+    o.paths = std::move(paths);
+    o.backend = BackendKind::kHost;
+    o.quiet = true;
+    o.setup.provider.kernel_lib = lib;
+    out_.str("");
+    err_.str("");
+    return RunCheck(o, out_, err_);
+  }
+  int Fuzz(const std::string& lib, int64_t runs) {
+    FuzzOptions o;
+    o.backend = BackendKind::kHost;
+    o.runs = runs;
+    o.seed = 1;
+    o.out_dir = (dir_ / "findings").string();
+    o.setup.provider.kernel_lib = lib;
+    out_.str("");
+    err_.str("");
+    return RunFuzz(o, out_, err_);
+  }
+  fs::path dir_;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(PluginTest, TheCorrectPluginHoldsEveryScenarioAndTheReportNamesIt) {
+  EXPECT_EQ(kExitHolds, Check(kExamples + "/libsg_rings.so")) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos,
+            LastLine(out_.str()).find("kernels from plugin example-rings (" + kExamples + "/libsg_rings.so)"))
+      << out_.str();
+  EXPECT_EQ(kExitHolds, Check(kExamples + "/libsg_minimal_kpool_tail.so")) << out_.str() << err_.str();
+}
+
+TEST_F(PluginTest, TheCorrectPluginSurvivesAFuzzCampaign) {
+  EXPECT_EQ(kExitHolds, Fuzz(kExamples + "/libsg_rings.so", 3000)) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find("no finding")) << out_.str();
+}
+
+TEST_F(PluginTest, TheBuggyPluginIsCaughtByACuratedScenario) {
+  EXPECT_EQ(kExitFindings, Check(kExamples + "/libsg_rings_buggy.so")) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("FAIL  " + kScenarios + "/rings/qsa-keep-suffix.json")) << out_.str();
+}
+
+TEST_F(PluginTest, FuzzFindsTheBuggyPluginAndMinimizesIt) {
+  ASSERT_EQ(kExitFindings, Fuzz(kExamples + "/libsg_rings_buggy.so", 20000)) << out_.str() << err_.str();
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir_ / "findings")) files.push_back(e.path());
+  ASSERT_EQ(1u, files.size());
+  Scenario s;
+  std::string err;
+  ASSERT_TRUE(LoadScenarioFile(files[0].string(), LoadLimits(), &s, &err)) << err;
+  // The bug needs one request with at least `ring` new tokens and nothing else.
+  ASSERT_EQ(1u, s.groups.size());
+  EXPECT_EQ(Family::kQsaRing, s.groups[0].family);
+  EXPECT_EQ(1, s.batch.num_reqs());
+  EXPECT_LE(s.batch.num_real_tokens(), 2 * s.groups[0].ring) << WriteScenarioJson(s);
+  EXPECT_GE(s.batch.num_real_tokens(), s.groups[0].ring) << WriteScenarioJson(s);
+  // It fails with the buggy plugin and holds with the correct one.
+  EXPECT_EQ(kExitFindings, Check(kExamples + "/libsg_rings_buggy.so", {files[0].string()}));
+  EXPECT_EQ(kExitHolds, Check(kExamples + "/libsg_rings.so", {files[0].string()})) << out_.str();
+}
+
+TEST_F(PluginTest, ACrashingPluginCostsOnlyItsScenarios) {
+  // The asserting plugin aborts on a dummy request: those scenarios get a
+  // no_fault finding, every other scenario is still checked and holds.
+  EXPECT_EQ(kExitFindings, Check(kExamples + "/libsg_asserting_paged.so")) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("no_fault: the worker process killed by SIGABRT (Aborted)"))
+      << out_.str();
+  const std::string summary = LastLine(out_.str());
+  EXPECT_EQ(0u, summary.find("slotguard: 33 scenario runs (")) << summary;
+  EXPECT_EQ("", err_.str());
+  // A scenario without dummies holds.
+  EXPECT_EQ(kExitHolds, Check(kExamples + "/libsg_asserting_paged.so", {kScenarios + "/paged/decode.json"}))
+      << out_.str();
+}
+
+TEST_F(PluginTest, MutantsWithAPluginJudgeItAsTheFixedKernel) {
+  MutantsOptions o;
+  o.paths = {kScenarios};
+  o.backend = BackendKind::kHost;
+  o.setup.provider.kernel_lib = kExamples + "/libsg_rings.so";
+  EXPECT_EQ(kExitHolds, RunMutants(o, out_, err_)) << out_.str() << err_.str();
+  o.setup.provider.kernel_lib = kExamples + "/libsg_rings_buggy.so";
+  out_.str("");
+  EXPECT_EQ(kExitFindings, RunMutants(o, out_, err_));
+  EXPECT_NE(std::string::npos, out_.str().find("qsa-keep-suffix.json: group qsa: differential")) << out_.str();
+}
+
+TEST_F(PluginTest, ReplayShowsThePluginsOutput) {
+  ReplayOptions o;
+  o.file = kScenarios + "/rings/qsa-keep-suffix.json";
+  o.backend = BackendKind::kHost;
+  o.setup.provider.kernel_lib = kExamples + "/libsg_rings_buggy.so";
+  EXPECT_EQ(kExitFindings, RunReplay(o, out_, err_)) << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("with plugin example-rings-buggy")) << out_.str();
+}
+
+// Refusals: one line, exit 2.
+std::string OpenError(const std::string& lib) {
+  ProviderSource source;
+  source.kernel_lib = lib;
+  std::string err;
+  EXPECT_EQ(nullptr, OpenProvider(source, &err));
+  return err;
+}
+
+TEST_F(PluginTest, PluginsThatCannotBeUsedAreRefusedInOneLine) {
+  EXPECT_EQ(0u, OpenError("/nonexistent/lib.so").find("--kernel-lib /nonexistent/lib.so: cannot load the library: "));
+  EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_wrong_abi.so: plugin ABI version 2; expected 1 (rebuild it "
+            "against this slotguard's plugin.h)",
+            OpenError(kFixtures + "/libsg_bad_wrong_abi.so"));
+  EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_no_family.so: plugin no-family implements no family; "
+            "expected at least one in sg_plugin_info.families",
+            OpenError(kFixtures + "/libsg_bad_no_family.so"));
+  EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_unknown_family.so: plugin unknown-family lists unknown kernel "
+            "family 'kpool_tial', did you mean 'kpool_tail'?; expected one of paged, kpool_tail, qsa_ring, "
+            "qsa_compressed, compressor_ring",
+            OpenError(kFixtures + "/libsg_bad_unknown_family.so"));
+  EXPECT_EQ(kExitBadInput, Check("/nonexistent/lib.so"));
+  const std::string line = err_.str();
+  EXPECT_EQ(1, std::count(line.begin(), line.end(), '\n')) << line;
+  EXPECT_EQ(kExitBadInput, Check(kFixtures + "/libsg_bad_device_only.so"));
+  EXPECT_EQ("slotguard: error: plugin device-only (" + kFixtures +
+                "/libsg_bad_device_only.so) has no host entry point (slotguard_plugin_launch_host); expected "
+                "--backend gpu on a machine with a GPU\n",
+            err_.str());
+}
+
+TEST_F(PluginTest, FuzzRefusesFamiliesThePluginLacks) {
+  FuzzOptions o;
+  o.backend = BackendKind::kHost;
+  o.runs = 10;
+  o.families = {"paged"};
+  o.setup.provider.kernel_lib = kExamples + "/libsg_rings.so";
+  EXPECT_EQ(kExitBadInput, RunFuzz(o, out_, err_));
+  EXPECT_EQ("slotguard: error: --family paged: plugin example-rings (" + kExamples +
+                "/libsg_rings.so) does not implement it; expected one of kpool_tail, qsa_ring\n",
+            err_.str());
+}
+
+TEST_F(PluginTest, ACompiledKernelNeedsTheGpuBackendAndASpec) {
+  CheckOptions o;
+  o.backend = BackendKind::kHost;
+  o.setup.provider.kernel_cubin = kExamples + "/kpool_tail_kernel.fatbin";
+  o.setup.provider.kernel_spec = SLOTGUARD_SOURCE_DIR "/examples/cubin/kpool_tail_kernel.spec.json";
+  EXPECT_EQ(kExitBadInput, RunCheck(o, out_, err_));
+  EXPECT_EQ("slotguard: error: --kernel-cubin runs on the gpu backend; expected --backend gpu or auto\n", err_.str());
+  ProviderSource source;
+  source.kernel_cubin = "x.cubin";
+  std::string err;
+  EXPECT_EQ(nullptr, OpenProvider(source, &err));
+  EXPECT_EQ("--kernel-cubin needs --kernel-spec SPEC.json beside it", err);
+}
+
+}  // namespace
+}  // namespace slotguard
