@@ -37,4 +37,16 @@ TAIL=1 step fuzz_host build/slotguard fuzz --backend host --runs 400000 --seed 1
 # A historical variant must be found (fuzz exits 1 with a reproducer).
 TAIL=2 step fuzz_gpu_variant sh -c 'build/slotguard fuzz --backend gpu --variant prefix --runs 100000 --seed 1 --out "$0"; test $? -eq 1' "$OUT/fuzz-gpu"
 TAIL=4 step sanitize env OUT="$OUT/sanitize" scripts/gpu-sanitize.sh
+# Bring your own kernel: the example plugins and the compiled kernel.
+ex=build/examples
+TAIL=1 step plugin_rings_gpu build/slotguard check --backend gpu --writers --cuda-graph --quiet --kernel-lib $ex/libsg_rings.so scenarios/
+TAIL=1 step plugin_rings_host build/slotguard check --backend host --quiet --kernel-lib $ex/libsg_rings.so scenarios/
+TAIL=1 step plugin_rings_fuzz build/slotguard fuzz --backend gpu --runs 20000 --jobs 8 --kernel-lib $ex/libsg_rings.so --out "$OUT/fuzz-plugin"
+TAIL=2 step plugin_buggy_fuzz sh -c 'build/slotguard fuzz --backend gpu --runs 20000 --jobs 8 --kernel-lib '$ex'/libsg_rings_buggy.so --out "$0"; test $? -eq 1' "$OUT/fuzz-plugin-buggy"
+TAIL=3 step plugin_trap_gpu sh -c 'build/slotguard check --backend gpu --quiet --kernel-lib '$ex'/libsg_asserting_paged.so scenarios/; test $? -eq 1'
+TAIL=1 step cubin_gpu build/slotguard check --backend gpu --writers --cuda-graph --quiet --kernel-cubin $ex/kpool_tail_kernel.fatbin --kernel-spec examples/cubin/kpool_tail_kernel.spec.json scenarios/
+if python3 -c "import triton, torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  TAIL=2 step triton_compile python3 examples/triton/kpool_tail_triton.py "$OUT/triton"
+  TAIL=1 step triton_check build/slotguard check --backend gpu --writers --cuda-graph --quiet --kernel-cubin "$OUT/triton/kpool_tail_triton.cubin" --kernel-spec "$OUT/triton/kpool_tail_triton.spec.json" scenarios/
+fi
 exit $status
