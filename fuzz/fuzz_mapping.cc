@@ -3,7 +3,9 @@
 // scenario JSON beside libFuzzer's crash artifact (crash-<sha1>.json) and
 // aborts. SLOTGUARD_FUZZ_VARIANT=NAME (or FAMILY/NAME) forces a historical
 // variant (the control experiment); `slotguard import crash-<sha1>
-// --variant NAME` rebuilds the scenario.
+// --variant NAME` rebuilds the scenario. SLOTGUARD_FUZZ_KERNEL_LIB=lib.so
+// fuzzes a plugin's host entry point instead of slotguard's own kernels for
+// its families (include/slotguard/plugin.h).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +31,16 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   for (int i = 1; i < *argc; ++i)
     if (std::strncmp((*argv)[i], "-artifact_prefix=", 17) == 0) g_artifact_prefix = (*argv)[i] + 17;
   g_host = slotguard::MakeHostBackend();
+  if (const char* lib = std::getenv("SLOTGUARD_FUZZ_KERNEL_LIB")) {
+    std::string err;
+    std::shared_ptr<slotguard::MappingProvider> plugin = slotguard::OpenPluginLibrary(lib, &err);
+    if (plugin && !plugin->has_host()) err = plugin->name() + " has no host entry point; libFuzzer needs one";
+    if (!plugin || !plugin->has_host()) {
+      std::fprintf(stderr, "slotguard: error: SLOTGUARD_FUZZ_KERNEL_LIB: %s\n", err.c_str());
+      std::exit(2);
+    }
+    g_host->set_provider(plugin);
+  }
   return 0;
 }
 
@@ -37,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Scenario s = FuzzMappingScenario(data, size, g_variant);
   static ScenarioRun run;  // reused: the host backend recycles its buffers
   std::string err;
-  if (!RunScenario(s, *g_host, 4, &run, &err)) {
+  if (!RunScenario(s, *g_host, 4, &run, &err) || (!run.kernel.empty() && !run.kernel[0].fault.empty())) {
+    if (err.empty()) err = run.kernel[0].fault;  // the plugin's own error code
     std::fprintf(stderr, "slotguard: error: host backend: %s\n", err.c_str());
     std::abort();
   }

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "backend/worker_protocol.h"
-#include "scenario/scenario_json.h"
 
 extern char** environ;
 
@@ -86,9 +85,9 @@ class IsolatedBackend : public Backend {
   }
 
   bool RunMany(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
-               std::string* err, int /*threads*/) override {
+               std::string* err, int threads) override {
     std::string fault;
-    if (!Request(WorkerOp::kRunMany, scenarios, outputs, &fault, err)) return false;
+    if (!Request(WorkerOp::kRunMany, scenarios, outputs, &fault, err, threads)) return false;
     if (fault.empty()) return outputs->size() == scenarios.size() || Malformed(err);
     // Which one faulted: each on its own.
     return Backend::RunMany(scenarios, outputs, err, 1);
@@ -104,15 +103,17 @@ class IsolatedBackend : public Backend {
   // kernel's, or the worker dying or timing out) fills *fault and still
   // returns true; false is an environment error.
   bool Request(WorkerOp op, const std::vector<const Scenario*>& scenarios,
-               std::vector<std::vector<GroupOutputs>>* results, std::string* fault, std::string* err) {
+               std::vector<std::vector<GroupOutputs>>* results, std::string* fault, std::string* err,
+               int threads = 1) {
     std::unique_ptr<Worker> worker = Acquire(err);
     if (!worker) return false;
     WireBuffer request;
     request.PutU8(static_cast<uint8_t>(op));
     request.PutU32(static_cast<uint32_t>(writers_.head_bytes));
     request.PutU64(static_cast<uint64_t>(writers_.max_cache_bytes));
+    request.PutU32(static_cast<uint32_t>(threads));
     request.PutU32(static_cast<uint32_t>(scenarios.size()));
-    for (const Scenario* s : scenarios) request.PutString(WriteScenarioJson(*s));
+    for (const Scenario* s : scenarios) PutScenario(*s, &request);
     WireBuffer response;
     bool timed_out = false;
     const int timeout_ms =

@@ -29,6 +29,65 @@ bool WireBuffer::GetString(std::string* s) {
   return true;
 }
 
+void PutScenario(const Scenario& s, WireBuffer* out) {
+  out->PutString(s.name);
+  out->PutU32(static_cast<uint32_t>(s.num_blocks));
+  const Batch& b = s.batch;
+  out->PutVector(b.query_start_loc);
+  out->PutVector(b.seq_lens);
+  out->PutVector(b.positions);
+  out->PutU64(static_cast<uint64_t>(b.num_actual_tokens));
+  out->PutU64(static_cast<uint64_t>(b.num_tokens));
+  out->PutVector(b.idx_mapping);
+  out->PutVector(b.slot_mapping_in);
+  out->PutU32(static_cast<uint32_t>(s.groups.size()));
+  for (const Group& g : s.groups) {
+    out->PutString(g.name);
+    out->PutString(g.common);
+    const int32_t ints[] = {static_cast<int32_t>(g.family), static_cast<int32_t>(g.variant), g.table.rows,
+                            g.table.width, g.block_size, g.kernel_block_size, g.dcp.world, g.dcp.rank,
+                            g.dcp.interleave, g.enabled ? 1 : 0, g.kpool, g.ring, g.compress_ratio, g.capacity,
+                            g.ring_block_size};
+    out->Put(ints, sizeof(ints));
+    out->PutVector(g.table.entries);
+  }
+}
+
+bool GetScenario(WireBuffer* in, Scenario* s) {
+  uint32_t num_blocks, groups;
+  uint64_t n_act, n;
+  Batch& b = s->batch;
+  if (!in->GetString(&s->name) || !in->GetU32(&num_blocks) || !in->GetVector(&b.query_start_loc) ||
+      !in->GetVector(&b.seq_lens) || !in->GetVector(&b.positions) || !in->GetU64(&n_act) || !in->GetU64(&n) ||
+      !in->GetVector(&b.idx_mapping) || !in->GetVector(&b.slot_mapping_in) || !in->GetU32(&groups) ||
+      groups > (1u << 16) || b.query_start_loc.empty())
+    return false;
+  s->num_blocks = static_cast<int32_t>(num_blocks);
+  b.num_actual_tokens = static_cast<int64_t>(n_act);
+  b.num_tokens = static_cast<int64_t>(n);
+  s->groups.assign(groups, Group());
+  for (Group& g : s->groups) {
+    int32_t ints[15];
+    if (!in->GetString(&g.name) || !in->GetString(&g.common) || !in->Get(ints, sizeof(ints)) ||
+        !in->GetVector(&g.table.entries))
+      return false;
+    g.family = static_cast<Family>(ints[0]);
+    g.variant = static_cast<Variant>(ints[1]);
+    g.table.rows = ints[2];
+    g.table.width = ints[3];
+    g.block_size = ints[4];
+    g.kernel_block_size = ints[5];
+    g.dcp = Dcp{ints[6], ints[7], ints[8]};
+    g.enabled = ints[9] != 0;
+    g.kpool = ints[10];
+    g.ring = ints[11];
+    g.compress_ratio = ints[12];
+    g.capacity = ints[13];
+    g.ring_block_size = ints[14];
+  }
+  return true;
+}
+
 void PutGroupOutputs(const std::vector<GroupOutputs>& groups, WireBuffer* out) {
   out->PutU32(static_cast<uint32_t>(groups.size()));
   for (const GroupOutputs& g : groups) {

@@ -1,7 +1,7 @@
 // The pipe protocol between slotguard and its worker process (fault
 // isolation: isolated_backend.h). One request, one response, in order:
-//   request:  u8 op, u32 head_bytes, u64 max_cache_bytes, u32 count,
-//             count x (u64 length, scenario JSON)
+//   request:  u8 op, u32 head_bytes, u64 max_cache_bytes, u32 threads, u32 count,
+//             count x scenario (PutScenario: binary, field by field)
 //   response: u8 status, string message, then when status is kOk:
 //             u32 results, each: u32 groups, each group's GroupOutputs
 // Both ends are the same binary on the same machine: native byte order.
@@ -60,6 +60,11 @@ class WireBuffer {
  private:
   size_t at_ = 0;
 };
+
+/// What the kernels need of a scenario (not its expectation), field by
+/// field: the worker trusts slotguard to have loaded and checked it.
+void PutScenario(const Scenario& scenario, WireBuffer* out);
+bool GetScenario(WireBuffer* in, Scenario* scenario);
 
 void PutGroupOutputs(const std::vector<GroupOutputs>& groups, WireBuffer* out);
 bool GetGroupOutputs(WireBuffer* in, std::vector<GroupOutputs>* groups);

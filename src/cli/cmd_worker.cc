@@ -4,10 +4,11 @@
 // context is lost) or when slotguard closes the pipe.
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "backend/gpu_device.h"
 #include "backend/worker_protocol.h"
 #include "cli/commands.h"
-#include "scenario/scenario_json.h"
 
 namespace slotguard {
 namespace {
@@ -36,8 +37,6 @@ int RunWorker(const WorkerOptions& options, std::ostream& err) {
     if (!provider) backend.reset();
     else backend->set_provider(provider);
   }
-  LoadLimits unlimited;  // slotguard loaded these scenarios with its own limits already
-  unlimited.max_tokens = unlimited.max_requests = unlimited.max_table_entries = int64_t{1} << 40;
   for (;;) {
     WireBuffer request;
     bool timed_out;
@@ -47,24 +46,20 @@ int RunWorker(const WorkerOptions& options, std::ostream& err) {
       continue;
     }
     uint8_t op;
-    uint32_t head_bytes, count;
+    uint32_t head_bytes, threads, count;
     uint64_t max_cache_bytes;
     if (!request.GetU8(&op) || !request.GetU32(&head_bytes) || !request.GetU64(&max_cache_bytes) ||
-        !request.GetU32(&count)) {
+        !request.GetU32(&threads) || !request.GetU32(&count)) {
       err << "slotguard __worker: malformed request\n";
       return kExitBadInput;
     }
     std::vector<Scenario> scenarios(count);
     std::string problem;
-    for (Scenario& s : scenarios) {
-      std::string text;
-      if (!request.GetString(&text) || !ParseScenario(text, "<worker request>", unlimited, &s, &problem)) {
-        Answer(WorkerStatus::kEnvironmentError, "worker: could not read the scenario: " + problem, nullptr);
-        scenarios.clear();
-        break;
+    for (Scenario& s : scenarios)
+      if (!GetScenario(&request, &s)) {
+        err << "slotguard __worker: malformed scenario in a request\n";
+        return kExitBadInput;
       }
-    }
-    if (scenarios.size() != count) continue;
     WriterOptions writers;
     writers.head_bytes = static_cast<int32_t>(head_bytes);
     writers.max_cache_bytes = static_cast<int64_t>(max_cache_bytes);
@@ -82,7 +77,7 @@ int RunWorker(const WorkerOptions& options, std::ostream& err) {
       case WorkerOp::kRunMany: {
         std::vector<const Scenario*> pointers;
         for (const Scenario& s : scenarios) pointers.push_back(&s);
-        ok = backend->RunMany(pointers, &results, &problem, options.threads);
+        ok = backend->RunMany(pointers, &results, &problem, static_cast<int>(std::max<uint32_t>(1, threads)));
         break;
       }
       default:

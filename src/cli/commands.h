@@ -109,7 +109,6 @@ int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err
 /// `slotguard __worker` (hidden): the worker process of fault isolation.
 struct WorkerOptions {
   BackendKind backend = BackendKind::kHost;
-  int threads = 1;
   ProviderSource provider;
 };
 int RunWorker(const WorkerOptions& options, std::ostream& err);

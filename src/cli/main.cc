@@ -197,7 +197,6 @@ int main(int argc, char** argv) {
   CLI::App* worker_cmd = app.add_subcommand("__worker", "the worker process of fault isolation")->group("");
   worker_cmd->add_option("--backend", worker.backend)
       ->transform(CLI::CheckedTransformer(kBackends, CLI::ignore_case));
-  worker_cmd->add_option("--threads", worker.threads);
   worker_cmd->add_option("--kernel-lib", worker.provider.kernel_lib);
   worker_cmd->add_option("--kernel-cubin", worker.provider.kernel_cubin);
   worker_cmd->add_option("--kernel-spec", worker.provider.kernel_spec);

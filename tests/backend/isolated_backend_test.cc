@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "backend/isolated_backend.h"
+#include "backend/worker_protocol.h"
 #include "runner/scenario_files.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
@@ -46,6 +47,25 @@ std::string Script(const std::string& name, const std::string& body) {
   std::ofstream(p) << "#!/bin/sh\n" << body << "\n";
   chmod(p.c_str(), 0755);
   return p.string();
+}
+
+TEST(WorkerProtocolTest, ScenariosCrossThePipeWhole) {
+  // Everything the kernels read survives the trip (not the description or
+  // the expectation: the worker only runs kernels).
+  for (Scenario s : Curated()) {
+    WireBuffer wire;
+    PutScenario(s, &wire);
+    Scenario back;
+    ASSERT_TRUE(GetScenario(&wire, &back)) << s.name;
+    s.description.clear();
+    s.expect = Expect();
+    EXPECT_TRUE(s == back) << s.name;
+  }
+  WireBuffer truncated;
+  PutScenario(Curated()[0], &truncated);
+  truncated.bytes.resize(truncated.bytes.size() / 2);
+  Scenario back;
+  EXPECT_FALSE(GetScenario(&truncated, &back));
 }
 
 TEST(IsolatedBackendTest, TheWorkerGivesWhatTheHostBackendGives) {
