@@ -10,27 +10,15 @@
 
 #include "backend/isolated_backend.h"
 #include "backend/worker_protocol.h"
-#include "runner/scenario_files.h"
 #include "runner/scenario_run.h"
-#include "scenario/scenario_json.h"
+#include "testing/scenario_fixtures.h"
 
 namespace slotguard {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<Scenario> Curated() {
-  std::vector<std::string> files;
-  std::string err;
-  EXPECT_TRUE(CollectScenarioFiles({SLOTGUARD_SOURCE_DIR "/scenarios"}, &files, &err)) << err;
-  std::vector<Scenario> scenarios;
-  for (const std::string& f : files) {
-    Scenario s;
-    EXPECT_TRUE(LoadScenarioFile(f, LoadLimits(), &s, &err)) << err;
-    scenarios.push_back(s);
-  }
-  return scenarios;
-}
+std::vector<Scenario> Curated() { return CuratedScenarios(); }
 
 std::unique_ptr<Backend> Isolated(const std::string& exe, double timeout = 60) {
   SetWorkerExecutable(exe);

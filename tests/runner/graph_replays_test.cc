@@ -6,17 +6,12 @@
 
 #include "runner/graph_replays.h"
 #include "runner/scenario_run.h"
-#include "scenario/scenario_json.h"
+#include "testing/scenario_fixtures.h"
 
 namespace slotguard {
 namespace {
 
-Scenario Parse(const std::string& text) {
-  Scenario s;
-  std::string err;
-  EXPECT_TRUE(ParseScenario(text, "test.json", LoadLimits(), &s, &err)) << err;
-  return s;
-}
+Scenario Parse(const std::string& text) { return ParseTestScenario(text); }
 
 // kpool_tail, kpool 4: one live request on block 3 at positions 5, 6 ->
 // slots 13, 14. Nothing in the real batch addresses block 0.

@@ -8,19 +8,14 @@
 
 #include "backend/backend.h"
 #include "runner/scenario_run.h"
-#include "scenario/scenario_json.h"
+#include "testing/scenario_fixtures.h"
 #include "writers/cache_pool.h"
 #include "writers/payload.h"
 
 namespace slotguard {
 namespace {
 
-Scenario Parse(const std::string& text) {
-  Scenario s;
-  std::string err;
-  EXPECT_TRUE(ParseScenario(text, "test.json", LoadLimits(), &s, &err)) << err;
-  return s;
-}
+Scenario Parse(const std::string& text) { return ParseTestScenario(text); }
 
 // One request of 3 tokens at positions 0..2 on block 2 of a 4-block pool of
 // 4-slot pages: slots 8, 9, 10. Block 0 is slots 0..3.
