@@ -26,7 +26,7 @@ bool GpuUsable(std::string* why) {
 bool GpuContextBroken(std::string* why) {
   const cudaError_t e = cudaDeviceSynchronize();
   if (e == cudaSuccess) return false;
-  *why = CudaErrorText("cudaDeviceSynchronize", e);
+  *why = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
   return true;
 }
 

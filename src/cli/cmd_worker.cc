@@ -93,7 +93,9 @@ int RunWorker(const WorkerOptions& options, std::ostream& err) {
     // another worker. Anything else is an environment error.
     std::string broken;
     if (GpuContextBroken(&broken)) {
-      Answer(WorkerStatus::kFault, problem, nullptr);
+      Answer(WorkerStatus::kFault,
+             "a kernel faulted: " + broken + " (the worker's CUDA context is lost; first seen at " + problem + ")",
+             nullptr);
       return kExitHolds;
     }
     Answer(WorkerStatus::kEnvironmentError, problem, nullptr);
