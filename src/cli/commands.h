@@ -28,7 +28,7 @@ struct RunSetup {
   int32_t head_bytes = 64;       // --head-bytes per slot
   int64_t max_cache_mib = 1024;  // --max-cache-mib per group
   bool cuda_graph = false;       // --cuda-graph (check, replay): implies writers
-  int isolate = -1;              // --isolate 1 / --no-isolate 0; -1: on for gpu or another implementation
+  int isolate = -1;              // --isolate 1 / --no-isolate 0; -1: on for gpu (not in fuzz) or another implementation
   double timeout_seconds = 120;  // --timeout per scenario, isolated runs
   ProviderSource provider;       // --kernel-lib, or --kernel-cubin with --kernel-spec
 };

@@ -59,8 +59,8 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
   CLI::Option* isolate = cmd->add_flag_callback(
       "--isolate", [setup] { setup->isolate = 1; },
       "run the kernels in worker processes, so that a fault (illegal address, crash, timeout) is a "
-      "no_fault finding for its scenario and the run goes on (default: on for the gpu backend and "
-      "for --kernel-lib/--kernel-cubin)");
+      "no_fault finding for its scenario and the run goes on (default: on for the gpu backend, except "
+      "in fuzz, and for --kernel-lib/--kernel-cubin)");
   cmd->add_flag_callback("--no-isolate", [setup] { setup->isolate = 0; },
                          "run the kernels in this process (a CUDA error then ends the run, exit 3)")
       ->excludes(isolate);
