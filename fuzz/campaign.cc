@@ -109,6 +109,12 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
     };
     if (batched) {
       const int64_t count = end - base;
+      auto phase_start = Clock::now();
+      auto phase_end = [&phase_start](double* total) {
+        const auto now = Clock::now();
+        *total += std::chrono::duration<double>(now - phase_start).count();
+        phase_start = now;
+      };
       std::vector<Scenario> scenarios(count);
       std::vector<const Scenario*> pointers(count);
       ParallelForWorkers(static_cast<size_t>(count), jobs, [&](size_t i, int w) {
@@ -116,11 +122,13 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
         pointers[i] = &scenarios[i];
         tokens[w] += scenarios[i].batch.num_tokens * static_cast<int64_t>(scenarios[i].groups.size());
       });
+      phase_end(&result->generate_seconds);
       std::vector<std::vector<GroupOutputs>> outputs;
       if (!backend.RunMany(pointers, &outputs, &failure, jobs)) {
         *err = failure;
         return false;
       }
+      phase_end(&result->kernel_seconds);
       std::vector<uint8_t> has_finding(count, 0);
       ParallelFor(static_cast<size_t>(count), jobs, [&](size_t i) {
         ScenarioRun run;
@@ -128,6 +136,7 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
         CheckKernelOutputs(scenarios[i], 1, &run);
         for (const FindingSink& sink : run.findings) has_finding[i] |= sink.total() > 0;
       });
+      phase_end(&result->check_seconds);
       checked[0] = count;
       for (int64_t i = 0; i < count; ++i)
         if (has_finding[i]) {

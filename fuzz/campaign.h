@@ -30,6 +30,8 @@ struct CampaignResult {
   int64_t scenarios = 0;
   int64_t tokens = 0;
   double seconds = 0;
+  // Batched (GPU) campaigns: wall time per phase, to see what bounds them.
+  double generate_seconds = 0, kernel_seconds = 0, check_seconds = 0;
   Classification classes;
   bool found = false;
   int64_t finding_index = -1;   // which scenario of the seed

@@ -43,12 +43,54 @@ class DeviceBuffer {
     if (count) SG_CUDA_TRY(cudaMemcpyAsync(ptr_, host, sizeof(T) * count, cudaMemcpyHostToDevice, stream), err);
     return true;
   }
+  /// Grow-only: keeps the allocation when it is large enough already.
+  bool Reserve(size_t count, std::string* err) {
+    if (ptr_ && capacity_ >= count) {
+      count_ = count;
+      return true;
+    }
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    capacity_ = count + count / 2;
+    SG_CUDA_TRY(cudaMalloc(&ptr_, sizeof(T) * (capacity_ ? capacity_ : 1)), err);
+    count_ = count;
+    return true;
+  }
   T* get() const { return ptr_; }
   size_t count() const { return count_; }
 
  private:
   T* ptr_ = nullptr;
   size_t count_ = 0;
+  size_t capacity_ = 0;
+};
+
+/// Page-locked host memory (fast, truly asynchronous copies), grow-only.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() {
+    if (ptr_) cudaFreeHost(ptr_);
+  }
+  bool Reserve(size_t count, std::string* err) {
+    count_ = count;
+    if (ptr_ && capacity_ >= count) return true;
+    if (ptr_) cudaFreeHost(ptr_);
+    ptr_ = nullptr;
+    capacity_ = count + count / 2;
+    SG_CUDA_TRY(cudaMallocHost(&ptr_, sizeof(T) * (capacity_ ? capacity_ : 1)), err);
+    return true;
+  }
+  T* data() const { return ptr_; }
+  size_t size() const { return count_; }
+
+ private:
+  T* ptr_ = nullptr;
+  size_t count_ = 0;
+  size_t capacity_ = 0;
 };
 
 }  // namespace slotguard

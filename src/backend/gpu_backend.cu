@@ -3,6 +3,7 @@
 // group reads its common group's device output) and copies the outputs back.
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <tuple>
 
 #include "backend/backend.h"
@@ -95,60 +96,106 @@ class GpuBackend : public Backend {
     return true;
   }
 
+  // RunMany's buffers, kept between calls (a campaign calls it per chunk):
+  // pinned host staging and device memory, grown as needed.
+  struct ManyBuffers {
+    PinnedBuffer<int32_t> qsl, seq_lens, idx_mapping, tables;
+    PinnedBuffer<int64_t> positions, slot_mapping_in, default_common, engine, flat;
+    DeviceBuffer<int32_t> d_qsl, d_seq, d_idx, d_tables;
+    DeviceBuffer<int64_t> d_pos, d_in, d_common, d_engine, d_flat;
+  };
+  std::mutex many_mu_;
+  ManyBuffers many_;
+
+  template <class T>
+  static bool Stage(const PinnedBuffer<T>& host, DeviceBuffer<T>* device, cudaStream_t stream, std::string* err) {
+    if (!device->Reserve(host.size(), err)) return false;
+    if (host.size())
+      SG_CUDA_TRY(cudaMemcpyAsync(device->get(), host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice, stream),
+                  err);
+    return true;
+  }
+
   bool RunManyOnStream(const std::vector<const Scenario*>& scenarios, cudaStream_t stream, int threads,
                        std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) {
+    std::lock_guard<std::mutex> lock(many_mu_);
+    ManyBuffers& m = many_;
     const size_t n = scenarios.size();
-    // 1. Pack every scenario's inputs into one host buffer per kind: offsets
-    //    first (a prefix sum), then each scenario copies itself, in parallel.
-    std::vector<size_t> qsl_at(n + 1, 0), req_at(n + 1, 0), tok_at(n + 1, 0);
+    // 1. Layout: each scenario's sizes (in parallel: the row strides scan
+    //    positions), then offsets by a prefix sum, then each scenario packs
+    //    itself into pinned staging buffers, in parallel.
+    std::vector<size_t> qsl_at(n + 1, 0), req_at(n + 1, 0), tok_at(n + 1, 0), table_at(n + 1, 0), out_at(n + 1, 0);
     std::vector<std::vector<GroupPlace>> places(n);
-    std::vector<std::vector<int64_t>> strides(n);
-    size_t out_total = 0, table_total = 0;
-    for (size_t i = 0; i < n; ++i) {
+    ParallelFor(n, threads, [&](size_t i) {
       const Scenario& s = *scenarios[i];
       const Batch& b = s.batch;
-      qsl_at[i + 1] = qsl_at[i] + b.query_start_loc.size();
-      req_at[i + 1] = req_at[i] + b.seq_lens.size();
-      tok_at[i + 1] = tok_at[i] + b.positions.size();
+      size_t table = 0, out = 0;
       for (const Group& group : s.groups) {
         GroupPlace place;
-        place.table = table_total;
+        place.table = table;
         place.row_stride = PaddedRowStride(b, group);
-        table_total += static_cast<size_t>(place.row_stride) * group.table.rows;
+        table += static_cast<size_t>(place.row_stride) * group.table.rows;
         for (int o = 0; o < OutputCount(group); ++o) {
-          place.out[o] = out_total;
-          out_total += static_cast<size_t>(b.num_tokens);
+          place.out[o] = out;
+          out += static_cast<size_t>(b.num_tokens);
         }
         places[i].push_back(place);
       }
+      qsl_at[i + 1] = b.query_start_loc.size();
+      req_at[i + 1] = b.seq_lens.size();
+      tok_at[i + 1] = b.positions.size();
+      table_at[i + 1] = table;
+      out_at[i + 1] = out;
+    });
+    for (size_t i = 0; i < n; ++i) {
+      qsl_at[i + 1] += qsl_at[i];
+      req_at[i + 1] += req_at[i];
+      tok_at[i + 1] += tok_at[i];
+      table_at[i + 1] += table_at[i];
+      out_at[i + 1] += out_at[i];
     }
-    std::vector<int32_t> qsl(qsl_at[n]), seq_lens(req_at[n]), idx_mapping(req_at[n]), tables(table_total);
-    std::vector<int64_t> positions(tok_at[n]), slot_mapping_in(tok_at[n]), default_common(tok_at[n]);
+    for (size_t i = 0; i < n; ++i)
+      for (GroupPlace& place : places[i]) {
+        place.table += table_at[i];
+        place.out[0] += out_at[i];
+        place.out[1] += out_at[i];
+      }
+    const size_t out_total = out_at[n];
+    if (!m.qsl.Reserve(qsl_at[n], err) || !m.seq_lens.Reserve(req_at[n], err) ||
+        !m.idx_mapping.Reserve(req_at[n], err) || !m.tables.Reserve(table_at[n], err) ||
+        !m.positions.Reserve(tok_at[n], err) || !m.slot_mapping_in.Reserve(tok_at[n], err) ||
+        !m.default_common.Reserve(tok_at[n], err) || !m.engine.Reserve(out_total, err) ||
+        !m.flat.Reserve(out_total, err))
+      return false;
     ParallelFor(n, threads, [&](size_t i) {
       const Batch& b = scenarios[i]->batch;
-      std::copy(b.query_start_loc.begin(), b.query_start_loc.end(), qsl.begin() + qsl_at[i]);
-      std::copy(b.seq_lens.begin(), b.seq_lens.end(), seq_lens.begin() + req_at[i]);
-      std::copy(b.idx_mapping.begin(), b.idx_mapping.end(), idx_mapping.begin() + req_at[i]);
-      std::copy(b.positions.begin(), b.positions.end(), positions.begin() + tok_at[i]);
-      std::copy(b.slot_mapping_in.begin(), b.slot_mapping_in.end(), slot_mapping_in.begin() + tok_at[i]);
+      std::copy(b.query_start_loc.begin(), b.query_start_loc.end(), m.qsl.data() + qsl_at[i]);
+      std::copy(b.seq_lens.begin(), b.seq_lens.end(), m.seq_lens.data() + req_at[i]);
+      std::copy(b.idx_mapping.begin(), b.idx_mapping.end(), m.idx_mapping.data() + req_at[i]);
+      std::copy(b.positions.begin(), b.positions.end(), m.positions.data() + tok_at[i]);
+      std::copy(b.slot_mapping_in.begin(), b.slot_mapping_in.end(), m.slot_mapping_in.data() + tok_at[i]);
       const std::vector<int64_t> common = DefaultCommonMapping(b);
-      std::copy(common.begin(), common.end(), default_common.begin() + tok_at[i]);
+      std::copy(common.begin(), common.end(), m.default_common.data() + tok_at[i]);
       for (size_t g = 0; g < scenarios[i]->groups.size(); ++g) {
-        int64_t stride;
-        const std::vector<int32_t> table = PaddedTable(b, scenarios[i]->groups[g], &stride);
-        std::copy(table.begin(), table.end(), tables.begin() + places[i][g].table);
+        const std::vector<int32_t> table = PaddedTable(scenarios[i]->groups[g], places[i][g].row_stride);
+        std::copy(table.begin(), table.end(), m.tables.data() + places[i][g].table);
       }
     });
-    DeviceBuffer<int32_t> d_qsl, d_seq, d_idx, d_tables;
-    DeviceBuffer<int64_t> d_pos, d_in, d_common, d_engine, d_flat;
-    if (!d_qsl.Upload(qsl.data(), qsl.size(), stream, err) || !d_seq.Upload(seq_lens.data(), seq_lens.size(), stream, err) ||
-        !d_idx.Upload(idx_mapping.data(), idx_mapping.size(), stream, err) ||
-        !d_tables.Upload(tables.data(), tables.size(), stream, err) ||
-        !d_pos.Upload(positions.data(), positions.size(), stream, err) ||
-        !d_in.Upload(slot_mapping_in.data(), slot_mapping_in.size(), stream, err) ||
-        !d_common.Upload(default_common.data(), default_common.size(), stream, err) ||
-        !d_engine.Allocate(out_total, err) || !d_flat.Allocate(out_total, err))
+    if (!Stage(m.qsl, &m.d_qsl, stream, err) || !Stage(m.seq_lens, &m.d_seq, stream, err) ||
+        !Stage(m.idx_mapping, &m.d_idx, stream, err) || !Stage(m.tables, &m.d_tables, stream, err) ||
+        !Stage(m.positions, &m.d_pos, stream, err) || !Stage(m.slot_mapping_in, &m.d_in, stream, err) ||
+        !Stage(m.default_common, &m.d_common, stream, err) || !m.d_engine.Reserve(out_total, err) ||
+        !m.d_flat.Reserve(out_total, err))
       return false;
+    DeviceBuffer<int32_t>& d_qsl = m.d_qsl;
+    DeviceBuffer<int32_t>& d_seq = m.d_seq;
+    DeviceBuffer<int32_t>& d_idx = m.d_idx;
+    DeviceBuffer<int32_t>& d_tables = m.d_tables;
+    DeviceBuffer<int64_t>& d_pos = m.d_pos;
+    DeviceBuffer<int64_t>& d_in = m.d_in;
+    DeviceBuffer<int64_t>& d_common = m.d_common;
+    DeviceBuffer<int64_t>& d_engine = m.d_engine;
+    DeviceBuffer<int64_t>& d_flat = m.d_flat;
     if (out_total) {
       // Zeroed, like the engine's persistent buffers.
       SG_CUDA_TRY(cudaMemsetAsync(d_engine.get(), 0, out_total * sizeof(int64_t), stream), err);
@@ -200,11 +247,12 @@ class GpuBackend : public Backend {
         !LaunchJobs(std::get<2>(families), stream, &k2, err) || !LaunchJobs(std::get<3>(families), stream, &k3, err) ||
         !LaunchJobs(std::get<4>(families), stream, &k4, err))
       return false;
-    // 4. One download, then split per scenario, group and output.
-    std::vector<int64_t> engine(out_total), flat(out_total);
+    // 4. One download into pinned memory, then split per scenario, group and output.
+    const int64_t* engine = m.engine.data();
+    const int64_t* flat = m.flat.data();
     if (out_total) {
-      SG_CUDA_TRY(cudaMemcpyAsync(engine.data(), d_engine.get(), out_total * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), err);
-      SG_CUDA_TRY(cudaMemcpyAsync(flat.data(), d_flat.get(), out_total * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), err);
+      SG_CUDA_TRY(cudaMemcpyAsync(m.engine.data(), d_engine.get(), out_total * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), err);
+      SG_CUDA_TRY(cudaMemcpyAsync(m.flat.data(), d_flat.get(), out_total * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), err);
     }
     SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
     outputs->assign(n, std::vector<GroupOutputs>());
@@ -221,8 +269,8 @@ class GpuBackend : public Backend {
         out.flat.resize(count);
         for (int o = 0; o < count; ++o) {
           const size_t at = places[i][g].out[o];
-          out.engine[o].assign(engine.begin() + at, engine.begin() + at + tokens);
-          out.flat[o].assign(flat.begin() + at, flat.begin() + at + tokens);
+          out.engine[o].assign(engine + at, engine + at + tokens);
+          out.flat[o].assign(flat + at, flat + at + tokens);
           MarkPoisonReads(out.engine[o], SlotsPerEntry(s.groups[g]), &out.read_past_row);
           MarkPoisonReads(out.flat[o], SlotsPerEntry(s.groups[g]), &out.read_past_row);
         }

@@ -123,6 +123,10 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     j["token_groups"] = result.tokens;
     j["seconds"] = result.seconds;
     j["scenarios_per_second"] = result.scenarios / std::max(result.seconds, 1e-9);
+    if (result.kernel_seconds > 0)  // batched campaigns: where the time went
+      j["phase_seconds"] = {{"generate", result.generate_seconds},
+                            {"kernels", result.kernel_seconds},
+                            {"check", result.check_seconds}};
     j["classification"] = result.classes;
     j["found"] = result.found;
     if (result.found) {
