@@ -74,7 +74,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   campaign.tty_progress = isatty(STDERR_FILENO);
   // slotguard's own kernels read inside their padded tables and cannot
   // fault, and a campaign moves far more through the worker pipe than
-  // check does (a third of the batched GPU throughput): isolate only
+  // check does (a tenth of the batched GPU throughput): isolate only
   // another implementation, unless asked.
   RunSetup setup = options.setup;
   if (setup.isolate < 0 && setup.provider.empty()) setup.isolate = 0;
