@@ -10,12 +10,12 @@ namespace {
 
 class PluginLibrary : public MappingProvider {
  public:
-  PluginLibrary(void* handle, std::string path, std::string name, std::vector<Family> families,
-                sg_plugin_launch_fn device, sg_plugin_launch_fn host)
-      : handle_(handle), path_(std::move(path)), name_(std::move(name)), families_(std::move(families)),
-        device_(device), host_(host) {}
-  // The library stays loaded: CUDA code in it may still be registered.
-  ~PluginLibrary() override = default;
+  // The library is never unloaded (no dlclose): CUDA code in it stays
+  // registered with the runtime until the process ends.
+  PluginLibrary(std::string path, std::string name, std::vector<Family> families, sg_plugin_launch_fn device,
+                sg_plugin_launch_fn host)
+      : path_(std::move(path)), name_(std::move(name)), families_(std::move(families)), device_(device),
+        host_(host) {}
 
   std::string name() const override { return "plugin " + name_ + " (" + path_ + ")"; }
   const std::vector<Family>& families() const override { return families_; }
@@ -32,7 +32,6 @@ class PluginLibrary : public MappingProvider {
   }
 
  private:
-  void* handle_;
   std::string path_, name_;
   std::vector<Family> families_;
   sg_plugin_launch_fn device_, host_;
@@ -86,7 +85,7 @@ std::unique_ptr<MappingProvider> OpenPluginLibrary(const std::string& path, std:
     *err = where + "plugin " + name + " implements no family; expected at least one in sg_plugin_info.families";
     return nullptr;
   }
-  return std::make_unique<PluginLibrary>(handle, path, name, std::move(families), device, host);
+  return std::make_unique<PluginLibrary>(path, name, std::move(families), device, host);
 }
 
 }  // namespace slotguard
