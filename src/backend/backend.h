@@ -33,6 +33,12 @@ struct GroupOutputs {
   std::string fault;
 };
 
+/// A run that did not complete: `groups` outputs, each empty but for `fault`.
+inline void MarkFaulted(const std::string& fault, size_t groups, std::vector<GroupOutputs>* outputs) {
+  outputs->assign(groups, GroupOutputs());
+  for (GroupOutputs& out : *outputs) out.fault = fault;
+}
+
 /// The cache writers (DESIGN 2.6): off while head_bytes is 0.
 struct WriterOptions {
   int32_t head_bytes = 0;                      // bytes per slot, a multiple of 8, at most kMaxHeadBytes

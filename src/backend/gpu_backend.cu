@@ -26,15 +26,7 @@ class GpuBackend : public Backend {
 
   bool Run(const Scenario& scenario, std::vector<GroupOutputs>* outputs,
            std::string* err) override {
-    cudaStream_t stream;
-    SG_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), err);
-    const bool ok = RunOnStream(scenario, stream, outputs, err);
-    const cudaError_t destroyed = cudaStreamDestroy(stream);
-    if (ok && destroyed != cudaSuccess) {
-      *err = CudaErrorText("cudaStreamDestroy", destroyed);
-      return false;
-    }
-    return ok;
+    return OnOwnStream(err, [&](cudaStream_t stream) { return RunOnStream(scenario, stream, outputs, err); });
   }
 
   bool RunMany(const std::vector<const Scenario*>& scenarios,
@@ -42,22 +34,25 @@ class GpuBackend : public Backend {
     // The packed launch runs slotguard's own kernels, mappings only; with the
     // writers or another implementation, one scenario at a time.
     if (writers_.head_bytes > 0 || provider_) return Backend::RunMany(scenarios, outputs, err, threads);
-    cudaStream_t stream;
-    SG_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), err);
-    const bool ok = RunManyOnStream(scenarios, stream, threads, outputs, err);
-    const cudaError_t destroyed = cudaStreamDestroy(stream);
-    if (ok && destroyed != cudaSuccess) {
-      *err = CudaErrorText("cudaStreamDestroy", destroyed);
-      return false;
-    }
-    return ok;
+    return OnOwnStream(err, [&](cudaStream_t stream) {
+      return RunManyOnStream(scenarios, stream, threads, outputs, err);
+    });
   }
 
   bool RunReplays(const std::vector<Scenario>& replays, std::vector<std::vector<GroupOutputs>>* outputs,
                   std::string* err) override {
+    return OnOwnStream(err, [&](cudaStream_t stream) {
+      return RunGraphReplays(replays, writers_, provider_.get(), stream, outputs, err);
+    });
+  }
+
+ private:
+  // Runs body(stream) on a stream of its own, destroyed after.
+  template <class Body>
+  static bool OnOwnStream(std::string* err, Body body) {
     cudaStream_t stream;
     SG_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), err);
-    const bool ok = RunGraphReplays(replays, writers_, provider_.get(), stream, outputs, err);
+    const bool ok = body(stream);
     const cudaError_t destroyed = cudaStreamDestroy(stream);
     if (ok && destroyed != cudaSuccess) {
       *err = CudaErrorText("cudaStreamDestroy", destroyed);
@@ -66,7 +61,6 @@ class GpuBackend : public Backend {
     return ok;
   }
 
- private:
   // Where one group of one packed scenario lives in the packed buffers.
   struct GroupPlace {
     size_t table = 0;
@@ -187,19 +181,10 @@ class GpuBackend : public Backend {
         !Stage(m.default_common, &m.d_common, stream, err) || !m.d_engine.Reserve(out_total, err) ||
         !m.d_flat.Reserve(out_total, err))
       return false;
-    DeviceBuffer<int32_t>& d_qsl = m.d_qsl;
-    DeviceBuffer<int32_t>& d_seq = m.d_seq;
-    DeviceBuffer<int32_t>& d_idx = m.d_idx;
-    DeviceBuffer<int32_t>& d_tables = m.d_tables;
-    DeviceBuffer<int64_t>& d_pos = m.d_pos;
-    DeviceBuffer<int64_t>& d_in = m.d_in;
-    DeviceBuffer<int64_t>& d_common = m.d_common;
-    DeviceBuffer<int64_t>& d_engine = m.d_engine;
-    DeviceBuffer<int64_t>& d_flat = m.d_flat;
     if (out_total) {
       // Zeroed, like the engine's persistent buffers.
-      SG_CUDA_TRY(cudaMemsetAsync(d_engine.get(), 0, out_total * sizeof(int64_t), stream), err);
-      SG_CUDA_TRY(cudaMemsetAsync(d_flat.get(), 0, out_total * sizeof(int64_t), stream), err);
+      SG_CUDA_TRY(cudaMemsetAsync(m.d_engine.get(), 0, out_total * sizeof(int64_t), stream), err);
+      SG_CUDA_TRY(cudaMemsetAsync(m.d_flat.get(), 0, out_total * sizeof(int64_t), stream), err);
     }
     // 2. One job per group, grouped by family.
     std::tuple<FamilyJobs<PagedParams>, FamilyJobs<KpoolTailParams>, FamilyJobs<QsaRingParams>,
@@ -208,17 +193,17 @@ class GpuBackend : public Backend {
     for (size_t i = 0; i < n; ++i) {
       const Scenario& s = *scenarios[i];
       MappingBatch b = HostMappingBatch(s.batch);
-      b.query_start_loc = d_qsl.get() + qsl_at[i];
-      b.seq_lens = d_seq.get() + req_at[i];
-      b.idx_mapping = d_idx.get() + req_at[i];
-      b.positions = d_pos.get() + tok_at[i];
-      b.slot_mapping_in = d_in.get() + tok_at[i];
+      b.query_start_loc = m.d_qsl.get() + qsl_at[i];
+      b.seq_lens = m.d_seq.get() + req_at[i];
+      b.idx_mapping = m.d_idx.get() + req_at[i];
+      b.positions = m.d_pos.get() + tok_at[i];
+      b.slot_mapping_in = m.d_in.get() + tok_at[i];
       for (size_t g = 0; g < s.groups.size(); ++g) {
         const Group& group = s.groups[g];
         const GroupPlace& place = places[i][g];
         const int common = CommonGroupIndex(s, group);
         const int64_t* common_mapping =
-            common >= 0 ? d_engine.get() + places[i][common].out[0] : d_common.get() + tok_at[i];
+            common >= 0 ? m.d_engine.get() + places[i][common].out[0] : m.d_common.get() + tok_at[i];
         VisitFamily(group, common_mapping, [&](auto family, const auto& params) {
           using F = decltype(family);
           using P = typename F::Params;
@@ -226,10 +211,10 @@ class GpuBackend : public Backend {
           MappingJob<P> job;
           job.params = params;
           job.batch = b;
-          job.table = TableLayout{d_tables.get() + place.table, place.row_stride, group.table.width, group.table.rows};
+          job.table = TableLayout{m.d_tables.get() + place.table, place.row_stride, group.table.width, group.table.rows};
           const bool two = OutputCount(group) > 1;
-          job.engine = MappingOutputs{d_engine.get() + place.out[0], two ? d_engine.get() + place.out[1] : nullptr};
-          job.flat = MappingOutputs{d_flat.get() + place.out[0], two ? d_flat.get() + place.out[1] : nullptr};
+          job.engine = MappingOutputs{m.d_engine.get() + place.out[0], two ? m.d_engine.get() + place.out[1] : nullptr};
+          job.flat = MappingOutputs{m.d_flat.get() + place.out[0], two ? m.d_flat.get() + place.out[1] : nullptr};
           job.engine_programs = F::EnginePrograms(params, b);
           jobs.max_programs = std::max(jobs.max_programs, job.engine_programs);
           jobs.max_tokens = std::max(jobs.max_tokens, b.num_tokens);
@@ -251,8 +236,8 @@ class GpuBackend : public Backend {
     const int64_t* engine = m.engine.data();
     const int64_t* flat = m.flat.data();
     if (out_total) {
-      SG_CUDA_TRY(cudaMemcpyAsync(m.engine.data(), d_engine.get(), out_total * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), err);
-      SG_CUDA_TRY(cudaMemcpyAsync(m.flat.data(), d_flat.get(), out_total * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), err);
+      SG_CUDA_TRY(cudaMemcpyAsync(m.engine.data(), m.d_engine.get(), out_total * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), err);
+      SG_CUDA_TRY(cudaMemcpyAsync(m.flat.data(), m.d_flat.get(), out_total * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), err);
     }
     SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
     outputs->assign(n, std::vector<GroupOutputs>());
@@ -343,7 +328,7 @@ class GpuBackend : public Backend {
             *err = failure + "; then " + CudaErrorText("cudaStreamSynchronize", sticky);
             return false;
           }
-          for (GroupOutputs& g : *outputs) g = GroupOutputs{{}, {}, {}, {}, {}, 0, failure};
+          MarkFaulted(failure, scenario.groups.size(), outputs);
           return true;
         }
       } else {
@@ -375,8 +360,7 @@ class GpuBackend : public Backend {
         const size_t bytes = static_cast<size_t>(CacheBytes(view));
         if (!cache.Allocate(bytes, err)) return false;
         view.bytes = cache.get();
-        SG_CUDA_TRY(cudaMemsetAsync(view.bytes, kPoisonByte, bytes, stream), err);
-        SG_CUDA_TRY(cudaMemsetAsync(view.bytes, 0, std::min<size_t>(NullBlockBytes(view), bytes), stream), err);
+        SG_CUDA_TRY(InitCacheOnDevice(view, stream), err);
         SG_CUDA_TRY(LaunchWriter(WriterFor(group), view, WriterJob{d.engine[0].get(), batch.num_tokens, static_cast<int32_t>(i)},
                                  stream),
                     err);

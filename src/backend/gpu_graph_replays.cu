@@ -88,8 +88,7 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
     const size_t bytes = static_cast<size_t>(CacheBytes(g->view));
     if (!g->cache.Allocate(bytes, err)) return false;
     g->view.bytes = g->cache.get();
-    SG_CUDA_TRY(cudaMemsetAsync(g->view.bytes, kPoisonByte, bytes, stream), err);
-    SG_CUDA_TRY(cudaMemsetAsync(g->view.bytes, 0, std::min<size_t>(NullBlockBytes(g->view), bytes), stream), err);
+    SG_CUDA_TRY(InitCacheOnDevice(g->view, stream), err);
     groups.push_back(std::move(g));
   }
   SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
@@ -122,8 +121,8 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
                             WriterJob{groups[i]->out[0].get(), sb.num_tokens, static_cast<int32_t>(i)}, stream);
   const cudaError_t ended = cudaStreamEndCapture(stream, &graph.graph);
   if (!failure.empty()) {  // a fault of this scenario, not of the environment
-    outputs->assign(1, std::vector<GroupOutputs>(shape.groups.size()));
-    for (GroupOutputs& g : (*outputs)[0]) g.fault = failure + " (while capturing the CUDA graph)";
+    outputs->assign(1, {});
+    MarkFaulted(failure + " (while capturing the CUDA graph)", shape.groups.size(), &(*outputs)[0]);
     return true;
   }
   SG_CUDA_TRY(launched, err);

@@ -19,7 +19,7 @@ class HostBackend : public Backend {
     outputs->resize(scenario.groups.size());  // reuses the buffers of an earlier run
     Reset(scenario, outputs);
     const std::string fault = RunPass(scenario, /*flat=*/true, outputs);
-    if (!fault.empty()) MarkFault(fault, outputs);
+    if (!fault.empty()) MarkFaulted(fault, scenario.groups.size(), outputs);
     return true;
   }
 
@@ -33,7 +33,7 @@ class HostBackend : public Backend {
       const std::string fault = RunPass(replay, /*flat=*/false, &state);  // the buffers persist, like a graph's
       outputs->push_back(state);
       if (!fault.empty()) {
-        MarkFault(fault, &outputs->back());
+        MarkFaulted(fault, replay.groups.size(), &outputs->back());
         break;
       }
     }
@@ -41,10 +41,6 @@ class HostBackend : public Backend {
   }
 
  private:
-  static void MarkFault(const std::string& fault, std::vector<GroupOutputs>* outputs) {
-    for (GroupOutputs& out : *outputs) out = GroupOutputs{{}, {}, {}, {}, {}, 0, fault};
-  }
-
   // Output buffers zeroed, like the engine's persistent buffers; caches in
   // their before-the-run state.
   void Reset(const Scenario& scenario, std::vector<GroupOutputs>* outputs) const {

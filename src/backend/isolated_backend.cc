@@ -62,8 +62,7 @@ class IsolatedBackend : public Backend {
     std::string fault;
     if (!Request(WorkerOp::kRun, {&scenario}, &results, &fault, err)) return false;
     if (!fault.empty()) {
-      outputs->assign(scenario.groups.size(), GroupOutputs());
-      for (GroupOutputs& g : *outputs) g.fault = fault;
+      MarkFaulted(fault, scenario.groups.size(), outputs);
       return true;
     }
     if (results.size() != 1) return Malformed(err);
@@ -78,8 +77,8 @@ class IsolatedBackend : public Backend {
     std::string fault;
     if (!Request(WorkerOp::kRunReplays, pointers, outputs, &fault, err)) return false;
     if (!fault.empty()) {  // one replay's worth of faulted groups
-      outputs->assign(1, std::vector<GroupOutputs>(replays.empty() ? 0 : replays[0].groups.size()));
-      for (GroupOutputs& g : (*outputs)[0]) g.fault = fault;
+      outputs->assign(1, {});
+      MarkFaulted(fault, replays.empty() ? 0 : replays[0].groups.size(), &(*outputs)[0]);
     }
     return true;
   }

@@ -40,18 +40,22 @@ bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_inv
   return true;
 }
 
+Finding NoFaultFinding(const std::string& output, const std::string& fault) {
+  Finding f;
+  f.invariant = "no_fault";
+  f.output = output;
+  f.detail = fault;
+  return f;
+}
+
 namespace {
 
 // A run that did not complete: one no_fault finding, on the first group.
 bool RecordFault(const Scenario& scenario, ScenarioRun* run) {
   for (const GroupOutputs& out : run->kernel) {
     if (out.fault.empty()) continue;
-    Finding f;
-    f.invariant = "no_fault";
-    f.output = scenario.groups.empty() ? "" : scenario.groups[0].name;
-    f.detail = out.fault;
     run->findings.assign(scenario.groups.size(), FindingSink(1));
-    if (!run->findings.empty()) run->findings[0].Add(f);
+    if (!run->findings.empty()) run->findings[0].Add(NoFaultFinding(scenario.groups[0].name, out.fault));
     run->request_of_token.assign(scenario.groups.size(), {});
     run->reference.assign(scenario.groups.size(), {});
     run->output_names.clear();

@@ -42,6 +42,9 @@ bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_inv
 /// (GroupOutputs::fault) gets one no_fault finding and nothing else.
 void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run);
 
+/// The finding of a run that did not complete (GroupOutputs::fault).
+Finding NoFaultFinding(const std::string& output, const std::string& fault);
+
 /// Forces variant `name` on every group whose family has it. Returns false
 /// when no group's family has such a variant.
 bool ForceVariant(const std::string& name, Scenario* scenario);

@@ -1,4 +1,6 @@
 // The writers' CUDA kernels: thin wrappers over cache_writer.h.
+#include <algorithm>
+
 #include "writers/writer_launch.h"
 
 namespace slotguard {
@@ -22,6 +24,14 @@ __global__ void RingWriterKernel(CacheView cache, WriterJob job) {
 }
 
 }  // namespace
+
+cudaError_t InitCacheOnDevice(const CacheView& cache, cudaStream_t stream) {
+  const size_t bytes = static_cast<size_t>(cache.slots) * cache.head_bytes;
+  const size_t null_bytes = std::min(static_cast<size_t>(cache.page_slots) * cache.head_bytes, bytes);
+  if (bytes == 0) return cudaSuccess;
+  const cudaError_t e = cudaMemsetAsync(cache.bytes, kPoisonByte, bytes, stream);
+  return e != cudaSuccess ? e : cudaMemsetAsync(cache.bytes, 0, null_bytes, stream);
+}
 
 cudaError_t LaunchWriter(WriterKind kind, const CacheView& cache, const WriterJob& job, cudaStream_t stream) {
   if (job.num_tokens == 0) return cudaSuccess;

@@ -17,6 +17,10 @@ enum class WriterKind { kPaged, kRing };
 /// Grid: ceil(num_tokens * words / kPagedWriterThreads) (paged) or
 /// ceil(num_tokens / kRingWriterTile) (ring).
 cudaError_t LaunchWriter(WriterKind kind, const CacheView& cache, const WriterJob& job, cudaStream_t stream);
+
+/// Puts a device pool in its before-the-run state (FillInitialCache's twin):
+/// block 0 all zero, every other byte kPoisonByte.
+cudaError_t InitCacheOnDevice(const CacheView& cache, cudaStream_t stream);
 #endif
 
 /// The same writer on the host, over the same grid.
