@@ -54,13 +54,15 @@ struct Builder {
   }
   int32_t Fresh() { return static_cast<int32_t>(next_block++); }
   int32_t Capacity() { return static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4, 5, 7, 8, 16, 64, 128, 640})); }
-  static std::vector<int32_t> Divisors(int32_t n) {
-    std::vector<int32_t> out;
+  /// One of n's divisors, uniformly.
+  int32_t Divisor(int32_t n) {
+    int64_t count = 0;
+    for (int32_t d = 1; d <= n; ++d) count += n % d == 0;
+    int64_t k = c.Range(0, count - 1);
     for (int32_t d = 1; d <= n; ++d)
-      if (n % d == 0) out.push_back(d);
-    return out;
+      if (n % d == 0 && k-- == 0) return d;
+    return 1;
   }
-  int32_t Divisor(int32_t n) { return c.Pick(Divisors(n)); }
 
   /// A dummy request's row: null entries only. 0; -1 (no block); or, for a
   /// hybrid paged group, the kernel blocks of manager block 0.
@@ -96,7 +98,7 @@ void Builder::Batch() {
   b.idx_mapping.resize(R);
   dummy.assign(R, false);
   // Page sizes for boundary positions are picked later; these cover them.
-  const std::vector<int64_t> pages = {1, 2, 3, 4, 5, 7, 8, 16, 17, 64, 128, 640};
+  static const std::vector<int64_t> pages = {1, 2, 3, 4, 5, 7, 8, 16, 17, 64, 128, 640};
   for (int32_t r = 0; r < R; ++r) {
     int32_t q;
     const int64_t kind = c.Range(0, 99);
@@ -364,7 +366,7 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
   b.s.num_blocks = static_cast<int32_t>(std::min<int64_t>(b.next_block + 1, kInt32Max));
   (void)max_bpk;
   if (!b.faults.empty()) b.s.description = "inconsistent batch: " + b.faults.substr(0, b.faults.size() - 2);
-  return b.s;
+  return std::move(b.s);
 }
 
 }  // namespace slotguard

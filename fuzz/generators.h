@@ -14,6 +14,7 @@
 #define SLOTGUARD_FUZZ_GENERATORS_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <random>
 #include <string>
@@ -34,6 +35,11 @@ class Choices {
   template <class T>
   T Pick(const std::vector<T>& values) {
     return values[static_cast<size_t>(Range(0, static_cast<int64_t>(values.size()) - 1))];
+  }
+  /// Pick from a literal list, without building a vector.
+  template <class T>
+  T Pick(std::initializer_list<T> values) {
+    return values.begin()[Range(0, static_cast<int64_t>(values.size()) - 1)];
   }
 };
 

@@ -3,7 +3,8 @@
 #   - time to first finding for every non-fixed variant from an empty corpus,
 #     median over SEEDS seeds, with `slotguard fuzz --backend host` and with
 #     the fuzz_mapping libFuzzer target;
-#   - fuzz_mapping exec/s on one core beside an empty libFuzzer target's;
+#   - fuzz_mapping exec/s on one core beside an empty libFuzzer target's, for
+#     the ASan+UBSan build and (UBSAN_BUILD) the UBSan-only build;
 #   - `slotguard fuzz` scenarios/s on the host (and the GPU when usable).
 # Prints a markdown table. `make fuzz-bench`. SEEDS (10), LIMIT seconds per try (120).
 set -uo pipefail
@@ -50,12 +51,21 @@ for fv in $variants; do
   echo "| $fv | $h | $host_found/$SEEDS | $l | $lib_found/$SEEDS |"
 done
 
-rm -rf "$work/corpus" && mkdir -p "$work/corpus"
-"$FUZZ_BUILD/fuzz_mapping" -seed=1 -runs=100000 "$work/corpus" > "$work/exec.log" 2>&1
-"$FUZZ_BUILD/fuzz_empty" -seed=1 -runs=20000000 > "$work/empty.log" 2>&1
-rate() { awk '/^Done/ {printf "%.0f", $2 / ($5 > 0 ? $5 : 1)}' "$1"; }
+# exec/s from the wall time of a fixed number of runs from an empty corpus
+# (libFuzzer's own figure counts whole seconds).
+rate() {  # BINARY RUNS
+  rm -rf "$work/corpus" && mkdir -p "$work/corpus"
+  local start end
+  start=$(now)
+  "$1" -seed=1 -runs="$2" "$work/corpus" > "$work/exec.log" 2>&1
+  end=$(now)
+  echo "$2 / ($end - $start)" | bc -l | cut -d. -f1
+}
 echo
-echo "fuzz_mapping: $(rate "$work/exec.log") exec/s on one core (ASan+UBSan); empty target: $(rate "$work/empty.log") exec/s"
+echo "fuzz_mapping: $(rate "$FUZZ_BUILD/fuzz_mapping" 200000) exec/s on one core (ASan+UBSan); empty target: $(rate "$FUZZ_BUILD/fuzz_empty" 20000000) exec/s"
+if [ -n "${UBSAN_BUILD:-}" ] && [ -x "$UBSAN_BUILD/fuzz_mapping" ]; then
+  echo "fuzz_mapping: $(rate "$UBSAN_BUILD/fuzz_mapping" 500000) exec/s on one core (UBSan only); empty target: $(rate "$UBSAN_BUILD/fuzz_empty" 20000000) exec/s"
+fi
 "$BUILD/slotguard" fuzz --backend host --runs 200000 --seed 1 --out "$work/out" --json "$work/h.json" > /dev/null 2>&1
 echo "slotguard fuzz --backend host: $(json "$work/h.json" scenarios_per_second | cut -d. -f1) scenarios/s (one thread)"
 if "$BUILD/slotguard" fuzz --backend gpu --runs 20000 --seed 1 --out "$work/out" --json "$work/g.json" > /dev/null 2>&1; then

@@ -78,7 +78,9 @@ class HostBackend : public Backend {
       out.row_bounds_evidence = "instrumented block-table reads";
       out.read_past_row.assign(static_cast<size_t>(batch.num_tokens), 0);
       TableLayout layout;
-      const std::vector<int32_t> table = PaddedTable(batch, group, &layout.row_stride);
+      layout.row_stride = PaddedRowStride(batch, group);
+      thread_local std::vector<int32_t> table;  // reused: a campaign calls Run from several threads
+      PaddedTable(group, layout.row_stride, &table);
       layout.data = table.data();
       layout.width = group.table.width;
       layout.rows = group.table.rows;

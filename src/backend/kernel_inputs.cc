@@ -13,12 +13,17 @@ std::vector<int32_t> PaddedTable(const Batch& batch, const Group& group, int64_t
 }
 
 std::vector<int32_t> PaddedTable(const Group& group, int64_t row_stride) {
+  std::vector<int32_t> padded;
+  PaddedTable(group, row_stride, &padded);
+  return padded;
+}
+
+void PaddedTable(const Group& group, int64_t row_stride, std::vector<int32_t>* padded) {
   const BlockTable& table = group.table;
-  std::vector<int32_t> padded(static_cast<size_t>(row_stride) * table.rows, kPoisonBlock);
+  padded->assign(static_cast<size_t>(row_stride) * table.rows, kPoisonBlock);
   for (int32_t r = 0; r < table.rows; ++r)
     std::copy_n(table.entries.begin() + static_cast<size_t>(r) * table.width, table.width,
-                padded.begin() + static_cast<size_t>(r) * row_stride);
-  return padded;
+                padded->begin() + static_cast<size_t>(r) * row_stride);
 }
 
 PagedParams MakePagedParams(const Group& group) {

@@ -13,8 +13,6 @@
 #include "fuzz/campaign.h"
 #include "fuzz/generators.h"
 #include "scenario/scenario_json.h"
-#include "fuzz/generators.h"
-#include "scenario/scenario_json.h"
 #include "registry/families.h"
 #include "util/did_you_mean.h"
 

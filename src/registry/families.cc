@@ -32,7 +32,11 @@ std::vector<Variant> VariantsOf(Family family) {
   return out;
 }
 
-Variant FixedVariant(Family family) { return VariantsOf(family).front(); }
+Variant FixedVariant(Family family) {
+  for (const VariantInfo& info : AllVariants())  // each family lists its fixed variant first
+    if (info.family == family) return info.variant;
+  return Variant{};
+}
 
 std::vector<Variant> NonFixedVariants() {
   std::vector<Variant> out;
