@@ -47,8 +47,13 @@ bool Fired(const Scenario& s, Backend& backend, std::set<std::string>* fired, st
 std::string Describe(const CampaignOptions& o, const CampaignResult& r, const Backend& backend) {
   std::string fired;
   for (const std::string& f : r.fired) fired += (fired.empty() ? "" : ", ") + f;
-  std::string text = "found by slotguard fuzz --seed " + std::to_string(o.seed) +
-                     (o.variant.empty() ? "" : " --variant " + o.variant) + " (scenario " +
+  std::string command = "slotguard fuzz --seed " + std::to_string(o.seed);
+  for (Family f : o.generator.families) command += std::string(" --family ") + GetFamily(f).name;
+  if (!o.variant.empty()) command += " --variant " + o.variant;
+  if (o.generator.inconsistent) command += " --inconsistent";
+  if (o.generator.max_requests != GeneratorOptions().max_requests)
+    command += " --max-requests " + std::to_string(o.generator.max_requests);
+  std::string text = "found by " + command + " (scenario " +
                      std::to_string(r.finding_index) + ", backend " + backend.Describe() +
                      "); invariants fired: " + fired + "; minimized to keep " + r.invariant +
                      " firing. Add \"expect\": {\"verdict\": \"finding\", \"findings\": [\"" + r.invariant +
@@ -66,111 +71,189 @@ Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classif
   return s;
 }
 
+namespace {
+
+/// A chunk of a batched campaign: scenarios [base, base + size), generated,
+/// run in one backend call, then checked.
+struct Chunk {
+  int64_t base = 0;
+  std::vector<Scenario> scenarios;
+  std::vector<const Scenario*> pointers;
+  std::vector<std::vector<GroupOutputs>> outputs;  // kept between chunks: storage reused
+  std::vector<Classification> classes;             // per worker
+  std::vector<int64_t> tokens;                     // per worker
+  int64_t first_finding = -1;                      // index in the chunk
+};
+
+/// The campaign's progress line.
+void Report(const CampaignResult& r, double seconds, bool tty, std::ostream& progress) {
+  char line[160];
+  std::snprintf(line, sizeof line, "fuzz: %lld scenarios, %lld token-groups, %.0f scenarios/s, %.0f s",
+                static_cast<long long>(r.scenarios), static_cast<long long>(r.tokens),
+                r.scenarios / std::max(seconds, 1e-9), seconds);
+  progress << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
+}
+
+}  // namespace
+
 bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream& progress,
                  CampaignResult* result, std::string* err) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   const int jobs = std::max(1, options.jobs);
-  // The GPU checks a chunk of scenarios in one launch per family and
-  // geometry; the host runs one scenario per worker at a time.
-  const bool batched = std::string(backend.name()) == "gpu";
-  const int64_t chunk = batched ? 4096 : 64 * jobs;
   double next_report = options.tty_progress ? 0.5 : 10;
-  std::mutex mu;
-  std::string failure;  // environment failure of any worker
-  for (int64_t base = 0;; base += chunk) {
-    int64_t end = base + chunk;
-    if (options.runs >= 0) end = std::min(end, options.runs);
-    if (base >= end || (options.seconds > 0 && elapsed() >= options.seconds)) break;
-    // Workers take indices in order; the lowest failing index wins.
-    std::atomic<int64_t> next{base};
-    std::atomic<int64_t> lowest{end};
-    std::vector<Classification> classes(jobs);
-    std::vector<int64_t> tokens(jobs, 0), checked(jobs, 0);
-    auto worker = [&](int w) {
-      for (int64_t i = next++; i < end && i < lowest; i = next++) {
-        const Scenario s = CampaignScenario(options, i, &classes[w]);
-        std::set<std::string> fired;
-        std::string e;
-        if (!Fired(s, backend, &fired, &e)) {
-          std::lock_guard<std::mutex> lock(mu);
-          failure = e;
-          lowest = std::min<int64_t>(lowest, i);
-          return;
-        }
-        tokens[w] += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
-        checked[w]++;
-        if (!fired.empty()) {
-          int64_t seen = lowest.load();
-          while (i < seen && !lowest.compare_exchange_weak(seen, i)) {}
-        }
-      }
+  auto maybe_report = [&] {
+    if (elapsed() < next_report) return;
+    Report(*result, elapsed(), options.tty_progress, progress);
+    next_report = elapsed() + (options.tty_progress ? 0.5 : 10);
+  };
+  // The end of the next chunk starting at `base`, or `base` when the budget is spent.
+  auto chunk_end = [&](int64_t base, int64_t chunk) {
+    if (options.seconds > 0 && elapsed() >= options.seconds) return base;
+    return options.runs >= 0 ? std::min(base + chunk, options.runs) : base + chunk;
+  };
+
+  if (backend.Batches()) {
+    // Batched: a chunk of scenarios per backend call (one launch per family
+    // and geometry). Three stages overlap: while the GPU runs chunk k, the
+    // host generates chunk k+1 and checks chunk k-1.
+    const int64_t kChunk = std::max<int64_t>(1, options.batch_chunk);
+    auto busy = [](double* total, auto&& stage) {
+      const auto t0 = Clock::now();
+      stage();
+      *total += std::chrono::duration<double>(Clock::now() - t0).count();
     };
-    if (batched) {
-      const int64_t count = end - base;
-      auto phase_start = Clock::now();
-      auto phase_end = [&phase_start](double* total) {
-        const auto now = Clock::now();
-        *total += std::chrono::duration<double>(now - phase_start).count();
-        phase_start = now;
-      };
-      std::vector<Scenario> scenarios(count);
-      std::vector<const Scenario*> pointers(count);
-      ParallelForWorkers(static_cast<size_t>(count), jobs, [&](size_t i, int w) {
-        scenarios[i] = CampaignScenario(options, base + static_cast<int64_t>(i), &classes[w]);
-        pointers[i] = &scenarios[i];
-        tokens[w] += scenarios[i].batch.num_tokens * static_cast<int64_t>(scenarios[i].groups.size());
+    auto generate = [&](Chunk& c, int64_t base, int64_t end) {
+      c.base = base;
+      c.first_finding = -1;
+      const size_t count = static_cast<size_t>(end - base);
+      c.scenarios.resize(count);
+      c.pointers.resize(count);
+      c.classes.assign(jobs, Classification());
+      c.tokens.assign(jobs, 0);
+      ParallelForWorkers(count, jobs, [&](size_t i, int w) {
+        c.scenarios[i] = CampaignScenario(options, base + static_cast<int64_t>(i), &c.classes[w]);
+        c.pointers[i] = &c.scenarios[i];
+        c.tokens[w] += c.scenarios[i].batch.num_tokens * static_cast<int64_t>(c.scenarios[i].groups.size());
       });
-      phase_end(&result->generate_seconds);
-      std::vector<std::vector<GroupOutputs>> outputs;
-      if (!backend.RunMany(pointers, &outputs, &failure, jobs)) {
-        *err = failure;
-        return false;
-      }
-      phase_end(&result->kernel_seconds);
-      std::vector<uint8_t> has_finding(count, 0);
-      ParallelFor(static_cast<size_t>(count), jobs, [&](size_t i) {
-        ScenarioRun run;
-        run.kernel = std::move(outputs[i]);
-        CheckKernelOutputs(scenarios[i], 1, &run);
+    };
+    auto check = [&](Chunk& c) {
+      std::vector<uint8_t> has_finding(c.scenarios.size(), 0);
+      std::vector<ScenarioRun> runs(jobs);  // one per worker, its storage reused
+      ParallelForWorkers(c.scenarios.size(), jobs, [&](size_t i, int w) {
+        ScenarioRun& run = runs[w];
+        run.kernel.swap(c.outputs[i]);
+        CheckKernelOutputs(c.scenarios[i], 1, &run);
         for (const FindingSink& sink : run.findings) has_finding[i] |= sink.total() > 0;
+        run.kernel.swap(c.outputs[i]);
       });
-      phase_end(&result->check_seconds);
-      checked[0] = count;
-      for (int64_t i = 0; i < count; ++i)
+      for (size_t i = 0; i < has_finding.size(); ++i)
         if (has_finding[i]) {
-          lowest = base + i;
-          checked[0] = i + 1;
+          c.first_finding = static_cast<int64_t>(i);
           break;
         }
-    } else {
+    };
+    // Adds a checked chunk to the result; true when it holds the finding.
+    auto account = [&](const Chunk& c) {
+      for (int w = 0; w < jobs; ++w)
+        for (const auto& [name, count] : c.classes[w]) result->classes[name] += count;
+      for (int64_t t : c.tokens) result->tokens += t;
+      if (c.first_finding >= 0) {
+        result->scenarios += c.first_finding + 1;
+        result->found = true;
+        result->finding_index = c.base + c.first_finding;
+        return true;
+      }
+      result->scenarios += static_cast<int64_t>(c.scenarios.size());
+      return false;
+    };
+    Chunk next, running, checking;  // generated; on the backend; to check
+    bool have_next = false, have_checking = false;
+    int64_t base = 0;
+    int64_t end = chunk_end(base, kChunk);
+    if (end > base) {
+      busy(&result->generate_seconds, [&] { generate(next, base, end); });
+      have_next = true;
+      base = end;
+    }
+    while (have_next || have_checking) {
+      bool have_running = false;
+      if (have_next) {
+        std::swap(running, next);
+        have_running = true;
+        have_next = false;
+      }
+      end = chunk_end(base, kChunk);
+      std::thread generator, checker;
+      if (end > base && have_running) {
+        generator = std::thread([&, b = base, e = end] { busy(&result->generate_seconds, [&] { generate(next, b, e); }); });
+        have_next = true;
+        base = end;
+      }
+      if (have_checking) checker = std::thread([&] { busy(&result->check_seconds, [&] { check(checking); }); });
+      bool ran = true;
+      if (have_running)
+        busy(&result->kernel_seconds, [&] { ran = backend.RunMany(running.pointers, &running.outputs, err, jobs); });
+      if (generator.joinable()) generator.join();
+      if (checker.joinable()) checker.join();
+      if (!ran) return false;
+      if (have_checking && account(checking)) break;
+      if (have_checking) maybe_report();
+      std::swap(checking, running);
+      have_checking = have_running;
+    }
+  } else {
+    // The host runs one scenario per worker at a time.
+    const int64_t chunk = 64 * jobs;
+    std::mutex mu;
+    std::string failure;  // environment failure of any worker
+    for (int64_t base = 0;; base += chunk) {
+      const int64_t end = chunk_end(base, chunk);
+      if (end <= base) break;
+      // Workers take indices in order; the lowest failing index wins.
+      std::atomic<int64_t> next{base};
+      std::atomic<int64_t> lowest{end};
+      std::vector<Classification> classes(jobs);
+      std::vector<int64_t> tokens(jobs, 0), checked(jobs, 0);
+      auto worker = [&](int w) {
+        for (int64_t i = next++; i < end && i < lowest; i = next++) {
+          const Scenario s = CampaignScenario(options, i, &classes[w]);
+          std::set<std::string> fired;
+          std::string e;
+          if (!Fired(s, backend, &fired, &e)) {
+            std::lock_guard<std::mutex> lock(mu);
+            failure = e;
+            lowest = std::min<int64_t>(lowest, i);
+            return;
+          }
+          tokens[w] += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
+          checked[w]++;
+          if (!fired.empty()) {
+            int64_t seen = lowest.load();
+            while (i < seen && !lowest.compare_exchange_weak(seen, i)) {}
+          }
+        }
+      };
       std::vector<std::thread> threads;
       for (int w = 1; w < jobs; ++w) threads.emplace_back(worker, w);
       worker(0);
       for (std::thread& t : threads) t.join();
-    }
-    if (!failure.empty()) {
-      *err = failure;
-      return false;
-    }
-    for (int w = 0; w < jobs; ++w) {
-      for (const auto& [name, count] : classes[w]) result->classes[name] += count;
-      result->tokens += tokens[w];
-      result->scenarios += checked[w];
-    }
-    if (lowest < end) {
-      result->found = true;
-      result->finding_index = lowest;
-      break;
-    }
-    if (elapsed() >= next_report) {
-      char line[160];
-      std::snprintf(line, sizeof line, "fuzz: %lld scenarios, %lld token-groups, %.0f scenarios/s, %.0f s",
-                    static_cast<long long>(result->scenarios), static_cast<long long>(result->tokens),
-                    result->scenarios / std::max(elapsed(), 1e-9), elapsed());
-      progress << (options.tty_progress ? "\r" : "") << line << (options.tty_progress ? "" : "\n") << std::flush;
-      next_report = elapsed() + (options.tty_progress ? 0.5 : 10);
+      if (!failure.empty()) {
+        *err = failure;
+        return false;
+      }
+      for (int w = 0; w < jobs; ++w) {
+        for (const auto& [name, count] : classes[w]) result->classes[name] += count;
+        result->tokens += tokens[w];
+        result->scenarios += checked[w];
+      }
+      if (lowest < end) {
+        result->found = true;
+        result->finding_index = lowest;
+        break;
+      }
+      maybe_report();
     }
   }
   if (options.tty_progress) progress << "\n";

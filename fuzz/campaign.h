@@ -24,13 +24,16 @@ struct CampaignOptions {
   std::string out_dir = ".";
   int jobs = 1;
   bool tty_progress = false;  // a \r progress line (else a plain line every 10 s)
+  int64_t batch_chunk = 8192; // scenarios per RunMany call on a batching backend
 };
 
 struct CampaignResult {
   int64_t scenarios = 0;
   int64_t tokens = 0;
   double seconds = 0;
-  // Batched (GPU) campaigns: wall time per phase, to see what bounds them.
+  // Batched (GPU) campaigns: busy time of each stage, to see what bounds
+  // them. The stages overlap (the GPU runs chunk k while the host generates
+  // chunk k+1 and checks chunk k-1), so these add up to more than `seconds`.
   double generate_seconds = 0, kernel_seconds = 0, check_seconds = 0;
   Classification classes;
   bool found = false;

@@ -66,6 +66,11 @@ class Backend {
   virtual bool RunReplays(const std::vector<Scenario>& replays,
                           std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) = 0;
 
+  /// Whether RunMany is much faster than one Run per scenario (the GPU
+  /// backend's packed launch): a campaign then checks chunks of scenarios,
+  /// and overlaps their generation and checking with RunMany.
+  virtual bool Batches() const { return false; }
+
   /// Runs many scenarios: (*outputs)[i] for scenarios[i]. The GPU backend
   /// packs them into one launch per family and geometry (its host-side
   /// packing on `threads` threads); others loop.

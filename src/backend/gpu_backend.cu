@@ -2,9 +2,11 @@
 // group's kernel in both geometries (in dependency order: a qsa_compressed
 // group reads its common group's device output) and copies the outputs back.
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 
 #include "backend/backend.h"
 #include "backend/cuda_check.h"
@@ -20,9 +22,20 @@
 namespace slotguard {
 namespace {
 
+/// The family whose jobs carry parameter block P.
+template <class P>
+constexpr Family MappingJobFamily() {
+  if constexpr (std::is_same_v<P, PagedParams>) return Family::kPaged;
+  if constexpr (std::is_same_v<P, KpoolTailParams>) return Family::kKpoolTail;
+  if constexpr (std::is_same_v<P, QsaRingParams>) return Family::kQsaRing;
+  if constexpr (std::is_same_v<P, QsaCompressedParams>) return Family::kQsaCompressed;
+  if constexpr (std::is_same_v<P, CompressorRingParams>) return Family::kCompressorRing;
+}
+
 class GpuBackend : public Backend {
  public:
   const char* name() const override { return "gpu"; }
+  bool Batches() const override { return true; }
 
   bool Run(const Scenario& scenario, std::vector<GroupOutputs>* outputs,
            std::string* err) override {
@@ -73,6 +86,18 @@ class GpuBackend : public Backend {
     std::vector<MappingJob<P>> jobs;
     int64_t max_programs = 0;
     int64_t max_tokens = 0;
+
+    /// Room for this family's share of `counts` (indexed by Family).
+    void Resize(const std::array<size_t, kFamilyCount>& counts) {
+      jobs.resize(counts[static_cast<int>(MappingJobFamily<P>())]);
+    }
+    /// The launch geometry once every job is written.
+    void Measure() {
+      for (const MappingJob<P>& job : jobs) {
+        max_programs = std::max(max_programs, job.engine_programs);
+        max_tokens = std::max(max_tokens, job.batch.num_tokens);
+      }
+    }
   };
 
   template <class P>
@@ -120,12 +145,17 @@ class GpuBackend : public Backend {
     //    itself into pinned staging buffers, in parallel.
     std::vector<size_t> qsl_at(n + 1, 0), req_at(n + 1, 0), tok_at(n + 1, 0), table_at(n + 1, 0), out_at(n + 1, 0);
     std::vector<std::vector<GroupPlace>> places(n);
+    // Jobs per family: each scenario's count, then its first index by a
+    // prefix sum, so that scenarios fill their jobs in parallel.
+    std::vector<std::array<size_t, kFamilyCount>> job_at(n + 1, std::array<size_t, kFamilyCount>{});
     ParallelFor(n, threads, [&](size_t i) {
       const Scenario& s = *scenarios[i];
       const Batch& b = s.batch;
       size_t table = 0, out = 0;
-      for (const Group& group : s.groups) {
-        GroupPlace place;
+      places[i].resize(s.groups.size());
+      for (size_t g = 0; g < s.groups.size(); ++g) {
+        const Group& group = s.groups[g];
+        GroupPlace& place = places[i][g];
         place.table = table;
         place.row_stride = PaddedRowStride(b, group);
         table += static_cast<size_t>(place.row_stride) * group.table.rows;
@@ -133,7 +163,7 @@ class GpuBackend : public Backend {
           place.out[o] = out;
           out += static_cast<size_t>(b.num_tokens);
         }
-        places[i].push_back(place);
+        job_at[i + 1][static_cast<int>(group.family)]++;
       }
       qsl_at[i + 1] = b.query_start_loc.size();
       req_at[i + 1] = b.seq_lens.size();
@@ -147,58 +177,50 @@ class GpuBackend : public Backend {
       tok_at[i + 1] += tok_at[i];
       table_at[i + 1] += table_at[i];
       out_at[i + 1] += out_at[i];
+      for (int f = 0; f < kFamilyCount; ++f) job_at[i + 1][f] += job_at[i][f];
     }
-    for (size_t i = 0; i < n; ++i)
-      for (GroupPlace& place : places[i]) {
-        place.table += table_at[i];
-        place.out[0] += out_at[i];
-        place.out[1] += out_at[i];
-      }
     const size_t out_total = out_at[n];
     if (!m.qsl.Reserve(qsl_at[n], err) || !m.seq_lens.Reserve(req_at[n], err) ||
         !m.idx_mapping.Reserve(req_at[n], err) || !m.tables.Reserve(table_at[n], err) ||
         !m.positions.Reserve(tok_at[n], err) || !m.slot_mapping_in.Reserve(tok_at[n], err) ||
         !m.default_common.Reserve(tok_at[n], err) || !m.engine.Reserve(out_total, err) ||
-        !m.flat.Reserve(out_total, err))
-      return false;
-    ParallelFor(n, threads, [&](size_t i) {
-      const Batch& b = scenarios[i]->batch;
-      std::copy(b.query_start_loc.begin(), b.query_start_loc.end(), m.qsl.data() + qsl_at[i]);
-      std::copy(b.seq_lens.begin(), b.seq_lens.end(), m.seq_lens.data() + req_at[i]);
-      std::copy(b.idx_mapping.begin(), b.idx_mapping.end(), m.idx_mapping.data() + req_at[i]);
-      std::copy(b.positions.begin(), b.positions.end(), m.positions.data() + tok_at[i]);
-      std::copy(b.slot_mapping_in.begin(), b.slot_mapping_in.end(), m.slot_mapping_in.data() + tok_at[i]);
-      const std::vector<int64_t> common = DefaultCommonMapping(b);
-      std::copy(common.begin(), common.end(), m.default_common.data() + tok_at[i]);
-      for (size_t g = 0; g < scenarios[i]->groups.size(); ++g) {
-        const std::vector<int32_t> table = PaddedTable(scenarios[i]->groups[g], places[i][g].row_stride);
-        std::copy(table.begin(), table.end(), m.tables.data() + places[i][g].table);
-      }
-    });
-    if (!Stage(m.qsl, &m.d_qsl, stream, err) || !Stage(m.seq_lens, &m.d_seq, stream, err) ||
-        !Stage(m.idx_mapping, &m.d_idx, stream, err) || !Stage(m.tables, &m.d_tables, stream, err) ||
-        !Stage(m.positions, &m.d_pos, stream, err) || !Stage(m.slot_mapping_in, &m.d_in, stream, err) ||
-        !Stage(m.default_common, &m.d_common, stream, err) || !m.d_engine.Reserve(out_total, err) ||
+        !m.flat.Reserve(out_total, err) || !m.d_qsl.Reserve(qsl_at[n], err) || !m.d_seq.Reserve(req_at[n], err) ||
+        !m.d_idx.Reserve(req_at[n], err) || !m.d_tables.Reserve(table_at[n], err) ||
+        !m.d_pos.Reserve(tok_at[n], err) || !m.d_in.Reserve(tok_at[n], err) ||
+        !m.d_common.Reserve(tok_at[n], err) || !m.d_engine.Reserve(out_total, err) ||
         !m.d_flat.Reserve(out_total, err))
       return false;
-    if (out_total) {
-      // Zeroed, like the engine's persistent buffers.
-      SG_CUDA_TRY(cudaMemsetAsync(m.d_engine.get(), 0, out_total * sizeof(int64_t), stream), err);
-      SG_CUDA_TRY(cudaMemsetAsync(m.d_flat.get(), 0, out_total * sizeof(int64_t), stream), err);
-    }
-    // 2. One job per group, grouped by family.
+    // 2. Each scenario packs itself into the pinned staging buffers and
+    //    writes its groups' jobs (device addresses are known now), in parallel.
     std::tuple<FamilyJobs<PagedParams>, FamilyJobs<KpoolTailParams>, FamilyJobs<QsaRingParams>,
                FamilyJobs<CompressorRingParams>, FamilyJobs<QsaCompressedParams>>
         families;
-    for (size_t i = 0; i < n; ++i) {
+    std::apply([&](auto&... f) { (f.Resize(job_at[n]), ...); }, families);
+    ParallelFor(n, threads, [&](size_t i) {
       const Scenario& s = *scenarios[i];
-      MappingBatch b = HostMappingBatch(s.batch);
+      const Batch& batch = s.batch;
+      std::copy(batch.query_start_loc.begin(), batch.query_start_loc.end(), m.qsl.data() + qsl_at[i]);
+      std::copy(batch.seq_lens.begin(), batch.seq_lens.end(), m.seq_lens.data() + req_at[i]);
+      std::copy(batch.idx_mapping.begin(), batch.idx_mapping.end(), m.idx_mapping.data() + req_at[i]);
+      std::copy(batch.positions.begin(), batch.positions.end(), m.positions.data() + tok_at[i]);
+      std::copy(batch.slot_mapping_in.begin(), batch.slot_mapping_in.end(), m.slot_mapping_in.data() + tok_at[i]);
+      WriteDefaultCommonMapping(batch, m.default_common.data() + tok_at[i]);
+      MappingBatch b = HostMappingBatch(batch);
       b.query_start_loc = m.d_qsl.get() + qsl_at[i];
       b.seq_lens = m.d_seq.get() + req_at[i];
       b.idx_mapping = m.d_idx.get() + req_at[i];
       b.positions = m.d_pos.get() + tok_at[i];
       b.slot_mapping_in = m.d_in.get() + tok_at[i];
+      std::array<size_t, kFamilyCount> next_job = job_at[i];
       for (size_t g = 0; g < s.groups.size(); ++g) {
+        const Group& group = s.groups[g];
+        GroupPlace& place = places[i][g];
+        place.table += table_at[i];
+        place.out[0] += out_at[i];
+        place.out[1] += out_at[i];
+        PadTable(group, place.row_stride, m.tables.data() + place.table);
+      }
+      for (size_t g = 0; g < s.groups.size(); ++g) {  // places are final: a group may name its common group's
         const Group& group = s.groups[g];
         const GroupPlace& place = places[i][g];
         const int common = CommonGroupIndex(s, group);
@@ -207,8 +229,7 @@ class GpuBackend : public Backend {
         VisitFamily(group, common_mapping, [&](auto family, const auto& params) {
           using F = decltype(family);
           using P = typename F::Params;
-          FamilyJobs<P>& jobs = std::get<FamilyJobs<P>>(families);
-          MappingJob<P> job;
+          MappingJob<P>& job = std::get<FamilyJobs<P>>(families).jobs[next_job[static_cast<int>(group.family)]++];
           job.params = params;
           job.batch = b;
           job.table = TableLayout{m.d_tables.get() + place.table, place.row_stride, group.table.width, group.table.rows};
@@ -216,11 +237,19 @@ class GpuBackend : public Backend {
           job.engine = MappingOutputs{m.d_engine.get() + place.out[0], two ? m.d_engine.get() + place.out[1] : nullptr};
           job.flat = MappingOutputs{m.d_flat.get() + place.out[0], two ? m.d_flat.get() + place.out[1] : nullptr};
           job.engine_programs = F::EnginePrograms(params, b);
-          jobs.max_programs = std::max(jobs.max_programs, job.engine_programs);
-          jobs.max_tokens = std::max(jobs.max_tokens, b.num_tokens);
-          jobs.jobs.push_back(job);
         });
       }
+    });
+    std::apply([](auto&... f) { (f.Measure(), ...); }, families);
+    if (!Stage(m.qsl, &m.d_qsl, stream, err) || !Stage(m.seq_lens, &m.d_seq, stream, err) ||
+        !Stage(m.idx_mapping, &m.d_idx, stream, err) || !Stage(m.tables, &m.d_tables, stream, err) ||
+        !Stage(m.positions, &m.d_pos, stream, err) || !Stage(m.slot_mapping_in, &m.d_in, stream, err) ||
+        !Stage(m.default_common, &m.d_common, stream, err))
+      return false;
+    if (out_total) {
+      // Zeroed, like the engine's persistent buffers.
+      SG_CUDA_TRY(cudaMemsetAsync(m.d_engine.get(), 0, out_total * sizeof(int64_t), stream), err);
+      SG_CUDA_TRY(cudaMemsetAsync(m.d_flat.get(), 0, out_total * sizeof(int64_t), stream), err);
     }
     // 3. Launch, paged first: qsa_compressed reads its common group's output.
     std::vector<std::unique_ptr<DeviceBuffer<MappingJob<PagedParams>>>> k0;
@@ -240,13 +269,16 @@ class GpuBackend : public Backend {
       SG_CUDA_TRY(cudaMemcpyAsync(m.flat.data(), m.d_flat.get(), out_total * sizeof(int64_t), cudaMemcpyDeviceToHost, stream), err);
     }
     SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
-    outputs->assign(n, std::vector<GroupOutputs>());
+    outputs->resize(n);  // the caller may hand back an earlier chunk's vectors: their storage is reused
     ParallelFor(n, threads, [&](size_t i) {
       const Scenario& s = *scenarios[i];
       const size_t tokens = static_cast<size_t>(s.batch.num_tokens);
       (*outputs)[i].resize(s.groups.size());
       for (size_t g = 0; g < s.groups.size(); ++g) {
         GroupOutputs& out = (*outputs)[i][g];
+        out.fault.clear();
+        out.cache.clear();
+        out.head_bytes = 0;
         out.row_bounds_evidence = "poison block id in the output";
         out.read_past_row.assign(tokens, 0);
         const int count = OutputCount(s.groups[g]);

@@ -56,6 +56,7 @@ class IsolatedBackend : public Backend {
     std::signal(SIGPIPE, SIG_IGN);  // a dead worker must not take slotguard with it
   }
   const char* name() const override { return options_.backend_name.c_str(); }
+  bool Batches() const override { return options_.backend_name == "gpu"; }  // the worker's backend does
 
   bool Run(const Scenario& scenario, std::vector<GroupOutputs>* outputs, std::string* err) override {
     std::vector<std::vector<GroupOutputs>> results;

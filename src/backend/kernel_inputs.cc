@@ -19,11 +19,17 @@ std::vector<int32_t> PaddedTable(const Group& group, int64_t row_stride) {
 }
 
 void PaddedTable(const Group& group, int64_t row_stride, std::vector<int32_t>* padded) {
+  padded->resize(static_cast<size_t>(row_stride) * group.table.rows);
+  PadTable(group, row_stride, padded->data());
+}
+
+void PadTable(const Group& group, int64_t row_stride, int32_t* out) {
   const BlockTable& table = group.table;
-  padded->assign(static_cast<size_t>(row_stride) * table.rows, kPoisonBlock);
-  for (int32_t r = 0; r < table.rows; ++r)
-    std::copy_n(table.entries.begin() + static_cast<size_t>(r) * table.width, table.width,
-                padded->begin() + static_cast<size_t>(r) * row_stride);
+  for (int32_t r = 0; r < table.rows; ++r) {
+    int32_t* row = out + static_cast<size_t>(r) * row_stride;
+    std::copy_n(table.entries.begin() + static_cast<size_t>(r) * table.width, table.width, row);
+    std::fill(row + table.width, row + row_stride, kPoisonBlock);
+  }
 }
 
 PagedParams MakePagedParams(const Group& group) {
@@ -98,9 +104,14 @@ int CommonGroupIndex(const Scenario& scenario, const Group& group) {
 }
 
 std::vector<int64_t> DefaultCommonMapping(const Batch& batch) {
-  std::vector<int64_t> common(batch.num_tokens, kPadSlot);
-  std::fill(common.begin(), common.begin() + batch.num_real_tokens(), 0);
+  std::vector<int64_t> common(batch.num_tokens);
+  WriteDefaultCommonMapping(batch, common.data());
   return common;
+}
+
+void WriteDefaultCommonMapping(const Batch& batch, int64_t* out) {
+  std::fill(out, out + batch.num_real_tokens(), 0);
+  std::fill(out + batch.num_real_tokens(), out + batch.num_tokens, kPadSlot);
 }
 
 MappingBatch HostMappingBatch(const Batch& batch) {

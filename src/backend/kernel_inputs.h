@@ -26,6 +26,9 @@ std::vector<int32_t> PaddedTable(const Group& group, int64_t row_stride);
 /// The same into *padded, reusing its storage.
 void PaddedTable(const Group& group, int64_t row_stride, std::vector<int32_t>* padded);
 
+/// The same into rows * row_stride entries at `out`.
+void PadTable(const Group& group, int64_t row_stride, int32_t* out);
+
 PagedParams MakePagedParams(const Group& group);
 KpoolTailParams MakeKpoolTailParams(const Group& group);
 QsaRingParams MakeQsaRingParams(const Group& group);
@@ -64,6 +67,9 @@ int CommonGroupIndex(const Scenario& scenario, const Group& group);
 /// The common mapping DESIGN 2.4 assumes when `common` is absent: PAD
 /// exactly for tokens t >= qsl[R] (0 before).
 std::vector<int64_t> DefaultCommonMapping(const Batch& batch);
+
+/// The same into num_tokens entries at `out`.
+void WriteDefaultCommonMapping(const Batch& batch, int64_t* out);
 
 /// Host pointers into the scenario's batch vectors.
 MappingBatch HostMappingBatch(const Batch& batch);

@@ -63,6 +63,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   campaign.generator.inconsistent = options.inconsistent;
+  campaign.generator.max_requests = options.max_requests;
   campaign.variant = options.variant;
   campaign.seed = options.seed;
   campaign.runs = options.runs;
@@ -117,6 +118,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     j["seed"] = options.seed;
     j["backend"] = backend->Describe();
     j["variant"] = options.variant.empty() ? "fixed" : options.variant;
+    j["max_requests"] = options.max_requests;
     j["scenarios"] = result.scenarios;
     j["token_groups"] = result.tokens;
     j["seconds"] = result.seconds;

@@ -160,6 +160,10 @@ int main(int argc, char** argv) {
   AddRunSetup(fuzz_cmd, &fuzz.setup, false);
   fuzz_cmd->add_option("-j,--jobs", fuzz.jobs, "threads")->capture_default_str()->check(CLI::Range(1, 1024));
   fuzz_cmd->add_option("--json", fuzz.json_path, "write a JSON summary");
+  fuzz_cmd->add_option("--max-requests", fuzz.max_requests,
+                       "most requests per generated batch (small batches: more scenarios per second)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
   fuzz_cmd->add_flag("--inconsistent", fuzz.inconsistent,
                      "also generate runner-state faults (unmarked dummies, live requests on zero columns)");
 
