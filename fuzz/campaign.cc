@@ -36,7 +36,7 @@ std::string TargetInvariant(const std::set<std::string>& fired) {
 /// Checks one scenario: the invariants that fired (empty: none). False on an
 /// environment failure.
 bool Fired(const Scenario& s, Backend& backend, std::set<std::string>* fired, std::string* err) {
-  ScenarioRun run;
+  thread_local ScenarioRun run;  // its buffers reused scenario after scenario
   if (!RunScenario(s, backend, 1, &run, err)) return false;
   fired->clear();
   for (const FindingSink& sink : run.findings)

@@ -1,16 +1,39 @@
 #include "fuzz/generators.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 #include "registry/families.h"
 
 namespace slotguard {
 
+RandomChoices::RandomChoices(uint64_t seed) {
+  for (uint64_t& word : state_) {  // splitmix64
+    uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    word = z ^ (z >> 31);
+  }
+}
+
+uint64_t RandomChoices::Next() {  // xoshiro256**
+  auto rotl = [](uint64_t x, int k) { return (x << k) | (x >> (64 - k)); };
+  const uint64_t result = rotl(state_[1] * 5, 7) * 9;
+  const uint64_t t = state_[1] << 17;
+  state_[2] ^= state_[0];
+  state_[3] ^= state_[1];
+  state_[1] ^= state_[2];
+  state_[0] ^= state_[3];
+  state_[2] ^= t;
+  state_[3] = rotl(state_[3], 45);
+  return result;
+}
+
 int64_t RandomChoices::Range(int64_t lo, int64_t hi) {
   if (hi <= lo) return lo;
   const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
-  return lo + static_cast<int64_t>(span == 0 ? rng_() : rng_() % span);
+  return lo + static_cast<int64_t>(span == 0 ? Next() : Next() % span);
 }
 
 int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
@@ -25,18 +48,50 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   return lo + static_cast<int64_t>(value % span);
 }
 
+// Every generator operator, in report order.
+#define SG_GENERATOR_OPERATORS(X) \
+  X(no_requests) \
+  X(zero_length_request) \
+  X(decode) \
+  X(speculative) \
+  X(prefill_chunk) \
+  X(page_boundary) \
+  X(dummy_request) \
+  X(idle_rank) \
+  X(padded_batch) \
+  X(num_actual_moved) \
+  X(past_the_row) \
+  X(unallocated_columns) \
+  X(hybrid_blocks) \
+  X(dcp) \
+  X(disabled_group) \
+  X(zero_column0) \
+  X(minus_one_entries) \
+  X(hybrid_null_row) \
+  X(ids_near_int32) \
+  X(recognisable_slot_mapping_in) \
+  X(keep_last_c) \
+  X(no_common) \
+  X(fault_unmarked_dummy) \
+  X(fault_zero_column)
+
 const std::vector<std::string>& GeneratorOperators() {
   static const std::vector<std::string> names = {
-      "no_requests",       "zero_length_request",  "decode",           "speculative",
-      "prefill_chunk",     "page_boundary",        "dummy_request",    "idle_rank",
-      "padded_batch",      "num_actual_moved",     "past_the_row",     "unallocated_columns",
-      "hybrid_blocks",     "dcp",                  "disabled_group",   "zero_column0",
-      "minus_one_entries", "hybrid_null_row",      "ids_near_int32",   "recognisable_slot_mapping_in",
-      "keep_last_c",       "no_common",            "fault_unmarked_dummy", "fault_zero_column"};
+#define SG_NAME(op) #op,
+      SG_GENERATOR_OPERATORS(SG_NAME)
+#undef SG_NAME
+  };
   return names;
 }
 
 namespace {
+
+enum class Op : int {
+#define SG_ENUM(op) op,
+  SG_GENERATOR_OPERATORS(SG_ENUM)
+#undef SG_ENUM
+  kCount
+};
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
@@ -49,9 +104,10 @@ struct Builder {
   std::vector<bool> dummy;
   std::string faults;
 
-  void Note(const char* op) {
-    if (classes) (*classes)[op]++;
-  }
+  // Counted here, added to `classes` once per scenario (map lookups per
+  // request cost a tenth of a small scenario).
+  std::array<int32_t, static_cast<int>(Op::kCount)> notes{};
+  void Note(Op op) { notes[static_cast<int>(op)]++; }
   int32_t Fresh() { return static_cast<int32_t>(next_block++); }
   int32_t Capacity() { return static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4, 5, 7, 8, 16, 64, 128, 640})); }
   /// One of n's divisors, uniformly.
@@ -71,7 +127,7 @@ struct Builder {
     const int32_t bpk = g.family == Family::kPaged ? g.blocks_per_manager_block() : 1;
     for (int32_t col = 0; col < width; ++col) row[col] = kind < 25 ? -1 : (kind < 50 && bpk > 1 ? col % bpk : 0);
     if (width == 0) return;
-    Note(kind < 25 ? "minus_one_entries" : (kind < 50 && bpk > 1 ? "hybrid_null_row" : "zero_column0"));
+    Note(kind < 25 ? Op::minus_one_entries : (kind < 50 && bpk > 1 ? Op::hybrid_null_row : Op::zero_column0));
   }
 
   void Batch();
@@ -86,14 +142,15 @@ void Builder::Batch() {
   int32_t R;
   if (c.Chance(4)) {
     R = 0;
-    Note("no_requests");
+    Note(Op::no_requests);
   } else {
     R = static_cast<int32_t>(c.Chance(70) ? c.Range(1, std::min<int32_t>(8, o.max_requests))
                                           : c.Range(1, std::max<int32_t>(1, o.max_requests)));
   }
   const bool idle = R > 0 && c.Chance(5);
-  if (idle) Note("idle_rank");
-  b.query_start_loc = {0};
+  if (idle) Note(Op::idle_rank);
+  b.query_start_loc.reserve(static_cast<size_t>(R) + 1);
+  b.query_start_loc.assign(1, 0);
   b.seq_lens.resize(R);
   b.idx_mapping.resize(R);
   dummy.assign(R, false);
@@ -104,16 +161,16 @@ void Builder::Batch() {
     const int64_t kind = c.Range(0, 99);
     if (kind < 8) {
       q = 0;
-      Note("zero_length_request");
+      Note(Op::zero_length_request);
     } else if (kind < 45 || idle) {
       q = 1;
-      Note("decode");
+      Note(Op::decode);
     } else if (kind < 65) {
       q = static_cast<int32_t>(c.Range(2, 4));
-      Note("speculative");
+      Note(Op::speculative);
     } else {
       q = static_cast<int32_t>(c.Range(5, 48));
-      Note("prefill_chunk");
+      Note(Op::prefill_chunk);
     }
     // Contexts stay short mostly (small tables, fast checks); long ones are rare.
     int64_t context;
@@ -123,7 +180,7 @@ void Builder::Batch() {
     } else if (where < 60) {
       const int64_t page = c.Pick(pages);
       context = std::max<int64_t>(0, page * c.Range(1, 2) - c.Range(0, q));  // tokens straddle a boundary
-      Note("page_boundary");
+      Note(Op::page_boundary);
     } else if (where < 95) {
       context = c.Range(0, 64);
     } else {
@@ -132,20 +189,20 @@ void Builder::Batch() {
     b.query_start_loc.push_back(b.query_start_loc.back() + q);
     b.seq_lens[r] = static_cast<int32_t>(context + q);
     dummy[r] = idle || c.Chance(15);
-    if (dummy[r]) Note("dummy_request");
+    if (dummy[r]) Note(Op::dummy_request);
     b.idx_mapping[r] = dummy[r] ? -1 : r;
   }
   const int64_t real = b.query_start_loc.back();
   b.num_tokens = real;
   if (c.Chance(45)) {
     b.num_tokens += c.Range(1, 32);
-    Note("padded_batch");
+    Note(Op::padded_batch);
   }
   b.num_actual_tokens = real;
   if (c.Chance(35)) {
     const int64_t low = R > 0 ? b.query_start_loc[R - 1] : 0;
     b.num_actual_tokens = c.Range(low, b.num_tokens);
-    if (b.num_actual_tokens != real) Note("num_actual_moved");
+    if (b.num_actual_tokens != real) Note(Op::num_actual_moved);
   }
   b.positions.assign(b.num_tokens, 0);
   for (int32_t r = 0; r < R; ++r) {
@@ -155,7 +212,7 @@ void Builder::Batch() {
   b.slot_mapping_in.assign(b.num_tokens, kPadSlot);
   if (c.Chance(30)) {
     for (int64_t t = 0; t < b.num_tokens; ++t) b.slot_mapping_in[t] = 1000000 + t;
-    Note("recognisable_slot_mapping_in");
+    Note(Op::recognisable_slot_mapping_in);
   }
 }
 
@@ -180,7 +237,7 @@ void Builder::Fill(Group* g, int32_t width, int32_t addressed_width) {
       }  // columns past what the request addresses stay 0: never read
     }
   }
-  if (width > addressed_width) Note("unallocated_columns");
+  if (width > addressed_width) Note(Op::unallocated_columns);
 }
 
 Group Builder::Paged(const std::string& name) {
@@ -191,16 +248,16 @@ Group Builder::Paged(const std::string& name) {
   const int32_t bpk = static_cast<int32_t>(c.Pick<int64_t>({1, 1, 1, 2, 4}));
   g.kernel_block_size = static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4, 7, 8, 16, 17}));
   g.block_size = g.kernel_block_size * bpk;
-  if (bpk > 1) Note("hybrid_blocks");
+  if (bpk > 1) Note(Op::hybrid_blocks);
   if (c.Chance(20)) {
     g.dcp.world = static_cast<int32_t>(c.Pick<int64_t>({2, 3, 4}));
     g.dcp.rank = static_cast<int32_t>(c.Range(0, g.dcp.world - 1));
     g.dcp.interleave = Divisor(g.block_size);
-    Note("dcp");
+    Note(Op::dcp);
   }
   if (c.Chance(5)) {
     g.enabled = false;
-    Note("disabled_group");
+    Note(Op::disabled_group);
   }
   // Columns the live requests address: every position's col < needed.
   int32_t max_seq = 0;
@@ -211,7 +268,7 @@ Group Builder::Paged(const std::string& name) {
   int32_t width = needed;
   if (needed > 0 && c.Chance(15)) {
     width = needed - static_cast<int32_t>(c.Range(1, std::min(needed, 3)));  // the range guard pads
-    Note("past_the_row");
+    Note(Op::past_the_row);
   } else if (c.Chance(20)) {
     width += static_cast<int32_t>(c.Range(1, 3));
   }
@@ -241,7 +298,7 @@ Group Builder::Ring(Family family, const std::string& name) {
       if (!paged.empty() && c.Chance(85)) {
         g.common = c.Pick(paged);
       } else {
-        Note("no_common");
+        Note(Op::no_common);
       }
       int32_t max_seq = 0;
       for (int32_t r = 0; r < s.batch.num_reqs(); ++r)
@@ -250,7 +307,7 @@ Group Builder::Ring(Family family, const std::string& name) {
       width = addressed;
       if (addressed > 0 && c.Chance(15)) {
         width = addressed - 1;  // col >= width: PAD
-        Note("past_the_row");
+        Note(Op::past_the_row);
       }
       break;
     }
@@ -286,7 +343,7 @@ void Builder::Faults() {
     for (Group& g : s.groups)
       for (int32_t col = 0; col < g.table.width; ++col) g.table.entries[static_cast<size_t>(r) * g.table.width + col] = 0;
     faults += "request " + std::to_string(r) + " is an unmarked dummy (idx_mapping >= 0, null rows); ";
-    Note("fault_unmarked_dummy");
+    Note(Op::fault_unmarked_dummy);
   } else {
     // A live request addressing an unallocated (zero) column.
     Group& g = s.groups[static_cast<size_t>(c.Range(0, static_cast<int64_t>(s.groups.size()) - 1))];
@@ -295,7 +352,7 @@ void Builder::Faults() {
     g.table.entries[static_cast<size_t>(r) * g.table.width + col] = 0;
     faults += "request " + std::to_string(r) + " addresses a zero column " + std::to_string(col) + " of group " +
               g.name + "; ";
-    Note("fault_zero_column");
+    Note(Op::fault_zero_column);
   }
 }
 
@@ -332,7 +389,7 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
   const bool high_ids = choices.Chance(5);
   if (high_ids) {
     b.next_block = kInt32Max / 4 - 200000;  // hybrid paged ids are up to 4x the manager id
-    b.Note("ids_near_int32");
+    b.Note(Op::ids_near_int32);
   }
   // Groups: each family present with some chance, at least one.
   std::vector<Family> chosen;
@@ -347,6 +404,7 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
   // Paged groups first: a qsa_compressed group may name one as its common.
   std::stable_sort(chosen.begin(), chosen.end(),
                    [](Family a, Family c) { return (a == Family::kPaged) > (c == Family::kPaged); });
+  b.s.groups.reserve(chosen.size() + 1);
   for (Family f : chosen) {
     const int copies = f == Family::kPaged && choices.Chance(15) ? 2 : 1;
     for (int k = 0; k < copies; ++k) {
@@ -357,7 +415,7 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
   for (const Group& g : b.s.groups)
     if (g.family == Family::kQsaRing)
       for (int32_t r = 0; r < b.s.batch.num_reqs(); ++r)
-        if (b.s.batch.query_start_loc[r + 1] - b.s.batch.query_start_loc[r] > g.ring) b.Note("keep_last_c");
+        if (b.s.batch.query_start_loc[r + 1] - b.s.batch.query_start_loc[r] > g.ring) b.Note(Op::keep_last_c);
   if (options.inconsistent && choices.Chance(40)) b.Faults();
   // The pool: every id used, and for hybrid paged groups every kernel id.
   int64_t max_bpk = 1;
@@ -366,6 +424,14 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
   b.s.num_blocks = static_cast<int32_t>(std::min<int64_t>(b.next_block + 1, kInt32Max));
   (void)max_bpk;
   if (!b.faults.empty()) b.s.description = "inconsistent batch: " + b.faults.substr(0, b.faults.size() - 2);
+  if (classes)
+    for (int op = 0; op < static_cast<int>(Op::kCount); ++op) {
+      if (b.notes[op] == 0) continue;
+      const std::string& name = GeneratorOperators()[op];
+      auto it = classes->find(name);
+      if (it == classes->end()) it = classes->emplace(name, 0).first;
+      it->second += b.notes[op];
+    }
   return std::move(b.s);
 }
 

@@ -84,6 +84,7 @@ class GpuBackend : public Backend {
   template <class P>
   struct FamilyJobs {
     std::vector<MappingJob<P>> jobs;
+    DeviceBuffer<MappingJob<P>> device;  // kept between calls, like the other buffers
     int64_t max_programs = 0;
     int64_t max_tokens = 0;
 
@@ -93,6 +94,7 @@ class GpuBackend : public Backend {
     }
     /// The launch geometry once every job is written.
     void Measure() {
+      max_programs = max_tokens = 0;
       for (const MappingJob<P>& job : jobs) {
         max_programs = std::max(max_programs, job.engine_programs);
         max_tokens = std::max(max_tokens, job.batch.num_tokens);
@@ -101,14 +103,16 @@ class GpuBackend : public Backend {
   };
 
   template <class P>
-  bool LaunchJobs(FamilyJobs<P>& family, cudaStream_t stream, std::vector<std::unique_ptr<DeviceBuffer<MappingJob<P>>>>* keep,
-                  std::string* err) {
+  static bool LaunchJobs(FamilyJobs<P>& family, cudaStream_t stream, std::string* err) {
+    if (family.jobs.empty()) return true;
+    if (!family.device.Reserve(family.jobs.size(), err)) return false;
+    SG_CUDA_TRY(cudaMemcpyAsync(family.device.get(), family.jobs.data(), sizeof(MappingJob<P>) * family.jobs.size(),
+                                cudaMemcpyHostToDevice, stream),
+                err);
     constexpr size_t kMaxJobsPerLaunch = 65535;  // gridDim.y
     for (size_t first = 0; first < family.jobs.size(); first += kMaxJobsPerLaunch) {
       const size_t count = std::min(kMaxJobsPerLaunch, family.jobs.size() - first);
-      keep->push_back(std::make_unique<DeviceBuffer<MappingJob<P>>>());
-      if (!keep->back()->Upload(family.jobs.data() + first, count, stream, err)) return false;
-      SG_CUDA_TRY(LaunchMappingBatch(keep->back()->get(), static_cast<int>(count), family.max_programs,
+      SG_CUDA_TRY(LaunchMappingBatch(family.device.get() + first, static_cast<int>(count), family.max_programs,
                                      family.max_tokens, stream),
                   err);
     }
@@ -122,6 +126,9 @@ class GpuBackend : public Backend {
     PinnedBuffer<int64_t> positions, slot_mapping_in, default_common, engine, flat;
     DeviceBuffer<int32_t> d_qsl, d_seq, d_idx, d_tables;
     DeviceBuffer<int64_t> d_pos, d_in, d_common, d_engine, d_flat;
+    std::tuple<FamilyJobs<PagedParams>, FamilyJobs<KpoolTailParams>, FamilyJobs<QsaRingParams>,
+               FamilyJobs<CompressorRingParams>, FamilyJobs<QsaCompressedParams>>
+        families;  // launched in this order: qsa_compressed reads its common group's output
   };
   std::mutex many_mu_;
   ManyBuffers many_;
@@ -192,9 +199,7 @@ class GpuBackend : public Backend {
       return false;
     // 2. Each scenario packs itself into the pinned staging buffers and
     //    writes its groups' jobs (device addresses are known now), in parallel.
-    std::tuple<FamilyJobs<PagedParams>, FamilyJobs<KpoolTailParams>, FamilyJobs<QsaRingParams>,
-               FamilyJobs<CompressorRingParams>, FamilyJobs<QsaCompressedParams>>
-        families;
+    auto& families = m.families;
     std::apply([&](auto&... f) { (f.Resize(job_at[n]), ...); }, families);
     ParallelFor(n, threads, [&](size_t i) {
       const Scenario& s = *scenarios[i];
@@ -252,14 +257,9 @@ class GpuBackend : public Backend {
       SG_CUDA_TRY(cudaMemsetAsync(m.d_flat.get(), 0, out_total * sizeof(int64_t), stream), err);
     }
     // 3. Launch, paged first: qsa_compressed reads its common group's output.
-    std::vector<std::unique_ptr<DeviceBuffer<MappingJob<PagedParams>>>> k0;
-    std::vector<std::unique_ptr<DeviceBuffer<MappingJob<KpoolTailParams>>>> k1;
-    std::vector<std::unique_ptr<DeviceBuffer<MappingJob<QsaRingParams>>>> k2;
-    std::vector<std::unique_ptr<DeviceBuffer<MappingJob<CompressorRingParams>>>> k3;
-    std::vector<std::unique_ptr<DeviceBuffer<MappingJob<QsaCompressedParams>>>> k4;
-    if (!LaunchJobs(std::get<0>(families), stream, &k0, err) || !LaunchJobs(std::get<1>(families), stream, &k1, err) ||
-        !LaunchJobs(std::get<2>(families), stream, &k2, err) || !LaunchJobs(std::get<3>(families), stream, &k3, err) ||
-        !LaunchJobs(std::get<4>(families), stream, &k4, err))
+    if (!LaunchJobs(std::get<0>(families), stream, err) || !LaunchJobs(std::get<1>(families), stream, err) ||
+        !LaunchJobs(std::get<2>(families), stream, err) || !LaunchJobs(std::get<3>(families), stream, err) ||
+        !LaunchJobs(std::get<4>(families), stream, err))
       return false;
     // 4. One download into pinned memory, then split per scenario, group and output.
     const int64_t* engine = m.engine.data();
