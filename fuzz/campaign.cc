@@ -116,41 +116,57 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
 
   if (backend.Batches()) {
     // Batched: a chunk of scenarios per backend call (one launch per family
-    // and geometry). Three stages overlap: while the GPU runs chunk k, the
-    // host generates chunk k+1 and checks chunk k-1.
+    // and geometry). The stages overlap: while the backend runs chunk k, one
+    // pass of host workers checks chunk k-1 and generates chunk k+1 (one
+    // pass, not two, so that the host threads do not outnumber the cores
+    // more than they must).
     const int64_t kChunk = std::max<int64_t>(1, options.batch_chunk);
-    auto busy = [](double* total, auto&& stage) {
-      const auto t0 = Clock::now();
-      stage();
-      *total += std::chrono::duration<double>(Clock::now() - t0).count();
-    };
-    auto generate = [&](Chunk& c, int64_t base, int64_t end) {
-      c.base = base;
-      c.first_finding = -1;
-      const size_t count = static_cast<size_t>(end - base);
-      c.scenarios.resize(count);
-      c.pointers.resize(count);
-      c.classes.assign(jobs, Classification());
-      c.tokens.assign(jobs, 0);
-      ParallelForWorkers(count, jobs, [&](size_t i, int w) {
-        c.scenarios[i] = CampaignScenario(options, base + static_cast<int64_t>(i), &c.classes[w]);
-        c.pointers[i] = &c.scenarios[i];
-        c.tokens[w] += c.scenarios[i].batch.num_tokens * static_cast<int64_t>(c.scenarios[i].groups.size());
+    std::vector<ScenarioRun> check_runs(jobs);  // one per worker, storage reused
+    // The backend packs and unpacks on half the threads while the host
+    // stage runs on all of them: on the 16-core H200 machine this split beat
+    // both all and a quarter (507k small scenarios/s against 452k and 465k).
+    const int pack_threads = std::max(1, jobs / 2);
+    // Generates [base, end) into *gen and checks *chk, either may be null.
+    auto host_stage = [&](Chunk* gen, int64_t base, int64_t end, Chunk* chk) {
+      const size_t n_gen = gen ? static_cast<size_t>(end - base) : 0;
+      const size_t n_chk = chk ? chk->scenarios.size() : 0;
+      if (gen) {
+        gen->base = base;
+        gen->first_finding = -1;
+        gen->scenarios.resize(n_gen);
+        gen->pointers.resize(n_gen);
+        gen->classes.assign(jobs, Classification());
+        gen->tokens.assign(jobs, 0);
+      }
+      std::vector<uint8_t> has_finding(n_chk, 0);
+      std::vector<double> gen_seconds(jobs, 0), chk_seconds(jobs, 0);
+      ParallelForWorkers(std::max(n_gen, n_chk), jobs, [&](size_t i, int w) {
+        auto t0 = Clock::now();
+        if (i < n_chk) {
+          ScenarioRun& run = check_runs[w];
+          run.kernel.swap(chk->outputs[i]);
+          CheckKernelOutputs(chk->scenarios[i], 1, &run);
+          for (const FindingSink& sink : run.findings) has_finding[i] |= sink.total() > 0;
+          run.kernel.swap(chk->outputs[i]);
+          const auto t1 = Clock::now();
+          chk_seconds[w] += std::chrono::duration<double>(t1 - t0).count();
+          t0 = t1;
+        }
+        if (i < n_gen) {
+          Scenario& s = gen->scenarios[i];
+          s = CampaignScenario(options, base + static_cast<int64_t>(i), &gen->classes[w]);
+          gen->pointers[i] = &s;
+          gen->tokens[w] += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
+          gen_seconds[w] += std::chrono::duration<double>(Clock::now() - t0).count();
+        }
       });
-    };
-    auto check = [&](Chunk& c) {
-      std::vector<uint8_t> has_finding(c.scenarios.size(), 0);
-      std::vector<ScenarioRun> runs(jobs);  // one per worker, its storage reused
-      ParallelForWorkers(c.scenarios.size(), jobs, [&](size_t i, int w) {
-        ScenarioRun& run = runs[w];
-        run.kernel.swap(c.outputs[i]);
-        CheckKernelOutputs(c.scenarios[i], 1, &run);
-        for (const FindingSink& sink : run.findings) has_finding[i] |= sink.total() > 0;
-        run.kernel.swap(c.outputs[i]);
-      });
-      for (size_t i = 0; i < has_finding.size(); ++i)
+      for (int w = 0; w < jobs; ++w) {  // thread-seconds per worker thread
+        result->generate_seconds += gen_seconds[w] / jobs;
+        result->check_seconds += chk_seconds[w] / jobs;
+      }
+      for (size_t i = 0; i < n_chk; ++i)
         if (has_finding[i]) {
-          c.first_finding = static_cast<int64_t>(i);
+          chk->first_finding = static_cast<int64_t>(i);
           break;
         }
     };
@@ -173,7 +189,7 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
     int64_t base = 0;
     int64_t end = chunk_end(base, kChunk);
     if (end > base) {
-      busy(&result->generate_seconds, [&] { generate(next, base, end); });
+      host_stage(&next, base, end, nullptr);
       have_next = true;
       base = end;
     }
@@ -185,18 +201,20 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
         have_next = false;
       }
       end = chunk_end(base, kChunk);
-      std::thread generator, checker;
-      if (end > base && have_running) {
-        generator = std::thread([&, b = base, e = end] { busy(&result->generate_seconds, [&] { generate(next, b, e); }); });
+      const bool generating = end > base && have_running;
+      std::thread host([&, gen = generating ? &next : nullptr, chk = have_checking ? &checking : nullptr, b = base,
+                        e = end] { host_stage(gen, b, e, chk); });
+      if (generating) {
         have_next = true;
         base = end;
       }
-      if (have_checking) checker = std::thread([&] { busy(&result->check_seconds, [&] { check(checking); }); });
       bool ran = true;
-      if (have_running)
-        busy(&result->kernel_seconds, [&] { ran = backend.RunMany(running.pointers, &running.outputs, err, jobs); });
-      if (generator.joinable()) generator.join();
-      if (checker.joinable()) checker.join();
+      if (have_running) {
+        const auto t0 = Clock::now();
+        ran = backend.RunMany(running.pointers, &running.outputs, err, pack_threads);
+        result->kernel_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+      }
+      host.join();
       if (!ran) return false;
       if (have_checking && account(checking)) break;
       if (have_checking) maybe_report();

@@ -32,8 +32,10 @@ struct CampaignResult {
   int64_t tokens = 0;
   double seconds = 0;
   // Batched (GPU) campaigns: busy time of each stage, to see what bounds
-  // them. The stages overlap (the GPU runs chunk k while the host generates
-  // chunk k+1 and checks chunk k-1), so these add up to more than `seconds`.
+  // them: the backend's wall time, and the host workers' thread-seconds
+  // divided by the jobs. The stages overlap (the backend runs chunk k while
+  // the host generates chunk k+1 and checks chunk k-1), so these add up to
+  // more than `seconds`.
   double generate_seconds = 0, kernel_seconds = 0, check_seconds = 0;
   Classification classes;
   bool found = false;

@@ -126,6 +126,7 @@ class GpuBackend : public Backend {
     PinnedBuffer<int64_t> positions, slot_mapping_in, default_common, engine, flat;
     DeviceBuffer<int32_t> d_qsl, d_seq, d_idx, d_tables;
     DeviceBuffer<int64_t> d_pos, d_in, d_common, d_engine, d_flat;
+    std::vector<GroupPlace> places;
     std::tuple<FamilyJobs<PagedParams>, FamilyJobs<KpoolTailParams>, FamilyJobs<QsaRingParams>,
                FamilyJobs<CompressorRingParams>, FamilyJobs<QsaCompressedParams>>
         families;  // launched in this order: qsa_compressed reads its common group's output
@@ -151,7 +152,12 @@ class GpuBackend : public Backend {
     //    positions), then offsets by a prefix sum, then each scenario packs
     //    itself into pinned staging buffers, in parallel.
     std::vector<size_t> qsl_at(n + 1, 0), req_at(n + 1, 0), tok_at(n + 1, 0), table_at(n + 1, 0), out_at(n + 1, 0);
-    std::vector<std::vector<GroupPlace>> places(n);
+    // Every group's place, scenario after scenario: scenario i's from group_at[i].
+    std::vector<size_t> group_at(n + 1, 0);
+    for (size_t i = 0; i < n; ++i) group_at[i + 1] = group_at[i] + scenarios[i]->groups.size();
+    std::vector<GroupPlace>& all_places = m.places;
+    all_places.resize(group_at[n]);
+    auto places = [&](size_t i) { return all_places.data() + group_at[i]; };
     // Jobs per family: each scenario's count, then its first index by a
     // prefix sum, so that scenarios fill their jobs in parallel.
     std::vector<std::array<size_t, kFamilyCount>> job_at(n + 1, std::array<size_t, kFamilyCount>{});
@@ -159,10 +165,10 @@ class GpuBackend : public Backend {
       const Scenario& s = *scenarios[i];
       const Batch& b = s.batch;
       size_t table = 0, out = 0;
-      places[i].resize(s.groups.size());
       for (size_t g = 0; g < s.groups.size(); ++g) {
         const Group& group = s.groups[g];
-        GroupPlace& place = places[i][g];
+        GroupPlace& place = places(i)[g];
+        place = GroupPlace();
         place.table = table;
         place.row_stride = PaddedRowStride(b, group);
         table += static_cast<size_t>(place.row_stride) * group.table.rows;
@@ -219,7 +225,7 @@ class GpuBackend : public Backend {
       std::array<size_t, kFamilyCount> next_job = job_at[i];
       for (size_t g = 0; g < s.groups.size(); ++g) {
         const Group& group = s.groups[g];
-        GroupPlace& place = places[i][g];
+        GroupPlace& place = places(i)[g];
         place.table += table_at[i];
         place.out[0] += out_at[i];
         place.out[1] += out_at[i];
@@ -227,10 +233,10 @@ class GpuBackend : public Backend {
       }
       for (size_t g = 0; g < s.groups.size(); ++g) {  // places are final: a group may name its common group's
         const Group& group = s.groups[g];
-        const GroupPlace& place = places[i][g];
+        const GroupPlace& place = places(i)[g];
         const int common = CommonGroupIndex(s, group);
         const int64_t* common_mapping =
-            common >= 0 ? m.d_engine.get() + places[i][common].out[0] : m.d_common.get() + tok_at[i];
+            common >= 0 ? m.d_engine.get() + places(i)[common].out[0] : m.d_common.get() + tok_at[i];
         VisitFamily(group, common_mapping, [&](auto family, const auto& params) {
           using F = decltype(family);
           using P = typename F::Params;
@@ -285,7 +291,7 @@ class GpuBackend : public Backend {
         out.engine.resize(count);
         out.flat.resize(count);
         for (int o = 0; o < count; ++o) {
-          const size_t at = places[i][g].out[o];
+          const size_t at = places(i)[g].out[o];
           out.engine[o].assign(engine + at, engine + at + tokens);
           out.flat[o].assign(flat + at, flat + at + tokens);
           MarkPoisonReads(out.engine[o], SlotsPerEntry(s.groups[g]), &out.read_past_row);

@@ -12,13 +12,16 @@ namespace slotguard {
 
 /// Calls fn(i, worker) for every i in [0, n) on up to `jobs` threads, the
 /// caller's included (worker 0); worker < jobs names the thread, for
-/// per-thread state. Items are taken in order; fn must be safe to run
-/// concurrently.
+/// per-thread state. Items are taken in order, a few at a time when there
+/// are many (one shared counter per item costs more than a small item);
+/// fn must be safe to run concurrently.
 template <class Fn>
 void ParallelForWorkers(size_t n, int jobs, Fn fn) {
   std::atomic<size_t> next{0};
+  const size_t grain = std::clamp<size_t>(n / (16 * static_cast<size_t>(std::max(jobs, 1))), 1, 64);
   auto worker = [&](int w) {
-    for (size_t i = next++; i < n; i = next++) fn(i, w);
+    for (size_t first = next.fetch_add(grain); first < n; first = next.fetch_add(grain))
+      for (size_t i = first, end = std::min(n, first + grain); i < end; ++i) fn(i, w);
   };
   std::vector<std::thread> threads;
   const size_t extra = std::min<size_t>(std::max(jobs, 1), std::max<size_t>(n, 1)) - 1;
