@@ -5,7 +5,8 @@
 #     the fuzz_mapping libFuzzer target;
 #   - fuzz_mapping exec/s on one core beside an empty libFuzzer target's, for
 #     the ASan+UBSan build and (UBSAN_BUILD) the UBSan-only build;
-#   - `slotguard fuzz` scenarios/s on the host (and the GPU when usable).
+#   - `slotguard fuzz` scenarios/s by batch size on the host backend, and on
+#     the batched GPU backend when usable (scripts/fuzz-throughput.sh).
 # Prints a markdown table. `make fuzz-bench`. SEEDS (10), LIMIT seconds per try (120).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -66,10 +67,6 @@ echo "fuzz_mapping: $(rate "$FUZZ_BUILD/fuzz_mapping" 200000) exec/s on one core
 if [ -n "${UBSAN_BUILD:-}" ] && [ -x "$UBSAN_BUILD/fuzz_mapping" ]; then
   echo "fuzz_mapping: $(rate "$UBSAN_BUILD/fuzz_mapping" 500000) exec/s on one core (UBSan only); empty target: $(rate "$UBSAN_BUILD/fuzz_empty" 20000000) exec/s"
 fi
-"$BUILD/slotguard" fuzz --backend host --runs 200000 --seed 1 --out "$work/out" --json "$work/h.json" > /dev/null 2>&1
-echo "slotguard fuzz --backend host: $(json "$work/h.json" scenarios_per_second | cut -d. -f1) scenarios/s (one thread)"
-if "$BUILD/slotguard" fuzz --backend gpu --runs 20000 --seed 1 --out "$work/out" --json "$work/g.json" > /dev/null 2>&1; then
-  echo "slotguard fuzz --backend gpu: $(json "$work/g.json" scenarios_per_second | cut -d. -f1) scenarios/s"
-else
-  echo "slotguard fuzz --backend gpu: not measured (no usable GPU here)"
-fi
+echo
+# slotguard fuzz scenarios/s by batch size, host and (when usable) the batched GPU backend.
+BUILD="$BUILD" SECONDS_EACH="${SECONDS_EACH:-10}" scripts/fuzz-throughput.sh
