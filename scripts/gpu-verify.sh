@@ -2,7 +2,8 @@
 # Runs every GPU check of slotguard (GPU tests, check and mutants on the GPU,
 # bench, compute-sanitizer) on a machine with a CUDA device, from a
 # build made elsewhere (build/ carried along). Logs go to $OUT (default ./gpu-logs).
-#   scripts/gpu-verify.sh   # GPU tests, check (writers, graphs), mutants, bench, fuzz, sanitizer
+#   scripts/gpu-verify.sh   # GPU tests, check (writers, graphs), mutants, bench, fuzz (and its
+#                           # throughput by batch size), sanitizer, plugins, compiled kernels
 # The build bakes absolute paths of the checkout it was configured in
 # (ctest files, the scenario directory of the tests); SLOTGUARD_BUILT_IN
 # names it so this script can link it to the current checkout.
@@ -34,6 +35,7 @@ TAIL=4 step mutants_gpu build/slotguard mutants --backend gpu scenarios/
 TAIL=40 step bench build/slotguard bench --backend gpu
 TAIL=1 step fuzz_gpu build/slotguard fuzz --backend gpu --runs 400000 --seed 1 --jobs 16 --out "$OUT/fuzz-gpu"
 TAIL=1 step fuzz_host build/slotguard fuzz --backend host --runs 400000 --seed 1 --jobs 16 --out "$OUT/fuzz-host"
+TAIL=12 step fuzz_throughput env SECONDS_EACH=8 scripts/fuzz-throughput.sh
 # A historical variant must be found (fuzz exits 1 with a reproducer).
 TAIL=2 step fuzz_gpu_variant sh -c 'build/slotguard fuzz --backend gpu --variant prefix --runs 100000 --seed 1 --out "$0"; test $? -eq 1' "$OUT/fuzz-gpu"
 TAIL=4 step sanitize env OUT="$OUT/sanitize" scripts/gpu-sanitize.sh
