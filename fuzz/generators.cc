@@ -228,13 +228,13 @@ void Builder::Fill(Group* g, int32_t width, int32_t addressed_width) {
       NullRow(*g, g->table.entries.data() + static_cast<size_t>(r) * width, width);
       continue;
     }
-    for (int32_t col = 0; col < width; ++col) {
-      int32_t& entry = g->table.entries[static_cast<size_t>(r) * width + col];
-      if (col < addressed_width) {
-        // Real blocks; a hybrid manager block covers bpk consecutive columns.
-        if (col % bpk == 0) next_block++;
-        entry = static_cast<int32_t>((next_block - 1) * bpk + col % bpk);
-      }  // columns past what the request addresses stay 0: never read
+    // Real blocks; a hybrid manager block covers bpk consecutive columns.
+    // Columns past what the request addresses stay 0: never read.
+    int32_t* row = g->table.entries.data() + static_cast<size_t>(r) * width;
+    for (int32_t col = 0, within = 0, live = std::min(width, addressed_width); col < live; ++col) {
+      if (within == 0) next_block++;
+      row[col] = static_cast<int32_t>((next_block - 1) * bpk + within);
+      if (++within == bpk) within = 0;
     }
   }
   if (width > addressed_width) Note(Op::unallocated_columns);
