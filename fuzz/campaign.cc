@@ -85,6 +85,14 @@ struct Chunk {
   int64_t first_finding = -1;                      // index in the chunk
 };
 
+/// Adds the workers' operator counts and token-groups to the result.
+void AddTallies(const std::vector<Classification>& classes, const std::vector<int64_t>& tokens,
+                CampaignResult* result) {
+  for (const Classification& c : classes)
+    for (const auto& [name, count] : c) result->classes[name] += count;
+  for (int64_t t : tokens) result->tokens += t;
+}
+
 /// The campaign's progress line.
 void Report(const CampaignResult& r, double seconds, bool tty, std::ostream& progress) {
   char line[160];
@@ -172,9 +180,7 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
     };
     // Adds a checked chunk to the result; true when it holds the finding.
     auto account = [&](const Chunk& c) {
-      for (int w = 0; w < jobs; ++w)
-        for (const auto& [name, count] : c.classes[w]) result->classes[name] += count;
-      for (int64_t t : c.tokens) result->tokens += t;
+      AddTallies(c.classes, c.tokens, result);
       if (c.first_finding >= 0) {
         result->scenarios += c.first_finding + 1;
         result->found = true;
@@ -261,11 +267,8 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
         *err = failure;
         return false;
       }
-      for (int w = 0; w < jobs; ++w) {
-        for (const auto& [name, count] : classes[w]) result->classes[name] += count;
-        result->tokens += tokens[w];
-        result->scenarios += checked[w];
-      }
+      AddTallies(classes, tokens, result);
+      for (int64_t n : checked) result->scenarios += n;
       if (lowest < end) {
         result->found = true;
         result->finding_index = lowest;

@@ -98,7 +98,6 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 struct Builder {
   Choices& c;
   const GeneratorOptions& o;
-  Classification* classes;
   Scenario s;
   int64_t next_block = 1;  // the next fresh manager block id
   std::vector<bool> dummy;
@@ -379,7 +378,7 @@ Scenario FuzzMappingScenario(const uint8_t* data, size_t size, const std::string
 }
 
 Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Classification* classes) {
-  Builder b{choices, options, classes, Scenario(), 1, {}, ""};
+  Builder b{choices, options, Scenario(), 1, {}, ""};
   b.s.name = "generated";
   b.Batch();
   std::vector<Family> families = options.families;
@@ -417,12 +416,9 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
       for (int32_t r = 0; r < b.s.batch.num_reqs(); ++r)
         if (b.s.batch.query_start_loc[r + 1] - b.s.batch.query_start_loc[r] > g.ring) b.Note(Op::keep_last_c);
   if (options.inconsistent && choices.Chance(40)) b.Faults();
-  // The pool: every id used, and for hybrid paged groups every kernel id.
-  int64_t max_bpk = 1;
-  for (const Group& g : b.s.groups)
-    if (g.family == Family::kPaged) max_bpk = std::max<int64_t>(max_bpk, g.blocks_per_manager_block());
+  // The pool: every manager block id used (a manager block holds a hybrid
+  // group's kernel blocks).
   b.s.num_blocks = static_cast<int32_t>(std::min<int64_t>(b.next_block + 1, kInt32Max));
-  (void)max_bpk;
   if (!b.faults.empty()) b.s.description = "inconsistent batch: " + b.faults.substr(0, b.faults.size() - 2);
   if (classes)
     for (int op = 0; op < static_cast<int>(Op::kCount); ++op) {

@@ -134,11 +134,12 @@ class GpuBackend : public Backend {
   std::mutex many_mu_;
   ManyBuffers many_;
 
+  // Copies staged host data into its device buffer, already reserved (the
+  // jobs need the device addresses before the copy).
   template <class T>
-  static bool Stage(const PinnedBuffer<T>& host, DeviceBuffer<T>* device, cudaStream_t stream, std::string* err) {
-    if (!device->Reserve(host.size(), err)) return false;
+  static bool Stage(const PinnedBuffer<T>& host, const DeviceBuffer<T>& device, cudaStream_t stream, std::string* err) {
     if (host.size())
-      SG_CUDA_TRY(cudaMemcpyAsync(device->get(), host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice, stream),
+      SG_CUDA_TRY(cudaMemcpyAsync(device.get(), host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice, stream),
                   err);
     return true;
   }
@@ -252,10 +253,10 @@ class GpuBackend : public Backend {
       }
     });
     std::apply([](auto&... f) { (f.Measure(), ...); }, families);
-    if (!Stage(m.qsl, &m.d_qsl, stream, err) || !Stage(m.seq_lens, &m.d_seq, stream, err) ||
-        !Stage(m.idx_mapping, &m.d_idx, stream, err) || !Stage(m.tables, &m.d_tables, stream, err) ||
-        !Stage(m.positions, &m.d_pos, stream, err) || !Stage(m.slot_mapping_in, &m.d_in, stream, err) ||
-        !Stage(m.default_common, &m.d_common, stream, err))
+    if (!Stage(m.qsl, m.d_qsl, stream, err) || !Stage(m.seq_lens, m.d_seq, stream, err) ||
+        !Stage(m.idx_mapping, m.d_idx, stream, err) || !Stage(m.tables, m.d_tables, stream, err) ||
+        !Stage(m.positions, m.d_pos, stream, err) || !Stage(m.slot_mapping_in, m.d_in, stream, err) ||
+        !Stage(m.default_common, m.d_common, stream, err))
       return false;
     if (out_total) {
       // Zeroed, like the engine's persistent buffers.

@@ -80,7 +80,8 @@ class HostBackend : public Backend {
       TableLayout layout;
       layout.row_stride = PaddedRowStride(batch, group);
       thread_local std::vector<int32_t> table;  // reused: a campaign calls Run from several threads
-      PaddedTable(group, layout.row_stride, &table);
+      table.resize(static_cast<size_t>(layout.row_stride) * group.table.rows);
+      PadTable(group, layout.row_stride, table.data());
       layout.data = table.data();
       layout.width = group.table.width;
       layout.rows = group.table.rows;

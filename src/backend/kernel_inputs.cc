@@ -13,14 +13,9 @@ std::vector<int32_t> PaddedTable(const Batch& batch, const Group& group, int64_t
 }
 
 std::vector<int32_t> PaddedTable(const Group& group, int64_t row_stride) {
-  std::vector<int32_t> padded;
-  PaddedTable(group, row_stride, &padded);
+  std::vector<int32_t> padded(static_cast<size_t>(row_stride) * group.table.rows);
+  PadTable(group, row_stride, padded.data());
   return padded;
-}
-
-void PaddedTable(const Group& group, int64_t row_stride, std::vector<int32_t>* padded) {
-  padded->resize(static_cast<size_t>(row_stride) * group.table.rows);
-  PadTable(group, row_stride, padded->data());
 }
 
 void PadTable(const Group& group, int64_t row_stride, int32_t* out) {

@@ -23,9 +23,6 @@ std::vector<int32_t> PaddedTable(const Batch& batch, const Group& group, int64_t
 /// The same with a given row stride (>= the group's width).
 std::vector<int32_t> PaddedTable(const Group& group, int64_t row_stride);
 
-/// The same into *padded, reusing its storage.
-void PaddedTable(const Group& group, int64_t row_stride, std::vector<int32_t>* padded);
-
 /// The same into rows * row_stride entries at `out`.
 void PadTable(const Group& group, int64_t row_stride, int32_t* out);
 
