@@ -80,8 +80,6 @@ CompressorRingParams MakeCompressorRingParams(const Group& group) {
   return p;
 }
 
-int OutputCount(const Group& group) { return group.family == Family::kCompressorRing ? 2 : 1; }
-
 std::vector<size_t> RunOrder(const Scenario& scenario) {
   std::vector<size_t> order;
   for (size_t i = 0; i < scenario.groups.size(); ++i)

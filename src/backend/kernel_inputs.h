@@ -12,6 +12,7 @@
 #include "kernels/paged_slot.h"
 #include "kernels/qsa_compressed_slot.h"
 #include "kernels/qsa_ring_slot.h"
+#include "scenario/family_params.h"  // OutputCount
 #include "scenario/scenario.h"
 
 namespace slotguard {
@@ -50,9 +51,6 @@ void VisitFamily(const Group& group, const int64_t* common, Visitor&& visit) {
       return visit(CompressorRingFamily{}, MakeCompressorRingParams(group));
   }
 }
-
-/// Output buffers of a group: 2 for compressor_ring (slot, tail), else 1.
-int OutputCount(const Group& group);
 
 /// Group indices in run order: a qsa_compressed group after the paged group
 /// whose output it reads.

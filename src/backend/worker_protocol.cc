@@ -29,6 +29,36 @@ bool WireBuffer::GetString(std::string* s) {
   return true;
 }
 
+namespace {
+
+// The wire form of one Group parameter member (family_params.def SG_FIELD).
+void PutField(WireBuffer* out, int32_t v) { out->PutU32(static_cast<uint32_t>(v)); }
+void PutField(WireBuffer* out, bool v) { out->PutU8(v ? 1 : 0); }
+void PutField(WireBuffer* out, const std::string& v) { out->PutString(v); }
+void PutField(WireBuffer* out, const Dcp& v) {
+  PutField(out, v.world);
+  PutField(out, v.rank);
+  PutField(out, v.interleave);
+}
+bool GetField(WireBuffer* in, int32_t* v) {
+  uint32_t u;
+  if (!in->GetU32(&u)) return false;
+  *v = static_cast<int32_t>(u);
+  return true;
+}
+bool GetField(WireBuffer* in, bool* v) {
+  uint8_t u;
+  if (!in->GetU8(&u)) return false;
+  *v = u != 0;
+  return true;
+}
+bool GetField(WireBuffer* in, std::string* v) { return in->GetString(v); }
+bool GetField(WireBuffer* in, Dcp* v) {
+  return GetField(in, &v->world) && GetField(in, &v->rank) && GetField(in, &v->interleave);
+}
+
+}  // namespace
+
 void PutScenario(const Scenario& s, WireBuffer* out) {
   out->PutString(s.name);
   out->PutU32(static_cast<uint32_t>(s.num_blocks));
@@ -43,12 +73,12 @@ void PutScenario(const Scenario& s, WireBuffer* out) {
   out->PutU32(static_cast<uint32_t>(s.groups.size()));
   for (const Group& g : s.groups) {
     out->PutString(g.name);
-    out->PutString(g.common);
     const int32_t ints[] = {static_cast<int32_t>(g.family), static_cast<int32_t>(g.variant), g.table.rows,
-                            g.table.width, g.block_size, g.kernel_block_size, g.dcp.world, g.dcp.rank,
-                            g.dcp.interleave, g.enabled ? 1 : 0, g.kpool, g.ring, g.compress_ratio, g.capacity,
-                            g.ring_block_size};
+                            g.table.width};
     out->Put(ints, sizeof(ints));
+#define SG_FIELD(type, member, initial) PutField(out, g.member);
+#include "registry/family_params.def"
+#undef SG_FIELD
     out->PutVector(g.table.entries);
   }
 }
@@ -67,23 +97,19 @@ bool GetScenario(WireBuffer* in, Scenario* s) {
   b.num_tokens = static_cast<int64_t>(n);
   s->groups.assign(groups, Group());
   for (Group& g : s->groups) {
-    int32_t ints[15];
-    if (!in->GetString(&g.name) || !in->GetString(&g.common) || !in->Get(ints, sizeof(ints)) ||
-        !in->GetVector(&g.table.entries))
+    int32_t ints[4];
+    if (!in->GetString(&g.name) || !in->Get(ints, sizeof(ints)) || ints[0] < 0 || ints[0] >= kFamilyCount ||
+        ints[1] < 0 || ints[1] >= kVariantCount)
       return false;
     g.family = static_cast<Family>(ints[0]);
     g.variant = static_cast<Variant>(ints[1]);
     g.table.rows = ints[2];
     g.table.width = ints[3];
-    g.block_size = ints[4];
-    g.kernel_block_size = ints[5];
-    g.dcp = Dcp{ints[6], ints[7], ints[8]};
-    g.enabled = ints[9] != 0;
-    g.kpool = ints[10];
-    g.ring = ints[11];
-    g.compress_ratio = ints[12];
-    g.capacity = ints[13];
-    g.ring_block_size = ints[14];
+#define SG_FIELD(type, member, initial) \
+  if (!GetField(in, &g.member)) return false;
+#include "registry/family_params.def"
+#undef SG_FIELD
+    if (!in->GetVector(&g.table.entries)) return false;
   }
   return true;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <random>
 
+#include "scenario/family_params.h"
+
 namespace slotguard {
 
 Scenario MakeBenchScenario(int64_t num_tokens, uint64_t seed) {
@@ -32,33 +34,33 @@ Scenario MakeBenchScenario(int64_t num_tokens, uint64_t seed) {
     for (int64_t i = 0; i < q; ++i) b.positions[b.query_start_loc[r] + i] = context + i;
   }
   b.slot_mapping_in.assign(num_tokens, kPadSlot);
-  // Every group gets its own fresh real blocks, ids from 1.
+  // One group per family, named after it, with the table's example
+  // parameters; each gets its own fresh real blocks, ids from 1. A group
+  // parameter names the first group of its target family.
   int32_t next_block = 1;
-  auto group = [&](const char* name, Family family, int32_t table_width) {
+  for (const FamilyInfo& info : AllFamilies()) {
     Group g;
-    g.name = name;
-    g.family = family;
-    g.variant = FixedVariant(family);
+    g.name = info.name;
+    g.family = info.family;
+    g.variant = FixedVariant(info.family);
+    for (const ParamInfo* p : ParamsOf(info.family)) {
+      const ParamRef ref = p->ref(g);
+      if (p->kind == ParamKind::kInt) *ref.i = static_cast<int32_t>(p->example);
+      if (p->kind == ParamKind::kBool) *ref.b = p->example != 0;
+      if (p->kind == ParamKind::kGroup) *ref.s = GetFamily(p->target).name;
+    }
+    DeriveParams(&g);
+    // Paged rows hold every block a position selects; qsa_compressed one
+    // per compress_ratio of those; the rings what they read.
+    int32_t table_width = static_cast<int32_t>(std::max<int64_t>(1, MinWidth(g)));
+    if (info.family == Family::kPaged) table_width = width;
+    if (info.family == Family::kQsaCompressed) table_width = width / g.compress_ratio + 1;
     g.table.rows = R;
     g.table.width = table_width;
     g.table.entries.resize(static_cast<size_t>(R) * table_width);
     for (int32_t& e : g.table.entries) e = next_block++;
-    return g;
-  };
-  Group paged = group("paged", Family::kPaged, width);
-  paged.block_size = paged.kernel_block_size = kBlockSize;
-  Group kpool = group("kpool_tail", Family::kKpoolTail, 1);
-  kpool.kpool = 128;
-  Group qsa = group("qsa_ring", Family::kQsaRing, 1);
-  qsa.ring = 128;
-  Group comp = group("qsa_compressed", Family::kQsaCompressed, width / 4 + 1);
-  comp.block_size = kBlockSize;
-  comp.compress_ratio = 4;
-  comp.common = "paged";
-  Group ring = group("compressor_ring", Family::kCompressorRing, 8);
-  ring.capacity = 128;
-  ring.ring_block_size = 16;
-  s.groups = {paged, kpool, qsa, comp, ring};
+    s.groups.push_back(g);
+  }
   s.num_blocks = next_block + 1;
   return s;
 }

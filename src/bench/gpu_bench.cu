@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "backend/cuda_check.h"
+#include "scenario/family_params.h"
 #include "backend/kernel_inputs.h"
 #include "bench/bench_scenario.h"
 #include "kernels/launchers.h"
@@ -51,7 +52,7 @@ double MappingBytes(const Group& g, const Batch& b) {
     case Family::kQsaCompressed:  // common mapping in, slots out
       return 16.0 * n + meta + 4.0 * (n / g.compress_ratio / g.block_size + requests);
     case Family::kCompressorRing:  // positions in, slots and tail slots out
-      return 24.0 * n + meta + 4.0 * requests * g.capacity / g.ring_block_size;
+      return 24.0 * n + meta + 4.0 * requests * MinWidth(g);
   }
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "plugin/kernel_spec.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <fstream>
@@ -217,10 +218,42 @@ const std::vector<std::string>& SpecScalarNames() {
   return names;
 }
 
+namespace {
+
+/// A family parameter as the call carries it (family_params.def's plugin field).
+struct CallParam {
+  Family family;
+  const char* plugin_field;
+  int64_t (*get)(const sg_mapping_call& call);
+};
+
+const std::vector<CallParam>& CallParams() {
+  static const std::vector<CallParam> params = {
+#define SG_INT_PARAM(id, member, key, min, max, default_value, divides, times, plugin, example, meaning) \
+  {Family::k##id, #plugin, [](const sg_mapping_call& c) -> int64_t { return c.plugin; }},
+#define SG_BOOL_PARAM(id, member, key, default_value, plugin, meaning) \
+  {Family::k##id, #plugin, [](const sg_mapping_call& c) -> int64_t { return c.plugin; }},
+#include "registry/family_params.def"
+#undef SG_INT_PARAM
+#undef SG_BOOL_PARAM
+  };
+  return params;
+}
+
+std::string SpecName(const CallParam& p) {
+  const std::string field = p.plugin_field;
+  return field.substr(field.rfind('.') + 1);
+}
+
+}  // namespace
+
 const std::vector<std::string>& SpecParamNames() {
-  static const std::vector<std::string> names = {
-      "block_size", "kernel_block_size", "dcp_world", "dcp_rank",        "dcp_interleave", "enabled",
-      "kpool",      "ring",              "compress_ratio", "capacity", "ring_block_size"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const CallParam& p : CallParams())
+      if (std::find(out.begin(), out.end(), SpecName(p)) == out.end()) out.push_back(SpecName(p));
+    return out;
+  }();
   return names;
 }
 
@@ -232,19 +265,14 @@ bool CallVariable(const std::string& name, const sg_mapping_call& call, int64_t*
   else if (name == "block_table_width") *value = call.block_table_width;
   else if (name == "block_table_row_stride") *value = call.block_table_row_stride;
   else if (name == "block_table_rows") *value = call.block_table_rows;
-  else if (family == "paged" && name == "block_size") *value = call.paged.block_size;
-  else if (family == "paged" && name == "kernel_block_size") *value = call.paged.kernel_block_size;
-  else if (family == "paged" && name == "dcp_world") *value = call.paged.dcp_world;
-  else if (family == "paged" && name == "dcp_rank") *value = call.paged.dcp_rank;
-  else if (family == "paged" && name == "dcp_interleave") *value = call.paged.dcp_interleave;
-  else if (family == "paged" && name == "enabled") *value = call.paged.enabled;
-  else if (family == "kpool_tail" && name == "kpool") *value = call.kpool_tail.kpool;
-  else if (family == "qsa_ring" && name == "ring") *value = call.qsa_ring.ring;
-  else if (family == "qsa_compressed" && name == "block_size") *value = call.qsa_compressed.block_size;
-  else if (family == "qsa_compressed" && name == "compress_ratio") *value = call.qsa_compressed.compress_ratio;
-  else if (family == "compressor_ring" && name == "capacity") *value = call.compressor_ring.capacity;
-  else if (family == "compressor_ring" && name == "ring_block_size") *value = call.compressor_ring.ring_block_size;
-  else return false;
+  else {
+    for (const CallParam& p : CallParams())
+      if (family == GetFamily(p.family).name && name == SpecName(p)) {
+        *value = p.get(call);
+        return true;
+      }
+    return false;
+  }
   return true;
 }
 

@@ -1,6 +1,7 @@
 #include "plugin/mapping_call.h"
 
 #include "registry/families.h"
+#include "scenario/family_params.h"
 
 namespace slotguard {
 
@@ -23,20 +24,16 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
   call.block_table_width = table.width;
   call.block_table_rows = table.rows;
   call.slot_mapping = out.slot;
-  call.tail_slot_mapping = group.family == Family::kCompressorRing ? out.tail : nullptr;
-  call.paged.block_size = group.block_size;
-  call.paged.kernel_block_size = group.kernel_block_size;
-  call.paged.dcp_world = group.dcp.world;
-  call.paged.dcp_rank = group.dcp.rank;
-  call.paged.dcp_interleave = group.dcp.interleave;
-  call.paged.enabled = group.enabled ? 1 : 0;
-  call.kpool_tail.kpool = group.kpool;
-  call.qsa_ring.ring = group.ring;
-  call.qsa_compressed.block_size = group.block_size;
-  call.qsa_compressed.compress_ratio = group.compress_ratio;
+  call.tail_slot_mapping = OutputCount(group) > 1 ? out.tail : nullptr;
+  // The family's parameters, as family_params.def binds them.
+#define SG_INT_PARAM(id, member, key, min, max, default_value, divides, times, plugin, example, meaning) \
+  if (group.family == Family::k##id) call.plugin = group.member;
+#define SG_BOOL_PARAM(id, member, key, default_value, plugin, meaning) \
+  if (group.family == Family::k##id) call.plugin = group.member ? 1 : 0;
+#include "registry/family_params.def"
+#undef SG_INT_PARAM
+#undef SG_BOOL_PARAM
   call.qsa_compressed.common_slot_mapping = common;
-  call.compressor_ring.capacity = group.capacity;
-  call.compressor_ring.ring_block_size = group.ring_block_size;
   call.stream = stream;
   return call;
 }

@@ -10,15 +10,6 @@
 
 namespace slotguard {
 
-std::vector<std::string> OutputNames(const Group& group) {
-  switch (group.family) {
-    case Family::kCompressorRing:
-      return {group.name, group.name + ".tail"};
-    default:
-      return {group.name};
-  }
-}
-
 std::string SkippedCaches(const Scenario& scenario, const WriterOptions& writers) {
   if (writers.head_bytes <= 0) return "";
   std::string skipped;

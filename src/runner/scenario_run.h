@@ -11,6 +11,7 @@
 
 #include "backend/backend.h"
 #include "invariants/finding.h"
+#include "scenario/family_params.h"  // OutputNames
 #include "scenario/scenario.h"
 
 namespace slotguard {
@@ -23,9 +24,6 @@ struct ScenarioRun {
   std::vector<std::vector<int32_t>> request_of_token;         // [groups][num_tokens]
   std::vector<FindingSink> findings;                          // [groups]
 };
-
-/// Names of a group's output buffers (what expect.slot_mapping keys).
-std::vector<std::string> OutputNames(const Group& group);
 
 /// The groups whose pool the backends skip (writers on, pool over
 /// writers.max_cache_bytes), in words for the report; "" when none.

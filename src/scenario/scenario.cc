@@ -8,13 +8,13 @@ bool SameTable(const BlockTable& a, const BlockTable& b) {
 }
 
 bool SameGroup(const Group& a, const Group& b) {
-  return a.name == b.name && a.family == b.family && a.variant == b.variant &&
-         SameTable(a.table, b.table) && a.block_size == b.block_size &&
-         a.kernel_block_size == b.kernel_block_size && a.dcp.world == b.dcp.world &&
-         a.dcp.rank == b.dcp.rank && a.dcp.interleave == b.dcp.interleave &&
-         a.enabled == b.enabled && a.kpool == b.kpool && a.ring == b.ring &&
-         a.compress_ratio == b.compress_ratio && a.common == b.common &&
-         a.capacity == b.capacity && a.ring_block_size == b.ring_block_size;
+  if (a.name != b.name || a.family != b.family || a.variant != b.variant || !SameTable(a.table, b.table))
+    return false;
+#define SG_FIELD(type, member, initial) \
+  if (!(a.member == b.member)) return false;
+#include "registry/family_params.def"
+#undef SG_FIELD
+  return true;
 }
 
 }  // namespace

@@ -49,31 +49,22 @@ struct Dcp {
   int32_t rank = 0;
   int32_t interleave = 1;
 };
+inline bool operator==(const Dcp& a, const Dcp& b) {
+  return a.world == b.world && a.rank == b.rank && a.interleave == b.interleave;
+}
 
 /// One KV-cache group: a family's kernel, its parameters and its table.
-/// Only the parameters of `family` are meaningful.
+/// The parameter members come from registry/family_params.def; only those
+/// of `family` are meaningful.
 struct Group {
   std::string name;
   Family family = Family::kPaged;
   Variant variant = kPagedFixed;
   BlockTable table;
 
-  // paged (DESIGN 2.1)
-  int32_t block_size = 0;
-  int32_t kernel_block_size = 0;  // == block_size unless hybrid
-  Dcp dcp;
-  bool enabled = true;
-
-  // kpool_tail (DESIGN 2.2)
-  int32_t kpool = 0;
-  // qsa_ring (DESIGN 2.3)
-  int32_t ring = 0;
-  // qsa_compressed (DESIGN 2.4): block_size above is S
-  int32_t compress_ratio = 0;
-  std::string common;  // name of a paged group, "" when absent
-  // compressor_ring (DESIGN 2.5)
-  int32_t capacity = 0;
-  int32_t ring_block_size = 0;
+#define SG_FIELD(type, member, initial) type member = initial;
+#include "registry/family_params.def"
+#undef SG_FIELD
 
   /// Kernel blocks per manager block (1 unless hybrid).
   int32_t blocks_per_manager_block() const { return block_size / kernel_block_size; }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "registry/invariants.h"
+#include "scenario/family_params.h"
 #include "scenario/scenario_json.h"
 #include "scenario/table_extent.h"
 #include "util/did_you_mean.h"
@@ -41,29 +42,6 @@ std::string Child(const std::string& ptr, const std::string& key) {
   return ptr + "/" + EscapePointerToken(key);
 }
 std::string Child(const std::string& ptr, size_t index) { return ptr + "/" + std::to_string(index); }
-
-/// The parameter keys of a family's groups (beside name, kernel, variant,
-/// block_table).
-const std::vector<std::string>& FamilyKeys(Family family) {
-  static const std::vector<std::string> paged = {"block_size", "kernel_block_size", "dcp", "enabled"};
-  static const std::vector<std::string> kpool = {"kpool"};
-  static const std::vector<std::string> ring = {"ring"};
-  static const std::vector<std::string> compressed = {"block_size", "compress_ratio", "common"};
-  static const std::vector<std::string> compressor = {"capacity", "ring_block_size"};
-  switch (family) {
-    case Family::kPaged:
-      return paged;
-    case Family::kKpoolTail:
-      return kpool;
-    case Family::kQsaRing:
-      return ring;
-    case Family::kQsaCompressed:
-      return compressed;
-    case Family::kCompressorRing:
-      return compressor;
-  }
-  return paged;
-}
 
 /// A short description of a JSON value for "got ..." (never the whole value).
 std::string Describe(const json& v) {
@@ -161,6 +139,10 @@ class Loader {
     return true;
   }
   bool LoadBatch(const json& v, Batch* b);
+  /// The family's parameters (family_params.def), in table order.
+  bool LoadParams(const json& v, const std::string& ptr, Group* g);
+  bool LoadIntParam(const json& f, const std::string& ptr, const ParamInfo& p, Group* g);
+  bool CheckGroupParam(const Scenario& s, size_t index, const ParamInfo& p);
   bool LoadGroup(const json& v, const std::string& ptr, const Scenario& s, Group* g);
   bool LoadTable(const json& v, const std::string& ptr, const Scenario& s, const Group& g,
                  BlockTable* table);
@@ -271,28 +253,11 @@ bool Loader::Load(const json& root, Scenario* s) {
         return Fail(Child(ptr, "name"), "duplicate group name '" + s->groups[i].name + "'",
                     "a name not used by /groups/" + std::to_string(j));
   }
-  // qsa_compressed reads the output of its `common` group: it must name a
-  // paged group (which depends on nothing, so the order has no cycle).
-  for (size_t i = 0; i < s->groups.size(); ++i) {
-    const Group& g = s->groups[i];
-    if (g.family != Family::kQsaCompressed || g.common.empty()) continue;
-    std::vector<std::string> paged;
-    const Group* target = nullptr;
-    for (const Group& other : s->groups) {
-      if (other.family == Family::kPaged) paged.push_back(other.name);
-      if (other.name == g.common) target = &other;
-    }
-    const std::string ptr = Child(Child("/groups", i), "common");
-    if (!target)
-      return Fail(ptr, "no group named '" + g.common + "'" + DidYouMean(g.common, paged),
-                  paged.empty() ? std::string("a paged group in this scenario (there is none)")
-                                : "the name of a paged group: " + JoinNames(paged));
-    if (target->family != Family::kPaged)
-      return Fail(ptr, "group '" + g.common + "' is not a paged group",
-                  paged.empty() ? std::string("a paged group in this scenario (there is none)")
-                                : "the name of a paged group: " + JoinNames(paged),
-                  std::string("a ") + GetFamily(target->family).name + " group");
-  }
+  // A group parameter names a group of its target family, which depends on
+  // nothing (so the run order has no cycle).
+  for (size_t i = 0; i < s->groups.size(); ++i)
+    for (const ParamInfo* p : ParamsOf(s->groups[i].family))
+      if (p->kind == ParamKind::kGroup && !CheckGroupParam(*s, i, *p)) return false;
   s->expect = Expect();
   if ((v = Find(root, "expect")) && !LoadExpect(*v, *s, &s->expect)) return false;
   return true;
@@ -419,7 +384,6 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
 bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s, Group* g) {
   if (!Object(v, ptr, "a group object")) return false;
   const json* f;
-  int64_t x;
   std::string text;
   if (!Require(v, ptr, "kernel", "a kernel family name", &f) ||
       !String(*f, Child(ptr, "kernel"), "a kernel family name", &text))
@@ -431,7 +395,7 @@ bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s,
     return Fail(Child(ptr, "kernel"), problem.substr(0, cut), problem.substr(cut + 11));
   }
   const std::vector<std::string> common = {"name", "kernel", "variant", "block_table"};
-  const std::vector<std::string>& own = FamilyKeys(g->family);
+  const std::vector<std::string> own = FamilyKeys(g->family);
   std::vector<std::string> allowed = common;
   allowed.insert(allowed.end(), own.begin(), own.end());
   std::vector<std::string> elsewhere;  // keys of the other families, for a clearer message
@@ -453,82 +417,94 @@ bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s,
     }
   }
 
-  switch (g->family) {
-    case Family::kPaged: {
-      if (!Require(v, ptr, "block_size", "an integer >= 1", &f) ||
-          !Int(*f, Child(ptr, "block_size"), 1, kInt32Max, "block_size", &x))
-        return false;
-      g->block_size = static_cast<int32_t>(x);
-      g->kernel_block_size = g->block_size;
-      if ((f = Find(v, "kernel_block_size"))) {
-        if (!Int(*f, Child(ptr, "kernel_block_size"), 1, g->block_size, "kernel_block_size", &x))
-          return false;
-        if (g->block_size % x != 0)
-          return Fail(Child(ptr, "kernel_block_size"), "kernel_block_size does not divide block_size",
-                      "a divisor of " + std::to_string(g->block_size), std::to_string(x));
-        g->kernel_block_size = static_cast<int32_t>(x);
-      }
-      g->dcp = Dcp();
-      if ((f = Find(v, "dcp"))) {
-        const std::string dptr = Child(ptr, "dcp");
-        if (!Object(*f, dptr, "an object {world, rank, interleave}") ||
-            !CheckKeys(*f, dptr, {"world", "rank", "interleave"}))
-          return false;
-        const json* d;
-        if ((d = Find(*f, "world"))) {
-          if (!Int(*d, dptr + "/world", 1, 1 << 16, "world", &x)) return false;
-          g->dcp.world = static_cast<int32_t>(x);
-        }
-        if ((d = Find(*f, "rank"))) {
-          if (!Int(*d, dptr + "/rank", 0, g->dcp.world - 1, "rank", &x)) return false;
-          g->dcp.rank = static_cast<int32_t>(x);
-        }
-        if ((d = Find(*f, "interleave"))) {
-          if (!Int(*d, dptr + "/interleave", 1, g->block_size, "interleave", &x)) return false;
-          if (g->block_size % x != 0)
-            return Fail(dptr + "/interleave", "interleave does not divide block_size",
-                        "a divisor of " + std::to_string(g->block_size), std::to_string(x));
-          g->dcp.interleave = static_cast<int32_t>(x);
-        }
-        if (int64_t{g->block_size} * g->dcp.world > kInt32Max)
-          return Fail(dptr + "/world", "block_size * world past int32",
-                      "block_size * world <= " + std::to_string(kInt32Max),
-                      std::to_string(int64_t{g->block_size} * g->dcp.world));
-      }
-      g->enabled = true;
-      if ((f = Find(v, "enabled"))) {
-        if (!f->is_boolean())
-          return Fail(Child(ptr, "enabled"), "wrong type", "true or false", Describe(*f));
-        g->enabled = f->get<bool>();
-      }
-      break;
-    }
-    case Family::kKpoolTail:
-      if (!PositiveInt(v, ptr, "kpool", &g->kpool)) return false;
-      break;
-    case Family::kQsaRing:
-      if (!PositiveInt(v, ptr, "ring", &g->ring)) return false;
-      break;
-    case Family::kQsaCompressed:
-      if (!PositiveInt(v, ptr, "block_size", &g->block_size) ||
-          !PositiveInt(v, ptr, "compress_ratio", &g->compress_ratio))
-        return false;
-      g->kernel_block_size = g->block_size;
-      if ((f = Find(v, "common")) &&
-          !String(*f, Child(ptr, "common"), "the name of a paged group", &g->common))
-        return false;
-      break;
-    case Family::kCompressorRing:
-      if (!PositiveInt(v, ptr, "capacity", &g->capacity) ||
-          !PositiveInt(v, ptr, "ring_block_size", &g->ring_block_size))
-        return false;
-      if (g->capacity % g->ring_block_size != 0)
-        return Fail(Child(ptr, "ring_block_size"), "ring_block_size does not divide capacity",
-                    "a divisor of " + std::to_string(g->capacity), std::to_string(g->ring_block_size));
-      break;
-  }
+  if (!LoadParams(v, ptr, g)) return false;
   if (!Require(v, ptr, "block_table", "an array of num_reqs rows", &f)) return false;
   return LoadTable(*f, Child(ptr, "block_table"), s, *g, &g->table);
+}
+
+bool Loader::LoadParams(const json& v, const std::string& ptr, Group* g) {
+  for (const ParamInfo* p : ParamsOf(g->family)) {
+    if (p->kind == ParamKind::kDerived) continue;
+    const std::string top = p->top_key();
+    std::string at = Child(ptr, top);
+    const json* f = Find(v, top);
+    if (f && p->nested()) {
+      const std::vector<std::string> keys = NestedKeys(g->family, top);
+      if (p->leaf_key() == keys.front() &&  // check the object once, at its first row
+          (!Object(*f, at, "an object {" + JoinNames(keys) + "}") || !CheckKeys(*f, at, keys)))
+        return false;
+      at = Child(at, p->leaf_key());
+      f = Find(*f, p->leaf_key());
+    }
+    const ParamRef ref = p->ref(*g);
+    switch (p->kind) {
+      case ParamKind::kInt:
+        if (f) {
+          if (!LoadIntParam(*f, at, *p, g)) return false;
+        } else if (p->default_value(*g) == kRequiredParam) {
+          return Fail(at, "missing required key", "an integer >= " + std::to_string(p->min));
+        } else {
+          *ref.i = static_cast<int32_t>(p->default_value(*g));
+        }
+        break;
+      case ParamKind::kBool:
+        if (f && !f->is_boolean()) return Fail(at, "wrong type", "true or false", Describe(*f));
+        *ref.b = f ? f->get<bool>() : p->default_value(*g) != 0;
+        break;
+      case ParamKind::kGroup:
+        ref.s->clear();
+        if (f && !String(*f, at, std::string("the name of a ") + GetFamily(p->target).name + " group", ref.s))
+          return false;
+        break;
+      case ParamKind::kDerived:
+        break;
+    }
+  }
+  DeriveParams(g);
+  return true;
+}
+
+bool Loader::LoadIntParam(const json& f, const std::string& ptr, const ParamInfo& p, Group* g) {
+  const std::string leaf = p.leaf_key();
+  int64_t x;
+  if (!Int(f, ptr, p.min, p.max(*g), leaf, &x)) return false;
+  *p.ref(*g).i = static_cast<int32_t>(x);
+  if (*p.divides) {
+    const ParamInfo* other = FindParam(g->family, p.divides);
+    const int64_t whole = ParamValue(*other, *g);
+    if (whole % x != 0)
+      return Fail(ptr, leaf + " does not divide " + other->leaf_key(), "a divisor of " + std::to_string(whole),
+                  std::to_string(x));
+  }
+  if (*p.times) {
+    const ParamInfo* other = FindParam(g->family, p.times);
+    const int64_t product = ParamValue(*other, *g) * x;
+    const std::string names = other->leaf_key() + " * " + leaf;
+    if (product > kInt32Max)
+      return Fail(ptr, names + " past int32", names + " <= " + std::to_string(kInt32Max), std::to_string(product));
+  }
+  return true;
+}
+
+bool Loader::CheckGroupParam(const Scenario& s, size_t index, const ParamInfo& p) {
+  const std::string& name = *ConstRef(p, s.groups[index]).s;
+  if (name.empty()) return true;
+  const std::string family = GetFamily(p.target).name;
+  std::vector<std::string> candidates;
+  const Group* target = nullptr;
+  for (const Group& other : s.groups) {
+    if (other.family == p.target) candidates.push_back(other.name);
+    if (other.name == name) target = &other;
+  }
+  const std::string ptr = Child(Child("/groups", index), p.key);
+  const std::string expected = candidates.empty()
+                                   ? "a " + family + " group in this scenario (there is none)"
+                                   : "the name of a " + family + " group: " + JoinNames(candidates);
+  if (!target) return Fail(ptr, "no group named '" + name + "'" + DidYouMean(name, candidates), expected);
+  if (target->family != p.target)
+    return Fail(ptr, "group '" + name + "' is not a " + family + " group", expected,
+                std::string("a ") + GetFamily(target->family).name + " group");
+  return true;
 }
 
 bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s, const Group& g,
@@ -541,9 +517,9 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
   // Valid ids: -1 (no block), 0 (the null block) and real kernel block ids.
   int64_t id_limit = int64_t{s.num_blocks};
   std::string limit_text = "num_blocks (" + std::to_string(id_limit) + ")";
-  if (g.family == Family::kPaged && g.blocks_per_manager_block() > 1) {
-    id_limit *= g.blocks_per_manager_block();
-    limit_text = "num_blocks * block_size / kernel_block_size (" + std::to_string(id_limit) + ")";
+  if (NullEntries(g) > 1) {
+    id_limit *= NullEntries(g);
+    limit_text = "num_blocks * " + NullEntriesText(g.family) + " (" + std::to_string(id_limit) + ")";
   }
   if (id_limit > kInt32Max) {
     id_limit = kInt32Max;  // kInt32Max itself is reserved as the poison id
@@ -581,14 +557,10 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
     }
   }
   // Ring kernels read their columns unguarded: the table must have them.
-  int32_t min_width = 0;
-  if (g.family == Family::kKpoolTail) min_width = 1;
-  if (g.family == Family::kCompressorRing) min_width = g.capacity / g.ring_block_size;
+  const int64_t min_width = MinWidth(g);
   if (R > 0 && table->width < min_width)
     return Fail(Child(ptr, 0), "row too narrow for the ring",
-                Plural(min_width, "column", "columns") +
-                    (g.family == Family::kKpoolTail ? " (column 0 is read)"
-                                                    : " (capacity / ring_block_size)"),
+                Plural(min_width, "column", "columns") + " (" + MinWidthReason(g.family) + ")",
                 std::to_string(table->width));
   const int64_t padded = PaddedRowStride(s.batch, g) * R;
   if (padded > limits_.max_table_entries)
@@ -637,10 +609,8 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
     const std::string sm = ptr + "/slot_mapping";
     if (!Object(*f, sm, "an object from group name to slots")) return false;
     std::vector<std::string> outputs;
-    for (const Group& g : s.groups) {
-      outputs.push_back(g.name);
-      if (g.family == Family::kCompressorRing) outputs.push_back(g.name + ".tail");
-    }
+    for (const Group& g : s.groups)
+      for (const std::string& name : OutputNames(g)) outputs.push_back(name);
     for (auto it = f->begin(); it != f->end(); ++it) {
       const std::string key_ptr = Child(sm, it.key());
       if (std::find(outputs.begin(), outputs.end(), it.key()) == outputs.end())

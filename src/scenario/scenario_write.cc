@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "registry/families.h"
+#include "scenario/family_params.h"
 #include "scenario/scenario_json.h"
 
 namespace slotguard {
@@ -57,31 +58,28 @@ std::string GroupJson(const Group& g) {
   w.Field("name", Quote(g.name));
   w.Field("kernel", Quote(GetFamily(g.family).name));
   w.Field("variant", Quote(GetVariant(g.variant).name));
-  switch (g.family) {
-    case Family::kPaged:
-      w.Field("block_size", std::to_string(g.block_size));
-      w.Field("kernel_block_size", std::to_string(g.kernel_block_size));
-      w.Field("dcp", "{\"world\": " + std::to_string(g.dcp.world) +
-                         ", \"rank\": " + std::to_string(g.dcp.rank) +
-                         ", \"interleave\": " + std::to_string(g.dcp.interleave) + "}");
-      w.Field("enabled", g.enabled ? "true" : "false");
-      break;
-    case Family::kKpoolTail:
-      w.Field("kpool", std::to_string(g.kpool));
-      break;
-    case Family::kQsaRing:
-      w.Field("ring", std::to_string(g.ring));
-      break;
-    case Family::kQsaCompressed:
-      w.Field("block_size", std::to_string(g.block_size));
-      w.Field("compress_ratio", std::to_string(g.compress_ratio));
-      if (!g.common.empty()) w.Field("common", Quote(g.common));
-      break;
-    case Family::kCompressorRing:
-      w.Field("capacity", std::to_string(g.capacity));
-      w.Field("ring_block_size", std::to_string(g.ring_block_size));
-      break;
+  // The family's parameters in table order; a nested object ("dcp") on one line.
+  std::string nested_key, nested;
+  auto close_nested = [&] {
+    if (!nested_key.empty()) w.Field(nested_key, "{" + nested + "}");
+    nested_key.clear();
+    nested.clear();
+  };
+  for (const ParamInfo* p : ParamsOf(g.family)) {
+    if (p->kind == ParamKind::kDerived) continue;
+    const ParamRef ref = ConstRef(*p, g);
+    if (p->kind == ParamKind::kGroup && ref.s->empty()) continue;
+    const std::string value = ref.s ? Quote(*ref.s) : ref.b ? (*ref.b ? "true" : "false") : std::to_string(*ref.i);
+    if (!p->nested()) {
+      close_nested();
+      w.Field(p->key, value);
+      continue;
+    }
+    if (nested_key != p->top_key()) close_nested();
+    nested_key = p->top_key();
+    nested += (nested.empty() ? "" : ", ") + Quote(p->leaf_key()) + ": " + value;
   }
+  close_nested();
   w.Field("block_table", TableJson(g.table, 6));
   w.Close();
   return out.str();

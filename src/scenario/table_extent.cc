@@ -4,26 +4,6 @@
 
 namespace slotguard {
 
-int64_t SlotsPerEntry(const Group& group) {
-  switch (group.family) {
-    case Family::kPaged:
-      return group.kernel_block_size;
-    case Family::kKpoolTail:
-      return group.kpool;
-    case Family::kQsaRing:
-      return group.ring;
-    case Family::kQsaCompressed:
-      return group.block_size;
-    case Family::kCompressorRing:
-      return group.ring_block_size;
-  }
-  return 1;
-}
-
-int64_t NullEntries(const Group& group) {
-  return group.family == Family::kPaged ? group.blocks_per_manager_block() : 1;
-}
-
 int64_t PaddedRowStride(const Batch& batch, const Group& group) {
   int64_t max_position = 0;
   const int64_t real = std::min<int64_t>(batch.num_real_tokens(), batch.positions.size());

@@ -7,17 +7,10 @@
 
 #include <cstdint>
 
+#include "scenario/family_params.h"  // SlotsPerEntry, NullEntries
 #include "scenario/scenario.h"
 
 namespace slotguard {
-
-/// Slots one table entry names: kernel_block_size (paged), kpool, ring,
-/// block_size S (qsa_compressed), ring_block_size (compressor_ring).
-int64_t SlotsPerEntry(const Group& group);
-
-/// Entries below this id name the null block: block_size / kernel_block_size
-/// for a hybrid paged group (manager block 0), else 1.
-int64_t NullEntries(const Group& group);
 
 /// Row stride of the padded table: at least width + 1 and past the farthest
 /// column any real token's position could select.
