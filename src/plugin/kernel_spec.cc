@@ -10,6 +10,7 @@
 
 #include "registry/families.h"
 #include "util/did_you_mean.h"
+#include "util/json_reader.h"
 
 namespace slotguard {
 
@@ -295,55 +296,19 @@ namespace {
 
 using nlohmann::json;
 
-class SpecReader {
+class SpecReader : public JsonReader {
  public:
-  SpecReader(const std::string& file, std::string* err) : file_(file), err_(err) {}
+  using JsonReader::JsonReader;
 
-  bool Fail(const std::string& pointer, const std::string& problem) {
-    *err_ = file_ + ":" + (pointer.empty() ? "/" : pointer) + ": " + problem;
-    return false;
-  }
-
-  bool Keys(const json& j, const std::string& pointer, const std::vector<std::string>& allowed) {
-    if (!j.is_object()) return Fail(pointer, "expected an object, got " + std::string(j.type_name()));
-    for (const auto& [key, value] : j.items()) {
-      bool ok = false;
-      for (const std::string& a : allowed) ok |= a == key;
-      if (!ok)
-        return Fail(pointer + "/" + key, "unknown key '" + key + "'" + DidYouMean(key, allowed) + "; expected one of " +
-                                             JoinNames(allowed));
-    }
-    return true;
-  }
-
+  /// A required string member.
   bool String(const json& j, const std::string& key, const std::string& pointer, std::string* out) {
-    if (!j.contains(key)) return Fail(pointer, "missing \"" + key + "\"; expected a string");
-    if (!j[key].is_string()) return Fail(pointer + "/" + key, "expected a string, got " + std::string(j[key].type_name()));
-    *out = j[key].get<std::string>();
-    return true;
-  }
-
-  bool Int(const json& j, const std::string& pointer, int64_t lo, int64_t hi, int64_t* out) {
-    if (!j.is_number_integer())
-      return Fail(pointer, "expected an integer, got " + std::string(j.type_name()));
-    *out = j.get<int64_t>();
-    if (*out < lo || *out > hi)
-      return Fail(pointer, "out of range; expected " + std::to_string(lo) + " <= value <= " + std::to_string(hi) +
-                               ", got " + std::to_string(*out));
-    return true;
-  }
-
-  bool OneOf(const std::string& value, const std::vector<std::string>& names, const std::string& pointer,
-             const std::string& what) {
-    for (const std::string& n : names)
-      if (n == value) return true;
-    return Fail(pointer, "unknown " + what + " '" + value + "'" + DidYouMean(value, names) + "; expected one of " +
-                             JoinNames(names));
+    const json* v;
+    return Require(j, pointer, key, "a string", &v) && JsonReader::String(*v, JsonChild(pointer, key), "a string", out);
   }
 
   bool Type(const json& arg, const std::string& pointer, SpecType fallback, bool required, SpecType* type) {
     if (!arg.contains("type")) {
-      if (required) return Fail(pointer, "missing \"type\"; expected \"i32\", \"i64\" or \"ptr\"");
+      if (required) return Fail(JsonChild(pointer, "type"), "missing required key", "\"i32\", \"i64\" or \"ptr\"");
       *type = fallback;
       return true;
     }
@@ -354,17 +319,19 @@ class SpecReader {
   }
 
   bool Param(const json& arg, const std::string& pointer, SpecArg* out) {
-    if (!Keys(arg, pointer, {"buffer", "scalar", "param", "constant", "type"})) return false;
+    if (!Object(arg, pointer, "a parameter object") ||
+        !CheckKeys(arg, pointer, {"buffer", "scalar", "param", "constant", "type"}))
+      return false;
     const int kinds = arg.contains("buffer") + arg.contains("scalar") + arg.contains("param") + arg.contains("constant");
     if (kinds != 1)
-      return Fail(pointer, "expected exactly one of \"buffer\", \"scalar\", \"param\", \"constant\", got " +
-                               std::to_string(kinds));
+      return Fail(pointer, "not one kind of parameter", "exactly one of \"buffer\", \"scalar\", \"param\", \"constant\"",
+                  std::to_string(kinds));
     if (arg.contains("buffer")) {
       out->kind = SpecArgKind::kBuffer;
       out->type = SpecType::kPtr;
       return String(arg, "buffer", pointer, &out->name) &&
              OneOf(out->name, SpecBufferNames(), pointer + "/buffer", "buffer") &&
-             (!arg.contains("type") || Fail(pointer + "/type", "a buffer is a pointer; expected no \"type\""));
+             (!arg.contains("type") || Fail(pointer + "/type", "a buffer is a pointer", "no \"type\""));
     }
     if (arg.contains("scalar")) {
       out->kind = SpecArgKind::kScalar;
@@ -379,34 +346,39 @@ class SpecReader {
              Type(arg, pointer, SpecType::kI32, true, &out->type) && Integer(out->type, pointer);
     }
     out->kind = SpecArgKind::kConstant;
-    return Int(arg["constant"], pointer + "/constant", INT64_MIN, INT64_MAX, &out->constant) &&
+    return Int(arg["constant"], pointer + "/constant", kInt64Min, kInt64Max, "constant", &out->constant) &&
            Type(arg, pointer, SpecType::kI32, true, &out->type);
   }
 
   bool Integer(SpecType type, const std::string& pointer) {
-    return type != SpecType::kPtr || Fail(pointer + "/type", "expected \"i32\" or \"i64\" for a number, got \"ptr\"");
+    return type != SpecType::kPtr || Fail(pointer + "/type", "a number cannot be a pointer", "\"i32\" or \"i64\"", "\"ptr\"");
   }
 
   bool Read(const json& j, KernelSpec* spec) {
-    if (!Keys(j, "", {"slotguard_kernel_spec", "family", "symbol", "params", "grid", "block", "shared_bytes"}))
+    if (!Object(j, "", "a kernel spec object") ||
+        !CheckKeys(j, "", {"slotguard_kernel_spec", "family", "symbol", "params", "grid", "block", "shared_bytes"}))
       return false;
-    if (!j.contains("slotguard_kernel_spec")) return Fail("", "missing \"slotguard_kernel_spec\"; expected 1");
+    const json* v;
     int64_t version;
-    if (!Int(j["slotguard_kernel_spec"], "/slotguard_kernel_spec", 1, 1, &version)) return false;
+    if (!Require(j, "", "slotguard_kernel_spec", "the spec version 1", &v) ||
+        !Int(*v, "/slotguard_kernel_spec", 1, 1, "version", &version))
+      return false;
     std::string family;
     if (!String(j, "family", "", &family)) return false;
+    NameError unknown;
+    if (!FindFamily(family, &spec->family, &unknown)) return Fail("/family", unknown);
     std::string problem;
-    if (!FindFamily(family, &spec->family, &problem)) return Fail("/family", problem);
     if (!String(j, "symbol", "", &spec->symbol)) return false;
-    if (spec->symbol.empty()) return Fail("/symbol", "empty; expected the kernel's symbol name");
-    if (!j.contains("params") || !j["params"].is_array()) return Fail("/params", "expected an array of parameters");
+    if (spec->symbol.empty()) return Fail("/symbol", "empty symbol", "the kernel's symbol name");
+    if (!Require(j, "", "params", "an array of parameters", &v) || !Array(*v, "/params", "an array of parameters"))
+      return false;
     for (size_t i = 0; i < j["params"].size(); ++i) {
       SpecArg arg;
       if (!Param(j["params"][i], "/params/" + std::to_string(i), &arg)) return false;
       spec->params.push_back(arg);
     }
     if (!j.contains("grid") || !j["grid"].is_array() || j["grid"].empty() || j["grid"].size() > 3)
-      return Fail("/grid", "expected an array of 1 to 3 formulas (strings or integers)");
+      return Fail("/grid", "no grid", "an array of 1 to 3 formulas (strings or integers)");
     for (int d = 0; d < 3; ++d) {
       const std::string pointer = "/grid/" + std::to_string(d);
       std::string text = "1";
@@ -414,51 +386,40 @@ class SpecReader {
         const json& g = j["grid"][d];
         if (g.is_number_integer()) text = std::to_string(g.get<int64_t>());
         else if (g.is_string()) text = g.get<std::string>();
-        else return Fail(pointer, "expected a formula (string) or an integer, got " + std::string(g.type_name()));
+        else return Fail(pointer, "wrong type", "a formula (string) or an integer", DescribeJson(g));
       }
-      if (!spec->grid[d].Parse(text, &problem)) return Fail(pointer, problem);
+      if (!spec->grid[d].Parse(text, &problem)) return FailWith(pointer, problem);
     }
     if (!j.contains("block") || !j["block"].is_array() || j["block"].empty() || j["block"].size() > 3)
-      return Fail("/block", "expected an array of 1 to 3 integers");
+      return Fail("/block", "no block", "an array of 1 to 3 integers");
     for (size_t d = 0; d < j["block"].size(); ++d) {
-      int64_t v;
-      if (!Int(j["block"][d], "/block/" + std::to_string(d), 1, 1024, &v)) return false;
-      spec->block[d] = static_cast<int32_t>(v);
+      int64_t x;
+      if (!Int(j["block"][d], "/block/" + std::to_string(d), 1, 1024, "block size", &x)) return false;
+      spec->block[d] = static_cast<int32_t>(x);
     }
     if (j.contains("shared_bytes")) {
-      int64_t v;
-      if (!Int(j["shared_bytes"], "/shared_bytes", 0, 227 * 1024, &v)) return false;
-      spec->shared_bytes = static_cast<int32_t>(v);
+      int64_t x;
+      if (!Int(j["shared_bytes"], "/shared_bytes", 0, 227 * 1024, "shared_bytes", &x)) return false;
+      spec->shared_bytes = static_cast<int32_t>(x);
     }
     return true;
   }
 
- private:
-  std::string file_;
-  std::string* err_;
 };
 
 }  // namespace
 
 bool ParseKernelSpec(const std::string& text, const std::string& file, KernelSpec* spec, std::string* err) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    *err = file + ":/: not valid JSON; expected a kernel spec object";
-    return false;
-  }
+  json j;
+  if (!ParseJsonText(text, file, "a kernel spec object", &j, err)) return false;
   *spec = KernelSpec();
   return SpecReader(file, err).Read(j, spec);
 }
 
 bool LoadKernelSpec(const std::string& path, KernelSpec* spec, std::string* err) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *err = path + ": cannot open file; expected a readable kernel spec (--kernel-spec)";
-    return false;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseKernelSpec(text.str(), path, spec, err);
+  std::string text;
+  return ReadTextFile(path, "a readable kernel spec (--kernel-spec)", &text, err) &&
+         ParseKernelSpec(text, path, spec, err);
 }
 
 }  // namespace slotguard

@@ -45,7 +45,7 @@ std::vector<Variant> NonFixedVariants() {
   return out;
 }
 
-bool FindFamily(const std::string& name, Family* family, std::string* err) {
+bool FindFamily(const std::string& name, Family* family, NameError* err) {
   std::vector<std::string> names;
   for (const FamilyInfo& info : AllFamilies()) {
     if (name == info.name) {
@@ -54,12 +54,11 @@ bool FindFamily(const std::string& name, Family* family, std::string* err) {
     }
     names.push_back(info.name);
   }
-  *err = "unknown kernel family '" + name + "'" + DidYouMean(name, names) + "; expected one of " +
-         JoinNames(names);
+  *err = UnknownName("kernel family", name, names);
   return false;
 }
 
-bool FindVariant(Family family, const std::string& name, Variant* variant, std::string* err) {
+bool FindVariant(Family family, const std::string& name, Variant* variant, NameError* err) {
   std::vector<std::string> names;
   for (Variant v : VariantsOf(family)) {
     if (name == GetVariant(v).name) {
@@ -68,8 +67,21 @@ bool FindVariant(Family family, const std::string& name, Variant* variant, std::
     }
     names.push_back(GetVariant(v).name);
   }
-  *err = "unknown variant '" + name + "' of family " + GetFamily(family).name +
-         DidYouMean(name, names) + "; expected one of " + JoinNames(names);
+  *err = UnknownName("variant", name, names, std::string(" of family ") + GetFamily(family).name);
+  return false;
+}
+
+bool FindFamily(const std::string& name, Family* family, std::string* err) {
+  NameError e;
+  if (FindFamily(name, family, &e)) return true;
+  *err = e.Text();
+  return false;
+}
+
+bool FindVariant(Family family, const std::string& name, Variant* variant, std::string* err) {
+  NameError e;
+  if (FindVariant(family, name, variant, &e)) return true;
+  *err = e.Text();
   return false;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "registry/variant_ids.h"
+#include "util/did_you_mean.h"
 
 namespace slotguard {
 
@@ -37,6 +38,9 @@ std::vector<Variant> NonFixedVariants();
 /// is close, "did you mean '...'?".
 bool FindFamily(const std::string& name, Family* family, std::string* err);
 bool FindVariant(Family family, const std::string& name, Variant* variant, std::string* err);
+/// The same, with the message in its two parts (for file errors).
+bool FindFamily(const std::string& name, Family* family, NameError* err);
+bool FindVariant(Family family, const std::string& name, Variant* variant, NameError* err);
 
 }  // namespace slotguard
 

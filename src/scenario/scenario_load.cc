@@ -14,6 +14,7 @@
 #include "scenario/scenario_json.h"
 #include "scenario/table_extent.h"
 #include "util/did_you_mean.h"
+#include "util/json_reader.h"
 
 namespace slotguard {
 namespace {
@@ -21,103 +22,20 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
-constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
-
-std::string EscapePointerToken(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string Child(const std::string& ptr, const std::string& key) {
-  return ptr + "/" + EscapePointerToken(key);
-}
-std::string Child(const std::string& ptr, size_t index) { return ptr + "/" + std::to_string(index); }
-
-/// A short description of a JSON value for "got ..." (never the whole value).
-std::string Describe(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return v.get<bool>() ? "true" : "false";
-    case json::value_t::string: {
-      std::string s = v.get<std::string>();
-      if (s.size() > 40) s = s.substr(0, 37) + "...";
-      return "the string " + json(s).dump();
-    }
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-    case json::value_t::number_float:
-      return v.dump();
-    case json::value_t::array:
-      return "an array of " + std::to_string(v.size()) + (v.size() == 1 ? " element" : " elements");
-    case json::value_t::object:
-      return "an object";
-    default:
-      return "an unsupported value";
-  }
-}
 
 std::string Plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 /// The JSON-to-Scenario translation. Methods return false after Fail().
-class Loader {
+class Loader : public JsonReader {
  public:
   Loader(const std::string& file, const LoadLimits& limits, std::string* err)
-      : file_(file), limits_(limits), err_(err) {}
+      : JsonReader(file, err), limits_(limits) {}
 
   bool Load(const json& root, Scenario* s);
 
  private:
-  bool Fail(const std::string& ptr, const std::string& problem, const std::string& expected,
-            const std::string& got = "") {
-    *err_ = file_ + ":" + (ptr.empty() ? "/" : ptr) + ": " + problem + "; expected " + expected;
-    if (!got.empty()) *err_ += ", got " + got;
-    return false;
-  }
-
-  bool CheckKeys(const json& obj, const std::string& ptr, const std::vector<std::string>& allowed,
-                 const std::vector<std::string>& elsewhere = {}, const std::string& owner = "");
-  const json* Find(const json& obj, const std::string& key) {
-    auto it = obj.find(key);
-    return it == obj.end() ? nullptr : &*it;
-  }
-  bool Require(const json& obj, const std::string& ptr, const std::string& key,
-               const std::string& expected, const json** out) {
-    *out = Find(obj, key);
-    if (*out == nullptr) return Fail(Child(ptr, key), "missing required key", expected);
-    return true;
-  }
-
-  bool Object(const json& v, const std::string& ptr, const std::string& what) {
-    if (!v.is_object()) return Fail(ptr, "wrong type", what, Describe(v));
-    return true;
-  }
-  bool Array(const json& v, const std::string& ptr, const std::string& what) {
-    if (!v.is_array()) return Fail(ptr, "wrong type", what, Describe(v));
-    return true;
-  }
-  bool String(const json& v, const std::string& ptr, const std::string& what, std::string* out) {
-    if (!v.is_string()) return Fail(ptr, "wrong type", what, Describe(v));
-    *out = v.get<std::string>();
-    return true;
-  }
-
-  /// An integer in [lo, hi]. `what` names the value ("block id").
-  bool Int(const json& v, const std::string& ptr, int64_t lo, int64_t hi, const std::string& what,
-           int64_t* out);
   template <class T>
   bool IntArray(const json& v, const std::string& ptr, int64_t lo, int64_t hi,
                 const std::string& what, size_t max_len, const std::string& len_flag,
@@ -129,15 +47,6 @@ class Loader {
     return true;
   }
 
-  /// A required integer parameter in [1, INT32_MAX].
-  bool PositiveInt(const json& obj, const std::string& ptr, const std::string& key, int32_t* out) {
-    const json* f;
-    int64_t x;
-    if (!Require(obj, ptr, key, "an integer >= 1", &f) || !Int(*f, Child(ptr, key), 1, kInt32Max, key, &x))
-      return false;
-    *out = static_cast<int32_t>(x);
-    return true;
-  }
   bool LoadBatch(const json& v, Batch* b);
   /// The family's parameters (family_params.def), in table order.
   bool LoadParams(const json& v, const std::string& ptr, Group* g);
@@ -148,55 +57,8 @@ class Loader {
                  BlockTable* table);
   bool LoadExpect(const json& v, const Scenario& s, Expect* e);
 
-  std::string file_;
   LoadLimits limits_;
-  std::string* err_;
 };
-
-bool Loader::CheckKeys(const json& obj, const std::string& ptr,
-                       const std::vector<std::string>& allowed,
-                       const std::vector<std::string>& elsewhere, const std::string& owner) {
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    const std::string& key = it.key();
-    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    if (std::find(elsewhere.begin(), elsewhere.end(), key) != elsewhere.end())
-      return Fail(Child(ptr, key), "key '" + key + "' does not apply to " + owner,
-                  "one of " + JoinNames(allowed));
-    return Fail(Child(ptr, key), "unknown key '" + key + "'" + DidYouMean(key, allowed),
-                "one of " + JoinNames(allowed));
-  }
-  return true;
-}
-
-bool Loader::Int(const json& v, const std::string& ptr, int64_t lo, int64_t hi,
-                 const std::string& what, int64_t* out) {
-  std::string range;
-  if (lo == kInt64Min && hi == kInt64Max) {
-    range = "a 64-bit integer";
-  } else if (hi == kInt64Max) {
-    range = what + " >= " + std::to_string(lo);
-  } else {
-    range = std::to_string(lo) + " <= " + what + " <= " + std::to_string(hi);
-  }
-  int64_t value;
-  if (v.is_number_unsigned()) {
-    const uint64_t u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(kInt64Max))
-      return Fail(ptr, what + " out of range", range, v.dump());
-    value = static_cast<int64_t>(u);
-  } else if (v.is_number_integer()) {
-    value = v.get<int64_t>();
-  } else {
-    return Fail(ptr, "wrong type", what + " as an integer", Describe(v));
-  }
-  if (value < lo || value > hi) {
-    const bool past_int32 = hi == kInt32Max && value > kInt32Max;
-    return Fail(ptr, what + (past_int32 ? " past int32" : " out of range"), range,
-                std::to_string(value));
-  }
-  *out = value;
-  return true;
-}
 
 template <class T>
 bool Loader::IntArray(const json& v, const std::string& ptr, int64_t lo, int64_t hi,
@@ -211,7 +73,7 @@ bool Loader::IntArray(const json& v, const std::string& ptr, int64_t lo, int64_t
   out->reserve(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
     int64_t x;
-    if (!Int(v[i], Child(ptr, i), lo, hi, what, &x)) return false;
+    if (!Int(v[i], JsonChild(ptr, i), lo, hi, what, &x)) return false;
     out->push_back(static_cast<T>(x));
   }
   return true;
@@ -226,7 +88,7 @@ bool Loader::Load(const json& root, Scenario* s) {
   int64_t x;
   if (!Require(root, "", "slotguard", "the format version 1", &v)) return false;
   if (!v->is_number_integer() || v->get<int64_t>() != 1)
-    return Fail("/slotguard", "unsupported format version", "1", Describe(*v));
+    return Fail("/slotguard", "unsupported format version", "1", DescribeJson(*v));
   if (!Require(root, "", "name", "a non-empty string", &v) ||
       !String(*v, "/name", "a non-empty string", &s->name))
     return false;
@@ -246,11 +108,11 @@ bool Loader::Load(const json& root, Scenario* s) {
   const json& groups = *v;
   s->groups.resize(groups.size());
   for (size_t i = 0; i < groups.size(); ++i) {
-    const std::string ptr = Child("/groups", i);
+    const std::string ptr = JsonChild("/groups", i);
     if (!LoadGroup(groups[i], ptr, *s, &s->groups[i])) return false;
     for (size_t j = 0; j < i; ++j)
       if (s->groups[j].name == s->groups[i].name)
-        return Fail(Child(ptr, "name"), "duplicate group name '" + s->groups[i].name + "'",
+        return Fail(JsonChild(ptr, "name"), "duplicate group name '" + s->groups[i].name + "'",
                     "a name not used by /groups/" + std::to_string(j));
   }
   // A group parameter names a group of its target family, which depends on
@@ -284,13 +146,13 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
                 std::to_string(b->query_start_loc[0]));
   for (size_t i = 1; i < b->query_start_loc.size(); ++i)
     if (b->query_start_loc[i] < b->query_start_loc[i - 1])
-      return Fail(Child(ptr + "/query_start_loc", i), "query_start_loc decreases",
+      return Fail(JsonChild(ptr + "/query_start_loc", i), "query_start_loc decreases",
                   ">= " + std::to_string(b->query_start_loc[i - 1]) + " (the previous entry)",
                   std::to_string(b->query_start_loc[i]));
   const int32_t R = b->num_reqs();
   const int64_t real = b->num_real_tokens();
   if (real > limits_.max_tokens)
-    return Fail(Child(ptr + "/query_start_loc", static_cast<size_t>(R)), "too many tokens",
+    return Fail(JsonChild(ptr + "/query_start_loc", static_cast<size_t>(R)), "too many tokens",
                 "at most " + std::to_string(limits_.max_tokens) + " (raise with --max-tokens)",
                 std::to_string(real));
 
@@ -346,7 +208,7 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
     for (int32_t r = 0; r < R; ++r) {
       const int64_t q = b->query_start_loc[r + 1] - b->query_start_loc[r];
       if (b->seq_lens[r] < q)
-        return Fail(Child(ptr + "/seq_lens", r),
+        return Fail(JsonChild(ptr + "/seq_lens", r),
                     "seq_len shorter than the request's query length, so positions would be negative",
                     "seq_len >= " + std::to_string(q) + " or explicit positions",
                     std::to_string(b->seq_lens[r]));
@@ -386,14 +248,10 @@ bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s,
   const json* f;
   std::string text;
   if (!Require(v, ptr, "kernel", "a kernel family name", &f) ||
-      !String(*f, Child(ptr, "kernel"), "a kernel family name", &text))
+      !String(*f, JsonChild(ptr, "kernel"), "a kernel family name", &text))
     return false;
-  std::string problem;
-  if (!FindFamily(text, &g->family, &problem)) {
-    // Split "problem; expected ..." back into Fail's shape.
-    const size_t cut = problem.find("; expected ");
-    return Fail(Child(ptr, "kernel"), problem.substr(0, cut), problem.substr(cut + 11));
-  }
+  NameError problem;
+  if (!FindFamily(text, &g->family, &problem)) return Fail(JsonChild(ptr, "kernel"), problem);
   const std::vector<std::string> common = {"name", "kernel", "variant", "block_table"};
   const std::vector<std::string> own = FamilyKeys(g->family);
   std::vector<std::string> allowed = common;
@@ -405,35 +263,32 @@ bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s,
   if (!CheckKeys(v, ptr, allowed, elsewhere, "kernel " + text)) return false;
 
   if (!Require(v, ptr, "name", "a non-empty group name", &f) ||
-      !String(*f, Child(ptr, "name"), "a non-empty group name", &g->name))
+      !String(*f, JsonChild(ptr, "name"), "a non-empty group name", &g->name))
     return false;
-  if (g->name.empty()) return Fail(Child(ptr, "name"), "empty group name", "a non-empty string");
+  if (g->name.empty()) return Fail(JsonChild(ptr, "name"), "empty group name", "a non-empty string");
   g->variant = FixedVariant(g->family);
   if ((f = Find(v, "variant"))) {
-    if (!String(*f, Child(ptr, "variant"), "a variant name", &text)) return false;
-    if (!FindVariant(g->family, text, &g->variant, &problem)) {
-      const size_t cut = problem.find("; expected ");
-      return Fail(Child(ptr, "variant"), problem.substr(0, cut), problem.substr(cut + 11));
-    }
+    if (!String(*f, JsonChild(ptr, "variant"), "a variant name", &text)) return false;
+    if (!FindVariant(g->family, text, &g->variant, &problem)) return Fail(JsonChild(ptr, "variant"), problem);
   }
 
   if (!LoadParams(v, ptr, g)) return false;
   if (!Require(v, ptr, "block_table", "an array of num_reqs rows", &f)) return false;
-  return LoadTable(*f, Child(ptr, "block_table"), s, *g, &g->table);
+  return LoadTable(*f, JsonChild(ptr, "block_table"), s, *g, &g->table);
 }
 
 bool Loader::LoadParams(const json& v, const std::string& ptr, Group* g) {
   for (const ParamInfo* p : ParamsOf(g->family)) {
     if (p->kind == ParamKind::kDerived) continue;
     const std::string top = p->top_key();
-    std::string at = Child(ptr, top);
+    std::string at = JsonChild(ptr, top);
     const json* f = Find(v, top);
     if (f && p->nested()) {
       const std::vector<std::string> keys = NestedKeys(g->family, top);
       if (p->leaf_key() == keys.front() &&  // check the object once, at its first row
           (!Object(*f, at, "an object {" + JoinNames(keys) + "}") || !CheckKeys(*f, at, keys)))
         return false;
-      at = Child(at, p->leaf_key());
+      at = JsonChild(at, p->leaf_key());
       f = Find(*f, p->leaf_key());
     }
     const ParamRef ref = p->ref(*g);
@@ -448,7 +303,7 @@ bool Loader::LoadParams(const json& v, const std::string& ptr, Group* g) {
         }
         break;
       case ParamKind::kBool:
-        if (f && !f->is_boolean()) return Fail(at, "wrong type", "true or false", Describe(*f));
+        if (f && !f->is_boolean()) return Fail(at, "wrong type", "true or false", DescribeJson(*f));
         *ref.b = f ? f->get<bool>() : p->default_value(*g) != 0;
         break;
       case ParamKind::kGroup:
@@ -496,7 +351,7 @@ bool Loader::CheckGroupParam(const Scenario& s, size_t index, const ParamInfo& p
     if (other.family == p.target) candidates.push_back(other.name);
     if (other.name == name) target = &other;
   }
-  const std::string ptr = Child(Child("/groups", index), p.key);
+  const std::string ptr = JsonChild(JsonChild("/groups", index), p.key);
   const std::string expected = candidates.empty()
                                    ? "a " + family + " group in this scenario (there is none)"
                                    : "the name of a " + family + " group: " + JoinNames(candidates);
@@ -529,7 +384,7 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
   table->width = 0;
   table->entries.clear();
   for (size_t r = 0; r < v.size(); ++r) {
-    const std::string row_ptr = Child(ptr, r);
+    const std::string row_ptr = JsonChild(ptr, r);
     const json& row = v[r];
     if (!Array(row, row_ptr, "an array of block ids")) return false;
     if (r == 0) {
@@ -546,9 +401,9 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
     }
     for (size_t c = 0; c < row.size(); ++c) {
       const json& e = row[c];
-      const std::string e_ptr = Child(row_ptr, c);
+      const std::string e_ptr = JsonChild(row_ptr, c);
       if (!e.is_number_integer())
-        return Fail(e_ptr, "wrong type", "a block id as an integer", Describe(e));
+        return Fail(e_ptr, "wrong type", "a block id as an integer", DescribeJson(e));
       const bool fits = !e.is_number_unsigned() || e.get<uint64_t>() <= uint64_t{1} << 62;
       const int64_t id = fits ? e.get<int64_t>() : kInt64Max;
       if (id < -1 || id >= id_limit)
@@ -559,7 +414,7 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
   // Ring kernels read their columns unguarded: the table must have them.
   const int64_t min_width = MinWidth(g);
   if (R > 0 && table->width < min_width)
-    return Fail(Child(ptr, 0), "row too narrow for the ring",
+    return Fail(JsonChild(ptr, 0), "row too narrow for the ring",
                 Plural(min_width, "column", "columns") + " (" + MinWidthReason(g.family) + ")",
                 std::to_string(table->width));
   const int64_t padded = PaddedRowStride(s.batch, g) * R;
@@ -594,7 +449,7 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
     if (!Array(*f, ptr + "/findings", "an array of invariant names")) return false;
     const std::vector<std::string> names = AllInvariantNames();
     for (size_t i = 0; i < f->size(); ++i) {
-      const std::string item = Child(ptr + "/findings", i);
+      const std::string item = JsonChild(ptr + "/findings", i);
       if (!String((*f)[i], item, "an invariant name", &text)) return false;
       if (!IsInvariantName(text))
         return Fail(item, "unknown invariant '" + text + "'" + DidYouMean(text, names),
@@ -612,7 +467,7 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
     for (const Group& g : s.groups)
       for (const std::string& name : OutputNames(g)) outputs.push_back(name);
     for (auto it = f->begin(); it != f->end(); ++it) {
-      const std::string key_ptr = Child(sm, it.key());
+      const std::string key_ptr = JsonChild(sm, it.key());
       if (std::find(outputs.begin(), outputs.end(), it.key()) == outputs.end())
         return Fail(key_ptr, "no output named '" + it.key() + "'" + DidYouMean(it.key(), outputs),
                     "one of " + JoinNames(outputs));
@@ -627,97 +482,12 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
   return true;
 }
 
-/// Tracks where the parser is, so duplicate keys can be named by pointer
-/// (nlohmann keeps the last duplicate silently).
-class DuplicateKeyFinder {
- public:
-  bool OnEvent(int depth, json::parse_event_t event, const json& parsed) {
-    (void)depth;
-    switch (event) {
-      case json::parse_event_t::object_start:
-        BeginValue();
-        frames_.push_back({true, {}, "", 0});
-        break;
-      case json::parse_event_t::array_start:
-        BeginValue();
-        frames_.push_back({false, {}, "", 0});
-        break;
-      case json::parse_event_t::key: {
-        Frame& f = frames_.back();
-        f.key = parsed.get<std::string>();
-        if (!f.keys.insert(f.key).second && duplicate_.empty()) duplicate_ = Path() + "/" + EscapePointerToken(f.key);
-        break;
-      }
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        frames_.pop_back();
-        break;
-      case json::parse_event_t::value:
-        BeginValue();
-        break;
-    }
-    return true;
-  }
-  const std::string& duplicate() const { return duplicate_; }
-
- private:
-  struct Frame {
-    bool object;
-    std::set<std::string> keys;
-    std::string key;
-    size_t next_index;
-  };
-  void BeginValue() {
-    if (!frames_.empty() && !frames_.back().object) {
-      frames_.back().key = std::to_string(frames_.back().next_index++);
-    }
-  }
-  std::string Path() const {
-    std::string out;
-    for (size_t i = 0; i + 1 < frames_.size(); ++i) out += "/" + EscapePointerToken(frames_[i].key);
-    return out;
-  }
-  std::vector<Frame> frames_;
-  std::string duplicate_;
-};
-
 }  // namespace
 
 bool ParseScenario(const std::string& text, const std::string& file, const LoadLimits& limits,
                    Scenario* scenario, std::string* err) {
   json root;
-  DuplicateKeyFinder duplicates;
-  try {
-    root = json::parse(text, [&duplicates](int depth, json::parse_event_t event, json& parsed) {
-      return duplicates.OnEvent(depth, event, parsed);
-    });
-  } catch (const json::parse_error& e) {
-    // Turn the byte offset into line:column and keep nlohmann's reason.
-    size_t line = 1, column = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    std::string what = e.what();
-    const size_t colon = what.find(": ", what.find("parse error"));
-    if (colon != std::string::npos) what = what.substr(colon + 2);
-    *err = file + ": invalid JSON at line " + std::to_string(line) + ", column " +
-           std::to_string(column) + ": " + what + "; expected a scenario object";
-    return false;
-  } catch (const std::exception& e) {
-    *err = file + ": invalid JSON: " + e.what() + "; expected a scenario object";
-    return false;
-  }
-  if (!duplicates.duplicate().empty()) {
-    const std::string& d = duplicates.duplicate();
-    *err = file + ":" + d + ": duplicate key '" + d.substr(d.rfind('/') + 1) +
-           "'; expected each key once per object";
-    return false;
-  }
+  if (!ParseJsonText(text, file, "a scenario object", &root, err)) return false;
   Scenario loaded;
   try {
     if (!Loader(file, limits, err).Load(root, &loaded)) return false;
@@ -731,18 +501,9 @@ bool ParseScenario(const std::string& text, const std::string& file, const LoadL
 
 bool LoadScenarioFile(const std::string& path, const LoadLimits& limits, Scenario* scenario,
                       std::string* err) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *err = path + ": cannot open file; expected a readable scenario file";
-    return false;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    *err = path + ": read error; expected a readable scenario file";
-    return false;
-  }
-  return ParseScenario(text.str(), path, limits, scenario, err);
+  std::string text;
+  return ReadTextFile(path, "a readable scenario file", &text, err) &&
+         ParseScenario(text, path, limits, scenario, err);
 }
 
 }  // namespace slotguard

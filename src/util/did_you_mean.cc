@@ -42,6 +42,11 @@ std::string DidYouMean(const std::string& word, const std::vector<std::string>& 
   return match.empty() ? "" : ", did you mean '" + match + "'?";
 }
 
+NameError UnknownName(const std::string& what, const std::string& name, const std::vector<std::string>& names,
+                      const std::string& qualifier) {
+  return {"unknown " + what + " '" + name + "'" + qualifier + DidYouMean(name, names), "one of " + JoinNames(names)};
+}
+
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& name : names) {

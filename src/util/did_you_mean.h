@@ -14,6 +14,19 @@ std::string ClosestMatch(const std::string& word, const std::vector<std::string>
 /// ", did you mean 'x'?" or "" (ready to append to a message).
 std::string DidYouMean(const std::string& word, const std::vector<std::string>& candidates);
 
+/// An unknown name, in the two parts every error line has:
+/// problem "unknown variant 'x' of family paged, did you mean 'y'?" and
+/// expected "one of a, b, c".
+struct NameError {
+  std::string problem;
+  std::string expected;
+  std::string Text() const { return problem + "; expected " + expected; }
+};
+/// `what` names the kind of name ("kernel family"); `qualifier` follows the
+/// quoted name (" of family paged").
+NameError UnknownName(const std::string& what, const std::string& name, const std::vector<std::string>& names,
+                      const std::string& qualifier = "");
+
 /// "a, b, c" for messages.
 std::string JoinNames(const std::vector<std::string>& names);
 

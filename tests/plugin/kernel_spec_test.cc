@@ -83,9 +83,12 @@ std::string SpecError(const std::string& text) {
 
 const std::string kHead = R"({"slotguard_kernel_spec": 1, "family": "kpool_tail", "symbol": "k", )";
 
+// The spec reader and the scenario loader share one JSON reader
+// (util/json_reader.h): every error is "FILE:POINTER: problem; expected X, got Y".
 TEST(KernelSpecTest, ErrorsNameFilePointerAndExpectation) {
-  EXPECT_EQ("k.json:/: not valid JSON; expected a kernel spec object", SpecError("{"));
-  EXPECT_EQ("k.json:/: missing \"slotguard_kernel_spec\"; expected 1", SpecError("{}"));
+  EXPECT_EQ("k.json: invalid JSON at line 1, column 2: syntax error while parsing object key - unexpected end of "
+            "input; expected string literal; expected a kernel spec object", SpecError("{"));
+  EXPECT_EQ("k.json:/slotguard_kernel_spec: missing required key; expected the spec version 1", SpecError("{}"));
   EXPECT_EQ("k.json:/famly: unknown key 'famly', did you mean 'family'?; expected one of slotguard_kernel_spec, "
             "family, symbol, params, grid, block, shared_bytes",
             SpecError(R"({"slotguard_kernel_spec": 1, "famly": "paged"})"));
@@ -96,15 +99,18 @@ TEST(KernelSpecTest, ErrorsNameFilePointerAndExpectation) {
             "query_start_loc, positions, seq_lens, idx_mapping, slot_mapping_in, block_table, slot_mapping, "
             "tail_slot_mapping, common_slot_mapping",
             SpecError(kHead + R"("params": [{"buffer": "slot_mapping"}, {"buffer": "postions"}]})"));
-  EXPECT_EQ("k.json:/params/0: missing \"type\"; expected \"i32\", \"i64\" or \"ptr\"",
+  EXPECT_EQ("k.json:/params/0/type: missing required key; expected \"i32\", \"i64\" or \"ptr\"",
             SpecError(kHead + R"("params": [{"scalar": "num_reqs"}]})"));
-  EXPECT_EQ("k.json:/params/0/type: expected \"i32\" or \"i64\" for a number, got \"ptr\"",
+  EXPECT_EQ("k.json:/params/0/type: a number cannot be a pointer; expected \"i32\" or \"i64\", got \"ptr\"",
             SpecError(kHead + R"("params": [{"param": "kpool", "type": "ptr"}]})"));
-  EXPECT_EQ("k.json:/params/0: expected exactly one of \"buffer\", \"scalar\", \"param\", \"constant\", got 2",
+  EXPECT_EQ("k.json:/params/0: not one kind of parameter; expected exactly one of \"buffer\", \"scalar\", "
+            "\"param\", \"constant\", got 2",
             SpecError(kHead + R"("params": [{"buffer": "positions", "constant": 0}]})"));
   EXPECT_EQ("k.json:/grid/0: unknown function 'ceil'; expected cdiv, min or max",
             SpecError(kHead + R"j("params": [], "grid": ["ceil(num_tokens, 256)"], "block": [128]})j"));
-  EXPECT_EQ("k.json:/block/0: out of range; expected 1 <= value <= 1024, got 2048",
+  EXPECT_EQ("k.json:/symbol: duplicate key 'symbol'; expected each key once per object",
+            SpecError(kHead + R"("symbol": "k2", "params": [], "grid": [1], "block": [1]})"));
+  EXPECT_EQ("k.json:/block/0: block size out of range; expected 1 <= block size <= 1024, got 2048",
             SpecError(kHead + R"("params": [], "grid": [1], "block": [2048]})"));
 }
 
