@@ -10,10 +10,10 @@ void CheckDifferential(const GroupRun& run, FindingSink* sink) {
     const std::vector<int64_t>& reference = *out.reference;
     for (size_t t = 0; t < kernel.size(); ++t) {
       if (kernel[t] != reference[t])
-        sink->Add(TokenFinding(run, out, "differential", t,
+        sink->Add(TokenFinding(run, out, kInvariantDifferential, t,
                                "the kernel (engine geometry) differs from the reference"));
       if (out.flat && (*out.flat)[t] != kernel[t])
-        sink->Add(TokenFinding(run, out, "differential", t,
+        sink->Add(TokenFinding(run, out, kInvariantDifferential, t,
                                "flat geometry wrote " + std::to_string((*out.flat)[t]) +
                                    ", the engine geometry " + std::to_string(kernel[t])));
     }

@@ -11,11 +11,11 @@ void CheckGolden(const GroupRun& run, FindingSink* sink) {
     const std::vector<int64_t>& golden = *out.golden;
     for (size_t t = 0; t < golden.size(); ++t) {
       if ((*out.kernel)[t] != golden[t])
-        sink->Add(TokenFinding(run, out, "golden", t,
+        sink->Add(TokenFinding(run, out, kInvariantGolden, t,
                                "kernel wrote " + std::to_string((*out.kernel)[t]) +
                                    ", expect.slot_mapping says " + std::to_string(golden[t])));
       if ((*out.reference)[t] != golden[t])
-        sink->Add(TokenFinding(run, out, "golden", t,
+        sink->Add(TokenFinding(run, out, kInvariantGolden, t,
                                "the reference computes " + std::to_string((*out.reference)[t]) +
                                    ", expect.slot_mapping says " + std::to_string(golden[t]) +
                                    ": the golden value or the reference is wrong"));

@@ -1,6 +1,7 @@
 // Family facts the invariants need, derived from DESIGN sections 2 and 3
 // (like the reference, independent of the kernels).
 #include "invariants/group_run.h"
+#include "registry/invariants.h"
 
 #include <algorithm>
 
@@ -98,7 +99,7 @@ Finding TokenFinding(const GroupRun& run, const OutputRun& out, const char* inva
   f.kernel = (*out.kernel)[t];
   f.reference = (*out.reference)[t];
   f.detail = std::move(detail);
-  if (f.kernel == f.reference && f.invariant != "differential" && f.invariant != "golden")
+  if (f.kernel == f.reference && f.invariant != kInvariantDifferential && f.invariant != kInvariantGolden)
     f.detail += " (the reference agrees: the batch state routes this token here)";
   return f;
 }

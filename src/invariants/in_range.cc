@@ -9,7 +9,7 @@ void CheckInRange(const GroupRun& run, FindingSink* sink) {
     const std::vector<int64_t>& kernel = *out.kernel;
     for (size_t t = 0; t < kernel.size(); ++t)
       if (kernel[t] >= run.slot_limit && KernelMaps(run, t))
-        sink->Add(TokenFinding(run, out, "in_range", t,
+        sink->Add(TokenFinding(run, out, kInvariantInRange, t,
                                "slot " + std::to_string(kernel[t]) + " past the pool; expected < " +
                                    std::to_string(run.slot_limit) + " (num_blocks * page)"));
   }

@@ -4,10 +4,11 @@
 
 #include "invariants/finding.h"
 #include "invariants/group_run.h"
+#include "registry/invariants.h"  // kInvariant<Id>
 
 namespace slotguard {
 
-#define SG_MAPPING_INVARIANT(id, name, description) \
+#define SG_MAPPING_INVARIANT(id, name, rank, description) \
   void Check##id(const GroupRun& run, FindingSink* sink);
 #include "registry/invariants.def"
 #undef SG_MAPPING_INVARIANT
@@ -17,7 +18,7 @@ void CheckMappingInvariants(const GroupRun& run, FindingSink* sink);
 
 // The memory invariants read the cache after the writers; run.outputs[0]'s
 // reference says which slots the writers should have filled.
-#define SG_MEMORY_INVARIANT(id, name, description) \
+#define SG_MEMORY_INVARIANT(id, name, rank, description) \
   void Check##id(const GroupRun& run, const MemoryRun& memory, FindingSink* sink);
 #include "registry/invariants.def"
 #undef SG_MEMORY_INVARIANT

@@ -16,7 +16,7 @@ void CheckNullBytes(const GroupRun& run, const MemoryRun& memory, FindingSink* s
       if (word == 0) continue;
       int64_t token;
       const std::string what = DescribeWord(memory, word, &token);
-      sink->Add(SlotFinding(run, memory, "null_bytes", slot, token,
+      sink->Add(SlotFinding(run, memory, kInvariantNullBytes, slot, token,
                             "block 0 holds " + what + " (word " + std::to_string(w) + "); it must stay zero"));
       break;
     }

@@ -9,7 +9,7 @@ void CheckNullOwnerPad(const GroupRun& run, FindingSink* sink) {
     const std::vector<int64_t>& kernel = *out.kernel;
     for (size_t t = 0; t < kernel.size(); ++t)
       if (kernel[t] != kPadSlot && HasNullOwner(run, t))
-        sink->Add(TokenFinding(run, out, "null_owner_pad", t,
+        sink->Add(TokenFinding(run, out, kInvariantNullOwnerPad, t,
                                "token owns no state (dummy request or null entry) but maps to " +
                                    std::to_string(kernel[t]) + "; expected -1"));
   }

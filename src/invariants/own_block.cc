@@ -22,7 +22,7 @@ void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
       block_lo = entry * run.slots_per_entry;
       block_hi = block_lo + run.slots_per_entry;
       if (r < 0) {
-        sink->Add(TokenFinding(run, out, "own_block", t,
+        sink->Add(TokenFinding(run, out, kInvariantOwnBlock, t,
                                "token of no request writes block entry " + std::to_string(entry)));
         continue;
       }
@@ -39,7 +39,7 @@ void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
         }
       }
       if (!last_owned)
-        sink->Add(TokenFinding(run, out, "own_block", t,
+        sink->Add(TokenFinding(run, out, kInvariantOwnBlock, t,
                                "block entry " + std::to_string(entry) +
                                    (entry < run.null_entries ? " is the null block"
                                                              : " is not in request " +

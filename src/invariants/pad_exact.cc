@@ -9,7 +9,7 @@ void CheckPadExact(const GroupRun& run, FindingSink* sink) {
     const std::vector<int64_t>& kernel = *out.kernel;
     for (size_t t = 0; t < kernel.size(); ++t)
       if (kernel[t] < 0 && kernel[t] != kPadSlot && KernelMaps(run, t))
-        sink->Add(TokenFinding(run, out, "pad_exact", t,
+        sink->Add(TokenFinding(run, out, kInvariantPadExact, t,
                                "negative slot " + std::to_string(kernel[t]) + "; expected -1"));
   }
 }

@@ -10,7 +10,7 @@ void CheckPaddingTail(const GroupRun& run, FindingSink* sink) {
     for (size_t t = PaddingStart(run); t < kernel.size(); ++t) {
       const int64_t expected = PaddingValue(run, t);
       if (kernel[t] != expected)
-        sink->Add(TokenFinding(run, out, "padding_tail", t,
+        sink->Add(TokenFinding(run, out, kInvariantPaddingTail, t,
                                "padding token (from token " + std::to_string(PaddingStart(run)) +
                                    ") holds " + std::to_string(kernel[t]) + "; expected " +
                                    std::to_string(expected)));

@@ -10,7 +10,7 @@ void CheckRowBounds(const GroupRun& run, FindingSink* sink) {
   const std::vector<uint8_t>& read = *run.read_past_row;
   for (size_t t = 0; t < read.size(); ++t)
     if (read[t])
-      sink->Add(TokenFinding(run, run.outputs.front(), "row_bounds", t,
+      sink->Add(TokenFinding(run, run.outputs.front(), kInvariantRowBounds, t,
                              "block-table read past the row's " +
                                  std::to_string(run.group->table.width) + " columns (seen by " +
                                  run.row_bounds_evidence + ")"));

@@ -67,7 +67,7 @@ void CheckUniqueSlots(const GroupRun& run, FindingSink* sink) {
       if (inserted) continue;
       const int64_t other = it->second;
       if (request[other] != request[t])
-        sink->Add(TokenFinding(run, out, "unique_slots", t,
+        sink->Add(TokenFinding(run, out, kInvariantUniqueSlots, t,
                                "slot " + std::to_string(kernel[t]) + " also written by token " +
                                    std::to_string(other) + " of request " +
                                    std::to_string(request[other])));

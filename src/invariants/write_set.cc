@@ -29,7 +29,7 @@ void CheckWriteSet(const GroupRun& run, const MemoryRun& memory, FindingSink* si
       const std::string what = DescribeWord(memory, word, &writer);
       if (expected[slot] < 0) {
         if (word == before) continue;
-        sink->Add(SlotFinding(run, memory, "write_set", slot, writer,
+        sink->Add(SlotFinding(run, memory, kInvariantWriteSet, slot, writer,
                               "holds " + what + "; the reference maps no token here, so it must still hold " +
                                   (before == 0 ? "zero" : "poison")));
         break;
@@ -39,7 +39,7 @@ void CheckWriteSet(const GroupRun& run, const MemoryRun& memory, FindingSink* si
       const bool ok = DecodePayloadWord(word, &t, &group, &index) && group == memory.group_index && index == w &&
                       t < static_cast<int64_t>(reference.size()) && reference[t] == slot;
       if (ok) continue;
-      sink->Add(SlotFinding(run, memory, "write_set", slot, expected[slot],
+      sink->Add(SlotFinding(run, memory, kInvariantWriteSet, slot, expected[slot],
                             "word " + std::to_string(w) + " holds " + what + "; expected token " +
                                 std::to_string(expected[slot]) + "'s payload (the reference maps it here)"));
       break;

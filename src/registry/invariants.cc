@@ -4,9 +4,9 @@ namespace slotguard {
 
 const std::vector<InvariantInfo>& AllInvariants() {
   static const std::vector<InvariantInfo> invariants = {
-#define SG_MAPPING_INVARIANT(id, name, description) {name, InvariantStage::kMapping, description},
-#define SG_MEMORY_INVARIANT(id, name, description) {name, InvariantStage::kMemory, description},
-#define SG_RUN_INVARIANT(id, name, description) {name, InvariantStage::kRun, description},
+#define SG_MAPPING_INVARIANT(id, name, rank, description) {name, InvariantStage::kMapping, rank, description},
+#define SG_MEMORY_INVARIANT(id, name, rank, description) {name, InvariantStage::kMemory, rank, description},
+#define SG_RUN_INVARIANT(id, name, rank, description) {name, InvariantStage::kRun, rank, description},
 #include "registry/invariants.def"
 #undef SG_MAPPING_INVARIANT
 #undef SG_MEMORY_INVARIANT
@@ -25,6 +25,13 @@ bool IsInvariantName(const std::string& name) {
   for (const InvariantInfo& info : AllInvariants())
     if (name == info.name) return true;
   return false;
+}
+
+std::string MostSpecificInvariant(const std::set<std::string>& fired) {
+  const InvariantInfo* best = nullptr;
+  for (const InvariantInfo& info : AllInvariants())
+    if (fired.count(info.name) && (!best || info.rank < best->rank)) best = &info;
+  return best ? best->name : "";
 }
 
 }  // namespace slotguard

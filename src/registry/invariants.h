@@ -3,6 +3,7 @@
 #ifndef SLOTGUARD_REGISTRY_INVARIANTS_H_
 #define SLOTGUARD_REGISTRY_INVARIANTS_H_
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,12 +16,26 @@ enum class InvariantStage { kMapping, kMemory, kRun };
 struct InvariantInfo {
   const char* name;
   InvariantStage stage;
+  int rank;  // 1: the most specific
   const char* description;
 };
+
+// kInvariantNullBlock = "null_block", ...: the one spelling of each name.
+#define SG_INVARIANT_NAME(id, name, rank, description) inline constexpr const char kInvariant##id[] = name;
+#define SG_MAPPING_INVARIANT SG_INVARIANT_NAME
+#define SG_MEMORY_INVARIANT SG_INVARIANT_NAME
+#define SG_RUN_INVARIANT SG_INVARIANT_NAME
+#include "registry/invariants.def"
+#undef SG_MAPPING_INVARIANT
+#undef SG_MEMORY_INVARIANT
+#undef SG_RUN_INVARIANT
+#undef SG_INVARIANT_NAME
 
 const std::vector<InvariantInfo>& AllInvariants();
 std::vector<std::string> AllInvariantNames();
 bool IsInvariantName(const std::string& name);
+/// The lowest-ranked (most specific) of `fired`, "" when empty.
+std::string MostSpecificInvariant(const std::set<std::string>& fired);
 
 }  // namespace slotguard
 

@@ -1,4 +1,5 @@
 #include "runner/scenario_run.h"
+#include "registry/invariants.h"
 
 #include <chrono>
 
@@ -33,7 +34,7 @@ bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_inv
 
 Finding NoFaultFinding(const std::string& output, const std::string& fault) {
   Finding f;
-  f.invariant = "no_fault";
+  f.invariant = kInvariantNoFault;
   f.output = output;
   f.detail = fault;
   return f;
