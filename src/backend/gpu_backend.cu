@@ -25,11 +25,10 @@ namespace {
 /// The family whose jobs carry parameter block P.
 template <class P>
 constexpr Family MappingJobFamily() {
-  if constexpr (std::is_same_v<P, PagedParams>) return Family::kPaged;
-  if constexpr (std::is_same_v<P, KpoolTailParams>) return Family::kKpoolTail;
-  if constexpr (std::is_same_v<P, QsaRingParams>) return Family::kQsaRing;
-  if constexpr (std::is_same_v<P, QsaCompressedParams>) return Family::kQsaCompressed;
-  if constexpr (std::is_same_v<P, CompressorRingParams>) return Family::kCompressorRing;
+#define SG_FAMILY(id, name, description) \
+  if constexpr (std::is_same_v<P, id##Params>) return Family::k##id;
+#include "registry/families.def"
+#undef SG_FAMILY
 }
 
 class GpuBackend : public Backend {
@@ -130,6 +129,7 @@ class GpuBackend : public Backend {
     std::tuple<FamilyJobs<PagedParams>, FamilyJobs<KpoolTailParams>, FamilyJobs<QsaRingParams>,
                FamilyJobs<CompressorRingParams>, FamilyJobs<QsaCompressedParams>>
         families;  // launched in this order: qsa_compressed reads its common group's output
+    static_assert(std::tuple_size_v<decltype(families)> == kFamilyCount, "one job list per family");
   };
   std::mutex many_mu_;
   ManyBuffers many_;

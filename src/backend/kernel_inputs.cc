@@ -27,7 +27,7 @@ void PadTable(const Group& group, int64_t row_stride, int32_t* out) {
   }
 }
 
-PagedParams MakePagedParams(const Group& group) {
+PagedParams MakePagedParams(const Group& group, const int64_t*) {
   PagedParams p;
   p.block_size = group.block_size;
   p.kernel_block_size = group.kernel_block_size;
@@ -44,7 +44,7 @@ PagedParams MakePagedParams(const Group& group) {
   return p;
 }
 
-KpoolTailParams MakeKpoolTailParams(const Group& group) {
+KpoolTailParams MakeKpoolTailParams(const Group& group, const int64_t*) {
   KpoolTailParams p;
   p.kpool = group.kpool;
   p.kpool_div = MakeFastDivisor(group.kpool);
@@ -52,7 +52,7 @@ KpoolTailParams MakeKpoolTailParams(const Group& group) {
   return p;
 }
 
-QsaRingParams MakeQsaRingParams(const Group& group) {
+QsaRingParams MakeQsaRingParams(const Group& group, const int64_t*) {
   QsaRingParams p;
   p.ring = group.ring;
   p.ring_div = MakeFastDivisor(group.ring);
@@ -70,7 +70,7 @@ QsaCompressedParams MakeQsaCompressedParams(const Group& group, const int64_t* c
   return p;
 }
 
-CompressorRingParams MakeCompressorRingParams(const Group& group) {
+CompressorRingParams MakeCompressorRingParams(const Group& group, const int64_t*) {
   CompressorRingParams p;
   p.capacity = group.capacity;
   p.ring_block_size = group.ring_block_size;

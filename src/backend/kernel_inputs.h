@@ -27,28 +27,24 @@ std::vector<int32_t> PaddedTable(const Group& group, int64_t row_stride);
 /// The same into rows * row_stride entries at `out`.
 void PadTable(const Group& group, int64_t row_stride, int32_t* out);
 
-PagedParams MakePagedParams(const Group& group);
-KpoolTailParams MakeKpoolTailParams(const Group& group);
-QsaRingParams MakeQsaRingParams(const Group& group);
-QsaCompressedParams MakeQsaCompressedParams(const Group& group, const int64_t* common);
-CompressorRingParams MakeCompressorRingParams(const Group& group);
+// The kernel parameter block of each family (registry/families.def: the
+// family Id names its kernel's <Id>Family trait and <Id>Params block).
+// `common` is the common mapping of a group that reads another group's
+// output (qsa_compressed); the others ignore it.
+#define SG_FAMILY(id, name, description) id##Params Make##id##Params(const Group& group, const int64_t* common);
+#include "registry/families.def"
+#undef SG_FAMILY
 
-/// Calls visit(Family{}, params) with the family trait and parameter block
-/// of `group`. `common` is the qsa_compressed common mapping (ignored by
-/// the others).
+/// Calls visit(<Id>Family{}, params) with the family trait and parameter
+/// block of `group`.
 template <class Visitor>
 void VisitFamily(const Group& group, const int64_t* common, Visitor&& visit) {
   switch (group.family) {
-    case Family::kPaged:
-      return visit(PagedFamily{}, MakePagedParams(group));
-    case Family::kKpoolTail:
-      return visit(KpoolTailFamily{}, MakeKpoolTailParams(group));
-    case Family::kQsaRing:
-      return visit(QsaRingFamily{}, MakeQsaRingParams(group));
-    case Family::kQsaCompressed:
-      return visit(QsaCompressedFamily{}, MakeQsaCompressedParams(group, common));
-    case Family::kCompressorRing:
-      return visit(CompressorRingFamily{}, MakeCompressorRingParams(group));
+#define SG_FAMILY(id, name, description) \
+  case Family::k##id:                    \
+    return visit(id##Family{}, Make##id##Params(group, common));
+#include "registry/families.def"
+#undef SG_FAMILY
   }
 }
 

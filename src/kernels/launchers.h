@@ -21,11 +21,9 @@ namespace slotguard {
   cudaError_t LaunchMapping(const Params& params, const MappingBatch& batch,                 \
                             const TableLayout& table, Geometry geometry, const MappingOutputs& out, \
                             cudaStream_t stream);
-SG_DECLARE_LAUNCHER(PagedParams)
-SG_DECLARE_LAUNCHER(KpoolTailParams)
-SG_DECLARE_LAUNCHER(QsaRingParams)
-SG_DECLARE_LAUNCHER(QsaCompressedParams)
-SG_DECLARE_LAUNCHER(CompressorRingParams)
+#define SG_FAMILY(id, name, description) SG_DECLARE_LAUNCHER(id##Params)
+#include "registry/families.def"
+#undef SG_FAMILY
 #undef SG_DECLARE_LAUNCHER
 
 // LaunchMappingBatch runs `count` jobs (a device array) of one family in both
@@ -33,11 +31,9 @@ SG_DECLARE_LAUNCHER(CompressorRingParams)
 #define SG_DECLARE_BATCH_LAUNCHER(Params)                                                          \
   cudaError_t LaunchMappingBatch(const MappingJob<Params>* jobs, int count, int64_t max_programs, \
                                  int64_t max_tokens, cudaStream_t stream);
-SG_DECLARE_BATCH_LAUNCHER(PagedParams)
-SG_DECLARE_BATCH_LAUNCHER(KpoolTailParams)
-SG_DECLARE_BATCH_LAUNCHER(QsaRingParams)
-SG_DECLARE_BATCH_LAUNCHER(QsaCompressedParams)
-SG_DECLARE_BATCH_LAUNCHER(CompressorRingParams)
+#define SG_FAMILY(id, name, description) SG_DECLARE_BATCH_LAUNCHER(id##Params)
+#include "registry/families.def"
+#undef SG_FAMILY
 #undef SG_DECLARE_BATCH_LAUNCHER
 
 }  // namespace slotguard

@@ -76,8 +76,8 @@ void DeriveParams(Group* group);
 
 // --- the family's shape -------------------------------------------------
 
-/// Slots one table entry names: kernel_block_size (paged), kpool, ring,
-/// block_size S (qsa_compressed), ring_block_size (compressor_ring).
+/// Slots one table entry names (SG_FAMILY_SHAPE's slots_per_entry: the
+/// kernel block for paged, the ring page for the rings).
 int64_t SlotsPerEntry(const Group& group);
 /// Entries below this id name the null block: block_size / kernel_block_size
 /// for a hybrid paged group (manager block 0), else 1.
