@@ -87,7 +87,7 @@ class HostBackend : public Backend {
       layout.rows = group.table.rows;
       const bool two = OutputCount(group) > 1;
       const int common = CommonGroupIndex(scenario, group);
-      if (group.family == Family::kQsaCompressed && common < 0 && default_common.empty())
+      if (ReadsAnotherGroup(group.family) && common < 0 && default_common.empty())
         default_common = DefaultCommonMapping(batch);
       const int64_t* common_mapping =
           common >= 0 ? (*outputs)[common].engine[0].data() : default_common.data();

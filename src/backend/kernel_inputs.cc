@@ -83,16 +83,17 @@ CompressorRingParams MakeCompressorRingParams(const Group& group, const int64_t*
 std::vector<size_t> RunOrder(const Scenario& scenario) {
   std::vector<size_t> order;
   for (size_t i = 0; i < scenario.groups.size(); ++i)
-    if (scenario.groups[i].family != Family::kQsaCompressed) order.push_back(i);
+    if (!ReadsAnotherGroup(scenario.groups[i].family)) order.push_back(i);
   for (size_t i = 0; i < scenario.groups.size(); ++i)
-    if (scenario.groups[i].family == Family::kQsaCompressed) order.push_back(i);
+    if (ReadsAnotherGroup(scenario.groups[i].family)) order.push_back(i);
   return order;
 }
 
 int CommonGroupIndex(const Scenario& scenario, const Group& group) {
-  if (group.family != Family::kQsaCompressed || group.common.empty()) return -1;
+  const std::string name = ReadGroupName(group);
+  if (name.empty()) return -1;
   for (size_t i = 0; i < scenario.groups.size(); ++i)
-    if (scenario.groups[i].name == group.common) return static_cast<int>(i);
+    if (scenario.groups[i].name == name) return static_cast<int>(i);
   return -1;
 }
 

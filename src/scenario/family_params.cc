@@ -115,6 +115,18 @@ int64_t ParamValue(const ParamInfo& param, const Group& group) {
   return 0;
 }
 
+bool ReadsAnotherGroup(Family family) {
+  for (const ParamInfo* p : ParamsOf(family))
+    if (p->kind == ParamKind::kGroup) return true;
+  return false;
+}
+
+std::string ReadGroupName(const Group& group) {
+  for (const ParamInfo* p : ParamsOf(group.family))
+    if (p->kind == ParamKind::kGroup) return *ConstRef(*p, group).s;
+  return "";
+}
+
 void DeriveParams(Group* group) {
   for (const ParamInfo* p : ParamsOf(group->family))
     if (p->kind == ParamKind::kDerived) *p->ref(*group).i = static_cast<int32_t>(p->default_value(*group));

@@ -71,6 +71,12 @@ inline ParamRef ConstRef(const ParamInfo& param, const Group& group) {
   return param.ref(const_cast<Group&>(group));
 }
 
+/// True when the family reads another group's output (it has a group
+/// parameter: qsa_compressed's `common`); such groups run after the others.
+bool ReadsAnotherGroup(Family family);
+/// The name that group parameter holds in `group`, "" when none.
+std::string ReadGroupName(const Group& group);
+
 /// Sets every derived parameter of `group` from the others.
 void DeriveParams(Group* group);
 
