@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "registry/families.h"
+#include "scenario/family_params.h"
 #include "util/did_you_mean.h"
 #include "util/json_reader.h"
 
@@ -241,18 +242,13 @@ const std::vector<CallParam>& CallParams() {
   return params;
 }
 
-std::string SpecName(const CallParam& p) {
-  const std::string field = p.plugin_field;
-  return field.substr(field.rfind('.') + 1);
-}
-
 }  // namespace
 
 const std::vector<std::string>& SpecParamNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
     for (const CallParam& p : CallParams())
-      if (std::find(out.begin(), out.end(), SpecName(p)) == out.end()) out.push_back(SpecName(p));
+      if (std::find(out.begin(), out.end(), SpecNameOf(p.plugin_field)) == out.end()) out.push_back(SpecNameOf(p.plugin_field));
     return out;
   }();
   return names;
@@ -268,7 +264,7 @@ bool CallVariable(const std::string& name, const sg_mapping_call& call, int64_t*
   else if (name == "block_table_rows") *value = call.block_table_rows;
   else {
     for (const CallParam& p : CallParams())
-      if (family == GetFamily(p.family).name && name == SpecName(p)) {
+      if (family == GetFamily(p.family).name && name == SpecNameOf(p.plugin_field)) {
         *value = p.get(call);
         return true;
       }

@@ -30,10 +30,12 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
   if (group.family == Family::k##id) call.plugin = group.member;
 #define SG_BOOL_PARAM(id, member, key, default_value, plugin, meaning) \
   if (group.family == Family::k##id) call.plugin = group.member ? 1 : 0;
+#define SG_GROUP_PARAM(id, member, key, target, plugin, meaning) \
+  if (group.family == Family::k##id) call.plugin = common;
 #include "registry/family_params.def"
 #undef SG_INT_PARAM
 #undef SG_BOOL_PARAM
-  call.qsa_compressed.common_slot_mapping = common;
+#undef SG_GROUP_PARAM
   call.stream = stream;
   return call;
 }

@@ -41,17 +41,19 @@ const std::vector<ParamInfo>& AllParams() {
   static const std::vector<ParamInfo> params = {
 #define SG_INT_PARAM(id, member, key, lo, hi, def, divides, times, plugin, example, meaning)                      \
   {Family::k##id, ParamKind::kInt, key, lo, [](const Group& g) -> int64_t { (void)g; return hi; },                 \
-   [](const Group& g) -> int64_t { (void)g; return def; }, divides, times, #plugin, example, Family::k##id, meaning, \
+   [](const Group& g) -> int64_t { (void)g; return def; }, divides, times, #plugin, example, #hi, #def,        \
+   Family::k##id, meaning,                                                                                     \
    [](Group& g) { return RefTo(&g.member); }},
 #define SG_BOOL_PARAM(id, member, key, def, plugin, meaning)                                                   \
   {Family::k##id, ParamKind::kBool, key, 0, NoBound, [](const Group&) -> int64_t { return def ? 1 : 0; }, "", "", \
-   #plugin, def ? 1 : 0, Family::k##id, meaning, [](Group& g) { return RefTo(&g.member); }},
-#define SG_GROUP_PARAM(id, member, key, target_id, meaning)                                                      \
-  {Family::k##id, ParamKind::kGroup, key, 0, NoBound, NoBound, "", "", "", 0, Family::k##target_id, meaning, \
+   #plugin, def ? 1 : 0, "", #def, Family::k##id, meaning, [](Group& g) { return RefTo(&g.member); }},
+#define SG_GROUP_PARAM(id, member, key, target_id, plugin, meaning)                                               \
+  {Family::k##id, ParamKind::kGroup, key, 0, NoBound, NoBound, "", "", #plugin, 0, "", "", Family::k##target_id,   \
+   meaning,                                                                                                      \
    [](Group& g) { return RefTo(&g.member); }},
 #define SG_DERIVED_PARAM(id, member, value)                                                                    \
   {Family::k##id, ParamKind::kDerived, "", 0, NoBound, [](const Group& g) -> int64_t { return value; }, "", "", \
-   "", 0, Family::k##id, "", [](Group& g) { return RefTo(&g.member); }},
+   "", 0, "", #value, Family::k##id, "", [](Group& g) { return RefTo(&g.member); }},
 #include "registry/family_params.def"
 #undef SG_INT_PARAM
 #undef SG_BOOL_PARAM
@@ -73,10 +75,9 @@ std::string ParamInfo::leaf_key() const {
 
 bool ParamInfo::nested() const { return std::string(key).find('/') != std::string::npos; }
 
-std::string ParamInfo::spec_name() const {
-  const std::string f = plugin_field;
-  return f.substr(f.rfind('.') + 1);
-}
+std::string SpecNameOf(const std::string& plugin_field) { return plugin_field.substr(plugin_field.rfind('.') + 1); }
+
+std::string ParamInfo::spec_name() const { return SpecNameOf(plugin_field); }
 
 std::vector<const ParamInfo*> ParamsOf(Family family) {
   std::vector<const ParamInfo*> out;
@@ -134,11 +135,23 @@ void DeriveParams(Group* group) {
 
 int64_t SlotsPerEntry(const Group& group) { return Shape(group.family).slots_per_entry(group); }
 int64_t NullEntries(const Group& group) { return Shape(group.family).null_entries(group); }
-std::string NullEntriesText(Family family) {
-  std::string text = Shape(family).null_entries_text;  // "g.block_size / g.kernel_block_size"
+namespace {
+
+/// A table expression in words: "g.block_size / g.kernel_block_size" ->
+/// "block_size / kernel_block_size", kInt32Max -> 2147483647.
+std::string ExpressionText(std::string text) {
   for (size_t at; (at = text.find("g.")) != std::string::npos;) text.erase(at, 2);
+  if (text == "kInt32Max") return std::to_string(kInt32Max);
+  if (text == "kRequiredParam") return "required";
+  if (text == "1 << 16") return std::to_string(1 << 16);
   return text;
 }
+
+}  // namespace
+
+std::string NullEntriesText(Family family) { return ExpressionText(Shape(family).null_entries_text); }
+std::string MaxText(const ParamInfo& param) { return ExpressionText(param.max_text); }
+std::string DefaultText(const ParamInfo& param) { return ExpressionText(param.default_text); }
 int64_t MinWidth(const Group& group) { return Shape(group.family).min_width(group); }
 const char* MinWidthReason(Family family) { return Shape(family).min_width_reason; }
 bool ReadsColumn0Only(Family family) { return Shape(family).column0_only; }

@@ -41,6 +41,8 @@ struct ParamInfo {
   const char* times;                         // key of the parameter whose product with it fits int32, or ""
   const char* plugin_field;                  // sg_mapping_call member ("paged.dcp_world"), or ""
   int64_t example;
+  const char* max_text;      // the max and default as the table writes them ("g.block_size")
+  const char* default_text;
   Family target;  // kGroup: the family of the group it names
   const char* meaning;
   ParamRef (*ref)(Group& g);
@@ -52,6 +54,14 @@ struct ParamInfo {
   /// The compiled-kernel spec's name: the plugin field's last name ("dcp_world").
   std::string spec_name() const;
 };
+
+/// The max and default in words for docs: "block_size", "dcp.world - 1",
+/// "2147483647", "required".
+std::string MaxText(const ParamInfo& param);
+std::string DefaultText(const ParamInfo& param);
+
+/// A plugin field's last name: "paged.dcp_world" -> "dcp_world".
+std::string SpecNameOf(const std::string& plugin_field);
 
 /// Every row, table order.
 const std::vector<ParamInfo>& AllParams();
