@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "registry/families.h"
 #include "runner/scenario_run.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -84,13 +85,13 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
   std::string why = "--backend host";
   const bool gpu = options.backend != BackendKind::kHost && GpuUsable(&why);
   if (options.backend == BackendKind::kGpu && !gpu) {
-    err << "slotguard: error: --backend gpu: " << why << "\n";
+    err << ErrorLine("--backend gpu: " + why);
     return kExitEnvironment;
   }
   if (gpu) {
     std::vector<GpuBenchRow> rows;
     if (!BenchGpu(options.tokens, options.repeats, &rows, &why)) {
-      err << "slotguard: error: bench: " << why << "\n";
+      err << ErrorLine("bench: " + why);
       return kExitEnvironment;
     }
     out << "gpu: " << GpuDescription() << ", median of " << options.repeats
@@ -106,7 +107,7 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
     }
     std::vector<WriterBenchRow> writer_rows;
     if (!BenchGpuWriters(options.tokens, options.repeats, options.head_bytes, &writer_rows, &why)) {
-      err << "slotguard: error: bench: " << why << "\n";
+      err << ErrorLine("bench: " + why);
       return kExitEnvironment;
     }
     out << "writers (" << options.head_bytes << " bytes per slot, every token a distinct slot); ratio = writer "

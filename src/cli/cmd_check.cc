@@ -14,6 +14,7 @@
 #include "runner/scenario_files.h"
 #include "scenario/scenario_json.h"
 #include "util/did_you_mean.h"
+#include "util/error_line.h"
 #include "util/parallel_for.h"
 
 namespace slotguard {
@@ -76,7 +77,7 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   const auto start = std::chrono::steady_clock::now();
   std::string problem;
   if (!ValidateVariantName(options.variant, &problem)) {
-    err << "slotguard: error: " << problem << "\n";
+    err << ErrorLine(problem);
     return kExitBadInput;
   }
   std::vector<std::string> files;
@@ -123,12 +124,12 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   summary.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!options.junit_path.empty() && !WriteJUnit(options.junit_path, reports, summary, &problem)) {
-    err << "slotguard: error: " << problem << "\n";
+    err << ErrorLine(problem);
     return kExitBadInput;
   }
   if (!options.json_path.empty() &&
       !WriteJsonReport(options.json_path, reports, summary, &problem)) {
-    err << "slotguard: error: " << problem << "\n";
+    err << ErrorLine(problem);
     return kExitBadInput;
   }
   out << SummaryLine(reports, summary) << "\n";

@@ -15,6 +15,7 @@
 #include "scenario/scenario_json.h"
 #include "registry/families.h"
 #include "util/did_you_mean.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -59,7 +60,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   CampaignOptions campaign;
   std::string problem;
   if (!ResolveFuzzFamilies(options.families, options.variant, &campaign.generator.families, &problem)) {
-    err << "slotguard: error: " << problem << "\n";
+    err << ErrorLine(problem);
     return kExitBadInput;
   }
   campaign.generator.inconsistent = options.inconsistent;
@@ -83,23 +84,23 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   if (const std::shared_ptr<MappingProvider>& provider = backend->provider()) {
     // Fuzz what the implementation implements: its families by default.
     if (!options.variant.empty()) {
-      err << "slotguard: error: --variant " << options.variant << " with " << provider->name()
-          << ": it replaces the fixed kernels only; expected no --variant\n";
+      err << ErrorLine("--variant " + options.variant + " with " + provider->name() +
+                       ": it replaces the fixed kernels only; expected no --variant");
       return kExitBadInput;
     }
     std::vector<std::string> names;
     for (Family f : provider->families()) names.push_back(GetFamily(f).name);
     for (Family f : campaign.generator.families)
       if (!provider->Implements(f)) {
-        err << "slotguard: error: --family " << GetFamily(f).name << ": " << provider->name()
-            << " does not implement it; expected one of " << JoinNames(names) << "\n";
+        err << ErrorLine("--family " + std::string(GetFamily(f).name) + ": " + provider->name() +
+                         " does not implement it; expected one of " + JoinNames(names));
         return kExitBadInput;
       }
     if (campaign.generator.families.empty()) campaign.generator.families = provider->families();
   }
   CampaignResult result;
   if (!RunCampaign(campaign, *backend, err, &result, &problem)) {
-    err << "slotguard: error: fuzz: " << problem << "\n";
+    err << ErrorLine("fuzz: " + problem);
     return kExitEnvironment;
   }
   std::string classes, never;
@@ -161,7 +162,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
 int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err) {
   std::ifstream in(options.file, std::ios::binary);
   if (!in) {
-    err << "slotguard: error: " << options.file << ": cannot open file; expected a libFuzzer artifact\n";
+    err << ErrorLine(options.file + ": cannot open file; expected a libFuzzer artifact");
     return kExitBadInput;
   }
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -172,11 +173,11 @@ int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err
     Variant v;
     if (!FindFamily(options.variant.substr(0, slash), &family, &problem) ||
         !FindVariant(family, options.variant.substr(slash + 1), &v, &problem)) {
-      err << "slotguard: error: " << problem << "\n";
+      err << ErrorLine(problem);
       return kExitBadInput;
     }
   } else if (!options.variant.empty() && (!ValidateVariantName(options.variant, &problem) || options.variant == "all")) {
-    err << "slotguard: error: " << (problem.empty() ? "import takes one variant name" : problem) << "\n";
+    err << ErrorLine(problem.empty() ? "import takes one variant name" : problem);
     return kExitBadInput;
   }
   Scenario s = FuzzMappingScenario(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), options.variant);
@@ -188,7 +189,7 @@ int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err
   if (options.out.empty() || options.out == "-") {
     out << WriteScenarioJson(s);
   } else if (!WriteScenarioFile(options.out, s, &problem)) {
-    err << "slotguard: error: " << problem << "\n";
+    err << ErrorLine(problem);
     return kExitBadInput;
   } else {
     out << "slotguard: import: scenario written to " << options.out << "\n";

@@ -15,6 +15,7 @@
 #include "runner/graph_replays.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -101,17 +102,16 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
   std::string problem;
   if (!ValidateVariantName(options.variant, &problem) || options.variant == "all") {
     if (problem.empty()) problem = "replay takes one variant name, not 'all'";
-    err << "slotguard: error: " << problem << "\n";
+    err << ErrorLine(problem);
     return kExitBadInput;
   }
   Scenario scenario;
   if (!LoadScenarioFile(options.file, options.limits, &scenario, &problem)) {
-    err << "slotguard: error: " << problem << "\n";
+    err << ErrorLine(problem);
     return kExitBadInput;
   }
   if (!options.variant.empty() && !ForceVariant(options.variant, &scenario)) {
-    err << "slotguard: error: no group of " << options.file << " has variant '" << options.variant
-        << "'\n";
+    err << ErrorLine("no group of " + options.file + " has variant '" + options.variant + "'");
     return kExitBadInput;
   }
   int open_status;
@@ -126,8 +126,7 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
   const bool ran = options.setup.cuda_graph ? RunGraphReplayScenario(scenario, *backend, keep, &run, &problem)
                                             : RunScenario(scenario, *backend, keep, &run, &problem);
   if (!ran) {
-    err << "slotguard: error: " << options.file << ": " << scenario.name << ": "
-        << backend->name() << " backend: " << problem << "\n";
+    err << ErrorLine(options.file + ": " + scenario.name + ": " + backend->name() + " backend: " + problem);
     return kExitEnvironment;
   }
   const Batch& b = scenario.batch;

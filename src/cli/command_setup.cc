@@ -4,6 +4,7 @@
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
 #include "runner/scenario_files.h"
+#include "util/error_line.h"
 #include "writers/payload.h"
 
 namespace slotguard {
@@ -15,43 +16,44 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
   if ((setup.writers || setup.cuda_graph) &&
       (setup.head_bytes < kPayloadWordBytes || setup.head_bytes > kMaxHeadBytes ||
        setup.head_bytes % kPayloadWordBytes != 0)) {
-    err << "slotguard: error: --head-bytes " << setup.head_bytes << ": expected a multiple of "
-        << kPayloadWordBytes << " from " << kPayloadWordBytes << " to " << kMaxHeadBytes << "\n";
+    err << ErrorLine("--head-bytes " + std::to_string(setup.head_bytes) + ": expected a multiple of " +
+                     std::to_string(kPayloadWordBytes) + " from " + std::to_string(kPayloadWordBytes) + " to " +
+                     std::to_string(kMaxHeadBytes));
     return nullptr;
   }
   std::string why;
   std::shared_ptr<MappingProvider> provider;
   if (!setup.provider.empty()) {
     if (!setup.provider.kernel_cubin.empty() && kind == BackendKind::kHost) {
-      err << "slotguard: error: --kernel-cubin runs on the gpu backend; expected --backend gpu or auto\n";
+      err << ErrorLine("--kernel-cubin runs on the gpu backend; expected --backend gpu or auto");
       return nullptr;
     }
     if (!setup.provider.kernel_cubin.empty() && !GpuUsable(&why)) {
-      err << "slotguard: error: --kernel-cubin: " << why << "\n";
+      err << ErrorLine("--kernel-cubin: " + why);
       *exit_code = kExitEnvironment;
       return nullptr;
     }
     provider = OpenProvider(setup.provider, &why);
     if (!provider) {
-      err << "slotguard: error: " << why << "\n";
+      err << ErrorLine(why);
       return nullptr;
     }
   }
   std::unique_ptr<Backend> backend = MakeBackend(kind, &why);
   if (!backend) {
-    err << "slotguard: error: --backend gpu: " << why << "\n";
+    err << ErrorLine("--backend gpu: " + why);
     *exit_code = kExitEnvironment;
     return nullptr;
   }
   if (provider && std::string(backend->name()) == "host" && !provider->has_host()) {
-    err << "slotguard: error: " << provider->name()
-        << " has no host entry point (slotguard_plugin_launch_host); expected --backend gpu on a machine with a GPU\n";
+    err << ErrorLine(provider->name() +
+                     " has no host entry point (slotguard_plugin_launch_host); expected --backend gpu on a machine with a GPU");
     return nullptr;
   }
   const bool isolate = setup.isolate < 0 ? std::string(backend->name()) == "gpu" || provider : setup.isolate > 0;
   if (isolate) {
     if (WorkerExecutable().empty()) {
-      err << "slotguard: error: --isolate: no slotguard executable registered to run as the worker\n";
+      err << ErrorLine("--isolate: no slotguard executable registered to run as the worker");
       return nullptr;
     }
     IsolationOptions isolation;
@@ -73,7 +75,7 @@ bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::s
                        std::ostream& err) {
   std::string problem;
   if (CollectScenarioFiles(paths, files, &problem)) return true;
-  err << "slotguard: error: " << problem << "\n";
+  err << ErrorLine(problem);
   return false;
 }
 
