@@ -19,18 +19,6 @@
 
 namespace slotguard {
 
-bool ValidateVariantName(const std::string& name, std::string* err) {
-  if (name.empty() || name == "all") return true;
-  std::vector<std::string> names = {"all"};
-  for (const VariantInfo& v : AllVariants()) {
-    if (name == v.name) return true;
-    if (std::find(names.begin(), names.end(), v.name) == names.end()) names.push_back(v.name);
-  }
-  *err = "unknown variant '" + name + "'" + DidYouMean(name, names) + "; expected one of " +
-         JoinNames(names);
-  return false;
-}
-
 namespace {
 
 /// The variant runs of one scenario: its own, one forced name, or every

@@ -44,9 +44,8 @@ bool ResolveFuzzFamilies(const std::vector<std::string>& names, const std::strin
   std::vector<Family> with;
   for (const FamilyInfo& info : AllFamilies()) {
     Variant v;
-    std::string unused;
     const bool listed = families->empty() || std::count(families->begin(), families->end(), info.family);
-    if (listed && FindVariant(info.family, variant, &v, &unused)) with.push_back(info.family);
+    if (listed && LookupVariant(info.family, variant, &v)) with.push_back(info.family);
   }
   if (with.empty()) {
     *err = "no family given with --family has variant '" + variant + "'";

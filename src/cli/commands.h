@@ -114,10 +114,6 @@ struct WorkerOptions {
 };
 int RunWorker(const WorkerOptions& options, std::ostream& err);
 
-/// Resolves `--variant NAME` against the registry: "" and "all" pass; an
-/// unknown name fills *err (with did-you-mean) and returns false.
-bool ValidateVariantName(const std::string& name, std::string* err);
-
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_CLI_COMMANDS_H_

@@ -38,6 +38,14 @@ std::vector<Variant> NonFixedVariants();
 bool FindFamily(const std::string& name, Family* family, std::string* err);
 bool FindVariant(Family family, const std::string& name, Variant* variant, std::string* err);
 
+/// FindVariant without the message: no allocation, for the per-scenario
+/// paths (ForceVariant on every generated scenario of a campaign).
+bool LookupVariant(Family family, const std::string& name, Variant* variant);
+
+/// Resolves `--variant NAME` against the registry: "" and "all" pass; an
+/// unknown name fills *err (with did-you-mean) and returns false.
+bool ValidateVariantName(const std::string& name, std::string* err);
+
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_REGISTRY_FAMILIES_H_
