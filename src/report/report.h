@@ -24,6 +24,13 @@ std::string FindingLine(const ScenarioReport& report, const std::string& group, 
 /// "ok   FILE (name) [variant]: verdict" or "FAIL ..." / "ERROR ...".
 std::string ScenarioLine(const ScenarioReport& report);
 
+/// A check run on the console: per report, its findings (with verbose, or
+/// when it does not hold; "N more findings not shown" past the kept ones)
+/// and its scenario line (with quiet, only when it does not hold); bad
+/// input and environment errors go to err, one line each.
+void PrintCheckReports(const std::vector<ScenarioReport>& reports, bool verbose, bool quiet, std::ostream& out,
+                       std::ostream& err);
+
 /// The one summary line printed last.
 std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckSummary& summary);
 
