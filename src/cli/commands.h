@@ -85,10 +85,6 @@ struct FuzzOptions {
 };
 int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
 
-/// --family names and --variant to the families a campaign generates.
-bool ResolveFuzzFamilies(const std::vector<std::string>& names, const std::string& variant,
-                         std::vector<Family>* families, std::string* err);
-
 struct ImportOptions {
   std::string file;     // a libFuzzer artifact of fuzz_mapping
   std::string out;      // "" or "-": stdout

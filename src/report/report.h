@@ -36,6 +36,9 @@ std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckS
 
 bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& reports,
                 const CheckSummary& summary, std::string* err);
+/// The --json report ("slotguard_report": 1), and writing it (json_report.cc,
+/// the one JSON writer, beside fuzz's).
+std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSummary& summary);
 bool WriteJsonReport(const std::string& path, const std::vector<ScenarioReport>& reports,
                      const CheckSummary& summary, std::string* err);
 
