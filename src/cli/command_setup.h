@@ -8,11 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/backend.h"
+#include "backend/backend_setup.h"
 
 namespace slotguard {
-
-struct RunSetup;
 
 /// OpenBackend (backend/backend_setup.h), or nullptr after printing why
 /// (exit 3 when the GPU is not usable, 2 for bad setup flags: *exit_code

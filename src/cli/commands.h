@@ -19,7 +19,7 @@ enum ExitCode {
   kExitHolds = 0,        // every scenario holds
   kExitFindings = 1,     // at least one does not (or fuzz found something)
   kExitBadInput = 2,     // bad input or usage
-  kExitEnvironment = 3,  // GPU asked for but not usable, CUDA error
+  kExitEnvironment = 3,  // GPU asked for but not usable, CUDA error, a report that cannot be written
 };
 
 struct CheckOptions {
