@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
+#include "util/error_line.h"
 
 namespace {
 
@@ -36,7 +37,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
     std::shared_ptr<slotguard::MappingProvider> plugin = slotguard::OpenPluginLibrary(lib, &err);
     if (plugin && !plugin->has_host()) err = plugin->name() + " has no host entry point; libFuzzer needs one";
     if (!plugin || !plugin->has_host()) {
-      std::fprintf(stderr, "slotguard: error: SLOTGUARD_FUZZ_KERNEL_LIB: %s\n", err.c_str());
+      std::fputs(slotguard::ErrorLine("SLOTGUARD_FUZZ_KERNEL_LIB: " + err).c_str(), stderr);
       std::exit(2);
     }
     g_host->set_provider(plugin);
@@ -50,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static ScenarioRun run;  // reused: the host backend recycles its buffers
   std::string err;
   if (!RunScenario(s, *g_host, 4, &run, &err)) {
-    std::fprintf(stderr, "slotguard: error: host backend: %s\n", err.c_str());
+    std::fputs(ErrorLine("host backend: " + err).c_str(), stderr);
     std::abort();
   }
   int64_t findings = 0;
@@ -71,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (WriteScenarioFile(path, out, &write_err)) {
     std::fprintf(stderr, "slotguard: scenario written to %s\n", path.c_str());
   } else {
-    std::fprintf(stderr, "slotguard: error: %s\n", write_err.c_str());
+    std::fputs(ErrorLine(write_err).c_str(), stderr);
   }
   std::abort();
 }

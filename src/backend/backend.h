@@ -42,7 +42,11 @@ inline void MarkFaulted(const std::string& fault, size_t groups, std::vector<Gro
 /// The cache writers (DESIGN 2.6): off while head_bytes is 0.
 struct WriterOptions {
   int32_t head_bytes = 0;                      // bytes per slot, a multiple of 8, at most kMaxHeadBytes
-  int64_t max_cache_bytes = int64_t{1} << 30;  // per group; a bigger pool is a bad-input error
+  // Per group. A group whose pool would be bigger is skipped, not an
+  // error: no pool, no writer, GroupOutputs::cache stays empty and its
+  // memory invariants are not checked; the report says so (SkippedCaches,
+  // runner/scenario_run.h).
+  int64_t max_cache_bytes = int64_t{1} << 30;
 };
 
 class Backend {

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend/worker_protocol.h"
+#include "backend/worker_messages.h"
 
 extern char** environ;
 
@@ -22,7 +22,8 @@ std::string& WorkerPath() {
   return path;
 }
 
-// One worker process and its two pipes (the worker reads fd 3, writes fd 4).
+// One worker process and its two pipes (the worker reads kWorkerRequestFd,
+// writes kWorkerResponseFd).
 struct Worker {
   pid_t pid = -1;
   int to = -1;    // requests
@@ -108,12 +109,7 @@ class IsolatedBackend : public Backend {
     std::unique_ptr<Worker> worker = Acquire(err);
     if (!worker) return false;
     WireBuffer request;
-    request.PutU8(static_cast<uint8_t>(op));
-    request.PutU32(static_cast<uint32_t>(writers_.head_bytes));
-    request.PutU64(static_cast<uint64_t>(writers_.max_cache_bytes));
-    request.PutU32(static_cast<uint32_t>(threads));
-    request.PutU32(static_cast<uint32_t>(scenarios.size()));
-    for (const Scenario* s : scenarios) PutScenario(*s, &request);
+    PutWorkerRequest(op, writers_, threads, scenarios, &request);
     WireBuffer response;
     bool timed_out = false;
     const int timeout_ms =
@@ -123,24 +119,19 @@ class IsolatedBackend : public Backend {
       *fault = Ended(worker.get(), timed_out);
       return true;  // the worker is gone; the next request starts another
     }
-    uint8_t status;
+    WorkerStatus status;
     std::string message;
-    if (!response.GetU8(&status) || !response.GetString(&message)) return Malformed(err);
-    if (status == static_cast<uint8_t>(WorkerStatus::kFault)) {
+    if (!GetWorkerResponse(&response, &status, &message, results)) return Malformed(err);
+    if (status == WorkerStatus::kFault) {
       *fault = message;
       Ended(worker.get(), false);
       return true;
     }
-    if (status != static_cast<uint8_t>(WorkerStatus::kOk)) {
+    if (status != WorkerStatus::kOk) {
       *err = message;
       Release(std::move(worker));
       return false;
     }
-    uint32_t count;
-    if (!response.GetU32(&count) || count > (1u << 24)) return Malformed(err);
-    results->assign(count, {});
-    for (auto& groups : *results)
-      if (!GetGroupOutputs(&response, &groups)) return Malformed(err);
     Release(std::move(worker));
     return true;
   }
@@ -193,8 +184,8 @@ class IsolatedBackend : public Backend {
     }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, requests[0], 3);
-    posix_spawn_file_actions_adddup2(&actions, responses[1], 4);
+    posix_spawn_file_actions_adddup2(&actions, requests[0], kWorkerRequestFd);
+    posix_spawn_file_actions_adddup2(&actions, responses[1], kWorkerResponseFd);
     std::vector<std::string> args = {exe};
     args.insert(args.end(), options_.worker_args.begin(), options_.worker_args.end());
     std::vector<char*> argv;

@@ -10,9 +10,9 @@
 #include "backend/gpu_device.h"
 #include "bench/bench_scenario.h"
 #include "bench/gpu_bench.h"
+#include "bench/host_bench.h"
 #include "cli/commands.h"
-#include "registry/families.h"
-#include "runner/scenario_run.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -22,20 +22,6 @@ std::string Format(const char* fmt, Args... args) {
   char buf[256];
   std::snprintf(buf, sizeof buf, fmt, static_cast<double>(args)...);
   return buf;
-}
-
-/// Seconds for backend (both geometries) + reference + every invariant, best of 3.
-double TimeCheck(const Scenario& s) {
-  std::unique_ptr<Backend> host = MakeHostBackend();
-  ScenarioRun run;
-  std::string err;
-  double best = 1e30;
-  for (int i = 0; i < 3; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    RunScenario(s, *host, 8, &run, &err);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
 }
 
 // Wall time of the gate over scenarios/ (with the writers): the whole
@@ -56,26 +42,21 @@ void TimeGate(BackendKind backend, std::ostream& out) {
   }
 }
 
-void BenchHost(const BenchOptions& options, std::ostream& out) {
-  // One token-check: one token of one output buffer through the backend (both
-  // geometries), the reference and every invariant, on one core.
+bool BenchHost(const BenchOptions& options, std::ostream& out, std::string* err) {
   const Scenario all = MakeBenchScenario(options.host_tokens, 7);
   out << Format("host: %.0f tokens, %.0f requests; backend (both geometries) + reference + all "
                 "invariants, one core (goal >= 20 M token-checks/s)\n",
                 all.batch.num_tokens, all.batch.num_reqs());
-  for (const Group& g : all.groups) {
-    Scenario one = all;
-    one.groups = {g};
-    if (g.family == Family::kQsaCompressed) one.groups = {all.groups[0], g};  // its common group
-    double checks = 0;
-    for (const Group& each : one.groups) checks += static_cast<double>(all.batch.num_tokens) * OutputNames(each).size();
-    const double seconds = TimeCheck(one);
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  for (size_t g = 0; g < all.groups.size(); ++g) {
+    HostBenchRow row;
+    if (!BenchHostGroup(all, g, *host, &row, err)) return false;
     char name[40];
-    std::snprintf(name, sizeof name, "  %-16s", (std::string(GetFamily(g.family).name) +
-                                                 (one.groups.size() > 1 ? "+paged" : "")).c_str());
-    out << name << Format("%7.3f s  %6.1f M token-checks/s\n", seconds, checks / seconds / 1e6);
+    std::snprintf(name, sizeof name, "  %-16s", row.name.c_str());
+    out << name << Format("%7.3f s  %6.1f M token-checks/s\n", row.seconds, row.token_checks / row.seconds / 1e6);
   }
   TimeGate(BackendKind::kHost, out);
+  return true;
 }
 
 }  // namespace
@@ -84,13 +65,13 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
   std::string why = "--backend host";
   const bool gpu = options.backend != BackendKind::kHost && GpuUsable(&why);
   if (options.backend == BackendKind::kGpu && !gpu) {
-    err << "slotguard: error: --backend gpu: " << why << "\n";
+    err << ErrorLine("--backend gpu: " + why);
     return kExitEnvironment;
   }
   if (gpu) {
     std::vector<GpuBenchRow> rows;
     if (!BenchGpu(options.tokens, options.repeats, &rows, &why)) {
-      err << "slotguard: error: bench: " << why << "\n";
+      err << ErrorLine("bench: " + why);
       return kExitEnvironment;
     }
     out << "gpu: " << GpuDescription() << ", median of " << options.repeats
@@ -106,7 +87,7 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
     }
     std::vector<WriterBenchRow> writer_rows;
     if (!BenchGpuWriters(options.tokens, options.repeats, options.head_bytes, &writer_rows, &why)) {
-      err << "slotguard: error: bench: " << why << "\n";
+      err << ErrorLine("bench: " + why);
       return kExitEnvironment;
     }
     out << "writers (" << options.head_bytes << " bytes per slot, every token a distinct slot); ratio = writer "
@@ -123,7 +104,10 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
   } else {
     out << "gpu: skipped (" << why << ")\n";
   }
-  BenchHost(options, out);
+  if (!BenchHost(options, out, &why)) {
+    err << ErrorLine("bench: host backend: " + why);
+    return kExitEnvironment;
+  }
   return kExitHolds;
 }
 

@@ -1,71 +1,18 @@
 #include "cli/command_setup.h"
 
-#include "backend/gpu_device.h"
-#include "backend/isolated_backend.h"
+#include "backend/backend_setup.h"
 #include "cli/commands.h"
 #include "runner/scenario_files.h"
-#include "writers/payload.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 
 std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, std::ostream& err, int* exit_code) {
-  int unused;
-  if (!exit_code) exit_code = &unused;
-  *exit_code = kExitBadInput;
-  if ((setup.writers || setup.cuda_graph) &&
-      (setup.head_bytes < kPayloadWordBytes || setup.head_bytes > kMaxHeadBytes ||
-       setup.head_bytes % kPayloadWordBytes != 0)) {
-    err << "slotguard: error: --head-bytes " << setup.head_bytes << ": expected a multiple of "
-        << kPayloadWordBytes << " from " << kPayloadWordBytes << " to " << kMaxHeadBytes << "\n";
-    return nullptr;
-  }
-  std::string why;
-  std::shared_ptr<MappingProvider> provider;
-  if (!setup.provider.empty()) {
-    if (!setup.provider.kernel_cubin.empty() && kind == BackendKind::kHost) {
-      err << "slotguard: error: --kernel-cubin runs on the gpu backend; expected --backend gpu or auto\n";
-      return nullptr;
-    }
-    if (!setup.provider.kernel_cubin.empty() && !GpuUsable(&why)) {
-      err << "slotguard: error: --kernel-cubin: " << why << "\n";
-      *exit_code = kExitEnvironment;
-      return nullptr;
-    }
-    provider = OpenProvider(setup.provider, &why);
-    if (!provider) {
-      err << "slotguard: error: " << why << "\n";
-      return nullptr;
-    }
-  }
-  std::unique_ptr<Backend> backend = MakeBackend(kind, &why);
-  if (!backend) {
-    err << "slotguard: error: --backend gpu: " << why << "\n";
-    *exit_code = kExitEnvironment;
-    return nullptr;
-  }
-  if (provider && std::string(backend->name()) == "host" && !provider->has_host()) {
-    err << "slotguard: error: " << provider->name()
-        << " has no host entry point (slotguard_plugin_launch_host); expected --backend gpu on a machine with a GPU\n";
-    return nullptr;
-  }
-  const bool isolate = setup.isolate < 0 ? std::string(backend->name()) == "gpu" || provider : setup.isolate > 0;
-  if (isolate) {
-    if (WorkerExecutable().empty()) {
-      err << "slotguard: error: --isolate: no slotguard executable registered to run as the worker\n";
-      return nullptr;
-    }
-    IsolationOptions isolation;
-    isolation.backend_name = backend->name();
-    isolation.worker_args = {"__worker", "--backend", isolation.backend_name};
-    for (const std::string& arg : setup.provider.WorkerArgs()) isolation.worker_args.push_back(arg);
-    isolation.timeout_seconds = setup.timeout_seconds;
-    backend = MakeIsolatedBackend(isolation);
-  }
-  backend->set_provider(provider);  // the worker runs it; here it names the reports
-  WriterOptions writers;
-  writers.head_bytes = setup.writers || setup.cuda_graph ? setup.head_bytes : 0;
-  writers.max_cache_bytes = setup.max_cache_mib << 20;
-  backend->set_writers(writers);
+  std::string problem;
+  bool environment;
+  std::unique_ptr<Backend> backend = OpenBackend(kind, setup, &problem, &environment);
+  if (!backend) err << ErrorLine(problem);
+  if (exit_code) *exit_code = environment ? kExitEnvironment : kExitBadInput;
   return backend;
 }
 
@@ -73,7 +20,7 @@ bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::s
                        std::ostream& err) {
   std::string problem;
   if (CollectScenarioFiles(paths, files, &problem)) return true;
-  err << "slotguard: error: " << problem << "\n";
+  err << ErrorLine(problem);
   return false;
 }
 

@@ -1,5 +1,5 @@
 // What every command that runs scenarios sets up first, with its one-line
-// errors and exit codes in one place.
+// errors and exit codes in one place: the library calls, printed.
 #ifndef SLOTGUARD_CLI_COMMAND_SETUP_H_
 #define SLOTGUARD_CLI_COMMAND_SETUP_H_
 
@@ -8,16 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "backend/backend.h"
+#include "backend/backend_setup.h"
 
 namespace slotguard {
 
-struct RunSetup;
-
-/// The backend asked for, or nullptr after printing why (exit 3 when the
-/// GPU is not usable, 2 for bad setup flags: *exit_code says which). With
-/// isolation (the gpu backend's default) it runs the kernels in worker
-/// processes; with the writers on, it fills the caches.
+/// OpenBackend (backend/backend_setup.h), or nullptr after printing why
+/// (exit 3 when the GPU is not usable, 2 for bad setup flags: *exit_code
+/// says which).
 std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, std::ostream& err,
                                      int* exit_code = nullptr);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/backend_setup.h"
 #include "scenario/load_limits.h"
 
 namespace slotguard {
@@ -18,19 +19,7 @@ enum ExitCode {
   kExitHolds = 0,        // every scenario holds
   kExitFindings = 1,     // at least one does not (or fuzz found something)
   kExitBadInput = 2,     // bad input or usage
-  kExitEnvironment = 3,  // GPU asked for but not usable, CUDA error
-};
-
-/// How scenarios run beyond the backend's kind: the cache writers, fault
-/// isolation. Shared by check, replay, mutants and fuzz.
-struct RunSetup {
-  bool writers = false;          // --writers: null_bytes and write_set on the caches
-  int32_t head_bytes = 64;       // --head-bytes per slot
-  int64_t max_cache_mib = 1024;  // --max-cache-mib per group
-  bool cuda_graph = false;       // --cuda-graph (check, replay): implies writers
-  int isolate = -1;              // --isolate 1 / --no-isolate 0; -1: on for gpu (not in fuzz) or another implementation
-  double timeout_seconds = 120;  // --timeout per scenario, isolated runs
-  ProviderSource provider;       // --kernel-lib, or --kernel-cubin with --kernel-spec
+  kExitEnvironment = 3,  // GPU asked for but not usable, CUDA error, a report that cannot be written
 };
 
 struct CheckOptions {
@@ -96,10 +85,6 @@ struct FuzzOptions {
 };
 int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
 
-/// --family names and --variant to the families a campaign generates.
-bool ResolveFuzzFamilies(const std::vector<std::string>& names, const std::string& variant,
-                         std::vector<Family>* families, std::string* err);
-
 struct ImportOptions {
   std::string file;     // a libFuzzer artifact of fuzz_mapping
   std::string out;      // "" or "-": stdout
@@ -113,10 +98,6 @@ struct WorkerOptions {
   ProviderSource provider;
 };
 int RunWorker(const WorkerOptions& options, std::ostream& err);
-
-/// Resolves `--variant NAME` against the registry: "" and "all" pass; an
-/// unknown name fills *err (with did-you-mean) and returns false.
-bool ValidateVariantName(const std::string& name, std::string* err);
 
 }  // namespace slotguard
 

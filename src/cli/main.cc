@@ -8,6 +8,7 @@
 
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
+#include "util/error_line.h"
 
 #ifndef SLOTGUARD_VERSION
 #define SLOTGUARD_VERSION "unknown"
@@ -214,7 +215,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "slotguard: error: " << e.what() << "; see slotguard --help\n";
+    std::cerr << slotguard::ErrorLine(std::string(e.what()) + "; see slotguard --help");
     return slotguard::kExitBadInput;
   }
   try {
@@ -227,11 +228,11 @@ int main(int argc, char** argv) {
     if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
     if (*worker_cmd) return slotguard::RunWorker(worker, std::cerr);
   } catch (const std::bad_alloc&) {
-    std::cerr << "slotguard: error: out of memory; lower --max-tokens / --max-table-entries or use a "
-                 "machine with more memory\n";
+    std::cerr << slotguard::ErrorLine("out of memory; lower --max-tokens / --max-table-entries or use a "
+                                      "machine with more memory");
     return slotguard::kExitEnvironment;
   } catch (const std::exception& e) {
-    std::cerr << "slotguard: error: internal error: " << e.what() << "\n";
+    std::cerr << slotguard::ErrorLine(std::string("internal error: ") + e.what());
     return slotguard::kExitEnvironment;
   }
   return slotguard::kExitBadInput;

@@ -10,8 +10,6 @@ enum class Geometry {
   kFlat,    // grid-stride over tokens, tuned for bandwidth
 };
 
-inline const char* GeometryName(Geometry g) { return g == Geometry::kEngine ? "engine" : "flat"; }
-
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_KERNELS_GEOMETRY_H_

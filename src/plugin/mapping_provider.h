@@ -55,7 +55,7 @@ std::unique_ptr<MappingProvider> OpenProvider(const ProviderSource& source, std:
 /// The shared-library plugin (plugin_library.cc).
 std::unique_ptr<MappingProvider> OpenPluginLibrary(const std::string& path, std::string* err);
 
-/// The compiled kernel (cubin_provider.cc; needs the CUDA driver).
+/// The compiled kernel (cubin_kernel.cc; needs the CUDA driver).
 std::unique_ptr<MappingProvider> OpenCubinKernel(const std::string& cubin, const std::string& spec,
                                                  std::string* err);
 

@@ -1,5 +1,7 @@
 #include "registry/families.h"
 
+#include <algorithm>
+
 #include "util/did_you_mean.h"
 
 namespace slotguard {
@@ -82,6 +84,27 @@ bool FindVariant(Family family, const std::string& name, Variant* variant, std::
   NameError e;
   if (FindVariant(family, name, variant, &e)) return true;
   *err = e.Text();
+  return false;
+}
+
+bool LookupVariant(Family family, const std::string& name, Variant* variant) {
+  for (const VariantInfo& info : AllVariants())
+    if (info.family == family && name == info.name) {
+      *variant = info.variant;
+      return true;
+    }
+  return false;
+}
+
+bool ValidateVariantName(const std::string& name, std::string* err) {
+  if (name.empty() || name == "all") return true;
+  std::vector<std::string> names = {"all"};
+  for (const VariantInfo& v : AllVariants()) {
+    if (name == v.name) return true;
+    if (std::find(names.begin(), names.end(), v.name) == names.end()) names.push_back(v.name);
+  }
+  *err = "unknown variant '" + name + "'" + DidYouMean(name, names) + "; expected one of " +
+         JoinNames(names);
   return false;
 }
 

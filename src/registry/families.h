@@ -42,6 +42,14 @@ bool FindVariant(Family family, const std::string& name, Variant* variant, std::
 bool FindFamily(const std::string& name, Family* family, NameError* err);
 bool FindVariant(Family family, const std::string& name, Variant* variant, NameError* err);
 
+/// FindVariant without the message: no allocation, for the per-scenario
+/// paths (ForceVariant on every generated scenario of a campaign).
+bool LookupVariant(Family family, const std::string& name, Variant* variant);
+
+/// Resolves `--variant NAME` against the registry: "" and "all" pass; an
+/// unknown name fills *err (with did-you-mean) and returns false.
+bool ValidateVariantName(const std::string& name, std::string* err);
+
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_REGISTRY_FAMILIES_H_

@@ -39,6 +39,28 @@ std::string ScenarioLine(const ScenarioReport& report) {
   return line + ": " + report.verdict;
 }
 
+void PrintCheckReports(const std::vector<ScenarioReport>& reports, bool verbose, bool quiet, std::ostream& out,
+                       std::ostream& err) {
+  for (const ScenarioReport& r : reports) {
+    if (r.status != ScenarioStatus::kChecked) {
+      err << ScenarioLine(r) << "\n";
+      continue;
+    }
+    if (verbose || !r.holds)
+      for (const GroupReport& g : r.groups) {
+        for (const Finding& f : g.findings) out << FindingLine(r, g.name, f) << "\n";
+        for (const auto& [name, count] : g.counts) {
+          int64_t shown = 0;
+          for (const Finding& f : g.findings) shown += f.invariant == name;
+          if (count > shown)
+            out << r.file << ": " << r.name << ": group " << g.name << ": " << name << ": "
+                << count - shown << " more findings not shown\n";
+        }
+      }
+    if (!quiet || !r.holds) out << ScenarioLine(r) << "\n";
+  }
+}
+
 std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
   int64_t hold = 0, fail = 0, bad = 0, env = 0, groups = 0, tokens = 0, findings = 0,
           unexpected = 0;

@@ -1,16 +1,35 @@
-// Machine-readable report of a `check` run.
+// The JSON reports: of a `check` run (--json) and of a `fuzz` campaign
+// (--json), built and written here, one writer for both.
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "registry/families.h"
+#include "report/fuzz_report.h"
 #include "report/report.h"
 
 namespace slotguard {
+namespace {
 
-bool WriteJsonReport(const std::string& path, const std::vector<ScenarioReport>& reports,
-                     const CheckSummary& summary, std::string* err) {
-  using nlohmann::ordered_json;
+using nlohmann::ordered_json;
+
+std::string Text(const ordered_json& root) { return root.dump(2) + "\n"; }
+
+bool WriteJsonFile(const std::string& path, const std::string& text, std::string* err) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out) {
+    *err = path + ": cannot write the JSON report";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
   ordered_json root;
   root["slotguard_report"] = 1;
   root["backend"] = summary.backend;
@@ -70,14 +89,42 @@ bool WriteJsonReport(const std::string& path, const std::vector<ScenarioReport>&
   }
   root["all_hold"] = all_hold;
   root["scenarios"] = list;
-  std::ofstream out(path);
-  out << root.dump(2) << "\n";
-  out.close();
-  if (!out) {
-    *err = path + ": cannot write the JSON report";
-    return false;
+  return Text(root);
+}
+
+bool WriteJsonReport(const std::string& path, const std::vector<ScenarioReport>& reports,
+                     const CheckSummary& summary, std::string* err) {
+  return WriteJsonFile(path, CheckJson(reports, summary), err);
+}
+
+std::string FuzzJson(const FuzzReport& report) {
+  ordered_json j;
+  j["slotguard_fuzz"] = 1;
+  j["seed"] = report.seed;
+  j["backend"] = report.backend;
+  j["variant"] = report.variant.empty() ? "fixed" : report.variant;
+  j["max_requests"] = report.max_requests;
+  j["scenarios"] = report.scenarios;
+  j["token_groups"] = report.tokens;
+  j["seconds"] = report.seconds;
+  j["scenarios_per_second"] = report.scenarios / std::max(report.seconds, 1e-9);
+  if (report.kernel_seconds > 0)  // batched campaigns: where the time went
+    j["phase_seconds"] = {{"generate", report.generate_seconds},
+                          {"kernels", report.kernel_seconds},
+                          {"check", report.check_seconds}};
+  j["classification"] = report.classes;
+  j["found"] = report.found;
+  if (report.found) {
+    j["file"] = report.file;
+    j["invariant"] = report.invariant;
+    j["fired"] = report.fired;
+    j["scenario_index"] = report.finding_index;
   }
-  return true;
+  return Text(j);
+}
+
+bool WriteFuzzJson(const std::string& path, const FuzzReport& report, std::string* err) {
+  return WriteJsonFile(path, FuzzJson(report), err);
 }
 
 }  // namespace slotguard

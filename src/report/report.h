@@ -24,11 +24,21 @@ std::string FindingLine(const ScenarioReport& report, const std::string& group, 
 /// "ok   FILE (name) [variant]: verdict" or "FAIL ..." / "ERROR ...".
 std::string ScenarioLine(const ScenarioReport& report);
 
+/// A check run on the console: per report, its findings (with verbose, or
+/// when it does not hold; "N more findings not shown" past the kept ones)
+/// and its scenario line (with quiet, only when it does not hold); bad
+/// input and environment errors go to err, one line each.
+void PrintCheckReports(const std::vector<ScenarioReport>& reports, bool verbose, bool quiet, std::ostream& out,
+                       std::ostream& err);
+
 /// The one summary line printed last.
 std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckSummary& summary);
 
 bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& reports,
                 const CheckSummary& summary, std::string* err);
+/// The --json report ("slotguard_report": 1), and writing it (json_report.cc,
+/// the one JSON writer, beside fuzz's).
+std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSummary& summary);
 bool WriteJsonReport(const std::string& path, const std::vector<ScenarioReport>& reports,
                      const CheckSummary& summary, std::string* err);
 

@@ -103,8 +103,7 @@ bool ForceVariant(const std::string& name, Scenario* scenario) {
   bool any = false;
   for (Group& group : scenario->groups) {
     Variant v;
-    std::string unused;
-    if (FindVariant(group.family, name, &v, &unused)) {
+    if (LookupVariant(group.family, name, &v)) {
       group.variant = v;
       any = true;
     }

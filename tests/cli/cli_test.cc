@@ -162,6 +162,41 @@ TEST_F(CliTest, JUnitRecordsFailuresAndErrors) {
   EXPECT_NE(std::string::npos, xml.find("padding_tail")) << xml;
 }
 
+TEST_F(CliTest, AReportThatCannotBeWrittenIsAnEnvironmentError) {
+  // Exit 3 and one line, before the summary; the scenarios were checked.
+  const std::string unwritable = (dir_ / "no-such-dir" / "r").string();
+  CheckOptions o;
+  o.paths = {kScenarios + "/paged/decode.json"};
+  o.junit_path = unwritable + ".xml";
+  EXPECT_EQ(kExitEnvironment, Check(o));
+  EXPECT_EQ("slotguard: error: " + unwritable + ".xml: cannot write the JUnit report\n", err_.str());
+  EXPECT_NE(std::string::npos, out_.str().find("ok    " + o.paths[0])) << out_.str();
+  EXPECT_EQ(std::string::npos, out_.str().find("slotguard: ")) << out_.str();
+  o.junit_path.clear();
+  o.json_path = unwritable + ".json";
+  EXPECT_EQ(kExitEnvironment, Check(o));
+  EXPECT_EQ("slotguard: error: " + unwritable + ".json: cannot write the JSON report\n", err_.str());
+}
+
+TEST_F(CliTest, AFuzzJsonThatCannotBeWrittenIsAnEnvironmentError) {
+  FuzzOptions o;
+  o.backend = BackendKind::kHost;
+  o.runs = 20;
+  o.out_dir = (dir_ / "findings").string();
+  o.json_path = (dir_ / "no-such-dir" / "f.json").string();
+  EXPECT_EQ(kExitEnvironment, RunFuzz(o, out_, err_));
+  EXPECT_EQ("slotguard: error: " + o.json_path + ": cannot write the JSON report\n", err_.str());
+  EXPECT_EQ("", out_.str());
+  o.json_path = (dir_ / "f.json").string();
+  err_.str("");
+  EXPECT_EQ(kExitHolds, RunFuzz(o, out_, err_)) << err_.str();
+  std::ifstream in(o.json_path);
+  const nlohmann::json summary = nlohmann::json::parse(in);
+  EXPECT_EQ(1, summary["slotguard_fuzz"]);
+  EXPECT_EQ(20, summary["scenarios"]);
+  EXPECT_EQ(false, summary["found"]);
+}
+
 TEST_F(CliTest, JobsDoNotChangeTheOutput) {
   CheckOptions o;
   o.paths = {kScenarios};

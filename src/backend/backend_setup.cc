@@ -1,0 +1,70 @@
+#include "backend/backend_setup.h"
+
+#include "backend/gpu_device.h"
+#include "backend/isolated_backend.h"
+#include "writers/payload.h"
+
+namespace slotguard {
+
+std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, std::string* problem,
+                                     bool* environment) {
+  *environment = false;
+  if ((setup.writers || setup.cuda_graph) &&
+      (setup.head_bytes < kPayloadWordBytes || setup.head_bytes > kMaxHeadBytes ||
+       setup.head_bytes % kPayloadWordBytes != 0)) {
+    *problem = "--head-bytes " + std::to_string(setup.head_bytes) + ": expected a multiple of " +
+               std::to_string(kPayloadWordBytes) + " from " + std::to_string(kPayloadWordBytes) + " to " +
+               std::to_string(kMaxHeadBytes);
+    return nullptr;
+  }
+  std::string why;
+  std::shared_ptr<MappingProvider> provider;
+  if (!setup.provider.empty()) {
+    if (!setup.provider.kernel_cubin.empty() && kind == BackendKind::kHost) {
+      *problem = "--kernel-cubin runs on the gpu backend; expected --backend gpu or auto";
+      return nullptr;
+    }
+    if (!setup.provider.kernel_cubin.empty() && !GpuUsable(&why)) {
+      *problem = "--kernel-cubin: " + why;
+      *environment = true;
+      return nullptr;
+    }
+    provider = OpenProvider(setup.provider, &why);
+    if (!provider) {
+      *problem = why;
+      return nullptr;
+    }
+  }
+  std::unique_ptr<Backend> backend = MakeBackend(kind, &why);
+  if (!backend) {
+    *problem = "--backend gpu: " + why;
+    *environment = true;
+    return nullptr;
+  }
+  if (provider && std::string(backend->name()) == "host" && !provider->has_host()) {
+    *problem = provider->name() +
+               " has no host entry point (slotguard_plugin_launch_host); expected --backend gpu on a machine with a GPU";
+    return nullptr;
+  }
+  const bool isolate = setup.isolate < 0 ? std::string(backend->name()) == "gpu" || provider : setup.isolate > 0;
+  if (isolate) {
+    if (WorkerExecutable().empty()) {
+      *problem = "--isolate: no slotguard executable registered to run as the worker";
+      return nullptr;
+    }
+    IsolationOptions isolation;
+    isolation.backend_name = backend->name();
+    isolation.worker_args = {"__worker", "--backend", isolation.backend_name};
+    for (const std::string& arg : setup.provider.WorkerArgs()) isolation.worker_args.push_back(arg);
+    isolation.timeout_seconds = setup.timeout_seconds;
+    backend = MakeIsolatedBackend(isolation);
+  }
+  backend->set_provider(provider);  // the worker runs it; here it names the reports
+  WriterOptions writers;
+  writers.head_bytes = setup.writers || setup.cuda_graph ? setup.head_bytes : 0;
+  writers.max_cache_bytes = setup.max_cache_mib << 20;
+  backend->set_writers(writers);
+  return backend;
+}
+
+}  // namespace slotguard

@@ -1,0 +1,37 @@
+// The backend a command runs scenarios on, assembled from its flags: the
+// kind, another implementation (--kernel-lib, --kernel-cubin), fault
+// isolation in worker processes and the cache writers.
+#ifndef SLOTGUARD_BACKEND_BACKEND_SETUP_H_
+#define SLOTGUARD_BACKEND_BACKEND_SETUP_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "backend/backend.h"
+
+namespace slotguard {
+
+/// How scenarios run beyond the backend's kind: the cache writers, fault
+/// isolation. Shared by check, replay, mutants and fuzz.
+struct RunSetup {
+  bool writers = false;          // --writers: null_bytes and write_set on the caches
+  int32_t head_bytes = 64;       // --head-bytes per slot
+  int64_t max_cache_mib = 1024;  // --max-cache-mib per group
+  bool cuda_graph = false;       // --cuda-graph (check, replay): implies writers
+  int isolate = -1;              // --isolate 1 / --no-isolate 0; -1: on for gpu (not in fuzz) or another implementation
+  double timeout_seconds = 120;  // --timeout per scenario, isolated runs
+  ProviderSource provider;       // --kernel-lib, or --kernel-cubin with --kernel-spec
+};
+
+/// The backend asked for, or nullptr with a one-line *problem: bad setup
+/// flags, or (*environment set) an environment problem, the GPU not
+/// usable. With isolation (the gpu backend's default, and another
+/// implementation's) it runs the kernels in worker processes; with the
+/// writers on, it fills the caches.
+std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, std::string* problem,
+                                     bool* environment);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_BACKEND_BACKEND_SETUP_H_

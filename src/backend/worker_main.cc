@@ -1,0 +1,77 @@
+#include "backend/worker_main.h"
+
+#include <algorithm>
+
+#include "backend/gpu_device.h"
+#include "backend/worker_messages.h"
+
+namespace slotguard {
+namespace {
+
+bool Answer(WorkerStatus status, const std::string& message, const std::vector<std::vector<GroupOutputs>>* results) {
+  WireBuffer response;
+  PutWorkerResponse(status, message, results, &response);
+  return WriteFrame(kWorkerResponseFd, response);
+}
+
+}  // namespace
+
+bool ServeWorker(BackendKind kind, const ProviderSource& provider_source, std::ostream& err) {
+  std::string why;
+  std::unique_ptr<Backend> backend = MakeBackend(kind, &why);
+  if (backend && !provider_source.empty()) {
+    std::shared_ptr<MappingProvider> provider = OpenProvider(provider_source, &why);
+    if (!provider) backend.reset();
+    else backend->set_provider(provider);
+  }
+  for (;;) {
+    WireBuffer frame;
+    bool timed_out;
+    if (!ReadFrame(kWorkerRequestFd, -1, &frame, &timed_out)) return true;  // slotguard is done
+    if (!backend) {
+      Answer(WorkerStatus::kEnvironmentError, "worker: " + why, nullptr);
+      continue;
+    }
+    WorkerRequest request;
+    std::string problem;
+    if (!GetWorkerRequest(&frame, &request, &problem)) {
+      err << "slotguard __worker: " << problem << "\n";
+      return false;
+    }
+    backend->set_writers(request.writers);
+    std::vector<std::vector<GroupOutputs>> results;
+    bool ok = true;
+    switch (request.op) {
+      case WorkerOp::kRun:
+        results.resize(1);
+        ok = !request.scenarios.empty() && backend->Run(request.scenarios[0], &results[0], &problem);
+        break;
+      case WorkerOp::kRunReplays:
+        ok = backend->RunReplays(request.scenarios, &results, &problem);
+        break;
+      case WorkerOp::kRunMany: {
+        std::vector<const Scenario*> pointers;
+        for (const Scenario& s : request.scenarios) pointers.push_back(&s);
+        ok = backend->RunMany(pointers, &results, &problem, static_cast<int>(std::max<uint32_t>(1, request.threads)));
+        break;
+      }
+    }
+    if (ok) {
+      if (!Answer(WorkerStatus::kOk, "", &results)) return true;
+      continue;
+    }
+    // A sticky CUDA error (illegal address, kernel trap) leaves this
+    // process's context unusable: report a fault and let slotguard start
+    // another worker. Anything else is an environment error.
+    std::string broken;
+    if (GpuContextBroken(&broken)) {
+      Answer(WorkerStatus::kFault,
+             "a kernel faulted: " + broken + " (the worker's CUDA context is lost; first seen at " + problem + ")",
+             nullptr);
+      return true;
+    }
+    Answer(WorkerStatus::kEnvironmentError, problem, nullptr);
+  }
+}
+
+}  // namespace slotguard

@@ -1,0 +1,30 @@
+#include "bench/host_bench.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "registry/families.h"
+#include "runner/scenario_run.h"
+
+namespace slotguard {
+
+bool BenchHostGroup(const Scenario& all, size_t group, Backend& backend, HostBenchRow* row, std::string* err) {
+  const Group& g = all.groups[group];
+  Scenario one = all;
+  one.groups = {g};
+  if (g.family == Family::kQsaCompressed) one.groups = {all.groups[0], g};  // its common group
+  row->name = std::string(GetFamily(g.family).name) + (one.groups.size() > 1 ? "+paged" : "");
+  row->token_checks = 0;
+  for (const Group& each : one.groups)
+    row->token_checks += static_cast<double>(all.batch.num_tokens) * OutputNames(each).size();
+  ScenarioRun run;
+  row->seconds = 1e30;
+  for (int i = 0; i < 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    if (!RunScenario(one, backend, 8, &run, err)) return false;
+    row->seconds = std::min(row->seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return true;
+}
+
+}  // namespace slotguard

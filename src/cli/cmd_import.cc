@@ -1,0 +1,50 @@
+// `slotguard import`: a libFuzzer artifact of fuzz_mapping as a scenario file.
+#include <fstream>
+
+#include "cli/commands.h"
+#include "fuzz/generators.h"
+#include "registry/families.h"
+#include "scenario/scenario_json.h"
+#include "util/error_line.h"
+
+namespace slotguard {
+
+int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err) {
+  std::ifstream in(options.file, std::ios::binary);
+  if (!in) {
+    err << ErrorLine(options.file + ": cannot open file; expected a libFuzzer artifact");
+    return kExitBadInput;
+  }
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string problem;
+  const size_t slash = options.variant.find('/');
+  if (slash != std::string::npos) {
+    Family family;
+    Variant v;
+    if (!FindFamily(options.variant.substr(0, slash), &family, &problem) ||
+        !FindVariant(family, options.variant.substr(slash + 1), &v, &problem)) {
+      err << ErrorLine(problem);
+      return kExitBadInput;
+    }
+  } else if (!options.variant.empty() && (!ValidateVariantName(options.variant, &problem) || options.variant == "all")) {
+    err << ErrorLine(problem.empty() ? "import takes one variant name" : problem);
+    return kExitBadInput;
+  }
+  Scenario s = FuzzMappingScenario(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), options.variant);
+  const std::string base = options.file.substr(options.file.find_last_of('/') + 1);
+  s.name = "import-" + base;
+  s.description = "imported from the libFuzzer artifact " + base + " (fuzz_mapping generator" +
+                  (options.variant.empty() ? "" : ", variant " + options.variant) + ")" +
+                  (s.description.empty() ? "" : "; " + s.description);
+  if (options.out.empty() || options.out == "-") {
+    out << WriteScenarioJson(s);
+  } else if (!WriteScenarioFile(options.out, s, &problem)) {
+    err << ErrorLine(problem);
+    return kExitBadInput;
+  } else {
+    out << "slotguard: import: scenario written to " << options.out << "\n";
+  }
+  return kExitHolds;
+}
+
+}  // namespace slotguard

@@ -1,0 +1,32 @@
+// What `replay` prints of one scenario run: a head, then per group and
+// output a per-token table (token, request, position, block, kernel slot,
+// reference slot, invariants hit) and a picture of which blocks each
+// request wrote; the findings and the scenario line last.
+#ifndef SLOTGUARD_REPORT_REPLAY_TABLE_H_
+#define SLOTGUARD_REPORT_REPLAY_TABLE_H_
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+
+#include "runner/scenario_run.h"
+
+namespace slotguard {
+
+/// Scenarios up to this many tokens show every token; longer ones only the
+/// tokens with findings, unless all_tokens.
+constexpr int64_t kReplayEveryToken = 256;
+
+/// One group's tables: run holds every finding (keep_per_invariant
+/// unbounded) for the "invariants" column.
+void PrintReplayGroup(const Scenario& scenario, size_t group, const ScenarioRun& run, bool all_tokens,
+                      std::ostream& out);
+
+/// The whole replay. `backend` is how the head names it ("host", "gpu on
+/// NVIDIA ..."). Returns whether the scenario holds (JudgeExpectation).
+bool PrintReplay(const Scenario& scenario, const std::string& file, const std::string& backend,
+                 const ScenarioRun& run, bool all_tokens, std::ostream& out);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_REPORT_REPLAY_TABLE_H_

@@ -1,0 +1,56 @@
+#include "runner/check_run.h"
+
+#include <algorithm>
+
+#include "registry/families.h"
+#include "scenario/scenario_json.h"
+#include "util/parallel_for.h"
+
+namespace slotguard {
+
+std::vector<std::string> VariantRuns(const Scenario& scenario, const std::string& variant) {
+  if (variant.empty()) return {""};
+  if (variant != "all") return {variant};
+  std::vector<std::string> names;
+  for (const Group& group : scenario.groups)
+    for (Variant v : VariantsOf(group.family))
+      if (std::find(names.begin(), names.end(), GetVariant(v).name) == names.end())
+        names.push_back(GetVariant(v).name);
+  return names;
+}
+
+std::vector<ScenarioReport> CheckFile(const std::string& file, const CheckRunOptions& options, Backend& backend) {
+  Scenario scenario;
+  std::string err;
+  if (!LoadScenarioFile(file, options.limits, &scenario, &err)) {
+    ScenarioReport bad;
+    bad.file = file;
+    bad.status = ScenarioStatus::kBadInput;
+    bad.error = err;
+    return {bad};
+  }
+  std::vector<ScenarioReport> reports;
+  for (const std::string& variant : VariantRuns(scenario, options.variant)) {
+    Scenario run = scenario;
+    if (!variant.empty() && !ForceVariant(variant, &run)) continue;  // no group has it
+    reports.push_back(CheckScenario(run, file, backend, 8, options.cuda_graph));
+    reports.back().forced_variant = variant;
+  }
+  if (reports.empty()) {  // --variant NAME that no group of this scenario has
+    reports.push_back(CheckScenario(scenario, file, backend, 8, options.cuda_graph));
+    reports.back().verdict += " (no group has variant " + options.variant + ")";
+  }
+  return reports;
+}
+
+std::vector<ScenarioReport> CheckFiles(const std::vector<std::string>& files, const CheckRunOptions& options,
+                                       Backend& backend) {
+  std::vector<std::vector<ScenarioReport>> per_file(files.size());
+  ParallelFor(files.size(), options.jobs, [&](size_t i) { per_file[i] = CheckFile(files[i], options, backend); });
+  std::vector<ScenarioReport> reports;
+  for (auto& list : per_file)
+    for (ScenarioReport& r : list) reports.push_back(std::move(r));
+  return reports;
+}
+
+}  // namespace slotguard

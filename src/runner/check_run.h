@@ -1,0 +1,37 @@
+// `check`'s work: every scenario file through the backend, once per variant
+// run, in parallel; the reports in file order.
+#ifndef SLOTGUARD_RUNNER_CHECK_RUN_H_
+#define SLOTGUARD_RUNNER_CHECK_RUN_H_
+
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "runner/scenario_run.h"
+#include "scenario/load_limits.h"
+
+namespace slotguard {
+
+struct CheckRunOptions {
+  std::string variant;      // "" each group's own; a variant name; or "all"
+  bool cuda_graph = false;  // the CUDA-graph protocol (RunGraphReplayScenario)
+  int jobs = 1;             // files checked in parallel
+  LoadLimits limits;
+};
+
+/// The variant runs of one scenario: its own (""), the one forced name, or
+/// with "all" every variant name its groups' families have.
+std::vector<std::string> VariantRuns(const Scenario& scenario, const std::string& variant);
+
+/// One file: a bad-input report when it does not load, else one report per
+/// variant run. A forced name that no group has runs the scenario as it is,
+/// and its verdict says so.
+std::vector<ScenarioReport> CheckFile(const std::string& file, const CheckRunOptions& options, Backend& backend);
+
+/// Every file on `jobs` threads; the reports in file order, whatever the jobs.
+std::vector<ScenarioReport> CheckFiles(const std::vector<std::string>& files, const CheckRunOptions& options,
+                                       Backend& backend);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_RUNNER_CHECK_RUN_H_
