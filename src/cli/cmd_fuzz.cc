@@ -10,8 +10,8 @@
 
 #include "cli/command_setup.h"
 #include "cli/commands.h"
-#include "fuzz/campaign.h"
-#include "fuzz/generators.h"
+#include "fuzzing/campaign.h"
+#include "fuzzing/generators.h"
 #include "scenario/scenario_json.h"
 #include "registry/families.h"
 #include "util/did_you_mean.h"

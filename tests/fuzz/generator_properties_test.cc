@@ -5,7 +5,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "backend/backend.h"
-#include "fuzz/generators.h"
+#include "fuzzing/generators.h"
 #include "registry/families.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"

@@ -2,8 +2,8 @@
 // fewer tokens and columns, then smaller values (contexts, block ids, ring
 // capacities). Each candidate is written and re-loaded by the strict loader
 // (invalid ones are dropped) and kept only when it still fails.
-#ifndef SLOTGUARD_FUZZ_SHRINK_H_
-#define SLOTGUARD_FUZZ_SHRINK_H_
+#ifndef SLOTGUARD_FUZZING_SHRINK_H_
+#define SLOTGUARD_FUZZING_SHRINK_H_
 
 #include <functional>
 
@@ -24,4 +24,4 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
 
 }  // namespace slotguard
 
-#endif  // SLOTGUARD_FUZZ_SHRINK_H_
+#endif  // SLOTGUARD_FUZZING_SHRINK_H_

@@ -1,4 +1,4 @@
-#include "fuzz/shrink.h"
+#include "fuzzing/shrink.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "fuzz/campaign.h"
+#include "fuzzing/campaign.h"
 
 #include <algorithm>
 #include <atomic>
@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "fuzz/shrink.h"
+#include "fuzzing/shrink.h"
 #include "registry/families.h"
 #include "report/report.h"
 #include "runner/scenario_run.h"
