@@ -1,5 +1,5 @@
-// RapidCheck properties over the shared generator (fuzz/generators.h), with
-// RapidCheck drawing every choice so it can shrink them.
+// RapidCheck properties over the shared generator (src/fuzzing/generators.h),
+// with RapidCheck drawing every choice so it can shrink them.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
