@@ -297,7 +297,6 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
 
   // Write the reproducer before anything is reported.
   Scenario out = result->minimized;
-  const std::string family = out.groups.empty() ? "none" : GetFamily(out.groups.front().family).name;
   out.name = "fuzz-" + (options.variant.empty() ? std::string("fixed") : options.variant) + "-" + target +
              "-seed" + std::to_string(options.seed) + "-" + std::to_string(result->finding_index);
   out.description = Describe(options, *result, backend);

@@ -14,13 +14,9 @@ namespace slotguard {
 /// True when the candidate still fails the same way (same invariant).
 using StillFails = std::function<bool(const Scenario&)>;
 
-struct ShrinkStats {
-  int attempts = 0;   // candidates tried
-  int accepted = 0;   // candidates that still failed
-};
-
-Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts = 4000,
-                ShrinkStats* stats = nullptr);
+/// The smallest scenario found that still fails; tries at most max_attempts
+/// valid candidates.
+Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts = 4000);
 
 }  // namespace slotguard
 
