@@ -12,12 +12,12 @@
 #include <string>
 
 #include "backend/backend.h"
-#include "fuzz/generators.h"
-#include "fuzz/sha1.h"
+#include "fuzzing/generators.h"
 #include "report/report.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
 #include "util/error_line.h"
+#include "sha1.h"
 
 namespace {
 

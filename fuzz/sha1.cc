@@ -1,5 +1,5 @@
 // SHA-1 (FIPS 180-4), enough to name files like libFuzzer does.
-#include "fuzz/sha1.h"
+#include "sha1.h"
 
 #include <cstdio>
 #include <vector>

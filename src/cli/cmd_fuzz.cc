@@ -1,12 +1,12 @@
-// `slotguard fuzz`: a time- or run-bounded campaign (fuzz/campaign.h). On a
+// `slotguard fuzz`: a time- or run-bounded campaign (fuzzing/campaign.h). On a
 // finding, the minimized scenario is written first; the last output line
 // names the file and the exit code is 1. Without one: a summary and exit 0.
 #include <unistd.h>
 
 #include "cli/command_setup.h"
 #include "cli/commands.h"
-#include "fuzz/campaign.h"
-#include "fuzz/generators.h"
+#include "fuzzing/campaign.h"
+#include "fuzzing/generators.h"
 #include "report/fuzz_report.h"
 #include "runner/fuzz_setup.h"
 #include "util/error_line.h"

@@ -2,7 +2,7 @@
 #include <fstream>
 
 #include "cli/commands.h"
-#include "fuzz/generators.h"
+#include "fuzzing/generators.h"
 #include "registry/families.h"
 #include "scenario/scenario_json.h"
 #include "util/error_line.h"

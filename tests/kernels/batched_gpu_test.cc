@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "backend/backend.h"
-#include "fuzz/campaign.h"
-#include "fuzz/generators.h"
+#include "fuzzing/campaign.h"
+#include "fuzzing/generators.h"
 #include "registry/families.h"
 
 namespace slotguard {

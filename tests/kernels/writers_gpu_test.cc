@@ -9,7 +9,7 @@
 
 #include "backend/backend.h"
 #include "backend/isolated_backend.h"
-#include "fuzz/generators.h"
+#include "fuzzing/generators.h"
 #include "registry/families.h"
 #include "runner/scenario_run.h"
 #include "testing/scenario_fixtures.h"

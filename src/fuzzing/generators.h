@@ -10,8 +10,8 @@
 // finds nothing, and each finding is a kernel bug. `inconsistent` adds
 // runner-state faults (an unmarked dummy, a live request addressing an
 // unallocated zero column), and such scenarios say so in their description.
-#ifndef SLOTGUARD_FUZZ_GENERATORS_H_
-#define SLOTGUARD_FUZZ_GENERATORS_H_
+#ifndef SLOTGUARD_FUZZING_GENERATORS_H_
+#define SLOTGUARD_FUZZING_GENERATORS_H_
 
 #include <cstdint>
 #include <initializer_list>
@@ -94,4 +94,4 @@ Scenario FuzzMappingScenario(const uint8_t* data, size_t size, const std::string
 
 }  // namespace slotguard
 
-#endif  // SLOTGUARD_FUZZ_GENERATORS_H_
+#endif  // SLOTGUARD_FUZZING_GENERATORS_H_

@@ -1,11 +1,11 @@
-// RapidCheck properties over the shared generator (fuzz/generators.h), with
-// RapidCheck drawing every choice so it can shrink them.
+// RapidCheck properties over the shared generator (src/fuzzing/generators.h),
+// with RapidCheck drawing every choice so it can shrink them.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
 #include "backend/backend.h"
-#include "fuzz/generators.h"
+#include "fuzzing/generators.h"
 #include "registry/families.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"

@@ -1,4 +1,4 @@
-#include "fuzz/shrink.h"
+#include "fuzzing/shrink.h"
 
 #include <algorithm>
 #include <map>
@@ -130,23 +130,20 @@ bool Canonical(const Scenario& candidate, Scenario* out) {
 
 }  // namespace
 
-Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts,
-                ShrinkStats* stats) {
-  ShrinkStats local;
-  ShrinkStats& st = stats ? *stats : local;
+Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts) {
+  int attempts = 0;  // valid candidates tried
   Scenario best = failing;
   auto Try = [&](const Scenario& candidate) {
-    if (st.attempts >= max_attempts) return false;
+    if (attempts >= max_attempts) return false;
     Scenario canonical;
     if (!Canonical(candidate, &canonical)) return false;
-    ++st.attempts;
+    ++attempts;
     if (!still_fails(canonical)) return false;
-    ++st.accepted;
     best = canonical;
     return true;
   };
   bool progress = true;
-  while (progress && st.attempts < max_attempts) {
+  while (progress && attempts < max_attempts) {
     progress = false;
     // Shape: requests (from the last), groups, tokens, columns.
     for (int32_t r = best.batch.num_reqs() - 1; r >= 0; --r)

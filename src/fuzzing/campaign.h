@@ -1,8 +1,8 @@
 // A fuzz campaign: generate scenarios, check them, and on the first finding
 // shrink it and write the reproducer. Deterministic for a seed: scenario i
 // depends only on (seed, i), whatever the number of jobs.
-#ifndef SLOTGUARD_FUZZ_CAMPAIGN_H_
-#define SLOTGUARD_FUZZ_CAMPAIGN_H_
+#ifndef SLOTGUARD_FUZZING_CAMPAIGN_H_
+#define SLOTGUARD_FUZZING_CAMPAIGN_H_
 
 #include <cstdint>
 #include <ostream>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "fuzz/generators.h"
+#include "fuzzing/generators.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {
@@ -58,4 +58,4 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
 
 }  // namespace slotguard
 
-#endif  // SLOTGUARD_FUZZ_CAMPAIGN_H_
+#endif  // SLOTGUARD_FUZZING_CAMPAIGN_H_

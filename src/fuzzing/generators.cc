@@ -1,4 +1,4 @@
-#include "fuzz/generators.h"
+#include "fuzzing/generators.h"
 
 #include <algorithm>
 #include <array>

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "backend/backend.h"
-#include "fuzz/campaign.h"
+#include "fuzzing/campaign.h"
 #include "scenario/scenario_json.h"
 
 namespace slotguard {

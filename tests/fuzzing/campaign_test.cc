@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "fuzz/campaign.h"
-#include "fuzz/shrink.h"
+#include "fuzzing/campaign.h"
+#include "fuzzing/shrink.h"
 #include "registry/families.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"

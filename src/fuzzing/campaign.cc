@@ -1,0 +1,92 @@
+#include "fuzzing/campaign.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "fuzzing/campaign_internal.h"
+#include "runner/scenario_run.h"
+
+namespace slotguard {
+namespace {
+
+uint64_t Mix(uint64_t seed, uint64_t index) {  // splitmix64 of the pair
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + index + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// The campaign's progress line.
+void Report(const CampaignResult& r, double seconds, bool tty, std::ostream& progress) {
+  char line[160];
+  std::snprintf(line, sizeof line, "fuzz: %lld scenarios, %lld token-groups, %.0f scenarios/s, %.0f s",
+                static_cast<long long>(r.scenarios), static_cast<long long>(r.tokens),
+                r.scenarios / std::max(seconds, 1e-9), seconds);
+  progress << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
+}
+
+}  // namespace
+
+Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classification* classes) {
+  RandomChoices choices(Mix(options.seed, static_cast<uint64_t>(index)));
+  Scenario s = GenerateScenario(choices, options.generator, classes);
+  if (!options.variant.empty()) ForceVariant(options.variant, &s);
+  return s;
+}
+
+namespace campaign_internal {
+
+Budget::Budget(const CampaignOptions& options, std::ostream& progress)
+    : options_(options),
+      progress_(progress),
+      start_(std::chrono::steady_clock::now()),
+      next_report_(options.tty_progress ? 0.5 : 10) {}
+
+double Budget::Elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+int64_t Budget::ChunkEnd(int64_t base, int64_t chunk) const {
+  if (options_.seconds > 0 && Elapsed() >= options_.seconds) return base;
+  return options_.runs >= 0 ? std::min(base + chunk, options_.runs) : base + chunk;
+}
+
+void Budget::MaybeReport(const CampaignResult& result) {
+  if (Elapsed() < next_report_) return;
+  Report(result, Elapsed(), options_.tty_progress, progress_);
+  next_report_ = Elapsed() + (options_.tty_progress ? 0.5 : 10);
+}
+
+bool Fired(const Scenario& s, Backend& backend, std::set<std::string>* fired, std::string* err) {
+  thread_local ScenarioRun run;  // its buffers reused scenario after scenario
+  if (!RunScenario(s, backend, 1, &run, err)) return false;
+  fired->clear();
+  for (const FindingSink& sink : run.findings)
+    for (const auto& [name, count] : sink.counts()) fired->insert(name);
+  return true;
+}
+
+void AddTallies(const std::vector<Classification>& classes, const std::vector<int64_t>& tokens,
+                CampaignResult* result) {
+  for (const Classification& c : classes)
+    for (const auto& [name, count] : c) result->classes[name] += count;
+  for (int64_t t : tokens) result->tokens += t;
+}
+
+}  // namespace campaign_internal
+
+bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream& progress,
+                 CampaignResult* result, std::string* err) {
+  using namespace campaign_internal;
+  Budget budget(options, progress);
+  const bool ran = backend.Batches() ? RunBatched(options, backend, budget, result, err)
+                                     : RunOneAtATime(options, backend, budget, result, err);
+  if (!ran) return false;
+  if (options.tty_progress) progress << "\n";
+  result->seconds = budget.Elapsed();
+  if (!result->found) return true;
+  return MinimizeFinding(options, backend, result, err) && WriteReproducer(options, backend, result, err);
+}
+
+}  // namespace slotguard

@@ -1,0 +1,141 @@
+// The campaign's scheduler for a batching backend (the GPU): a chunk of
+// scenarios per backend call, generating, running and checking overlapped.
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "fuzzing/campaign_internal.h"
+#include "runner/scenario_run.h"
+#include "util/parallel_for.h"
+
+namespace slotguard {
+namespace campaign_internal {
+namespace {
+
+/// A chunk of a batched campaign: scenarios [base, base + size), generated,
+/// run in one backend call, then checked.
+struct Chunk {
+  int64_t base = 0;
+  std::vector<Scenario> scenarios;
+  std::vector<const Scenario*> pointers;
+  std::vector<std::vector<GroupOutputs>> outputs;  // kept between chunks: storage reused
+  std::vector<Classification> classes;             // per worker
+  std::vector<int64_t> tokens;                     // per worker
+  int64_t first_finding = -1;                      // index in the chunk
+};
+
+}  // namespace
+
+bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget,
+                CampaignResult* result, std::string* err) {
+  using Clock = std::chrono::steady_clock;
+  const int jobs = std::max(1, options.jobs);
+  // A chunk of scenarios per backend call (one launch per family
+  // and geometry). The stages overlap: while the backend runs chunk k, one
+  // pass of host workers checks chunk k-1 and generates chunk k+1 (one
+  // pass, not two, so that the host threads do not outnumber the cores
+  // more than they must).
+  const int64_t kChunk = std::max<int64_t>(1, options.batch_chunk);
+  std::vector<ScenarioRun> check_runs(jobs);  // one per worker, storage reused
+  // The backend packs and unpacks on half the threads while the host
+  // stage runs on all of them: on the 16-core H200 machine this split beat
+  // both all and a quarter (507k small scenarios/s against 452k and 465k).
+  const int pack_threads = std::max(1, jobs / 2);
+  // Generates [base, end) into *gen and checks *chk, either may be null.
+  auto host_stage = [&](Chunk* gen, int64_t base, int64_t end, Chunk* chk) {
+    const size_t n_gen = gen ? static_cast<size_t>(end - base) : 0;
+    const size_t n_chk = chk ? chk->scenarios.size() : 0;
+    if (gen) {
+      gen->base = base;
+      gen->first_finding = -1;
+      gen->scenarios.resize(n_gen);
+      gen->pointers.resize(n_gen);
+      gen->classes.assign(jobs, Classification());
+      gen->tokens.assign(jobs, 0);
+    }
+    std::vector<uint8_t> has_finding(n_chk, 0);
+    std::vector<double> gen_seconds(jobs, 0), chk_seconds(jobs, 0);
+    ParallelForWorkers(std::max(n_gen, n_chk), jobs, [&](size_t i, int w) {
+      auto t0 = Clock::now();
+      if (i < n_chk) {
+        ScenarioRun& run = check_runs[w];
+        run.kernel.swap(chk->outputs[i]);
+        CheckKernelOutputs(chk->scenarios[i], 1, &run);
+        for (const FindingSink& sink : run.findings) has_finding[i] |= sink.total() > 0;
+        run.kernel.swap(chk->outputs[i]);
+        const auto t1 = Clock::now();
+        chk_seconds[w] += std::chrono::duration<double>(t1 - t0).count();
+        t0 = t1;
+      }
+      if (i < n_gen) {
+        Scenario& s = gen->scenarios[i];
+        s = CampaignScenario(options, base + static_cast<int64_t>(i), &gen->classes[w]);
+        gen->pointers[i] = &s;
+        gen->tokens[w] += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
+        gen_seconds[w] += std::chrono::duration<double>(Clock::now() - t0).count();
+      }
+    });
+    for (int w = 0; w < jobs; ++w) {  // thread-seconds per worker thread
+      result->generate_seconds += gen_seconds[w] / jobs;
+      result->check_seconds += chk_seconds[w] / jobs;
+    }
+    for (size_t i = 0; i < n_chk; ++i)
+      if (has_finding[i]) {
+        chk->first_finding = static_cast<int64_t>(i);
+        break;
+      }
+  };
+  // Adds a checked chunk to the result; true when it holds the finding.
+  auto account = [&](const Chunk& c) {
+    AddTallies(c.classes, c.tokens, result);
+    if (c.first_finding >= 0) {
+      result->scenarios += c.first_finding + 1;
+      result->found = true;
+      result->finding_index = c.base + c.first_finding;
+      return true;
+    }
+    result->scenarios += static_cast<int64_t>(c.scenarios.size());
+    return false;
+  };
+  Chunk next, running, checking;  // generated; on the backend; to check
+  bool have_next = false, have_checking = false;
+  int64_t base = 0;
+  int64_t end = budget.ChunkEnd(base, kChunk);
+  if (end > base) {
+    host_stage(&next, base, end, nullptr);
+    have_next = true;
+    base = end;
+  }
+  while (have_next || have_checking) {
+    bool have_running = false;
+    if (have_next) {
+      std::swap(running, next);
+      have_running = true;
+      have_next = false;
+    }
+    end = budget.ChunkEnd(base, kChunk);
+    const bool generating = end > base && have_running;
+    std::thread host([&, gen = generating ? &next : nullptr, chk = have_checking ? &checking : nullptr, b = base,
+                      e = end] { host_stage(gen, b, e, chk); });
+    if (generating) {
+      have_next = true;
+      base = end;
+    }
+    bool ran = true;
+    if (have_running) {
+      const auto t0 = Clock::now();
+      ran = backend.RunMany(running.pointers, &running.outputs, err, pack_threads);
+      result->kernel_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+    host.join();
+    if (!ran) return false;
+    if (have_checking && account(checking)) break;
+    if (have_checking) budget.MaybeReport(*result);
+    std::swap(checking, running);
+    have_checking = have_running;
+  }
+  return true;
+}
+
+}  // namespace campaign_internal
+}  // namespace slotguard

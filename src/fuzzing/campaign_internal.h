@@ -1,0 +1,87 @@
+// The parts of a campaign (campaign.h), one file each: the two schedulers,
+// which check scenarios 0, 1, 2, ... of the seed until the budget is spent or
+// one of them fails, and the reproducer. RunCampaign (campaign.cc) runs the
+// scheduler the backend calls for, then, on a finding, the reproducer.
+// Only the campaign's own files include this header.
+#ifndef SLOTGUARD_FUZZING_CAMPAIGN_INTERNAL_H_
+#define SLOTGUARD_FUZZING_CAMPAIGN_INTERNAL_H_
+
+#include <chrono>
+#include <cstdint>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "fuzzing/campaign.h"
+#include "scenario/scenario.h"
+
+namespace slotguard {
+namespace campaign_internal {
+
+/// The campaign's budget (--runs, --time) and its progress line, from the
+/// moment it is constructed.
+class Budget {
+ public:
+  Budget(const CampaignOptions& options, std::ostream& progress);
+
+  /// Seconds since the campaign started.
+  double Elapsed() const;
+
+  /// The end of the next chunk of `chunk` scenarios starting at `base`, or
+  /// `base` when the budget is spent.
+  int64_t ChunkEnd(int64_t base, int64_t chunk) const;
+
+  /// Prints the progress line when one is due (every 0.5 s on a tty, else
+  /// every 10 s).
+  void MaybeReport(const CampaignResult& result);
+
+ private:
+  const CampaignOptions& options_;
+  std::ostream& progress_;
+  const std::chrono::steady_clock::time_point start_;
+  double next_report_;
+};
+
+/// Checks one scenario: the invariants that fired (empty: none). False on an
+/// environment failure.
+bool Fired(const Scenario& s, Backend& backend, std::set<std::string>* fired, std::string* err);
+
+/// Adds the workers' operator counts and token-groups to the result.
+void AddTallies(const std::vector<Classification>& classes, const std::vector<int64_t>& tokens,
+                CampaignResult* result);
+
+/// The scheduler of a backend that runs one scenario per call (the host):
+/// each of the jobs workers checks one scenario at a time, in chunks of
+/// 64 * jobs; the lowest failing index of a chunk is the finding. Fills
+/// scenarios, tokens, classes, found and finding_index. False with *err on
+/// an environment failure.
+bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& budget,
+                   CampaignResult* result, std::string* err);
+
+/// The scheduler of a batching backend (the GPU, Backend::Batches): chunks of
+/// options.batch_chunk scenarios, one RunMany call each, with generating,
+/// running and checking overlapped. Fills what RunOneAtATime fills, plus
+/// the busy time of each stage. False with *err on an environment failure.
+bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget,
+                CampaignResult* result, std::string* err);
+
+/// Regenerates the finding (result->finding_index) and shrinks it, keeping
+/// its most specific invariant firing: fills original, invariant, minimized
+/// and fired. False with *err on an environment failure.
+bool MinimizeFinding(const CampaignOptions& options, Backend& backend, CampaignResult* result,
+                     std::string* err);
+
+/// Writes the minimized scenario to options.out_dir as a reproducer (named
+/// after the variant, the invariant, the seed and the index; no expect), and
+/// collects its finding lines as `check` prints them: fills file,
+/// finding_lines and minimized (now as written). False with *err when the
+/// file cannot be written or on an environment failure.
+bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignResult* result,
+                     std::string* err);
+
+}  // namespace campaign_internal
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_FUZZING_CAMPAIGN_INTERNAL_H_

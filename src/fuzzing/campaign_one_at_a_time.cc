@@ -1,0 +1,67 @@
+// The campaign's scheduler for a backend that runs one scenario per call (the
+// host): each worker checks one scenario at a time.
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "fuzzing/campaign_internal.h"
+
+namespace slotguard {
+namespace campaign_internal {
+
+bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& budget,
+                   CampaignResult* result, std::string* err) {
+  const int jobs = std::max(1, options.jobs);
+  const int64_t chunk = 64 * jobs;
+  std::mutex mu;
+  std::string failure;  // environment failure of any worker
+  for (int64_t base = 0;; base += chunk) {
+    const int64_t end = budget.ChunkEnd(base, chunk);
+    if (end <= base) break;
+    // Workers take indices in order; the lowest failing index wins.
+    std::atomic<int64_t> next{base};
+    std::atomic<int64_t> lowest{end};
+    std::vector<Classification> classes(jobs);
+    std::vector<int64_t> tokens(jobs, 0), checked(jobs, 0);
+    auto worker = [&](int w) {
+      for (int64_t i = next++; i < end && i < lowest; i = next++) {
+        const Scenario s = CampaignScenario(options, i, &classes[w]);
+        std::set<std::string> fired;
+        std::string e;
+        if (!Fired(s, backend, &fired, &e)) {
+          std::lock_guard<std::mutex> lock(mu);
+          failure = e;
+          lowest = std::min<int64_t>(lowest, i);
+          return;
+        }
+        tokens[w] += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
+        checked[w]++;
+        if (!fired.empty()) {
+          int64_t seen = lowest.load();
+          while (i < seen && !lowest.compare_exchange_weak(seen, i)) {}
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int w = 1; w < jobs; ++w) threads.emplace_back(worker, w);
+    worker(0);
+    for (std::thread& t : threads) t.join();
+    if (!failure.empty()) {
+      *err = failure;
+      return false;
+    }
+    AddTallies(classes, tokens, result);
+    for (int64_t n : checked) result->scenarios += n;
+    if (lowest < end) {
+      result->found = true;
+      result->finding_index = lowest;
+      break;
+    }
+    budget.MaybeReport(*result);
+  }
+  return true;
+}
+
+}  // namespace campaign_internal
+}  // namespace slotguard

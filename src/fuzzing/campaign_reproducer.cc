@@ -1,0 +1,88 @@
+// The end of a campaign that found something: the finding shrunk, then
+// written as a scenario file before anything is reported.
+#include <filesystem>
+#include <system_error>
+
+#include "fuzzing/campaign_internal.h"
+#include "fuzzing/shrink.h"
+#include "registry/families.h"
+#include "report/report.h"
+#include "runner/scenario_run.h"
+#include "scenario/scenario_json.h"
+
+namespace slotguard {
+namespace campaign_internal {
+namespace {
+
+/// The invariant a reproducer must keep firing: the most specific one.
+std::string TargetInvariant(const std::set<std::string>& fired) {
+  for (const char* name : {"null_block", "null_owner_pad", "row_bounds", "pad_exact", "padding_tail",
+                           "in_range", "own_block", "unique_slots", "differential", "golden"})
+    if (fired.count(name)) return name;
+  return fired.empty() ? "" : *fired.begin();
+}
+
+std::string Describe(const CampaignOptions& o, const CampaignResult& r, const Backend& backend) {
+  std::string fired;
+  for (const std::string& f : r.fired) fired += (fired.empty() ? "" : ", ") + f;
+  std::string command = "slotguard fuzz --seed " + std::to_string(o.seed);
+  for (Family f : o.generator.families) command += std::string(" --family ") + GetFamily(f).name;
+  if (!o.variant.empty()) command += " --variant " + o.variant;
+  if (o.generator.inconsistent) command += " --inconsistent";
+  if (o.generator.max_requests != GeneratorOptions().max_requests)
+    command += " --max-requests " + std::to_string(o.generator.max_requests);
+  std::string text = "found by " + command + " (scenario " +
+                     std::to_string(r.finding_index) + ", backend " + backend.Describe() +
+                     "); invariants fired: " + fired + "; minimized to keep " + r.invariant +
+                     " firing. Add \"expect\": {\"verdict\": \"finding\", \"findings\": [\"" + r.invariant +
+                     "\"]} to keep it as a regression scenario.";
+  if (!r.original.description.empty()) text += " The generator made an " + r.original.description + ".";
+  return text;
+}
+
+}  // namespace
+
+bool MinimizeFinding(const CampaignOptions& options, Backend& backend, CampaignResult* result,
+                     std::string* err) {
+  result->original = CampaignScenario(options, result->finding_index, nullptr);
+  std::set<std::string> fired;
+  if (!Fired(result->original, backend, &fired, err)) return false;
+  result->invariant = TargetInvariant(fired);
+  std::string shrink_error;
+  const std::string target = result->invariant;
+  result->minimized = Shrink(result->original, [&](const Scenario& candidate) {
+    std::set<std::string> f;
+    return Fired(candidate, backend, &f, &shrink_error) && f.count(target) > 0;
+  });
+  if (!Fired(result->minimized, backend, &fired, err)) return false;
+  result->fired.assign(fired.begin(), fired.end());
+  return true;
+}
+
+bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignResult* result,
+                     std::string* err) {
+  Scenario out = result->minimized;
+  out.name = "fuzz-" + (options.variant.empty() ? std::string("fixed") : options.variant) + "-" +
+             result->invariant + "-seed" + std::to_string(options.seed) + "-" +
+             std::to_string(result->finding_index);
+  out.description = Describe(options, *result, backend);
+  out.expect = Expect();
+  std::error_code ec;
+  std::filesystem::create_directories(options.out_dir, ec);
+  result->file = (std::filesystem::path(options.out_dir) / (out.name + ".json")).string();
+  if (!WriteScenarioFile(result->file, out, err)) return false;
+  result->minimized = out;
+  // The reproducer's own finding lines, as `check` prints them.
+  ScenarioRun run;
+  if (!RunScenario(out, backend, 2, &run, err)) return false;
+  ScenarioReport report;
+  report.file = result->file;
+  report.name = out.name;
+  for (size_t g = 0; g < out.groups.size(); ++g)
+    for (const Finding& f : run.findings[g].kept())
+      result->finding_lines.push_back(FindingLine(report, out.groups[g].name, f));
+  return true;
+}
+
+}  // namespace campaign_internal
+}  // namespace slotguard
