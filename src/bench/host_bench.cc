@@ -12,8 +12,12 @@ bool BenchHostGroup(const Scenario& all, size_t group, Backend& backend, HostBen
   const Group& g = all.groups[group];
   Scenario one = all;
   one.groups = {g};
-  if (g.family == Family::kQsaCompressed) one.groups = {all.groups[0], g};  // its common group
-  row->name = std::string(GetFamily(g.family).name) + (one.groups.size() > 1 ? "+paged" : "");
+  row->name = GetFamily(g.family).name;
+  for (const Group& other : all.groups)  // with the group whose output it reads
+    if (other.name == ReadGroupName(g)) {
+      one.groups = {other, g};
+      row->name += std::string("+") + GetFamily(other.family).name;
+    }
   row->token_checks = 0;
   for (const Group& each : one.groups)
     row->token_checks += static_cast<double>(all.batch.num_tokens) * OutputNames(each).size();

@@ -6,6 +6,7 @@
 #include "fuzzing/campaign_internal.h"
 #include "fuzzing/shrink.h"
 #include "registry/families.h"
+#include "registry/invariants.h"
 #include "report/report.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
@@ -13,14 +14,6 @@
 namespace slotguard {
 namespace campaign_internal {
 namespace {
-
-/// The invariant a reproducer must keep firing: the most specific one.
-std::string TargetInvariant(const std::set<std::string>& fired) {
-  for (const char* name : {"null_block", "null_owner_pad", "row_bounds", "pad_exact", "padding_tail",
-                           "in_range", "own_block", "unique_slots", "differential", "golden"})
-    if (fired.count(name)) return name;
-  return fired.empty() ? "" : *fired.begin();
-}
 
 std::string Describe(const CampaignOptions& o, const CampaignResult& r, const Backend& backend) {
   std::string fired;
@@ -47,7 +40,7 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, CampaignR
   result->original = CampaignScenario(options, result->finding_index, nullptr);
   std::set<std::string> fired;
   if (!Fired(result->original, backend, &fired, err)) return false;
-  result->invariant = TargetInvariant(fired);
+  result->invariant = MostSpecificInvariant(fired);  // what the reproducer must keep firing
   std::string shrink_error;
   const std::string target = result->invariant;
   result->minimized = Shrink(result->original, [&](const Scenario& candidate) {

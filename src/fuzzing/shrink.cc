@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "scenario/family_params.h"
 #include "scenario/scenario_json.h"
 
 namespace slotguard {
@@ -97,7 +98,7 @@ Scenario RenumberBlocks(const Scenario& in) {
   Scenario s = in;
   std::set<int64_t> managers;
   for (const Group& g : s.groups) {
-    const int64_t bpk = g.family == Family::kPaged ? g.blocks_per_manager_block() : 1;
+    const int64_t bpk = NullEntries(g);
     for (int32_t e : g.table.entries)
       if (e >= bpk) managers.insert(e / bpk);
   }
@@ -105,7 +106,7 @@ Scenario RenumberBlocks(const Scenario& in) {
   int64_t next = 1;
   for (int64_t m : managers) to[m] = next++;
   for (Group& g : s.groups) {
-    const int64_t bpk = g.family == Family::kPaged ? g.blocks_per_manager_block() : 1;
+    const int64_t bpk = NullEntries(g);
     for (int32_t& e : g.table.entries)
       if (e >= bpk) e = static_cast<int32_t>(to[e / bpk] * bpk + e % bpk);
   }
@@ -113,12 +114,11 @@ Scenario RenumberBlocks(const Scenario& in) {
   return s;
 }
 
-/// Halves a ring's capacity parameter where that keeps the scenario valid.
-Scenario HalveRing(const Scenario& in, size_t index) {
+/// Halves one parameter (a ring's capacity) towards its minimum.
+Scenario HalveParam(const Scenario& in, size_t index, const ParamInfo& param) {
   Scenario s = in;
-  Group& g = s.groups[index];
-  if (g.family == Family::kKpoolTail) g.kpool = std::max(1, g.kpool / 2);
-  if (g.family == Family::kQsaRing) g.ring = std::max(1, g.ring / 2);
+  int32_t& value = *param.ref(s.groups[index]).i;
+  value = static_cast<int32_t>(std::max<int64_t>(param.min, value / 2));
   return s;
 }
 
@@ -179,11 +179,11 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
       if (!(renumbered == best) && Try(renumbered)) progress = true;
     }
     for (size_t g = 0; g < best.groups.size(); ++g)
-      while ((best.groups[g].family == Family::kKpoolTail && best.groups[g].kpool > 1) ||
-             (best.groups[g].family == Family::kQsaRing && best.groups[g].ring > 1)) {
-        if (!Try(HalveRing(best, g))) break;
-        progress = true;
-      }
+      for (const ParamInfo* p : ParamsOf(best.groups[g].family))
+        while (p->shrinks && ParamValue(*p, best.groups[g]) > p->min) {
+          if (!Try(HalveParam(best, g, *p))) break;
+          progress = true;
+        }
     if (!best.batch.slot_mapping_in.empty() &&
         std::any_of(best.batch.slot_mapping_in.begin(), best.batch.slot_mapping_in.end(),
                     [](int64_t v) { return v != kPadSlot; })) {

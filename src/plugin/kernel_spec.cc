@@ -231,7 +231,7 @@ struct CallParam {
 
 const std::vector<CallParam>& CallParams() {
   static const std::vector<CallParam> params = {
-#define SG_INT_PARAM(id, member, key, min, max, default_value, divides, times, plugin, example, meaning) \
+#define SG_INT_PARAM(id, member, key, min, max, default_value, divides, times, plugin, example, shrinks, meaning) \
   {Family::k##id, #plugin, [](const sg_mapping_call& c) -> int64_t { return c.plugin; }},
 #define SG_BOOL_PARAM(id, member, key, default_value, plugin, meaning) \
   {Family::k##id, #plugin, [](const sg_mapping_call& c) -> int64_t { return c.plugin; }},

@@ -26,7 +26,7 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
   call.slot_mapping = out.slot;
   call.tail_slot_mapping = OutputCount(group) > 1 ? out.tail : nullptr;
   // The family's parameters, as family_params.def binds them.
-#define SG_INT_PARAM(id, member, key, min, max, default_value, divides, times, plugin, example, meaning) \
+#define SG_INT_PARAM(id, member, key, min, max, default_value, divides, times, plugin, example, shrinks, meaning) \
   if (group.family == Family::k##id) call.plugin = group.member;
 #define SG_BOOL_PARAM(id, member, key, default_value, plugin, meaning) \
   if (group.family == Family::k##id) call.plugin = group.member ? 1 : 0;

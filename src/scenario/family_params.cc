@@ -39,21 +39,22 @@ const ShapeInfo& Shape(Family family) {
 
 const std::vector<ParamInfo>& AllParams() {
   static const std::vector<ParamInfo> params = {
-#define SG_INT_PARAM(id, member, key, lo, hi, def, divides, times, plugin, example, meaning)                      \
+#define SG_INT_PARAM(id, member, key, lo, hi, def, divides, times, plugin, example, shrinks, meaning)                      \
   {Family::k##id, ParamKind::kInt, key, lo, [](const Group& g) -> int64_t { (void)g; return hi; },                 \
-   [](const Group& g) -> int64_t { (void)g; return def; }, divides, times, #plugin, example, #hi, #def,        \
+   [](const Group& g) -> int64_t { (void)g; return def; }, divides, times, #plugin, example, shrinks != 0,     \
+   #hi, #def,                                                                                                  \
    Family::k##id, meaning,                                                                                     \
    [](Group& g) { return RefTo(&g.member); }},
 #define SG_BOOL_PARAM(id, member, key, def, plugin, meaning)                                                   \
   {Family::k##id, ParamKind::kBool, key, 0, NoBound, [](const Group&) -> int64_t { return def ? 1 : 0; }, "", "", \
-   #plugin, def ? 1 : 0, "", #def, Family::k##id, meaning, [](Group& g) { return RefTo(&g.member); }},
+   #plugin, def ? 1 : 0, false, "", #def, Family::k##id, meaning, [](Group& g) { return RefTo(&g.member); }},
 #define SG_GROUP_PARAM(id, member, key, target_id, plugin, meaning)                                               \
-  {Family::k##id, ParamKind::kGroup, key, 0, NoBound, NoBound, "", "", #plugin, 0, "", "", Family::k##target_id,   \
+  {Family::k##id, ParamKind::kGroup, key, 0, NoBound, NoBound, "", "", #plugin, 0, false, "", "", Family::k##target_id,   \
    meaning,                                                                                                      \
    [](Group& g) { return RefTo(&g.member); }},
 #define SG_DERIVED_PARAM(id, member, value)                                                                    \
   {Family::k##id, ParamKind::kDerived, "", 0, NoBound, [](const Group& g) -> int64_t { return value; }, "", "", \
-   "", 0, "", #value, Family::k##id, "", [](Group& g) { return RefTo(&g.member); }},
+   "", 0, false, "", #value, Family::k##id, "", [](Group& g) { return RefTo(&g.member); }},
 #include "registry/family_params.def"
 #undef SG_INT_PARAM
 #undef SG_BOOL_PARAM

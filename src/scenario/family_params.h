@@ -41,6 +41,7 @@ struct ParamInfo {
   const char* times;                         // key of the parameter whose product with it fits int32, or ""
   const char* plugin_field;                  // sg_mapping_call member ("paged.dcp_world"), or ""
   int64_t example;
+  bool shrinks;              // the minimizer halves it towards min
   const char* max_text;      // the max and default as the table writes them ("g.block_size")
   const char* default_text;
   Family target;  // kGroup: the family of the group it names
