@@ -46,7 +46,7 @@ struct ReplayOptions {
 };
 int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err);
 
-int RunList(std::ostream& out);
+int RunList(bool params_markdown, std::ostream& out);
 
 struct MutantsOptions {
   std::vector<std::string> paths = {"scenarios/"};

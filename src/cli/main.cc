@@ -177,7 +177,10 @@ int main(int argc, char** argv) {
                          "the SLOTGUARD_FUZZ_VARIANT the target ran with (NAME or FAMILY/NAME)");
 
   CLI::App* list_cmd =
-      app.add_subcommand("list", "families, variants and invariants, from the registries");
+      app.add_subcommand("list", "families (with their parameters), variants and invariants, from the registries");
+  bool params_markdown = false;
+  list_cmd->add_flag("--params-markdown", params_markdown,
+                     "print only the families' parameter table, as Markdown (docs/families.md holds it)");
 
   slotguard::BenchOptions bench;
   CLI::App* bench_cmd = app.add_subcommand(
@@ -221,7 +224,7 @@ int main(int argc, char** argv) {
   try {
     if (*check_cmd) return slotguard::RunCheck(check, std::cout, std::cerr);
     if (*replay_cmd) return slotguard::RunReplay(replay, std::cout, std::cerr);
-    if (*list_cmd) return slotguard::RunList(std::cout);
+    if (*list_cmd) return slotguard::RunList(params_markdown, std::cout);
     if (*mutants_cmd) return slotguard::RunMutants(mutants, std::cout, std::cerr);
     if (*fuzz_cmd) return slotguard::RunFuzz(fuzz, std::cout, std::cerr);
     if (*import_cmd) return slotguard::RunImport(import, std::cout, std::cerr);
