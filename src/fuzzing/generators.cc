@@ -243,7 +243,7 @@ Group Builder::Paged(const std::string& name) {
   Group g;
   g.name = name;
   g.family = Family::kPaged;
-  g.variant = kPagedFixed;
+  g.variant = Variant::kPagedFixed;
   const int32_t bpk = static_cast<int32_t>(c.Pick<int64_t>({1, 1, 1, 2, 4}));
   g.kernel_block_size = static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4, 7, 8, 16, 17}));
   g.block_size = g.kernel_block_size * bpk;

@@ -19,7 +19,7 @@ struct CompressorRingParams {
   int64_t ring_block_size = 1;
   FastDivisor capacity_div;
   FastDivisor ring_block_div;
-  Variant variant = kCompressorRingFixed;
+  Variant variant = Variant::kCompressorRingFixed;
 };
 
 struct CompressorRingFamily : RequestProgramGrid {
@@ -39,8 +39,8 @@ struct CompressorRingFamily : RequestProgramGrid {
       DivMod(row, p.ring_block_div, &col, &offset);
       int64_t block = table.Load(t, r, col);
       bool valid = block > 0;
-      if (p.variant == kCompressorRingPrefix) valid = block >= 0;
-      if (p.variant == kCompressorRingClamp) {
+      if (p.variant == Variant::kCompressorRingPrefix) valid = block >= 0;
+      if (p.variant == Variant::kCompressorRingClamp) {
         if (block < 0) block = 0;  // "-1 means no block", read as block 0
         valid = true;
       }

@@ -16,7 +16,7 @@ namespace slotguard {
 struct KpoolTailParams {
   int64_t kpool = 1;
   FastDivisor kpool_div;
-  Variant variant = kKpoolTailFixed;
+  Variant variant = Variant::kKpoolTailFixed;
 };
 
 struct KpoolTailFamily : OneSlotFlat<KpoolTailFamily> {
@@ -34,7 +34,7 @@ struct KpoolTailFamily : OneSlotFlat<KpoolTailFamily> {
     if (b.num_reqs == 0) return kKernelPadSlot;
     if (r >= b.num_reqs) r = b.num_reqs - 1;
     const int64_t block = table.Load(t, r, 0);
-    const bool valid = p.variant == kKpoolTailPrefix ? block >= 0 : block > 0;
+    const bool valid = p.variant == Variant::kKpoolTailPrefix ? block >= 0 : block > 0;
     if (!valid) return kKernelPadSlot;
     int64_t unused, offset;
     DivMod(b.positions[t], p.kpool_div, &unused, &offset);

@@ -21,7 +21,7 @@ struct PagedParams {
   int32_t dcp_rank = 0;
   int32_t dcp_interleave = 1;
   int32_t enabled = 1;
-  Variant variant = kPagedFixed;
+  Variant variant = Variant::kPagedFixed;
   // The same sizes as divisors (MakePagedParams fills them).
   FastDivisor kernel_block_div;        // kernel_block_size
   FastDivisor virtual_block_div;       // block_size * dcp_world
@@ -42,11 +42,11 @@ SG_HD bool PagedTokenSlot(const PagedParams& p, const MappingBatch& b, const Tab
                           int64_t t, int32_t r, int64_t pos, int64_t* slot) {
   if (r >= b.num_reqs) {
     // Padding tokens. The historical pad program started at num_tokens.
-    if (p.variant == kPagedPadFromN) return false;
+    if (p.variant == Variant::kPagedPadFromN) return false;
     *slot = kKernelPadSlot;
     return true;
   }
-  if (!p.enabled || (b.idx_mapping[r] == -1 && p.variant != kPagedDummyReadsRow)) {
+  if (!p.enabled || (b.idx_mapping[r] == -1 && p.variant != Variant::kPagedDummyReadsRow)) {
     *slot = kKernelPadSlot;
     return true;
   }
@@ -65,7 +65,7 @@ SG_HD bool PagedTokenSlot(const PagedParams& p, const MappingBatch& b, const Tab
   }
   int64_t col, offset;
   DivMod(local, p.kernel_block_div, &col, &offset);
-  if (col >= table.layout.width && p.variant != kPagedUnguarded) {
+  if (col >= table.layout.width && p.variant != Variant::kPagedUnguarded) {
     *slot = kKernelPadSlot;  // range guard: the position is past the row
     return true;
   }

@@ -19,7 +19,7 @@ struct QsaCompressedParams {
   FastDivisor block_div;
   FastDivisor ratio_div;   // compress_ratio
   const int64_t* common = nullptr;  // [num_tokens], the common slot mapping
-  Variant variant = kQsaCompressedFixed;
+  Variant variant = Variant::kQsaCompressedFixed;
 };
 
 struct QsaCompressedFamily : QsaTokenTiles<QsaCompressedFamily> {
@@ -40,7 +40,7 @@ struct QsaCompressedFamily : QsaTokenTiles<QsaCompressedFamily> {
     if (col >= table.layout.width) return kKernelPadSlot;
     const int64_t block = table.Load(t, r, col);
     if (block < 0) return kKernelPadSlot;
-    if (p.variant != kQsaCompressedNoCommonGuard && p.common[t] < 0) return kKernelPadSlot;
+    if (p.variant != Variant::kQsaCompressedNoCommonGuard && p.common[t] < 0) return kKernelPadSlot;
     return block * p.block_size + offset;
   }
 };

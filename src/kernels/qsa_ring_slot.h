@@ -17,7 +17,7 @@ namespace slotguard {
 struct QsaRingParams {
   int64_t ring = 1;
   FastDivisor ring_div;
-  Variant variant = kQsaRingFixed;
+  Variant variant = Variant::kQsaRingFixed;
 };
 
 struct QsaRingFamily : QsaTokenTiles<QsaRingFamily> {
@@ -30,7 +30,7 @@ struct QsaRingFamily : QsaTokenTiles<QsaRingFamily> {
     const int64_t lp = LogicalPosition(b, t, r);
     if (lp < 0 || t + p.ring < b.query_start_loc[r + 1] || table.layout.width <= 0) return kKernelPadSlot;
     const int64_t block = table.Load(t, r, 0);
-    const bool valid = p.variant == kQsaRingPrefix ? block >= 0 : block > 0;
+    const bool valid = p.variant == Variant::kQsaRingPrefix ? block >= 0 : block > 0;
     if (!valid) return kKernelPadSlot;
     int64_t unused, offset;
     DivMod(lp, p.ring_div, &unused, &offset);

@@ -17,7 +17,7 @@ const std::vector<FamilyInfo>& AllFamilies() {
 
 const std::vector<VariantInfo>& AllVariants() {
   static const std::vector<VariantInfo> variants = {
-#define SG_VARIANT(family, id, name, description) {k##family##id, Family::k##family, name, description},
+#define SG_VARIANT(family, id, name, description) {Variant::k##family##id, Family::k##family, name, description},
 #include "registry/families.def"
 #undef SG_VARIANT
   };
@@ -25,7 +25,7 @@ const std::vector<VariantInfo>& AllVariants() {
 }
 
 const FamilyInfo& GetFamily(Family family) { return AllFamilies()[static_cast<int>(family)]; }
-const VariantInfo& GetVariant(Variant variant) { return AllVariants()[variant]; }
+const VariantInfo& GetVariant(Variant variant) { return AllVariants()[static_cast<int>(variant)]; }
 
 std::vector<Variant> VariantsOf(Family family) {
   std::vector<Variant> out;

@@ -2,6 +2,7 @@
 #ifndef SLOTGUARD_REGISTRY_FAMILIES_H_
 #define SLOTGUARD_REGISTRY_FAMILIES_H_
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ bool LookupVariant(Family family, const std::string& name, Variant* variant);
 /// Resolves `--variant NAME` against the registry: "" and "all" pass; an
 /// unknown name fills *err (with did-you-mean) and returns false.
 bool ValidateVariantName(const std::string& name, std::string* err);
+
+/// Prints the variant's name (test messages, logs).
+inline std::ostream& operator<<(std::ostream& out, Variant variant) { return out << GetVariant(variant).name; }
 
 }  // namespace slotguard
 

@@ -18,12 +18,17 @@ constexpr int kFamilyCount = 0
 #undef SG_FAMILY
 
 /// Every variant of every family, one id space.
-enum Variant : int {
+enum class Variant : int {
 #define SG_VARIANT(family, id, name, description) k##family##id,
 #include "registry/families.def"
 #undef SG_VARIANT
-  kVariantCount
 };
+
+#define SG_VARIANT(family, id, name, description) +1
+constexpr int kVariantCount = 0
+#include "registry/families.def"
+    ;
+#undef SG_VARIANT
 
 }  // namespace slotguard
 

@@ -50,7 +50,7 @@ bool ForceVariant(const std::string& name, Scenario* scenario);
 struct GroupReport {
   std::string name;
   Family family = Family::kPaged;
-  Variant variant = kPagedFixed;
+  Variant variant = Variant::kPagedFixed;
   std::map<std::string, int64_t> counts;  // invariant -> findings
   std::vector<Finding> findings;          // the first few per invariant
 };

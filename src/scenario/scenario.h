@@ -59,7 +59,7 @@ inline bool operator==(const Dcp& a, const Dcp& b) {
 struct Group {
   std::string name;
   Family family = Family::kPaged;
-  Variant variant = kPagedFixed;
+  Variant variant = Variant::kPagedFixed;
   BlockTable table;
 
 #define SG_FIELD(type, member, initial) type member = initial;

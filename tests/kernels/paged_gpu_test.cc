@@ -94,7 +94,7 @@ TEST_F(PagedGpuTest, EveryVariantMatchesTheHostBackend) {
     for (int32_t col = 0; col < 4; ++col) narrow.entries.push_back(s.groups[0].table.at(r, col));
   s.groups[0].table = narrow;
   std::unique_ptr<Backend> host = MakeHostBackend();
-  for (Variant v : {kPagedFixed, kPagedUnguarded, kPagedDummyReadsRow, kPagedPadFromN}) {
+  for (Variant v : {Variant::kPagedFixed, Variant::kPagedUnguarded, Variant::kPagedDummyReadsRow, Variant::kPagedPadFromN}) {
     s.groups[0].variant = v;
     std::vector<GroupOutputs> expected;
     std::string err;

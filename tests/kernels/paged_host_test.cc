@@ -170,7 +170,7 @@ TEST_F(PagedVariantTest, UnguardedDiffersExactlyOnPositionsPastTheRow) {
       if (b.idx_mapping[r] != -1 && b.positions[t] / 3 >= width) expected.push_back(t);
   ASSERT_FALSE(expected.empty());
   std::vector<int64_t> read_past;
-  EXPECT_EQ(expected, Diff(kPagedUnguarded, &read_past));
+  EXPECT_EQ(expected, Diff(Variant::kPagedUnguarded, &read_past));
   EXPECT_EQ(expected, read_past);  // the instrumented reads saw every one
 }
 
@@ -181,7 +181,7 @@ TEST_F(PagedVariantTest, DummyReadsRowDiffersExactlyOnDummyTokens) {
     for (int64_t t = b.query_start_loc[r]; t < b.query_start_loc[r + 1]; ++t)
       if (b.idx_mapping[r] == -1) expected.push_back(t);
   ASSERT_FALSE(expected.empty());
-  EXPECT_EQ(expected, Diff(kPagedDummyReadsRow));
+  EXPECT_EQ(expected, Diff(Variant::kPagedDummyReadsRow));
 }
 
 TEST_F(PagedVariantTest, PadFromNDiffersExactlyOnTheTail) {
@@ -189,7 +189,7 @@ TEST_F(PagedVariantTest, PadFromNDiffersExactlyOnTheTail) {
   for (int64_t t = scenario_.batch.num_real_tokens(); t < scenario_.batch.num_tokens; ++t)
     expected.push_back(t);
   ASSERT_EQ(4u, expected.size());
-  EXPECT_EQ(expected, Diff(kPagedPadFromN));
+  EXPECT_EQ(expected, Diff(Variant::kPagedPadFromN));
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ TEST_F(RingVariantTest, KpoolPrefixDiffersOnTokensOfNullRows) {
     if (G("tail").table.at(r, 0) == 0) expected.push_back(t);
   }
   ASSERT_FALSE(expected.empty());
-  EXPECT_EQ(expected, Diff(s_, "tail", kKpoolTailPrefix));
+  EXPECT_EQ(expected, Diff(s_, "tail", Variant::kKpoolTailPrefix));
 }
 
 TEST_F(RingVariantTest, QsaRingPrefixDiffersOnKeptTokensOfNullRows) {
@@ -109,7 +109,7 @@ TEST_F(RingVariantTest, QsaRingPrefixDiffersOnKeptTokensOfNullRows) {
       expected.push_back(t);
   }
   ASSERT_FALSE(expected.empty());
-  EXPECT_EQ(expected, Diff(s_, "qsa", kQsaRingPrefix));
+  EXPECT_EQ(expected, Diff(s_, "qsa", Variant::kQsaRingPrefix));
 }
 
 TEST_F(RingVariantTest, NoCommonGuardDiffersWhereTheCommonMappingIsPad) {
@@ -124,7 +124,7 @@ TEST_F(RingVariantTest, NoCommonGuardDiffersWhereTheCommonMappingIsPad) {
       expected.push_back(t);
   }
   ASSERT_FALSE(expected.empty());
-  EXPECT_EQ(expected, Diff(s_, "qsa_c", kQsaCompressedNoCommonGuard));
+  EXPECT_EQ(expected, Diff(s_, "qsa_c", Variant::kQsaCompressedNoCommonGuard));
 }
 
 TEST_F(RingVariantTest, CompressorPrefixAndClampDifferOnNullEntries) {
@@ -140,9 +140,9 @@ TEST_F(RingVariantTest, CompressorPrefixAndClampDifferOnNullEntries) {
     }
   }
   ASSERT_FALSE(zero.empty());
-  EXPECT_EQ(zero, Diff(s_, "c128", kCompressorRingPrefix, 0));
-  EXPECT_EQ(zero_tail, Diff(s_, "c128", kCompressorRingPrefix, 1));
-  EXPECT_EQ(zero, Diff(s_, "c128", kCompressorRingClamp, 0));  // 0 rows: clamp == prefix
+  EXPECT_EQ(zero, Diff(s_, "c128", Variant::kCompressorRingPrefix, 0));
+  EXPECT_EQ(zero_tail, Diff(s_, "c128", Variant::kCompressorRingPrefix, 1));
+  EXPECT_EQ(zero, Diff(s_, "c128", Variant::kCompressorRingClamp, 0));  // 0 rows: clamp == prefix
 
   // With -1 rows prefix pads them like fixed; only clamp writes them.
   RingSweepCase c;
@@ -151,8 +151,8 @@ TEST_F(RingVariantTest, CompressorPrefixAndClampDifferOnNullEntries) {
   c.seed = 9;
   c.minus_one_rows = true;
   const Scenario minus = MakeRingSweepScenario(c);
-  EXPECT_EQ(std::vector<int64_t>{}, Diff(minus, "c128", kCompressorRingPrefix, 0));
-  EXPECT_EQ(zero, Diff(minus, "c128", kCompressorRingClamp, 0));
+  EXPECT_EQ(std::vector<int64_t>{}, Diff(minus, "c128", Variant::kCompressorRingPrefix, 0));
+  EXPECT_EQ(zero, Diff(minus, "c128", Variant::kCompressorRingClamp, 0));
 }
 
 }  // namespace

@@ -10,15 +10,15 @@ namespace slotguard {
 namespace {
 
 TEST(FamiliesTest, LookupVariantFindsTheFamilysOwnNamesOnly) {
-  Variant v = kPagedFixed;
+  Variant v = Variant::kPagedFixed;
   EXPECT_TRUE(LookupVariant(Family::kPaged, "unguarded", &v));
-  EXPECT_EQ(kPagedUnguarded, v);
+  EXPECT_EQ(Variant::kPagedUnguarded, v);
   EXPECT_TRUE(LookupVariant(Family::kCompressorRing, "prefix", &v));
-  EXPECT_EQ(kCompressorRingPrefix, v);
-  v = kPagedFixed;
+  EXPECT_EQ(Variant::kCompressorRingPrefix, v);
+  v = Variant::kPagedFixed;
   EXPECT_FALSE(LookupVariant(Family::kQsaRing, "unguarded", &v));  // a paged variant
   EXPECT_FALSE(LookupVariant(Family::kPaged, "unguard", &v));
-  EXPECT_EQ(kPagedFixed, v) << "left alone when not found";
+  EXPECT_EQ(Variant::kPagedFixed, v) << "left alone when not found";
   for (const VariantInfo& info : AllVariants()) {
     std::string err;
     Variant found, looked_up;
@@ -32,15 +32,15 @@ TEST(FamiliesTest, ForceVariantSetsTheGroupsWhoseFamilyHasIt) {
   Scenario s;
   s.groups.resize(2);
   s.groups[0].family = Family::kPaged;
-  s.groups[0].variant = kPagedFixed;
+  s.groups[0].variant = Variant::kPagedFixed;
   s.groups[1].family = Family::kKpoolTail;
-  s.groups[1].variant = kKpoolTailFixed;
+  s.groups[1].variant = Variant::kKpoolTailFixed;
   EXPECT_TRUE(ForceVariant("prefix", &s));
-  EXPECT_EQ(kPagedFixed, s.groups[0].variant);
-  EXPECT_EQ(kKpoolTailPrefix, s.groups[1].variant);
+  EXPECT_EQ(Variant::kPagedFixed, s.groups[0].variant);
+  EXPECT_EQ(Variant::kKpoolTailPrefix, s.groups[1].variant);
   EXPECT_FALSE(ForceVariant("clamp", &s));  // no compressor_ring group
   EXPECT_TRUE(ForceVariant("fixed", &s));
-  EXPECT_EQ(kKpoolTailFixed, s.groups[1].variant);
+  EXPECT_EQ(Variant::kKpoolTailFixed, s.groups[1].variant);
 }
 
 TEST(FamiliesTest, ValidateVariantNameSuggests) {

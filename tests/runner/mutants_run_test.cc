@@ -17,9 +17,9 @@ TEST(MutantsRunTest, AFileCatchesItsVariantBeyondFixed) {
   EXPECT_EQ("", row.error);
   EXPECT_EQ(std::set<Family>{Family::kPaged}, row.families);
   EXPECT_TRUE(row.fixed_failures.empty());
-  ASSERT_TRUE(row.caught.count(kPagedDummyReadsRow));
-  EXPECT_TRUE(row.caught.at(kPagedDummyReadsRow).count("null_block"));
-  EXPECT_FALSE(row.caught.count(kPagedFixed));
+  ASSERT_TRUE(row.caught.count(Variant::kPagedDummyReadsRow));
+  EXPECT_TRUE(row.caught.at(Variant::kPagedDummyReadsRow).count("null_block"));
+  EXPECT_FALSE(row.caught.count(Variant::kPagedFixed));
 }
 
 TEST(MutantsRunTest, ColumnsAndSurvivors) {
@@ -29,9 +29,9 @@ TEST(MutantsRunTest, ColumnsAndSurvivors) {
   ASSERT_EQ(2u, result.files.size());
   EXPECT_TRUE(result.files[0].caught.empty()) << "a plain decode batch catches no paged mutant";
   EXPECT_EQ(2, result.family_scenarios.at(Family::kPaged));
-  EXPECT_EQ(2, result.variants.at(kPagedPadFromN).scenarios);
+  EXPECT_EQ(2, result.variants.at(Variant::kPagedPadFromN).scenarios);
   EXPECT_EQ(std::vector<std::string>{kScenarios + "/paged/mutants/pad-from-n.json"},
-            result.variants.at(kPagedPadFromN).caught_by);
+            result.variants.at(Variant::kPagedPadFromN).caught_by);
   EXPECT_FALSE(result.bad_input || result.environment);
   for (const std::string& s : result.survivors) EXPECT_NE("paged/pad_from_n", s);
   const MutantsResult bad = RunMutantsExperiment({kScenarios + "/no-such.json"}, LoadLimits(), 1, *host);

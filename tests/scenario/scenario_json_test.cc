@@ -41,7 +41,7 @@ TEST_F(ScenarioJsonTest, LoadsTheMinimalScenario) {
   EXPECT_EQ("t", s.name);
   ASSERT_EQ(1u, s.groups.size());
   EXPECT_EQ(Family::kPaged, s.groups[0].family);
-  EXPECT_EQ(kPagedFixed, s.groups[0].variant);
+  EXPECT_EQ(Variant::kPagedFixed, s.groups[0].variant);
   EXPECT_EQ(4, s.groups[0].kernel_block_size);  // defaults to block_size
   EXPECT_EQ(2, s.groups[0].table.width);
   EXPECT_FALSE(s.expect.present);

@@ -38,7 +38,7 @@ RC_GTEST_PROP(ScenarioRoundTrip, WriteThenLoadIsIdentity, ()) {
     if (s.expect.verdict == Verdict::kFinding) s.expect.findings = {"null_block", "differential"};
     s.expect.slot_mapping["attn"] = std::vector<int64_t>(s.batch.num_tokens, -1);
   }
-  s.groups[0].variant = *rc::gen::element(kPagedFixed, kPagedUnguarded, kPagedDummyReadsRow, kPagedPadFromN);
+  s.groups[0].variant = *rc::gen::element(Variant::kPagedFixed, Variant::kPagedUnguarded, Variant::kPagedDummyReadsRow, Variant::kPagedPadFromN);
   s.groups[0].enabled = *rc::gen::arbitrary<bool>();
   const std::string text = WriteScenarioJson(s);
   Scenario loaded;

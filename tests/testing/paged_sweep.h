@@ -52,7 +52,7 @@ inline Scenario MakePagedSweepScenario(const PagedSweepCase& c) {
   Group g;
   g.name = "attn";
   g.family = Family::kPaged;
-  g.variant = kPagedFixed;
+  g.variant = Variant::kPagedFixed;
   g.kernel_block_size = c.block_size;
   g.block_size = c.block_size * c.blocks_per_manager_block;
   g.dcp = c.dcp;
