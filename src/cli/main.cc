@@ -75,7 +75,7 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
                   "a compiled kernel (cubin, fatbin or PTX, e.g. from Triton's cache) to check, launched as "
                   "--kernel-spec says (gpu backend)");
   cmd->add_option("--kernel-spec", setup->provider.kernel_spec,
-                  "JSON: the --kernel-cubin kernel's family, symbol, parameters and grid (see README)");
+                  "JSON: the --kernel-cubin kernel's family, symbol, parameters and grid (see docs/bring-your-own-kernel.md)");
 }
 
 // The running executable, for the worker processes of fault isolation.

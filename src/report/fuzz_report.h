@@ -13,7 +13,7 @@
 
 namespace slotguard {
 
-/// A campaign's outcome (fuzz/campaign.h's CampaignResult) with the flags it ran under.
+/// A campaign's outcome (fuzzing/campaign.h's CampaignResult) with the flags it ran under.
 struct FuzzReport {
   uint64_t seed = 1;
   std::string backend;       // Backend::Describe()
