@@ -10,6 +10,7 @@
 
 #include "backend/backend.h"
 #include "backend/cuda_check.h"
+#include "backend/device_batch.h"
 #include "backend/gpu_device.h"
 #include "backend/gpu_graph_replays.h"
 #include "backend/kernel_inputs.h"
@@ -307,22 +308,12 @@ class GpuBackend : public Backend {
                    std::vector<GroupOutputs>* outputs, std::string* err) {
     const Batch& batch = scenario.batch;
     const size_t n = static_cast<size_t>(batch.num_tokens);
-    DeviceBuffer<int32_t> qsl, seq_lens, idx_mapping;
-    DeviceBuffer<int64_t> positions, slot_mapping_in, default_common;
+    DeviceBatch device_batch;
+    DeviceBuffer<int64_t> default_common;
     const std::vector<int64_t> default_common_host = DefaultCommonMapping(batch);
-    if (!qsl.Upload(batch.query_start_loc.data(), batch.query_start_loc.size(), stream, err) ||
-        !seq_lens.Upload(batch.seq_lens.data(), batch.seq_lens.size(), stream, err) ||
-        !idx_mapping.Upload(batch.idx_mapping.data(), batch.idx_mapping.size(), stream, err) ||
-        !positions.Upload(batch.positions.data(), n, stream, err) ||
-        !slot_mapping_in.Upload(batch.slot_mapping_in.data(), n, stream, err) ||
-        !default_common.Upload(default_common_host.data(), n, stream, err))
+    if (!device_batch.Upload(batch, stream, err) || !default_common.Upload(default_common_host.data(), n, stream, err))
       return false;
-    MappingBatch b = HostMappingBatch(batch);
-    b.query_start_loc = qsl.get();
-    b.seq_lens = seq_lens.get();
-    b.idx_mapping = idx_mapping.get();
-    b.positions = positions.get();
-    b.slot_mapping_in = slot_mapping_in.get();
+    const MappingBatch& b = device_batch.view;
 
     // Device outputs live until every group ran: [group][output], engine and flat.
     struct DeviceOutputs {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "backend/cuda_check.h"
+#include "backend/device_batch.h"
 #include "scenario/family_params.h"
 #include "backend/kernel_inputs.h"
 #include "bench/bench_scenario.h"
@@ -62,20 +63,9 @@ bool BenchSize(int64_t tokens, int repeats, cudaStream_t stream, std::vector<Gpu
   const Scenario s = MakeBenchScenario(tokens, 42);
   const Batch& batch = s.batch;
   const size_t n = static_cast<size_t>(tokens);
-  DeviceBuffer<int32_t> qsl, seq_lens, idx_mapping;
-  DeviceBuffer<int64_t> positions, slot_mapping_in;
-  if (!qsl.Upload(batch.query_start_loc.data(), batch.query_start_loc.size(), stream, err) ||
-      !seq_lens.Upload(batch.seq_lens.data(), batch.seq_lens.size(), stream, err) ||
-      !idx_mapping.Upload(batch.idx_mapping.data(), batch.idx_mapping.size(), stream, err) ||
-      !positions.Upload(batch.positions.data(), n, stream, err) ||
-      !slot_mapping_in.Upload(batch.slot_mapping_in.data(), n, stream, err))
-    return false;
-  MappingBatch b = HostMappingBatch(batch);
-  b.query_start_loc = qsl.get();
-  b.seq_lens = seq_lens.get();
-  b.idx_mapping = idx_mapping.get();
-  b.positions = positions.get();
-  b.slot_mapping_in = slot_mapping_in.get();
+  DeviceBatch device;
+  if (!device.Upload(batch, stream, err)) return false;
+  const MappingBatch& b = device.view;
   // Outputs stay alive: qsa_compressed reads the paged group's as its common mapping.
   std::vector<std::unique_ptr<DeviceBuffer<int64_t>>> slots(s.groups.size());
   for (size_t i : RunOrder(s)) {

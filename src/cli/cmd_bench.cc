@@ -24,6 +24,9 @@ std::string Format(const char* fmt, Args... args) {
   return buf;
 }
 
+/// A row's name, padded to the table's first column.
+std::string Label(const std::string& name) { return name + std::string(name.size() < 16 ? 16 - name.size() : 0, ' '); }
+
 // Wall time of the gate over scenarios/ (with the writers): the whole
 // command, loading and process start-up of isolated workers included.
 void TimeGate(BackendKind backend, std::ostream& out) {
@@ -78,9 +81,7 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
         << " launches; ratio = kernel bytes/s over a device-to-device copy of the same bytes\n";
     out << "family              tokens  requests     MB   copy us  engine us  engine ratio   flat us  flat ratio\n";
     for (const GpuBenchRow& r : rows) {
-      char name[32];
-      std::snprintf(name, sizeof name, "%-16s", r.family.c_str());
-      out << name
+      out << Label(r.family)
           << Format("%10.0f %9.0f %6.1f %9.1f %10.1f %13.3f %9.1f %11.3f\n", r.tokens, r.requests,
                     r.bytes / 1e6, r.copy_us, r.engine_us, r.copy_us / r.engine_us, r.flat_us,
                     r.copy_us / r.flat_us);
@@ -94,9 +95,7 @@ int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) 
         << "bytes/s over a device-to-device copy of the same bytes\n";
     out << "writer              tokens       MB   copy us  writer us  ratio\n";
     for (const WriterBenchRow& r : writer_rows) {
-      char name[32];
-      std::snprintf(name, sizeof name, "%-16s", r.writer.c_str());
-      out << name
+      out << Label(r.writer)
           << Format("%10.0f %8.1f %9.1f %10.1f %6.3f\n", r.tokens, r.bytes / 1e6, r.copy_us, r.writer_us,
                     r.copy_us / r.writer_us);
     }
