@@ -29,6 +29,14 @@ class PagedGpuTest : public ::testing::Test {
     EXPECT_TRUE(gpu_->Run(s, &out, &err)) << err;
     return out.at(0);
   }
+  /// The sweep case's scenario on the GPU: both geometries equal the reference.
+  void ExpectBothGeometriesMatch(const testing::PagedSweepCase& c) {
+    const Scenario s = testing::MakePagedSweepScenario(c);
+    const GroupOutputs out = RunGpu(s);
+    const std::vector<int64_t> ref = ReferencePaged(s.batch, s.groups[0]);
+    ASSERT_EQ(ref, out.engine[0]) << c.ToString();
+    ASSERT_EQ(ref, out.flat[0]) << c.ToString();
+  }
   std::unique_ptr<Backend> gpu_;
 };
 
@@ -41,11 +49,7 @@ TEST_F(PagedGpuTest, BothGeometriesMatchTheReferenceOverOddSizes) {
         c.block_size = block_size;
         c.blocks_per_manager_block = bpk;
         c.max_query = reqs > 100 ? 9 : 1100;  // requests longer than the 1024-token tile
-        const Scenario s = testing::MakePagedSweepScenario(c);
-        const GroupOutputs out = RunGpu(s);
-        const std::vector<int64_t> ref = ReferencePaged(s.batch, s.groups[0]);
-        ASSERT_EQ(ref, out.engine[0]) << c.ToString();
-        ASSERT_EQ(ref, out.flat[0]) << c.ToString();
+        ASSERT_NO_FATAL_FAILURE(ExpectBothGeometriesMatch(c));
       }
 }
 
@@ -58,11 +62,7 @@ TEST_F(PagedGpuTest, ManyShortAndEmptyRequests) {
     c.block_size = 5;
     c.max_query = 2;
     c.padding_tokens = 4099;
-    const Scenario s = testing::MakePagedSweepScenario(c);
-    const GroupOutputs out = RunGpu(s);
-    const std::vector<int64_t> ref = ReferencePaged(s.batch, s.groups[0]);
-    ASSERT_EQ(ref, out.engine[0]) << c.ToString();
-    ASSERT_EQ(ref, out.flat[0]) << c.ToString();
+    ASSERT_NO_FATAL_FAILURE(ExpectBothGeometriesMatch(c));
   }
 }
 
@@ -75,10 +75,7 @@ TEST_F(PagedGpuTest, DcpMatchesTheReference) {
         c.block_size = 4;
         c.blocks_per_manager_block = 2;
         c.dcp = {world, rank, interleave};
-        const Scenario s = testing::MakePagedSweepScenario(c);
-        const GroupOutputs out = RunGpu(s);
-        ASSERT_EQ(ReferencePaged(s.batch, s.groups[0]), out.engine[0]) << c.ToString();
-        ASSERT_EQ(ReferencePaged(s.batch, s.groups[0]), out.flat[0]) << c.ToString();
+        ASSERT_NO_FATAL_FAILURE(ExpectBothGeometriesMatch(c));
       }
 }
 
