@@ -1,10 +1,16 @@
-// unique_slots: no two real tokens of different requests share a slot
-// (within a ring, the keep-last-C rule makes real tokens distinct).
+// unique_slots: no two real tokens of different requests share a slot, and
+// no two tokens of one request do unless the reference maps them to one slot
+// too (a ring that overwrites its oldest tokens: compressor_ring's slot
+// output, a kpool tail longer than kpool). Every output is checked, the
+// compressor ring's tail output too.
 //
-// Two slots can only coincide inside one table entry's block, so the check
-// first maps each written entry to the first request writing it (one lookup
-// per run of tokens in the same block), then compares exact slots only in
-// the entries that several requests write.
+// Across requests: two slots can only coincide inside one table entry's
+// block, so the check first maps each written entry to the first request
+// writing it (one lookup per run of tokens in the same block), then compares
+// exact slots only in the entries that several requests write.
+// Inside a request: where the kernel agrees with the reference on every
+// token of a request, it shares exactly the slots the reference shares; so
+// only requests with a token that differs from the reference are looked at.
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -36,12 +42,42 @@ class EntryOwners {
   std::unordered_map<int64_t, int32_t> sparse_;
 };
 
+/// Two tokens of one request on one slot where the reference keeps them apart.
+void CheckInsideRequests(const GroupRun& run, const OutputRun& out, FindingSink* sink) {
+  const int64_t tokens = run.batch().num_tokens;
+  const std::vector<int32_t>& request = *run.request_of_token;
+  const std::vector<int64_t>& kernel = *out.kernel;
+  const std::vector<int64_t>& reference = *out.reference;
+  std::vector<uint8_t> differs(run.batch().num_reqs(), 0);
+  bool any = false;
+  for (int64_t t = 0; t < tokens; ++t)
+    if (request[t] >= 0 && KernelMaps(run, t) && kernel[t] != reference[t]) any = differs[request[t]] = 1;
+  if (!any) return;
+  std::unordered_map<int64_t, int64_t> first_token;  // slot -> first token of the current request
+  int32_t current = -1;
+  for (int64_t t = 0; t < tokens; ++t) {
+    if (request[t] < 0 || !differs[request[t]] || !KernelMaps(run, t) || kernel[t] < 0) continue;
+    if (request[t] != current) {  // a request's tokens are contiguous
+      first_token.clear();
+      current = request[t];
+    }
+    auto [it, inserted] = first_token.emplace(kernel[t], t);
+    if (inserted || reference[it->second] == reference[t]) continue;
+    // Name the token the kernel moved (it differs from the reference).
+    const int64_t at = kernel[t] != reference[t] ? t : it->second, with = at == t ? it->second : t;
+    sink->Add(TokenFinding(run, out, kInvariantUniqueSlots, at,
+                           "slot " + std::to_string(kernel[t]) + " also written by token " + std::to_string(with) +
+                               " of the same request (the reference keeps them apart)"));
+  }
+}
+
 }  // namespace
 
 void CheckUniqueSlots(const GroupRun& run, FindingSink* sink) {
   const int64_t tokens = run.batch().num_tokens;
   const std::vector<int32_t>& request = *run.request_of_token;
   for (const OutputRun& out : run.outputs) {
+    CheckInsideRequests(run, out, sink);
     const std::vector<int64_t>& kernel = *out.kernel;
     EntryOwners owners(run.slot_limit / run.slots_per_entry, tokens);
     std::unordered_set<int64_t> shared;

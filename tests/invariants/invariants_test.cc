@@ -101,6 +101,13 @@ TEST_F(InvariantsTest, SameRequestMayRepeatASlot) {
   EXPECT_EQ(Names{}, Fired());
 }
 
+TEST_F(InvariantsTest, SharedSlotInsideARequest) {
+  // Token 1 lands on token 0's slot; the reference keeps them apart (8, 9):
+  // wrong offset arithmetic inside one request.
+  kernel_[1] = flat_[1] = 8;
+  EXPECT_EQ((Names{"differential@1", "unique_slots@1"}), Fired());
+}
+
 TEST_F(InvariantsTest, RowBoundsFromTheBackend) {
   read_past_[0] = 1;
   EXPECT_EQ((Names{"row_bounds@0"}), Fired());
@@ -142,6 +149,50 @@ TEST_F(InvariantsTest, BatchStateFindingsSayTheReferenceAgrees) {
   CheckNullBlock(run, &sink);
   ASSERT_EQ(1u, sink.kept().size());
   EXPECT_EQ("slot 3 is in block 0 (slots 0..3) (the reference agrees: the batch state routes this token here)",
+            sink.kept()[0].detail);
+}
+
+// compressor_ring: the slot output is a ring (a request longer than the
+// capacity overwrites its oldest slots: the reference shares them too); the
+// tail output keeps each request's last `capacity` tokens apart.
+TEST(UniqueSlotsTest, RingOverwritesAreFineTailSharesAreNot) {
+  Scenario s;
+  s.name = "ring";
+  s.num_blocks = 8;
+  Batch& b = s.batch;
+  b.query_start_loc = {0, 3};
+  b.positions = {0, 1, 2};
+  b.seq_lens = {3};
+  b.num_tokens = b.num_actual_tokens = 3;
+  b.idx_mapping = {0};
+  b.slot_mapping_in.assign(3, -1);
+  Group g;
+  g.name = "c";
+  g.family = Family::kCompressorRing;
+  g.variant = Variant::kCompressorRingFixed;
+  g.capacity = g.ring_block_size = 2;
+  g.table = {1, 1, {5}};
+  s.groups = {g};
+  const std::vector<std::vector<int64_t>> ref = ReferenceCompressorRing(b, s.groups[0]);
+  ASSERT_EQ((std::vector<int64_t>{10, 11, 10}), ref[0]);
+  ASSERT_EQ((std::vector<int64_t>{-1, 11, 10}), ref[1]);
+  std::vector<int64_t> slot = ref[0], tail = {-1, 10, 10};  // the tail's token 1 moved onto token 2's slot
+  const std::vector<int32_t> requests = RequestOfToken(b, s.groups[0]);
+  const std::vector<uint8_t> read_past(3, 0);
+  GroupRun run;
+  run.scenario = &s;
+  run.group = &s.groups[0];
+  run.request_of_token = &requests;
+  run.read_past_row = &read_past;
+  SetAddressing(&run);
+  run.outputs.push_back({"c", &slot, &slot, &ref[0], nullptr});
+  run.outputs.push_back({"c.tail", &tail, &tail, &ref[1], nullptr});
+  FindingSink sink(100);
+  CheckUniqueSlots(run, &sink);
+  ASSERT_EQ(1u, sink.kept().size());
+  EXPECT_EQ("c.tail", sink.kept()[0].output);
+  EXPECT_EQ(1, sink.kept()[0].token);  // the token the kernel moved
+  EXPECT_EQ("slot 10 also written by token 2 of the same request (the reference keeps them apart)",
             sink.kept()[0].detail);
 }
 
