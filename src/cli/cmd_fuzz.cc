@@ -28,6 +28,8 @@ FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Ca
   report.kernel_seconds = result.kernel_seconds;
   report.check_seconds = result.check_seconds;
   report.classes = result.classes;
+  report.runner_state_findings = result.runner_state_findings;
+  report.first_runner_state_finding = result.first_runner_state_finding;
   report.found = result.found;
   report.finding_index = result.finding_index;
   report.invariant = result.invariant;

@@ -67,6 +67,19 @@ bool Fired(const Scenario& s, Backend& backend, std::set<std::string>* fired, st
   return true;
 }
 
+Outcome Classify(const CampaignOptions& options, const std::set<std::string>& fired) {
+  if (fired.empty()) return Outcome::kClean;
+  return options.generator.inconsistent && !BlamesKernel(fired) ? Outcome::kRunnerState : Outcome::kFinding;
+}
+
+void AddRunnerState(const std::vector<int64_t>& indices, int64_t base, CampaignResult* result) {
+  for (int64_t i : indices) {
+    ++result->runner_state_findings;
+    if (result->first_runner_state_finding < 0 || base + i < result->first_runner_state_finding)
+      result->first_runner_state_finding = base + i;
+  }
+}
+
 void AddTallies(const std::vector<Classification>& classes, const std::vector<int64_t>& tokens,
                 CampaignResult* result) {
   for (const Classification& c : classes)

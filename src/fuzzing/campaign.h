@@ -1,5 +1,5 @@
 // A fuzz campaign: generate scenarios, check them, and on the first finding
-// shrink it and write the reproducer. Deterministic for a seed: scenario i
+// that blames the kernel shrink it and write the reproducer. Deterministic for a seed: scenario i
 // depends only on (seed, i), whatever the number of jobs.
 #ifndef SLOTGUARD_FUZZING_CAMPAIGN_H_
 #define SLOTGUARD_FUZZING_CAMPAIGN_H_
@@ -38,6 +38,11 @@ struct CampaignResult {
   // more than `seconds`.
   double generate_seconds = 0, kernel_seconds = 0, check_seconds = 0;
   Classification classes;
+  // --inconsistent: scenarios whose findings the batch state explains (a
+  // correct kernel has them too, BlamesKernel is false). They are counted
+  // and the campaign goes on hunting a kernel finding.
+  int64_t runner_state_findings = 0;
+  int64_t first_runner_state_finding = -1;  // its scenario index, -1: none
   bool found = false;
   int64_t finding_index = -1;   // which scenario of the seed
   std::string invariant;        // the invariant the reproducer keeps firing

@@ -22,6 +22,7 @@ struct Chunk {
   std::vector<Classification> classes;             // per worker
   std::vector<int64_t> tokens;                     // per worker
   int64_t first_finding = -1;                      // index in the chunk
+  std::vector<int64_t> runner_state;               // indices of runner-state findings before it
 };
 
 }  // namespace
@@ -53,7 +54,7 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
       gen->classes.assign(jobs, Classification());
       gen->tokens.assign(jobs, 0);
     }
-    std::vector<uint8_t> has_finding(n_chk, 0);
+    std::vector<Outcome> outcome(n_chk, Outcome::kClean);
     std::vector<double> gen_seconds(jobs, 0), chk_seconds(jobs, 0);
     ParallelForWorkers(std::max(n_gen, n_chk), jobs, [&](size_t i, int w) {
       auto t0 = Clock::now();
@@ -61,7 +62,10 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
         ScenarioRun& run = check_runs[w];
         run.kernel.swap(chk->outputs[i]);
         CheckKernelOutputs(chk->scenarios[i], 1, &run);
-        for (const FindingSink& sink : run.findings) has_finding[i] |= sink.total() > 0;
+        std::set<std::string> fired;
+        for (const FindingSink& sink : run.findings)
+          for (const auto& [name, count] : sink.counts()) fired.insert(name);
+        outcome[i] = Classify(options, fired);
         run.kernel.swap(chk->outputs[i]);
         const auto t1 = Clock::now();
         chk_seconds[w] += std::chrono::duration<double>(t1 - t0).count();
@@ -79,15 +83,19 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
       result->generate_seconds += gen_seconds[w] / jobs;
       result->check_seconds += chk_seconds[w] / jobs;
     }
-    for (size_t i = 0; i < n_chk; ++i)
-      if (has_finding[i]) {
+    if (chk) chk->runner_state.clear();
+    for (size_t i = 0; i < n_chk; ++i) {
+      if (outcome[i] == Outcome::kRunnerState) chk->runner_state.push_back(static_cast<int64_t>(i));
+      if (outcome[i] == Outcome::kFinding) {
         chk->first_finding = static_cast<int64_t>(i);
         break;
       }
+    }
   };
   // Adds a checked chunk to the result; true when it holds the finding.
   auto account = [&](const Chunk& c) {
     AddTallies(c.classes, c.tokens, result);
+    AddRunnerState(c.runner_state, c.base, result);
     if (c.first_finding >= 0) {
       result->scenarios += c.first_finding + 1;
       result->found = true;

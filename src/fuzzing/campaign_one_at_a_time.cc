@@ -24,6 +24,7 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
     std::atomic<int64_t> lowest{end};
     std::vector<Classification> classes(jobs);
     std::vector<int64_t> tokens(jobs, 0), checked(jobs, 0);
+    std::vector<std::vector<int64_t>> runner_state(jobs);  // indices, counted below the finding
     auto worker = [&](int w) {
       for (int64_t i = next++; i < end && i < lowest; i = next++) {
         const Scenario s = CampaignScenario(options, i, &classes[w]);
@@ -37,7 +38,9 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
         }
         tokens[w] += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
         checked[w]++;
-        if (!fired.empty()) {
+        const Outcome outcome = Classify(options, fired);
+        if (outcome == Outcome::kRunnerState) runner_state[w].push_back(i);
+        if (outcome == Outcome::kFinding) {
           int64_t seen = lowest.load();
           while (i < seen && !lowest.compare_exchange_weak(seen, i)) {}
         }
@@ -53,6 +56,11 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
     }
     AddTallies(classes, tokens, result);
     for (int64_t n : checked) result->scenarios += n;
+    for (std::vector<int64_t>& indices : runner_state) {
+      indices.erase(std::remove_if(indices.begin(), indices.end(), [&](int64_t i) { return i > lowest; }),
+                    indices.end());
+      AddRunnerState(indices, 0, result);
+    }
     if (lowest < end) {
       result->found = true;
       result->finding_index = lowest;

@@ -40,12 +40,22 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, CampaignR
   result->original = CampaignScenario(options, result->finding_index, nullptr);
   std::set<std::string> fired;
   if (!Fired(result->original, backend, &fired, err)) return false;
-  result->invariant = MostSpecificInvariant(fired);  // what the reproducer must keep firing
+  // The reproducer must blame the kernel as the finding did. On a batch a
+  // correct kernel passes (the reference's own output raises nothing), every
+  // candidate must be such a batch too: then the reproducer holds once the
+  // kernel is fixed. On a batch the runner got wrong (--inconsistent), the
+  // reproducer keeps an invariant that blames the kernel firing.
+  const bool sound = ReferencePasses(result->original);
+  std::set<std::string> blaming;
+  for (const std::string& name : fired)
+    if (BlamesKernel({name})) blaming.insert(name);
+  result->invariant = MostSpecificInvariant(sound ? fired : blaming);  // what the reproducer must keep firing
   std::string shrink_error;
   const std::string target = result->invariant;
   result->minimized = Shrink(result->original, [&](const Scenario& candidate) {
     std::set<std::string> f;
-    return Fired(candidate, backend, &f, &shrink_error) && f.count(target) > 0;
+    return Fired(candidate, backend, &f, &shrink_error) && f.count(target) > 0 &&
+           (!sound || ReferencePasses(candidate));
   });
   if (!Fired(result->minimized, backend, &fired, err)) return false;
   result->fired.assign(fired.begin(), fired.end());

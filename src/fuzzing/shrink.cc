@@ -122,6 +122,14 @@ Scenario HalveParam(const Scenario& in, size_t index, const ParamInfo& param) {
   return s;
 }
 
+/// True when another group reads group `index`'s output (its `common`):
+/// removing it would change what that group computes, not shrink the finding.
+bool ReadByAnotherGroup(const Scenario& s, size_t index) {
+  for (const Group& g : s.groups)
+    if (ReadGroupName(g) == s.groups[index].name) return true;
+  return false;
+}
+
 /// The candidate as the loader sees it, or false when it is invalid.
 bool Canonical(const Scenario& candidate, Scenario* out) {
   std::string err;
@@ -149,7 +157,9 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
     for (int32_t r = best.batch.num_reqs() - 1; r >= 0; --r)
       if (r < best.batch.num_reqs() && Try(RemoveRequest(best, r))) progress = true;
     for (size_t g = best.groups.size(); g-- > 0;)
-      if (best.groups.size() > 1 && g < best.groups.size() && Try(RemoveGroup(best, g))) progress = true;
+      if (best.groups.size() > 1 && g < best.groups.size() && !ReadByAnotherGroup(best, g) &&
+          Try(RemoveGroup(best, g)))
+        progress = true;
     while (best.batch.num_tokens > best.batch.num_real_tokens() && Try(DropPaddingToken(best))) progress = true;
     for (int32_t r = 0; r < best.batch.num_reqs(); ++r) {
       while (best.batch.query_start_loc[r + 1] > best.batch.query_start_loc[r] && Try(DropLastToken(best, r)))

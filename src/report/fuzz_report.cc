@@ -14,6 +14,13 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
   char rate[64];
   std::snprintf(rate, sizeof rate, "%.0f scenarios/s, %.2f s", report.scenarios / std::max(report.seconds, 1e-9),
                 report.seconds);
+  if (report.inconsistent)
+    out << "fuzz: " << report.runner_state_findings
+        << " runner-state findings (the batch state routes tokens to block 0; a correct kernel has them too)"
+        << (report.first_runner_state_finding >= 0
+                ? "; the first in scenario " + std::to_string(report.first_runner_state_finding)
+                : std::string())
+        << "\n";
   if (!report.found) {
     std::string classes, never;
     for (const std::string& op : operators) {

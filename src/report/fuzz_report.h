@@ -25,6 +25,8 @@ struct FuzzReport {
   double seconds = 0;
   double generate_seconds = 0, kernel_seconds = 0, check_seconds = 0;  // batched campaigns only
   std::map<std::string, int64_t> classes;  // generator operator -> scenarios it shaped
+  int64_t runner_state_findings = 0;       // --inconsistent: batch-state findings, counted, not stopped at
+  int64_t first_runner_state_finding = -1;
   bool found = false;
   int64_t finding_index = -1;
   std::string invariant;

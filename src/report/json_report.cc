@@ -113,6 +113,10 @@ std::string FuzzJson(const FuzzReport& report) {
                           {"kernels", report.kernel_seconds},
                           {"check", report.check_seconds}};
   j["classification"] = report.classes;
+  if (report.inconsistent) {
+    j["runner_state_findings"] = report.runner_state_findings;
+    j["first_runner_state_finding"] = report.first_runner_state_finding;
+  }
   j["found"] = report.found;
   if (report.found) {
     j["file"] = report.file;

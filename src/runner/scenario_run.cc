@@ -1,11 +1,11 @@
 #include "runner/scenario_run.h"
-#include "registry/invariants.h"
 
 #include <chrono>
 
 #include "invariants/invariants.h"
 #include "reference/reference.h"
 #include "registry/families.h"
+#include "registry/invariants.h"
 #include "runner/graph_replays.h"
 #include "writers/cache_pool.h"
 
@@ -171,6 +171,25 @@ ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
+}
+
+bool ReferencePasses(const Scenario& scenario) {
+  ScenarioRun run;
+  run.kernel.resize(scenario.groups.size());
+  for (size_t i = 0; i < scenario.groups.size(); ++i) {
+    GroupOutputs& out = run.kernel[i];
+    out.engine = ReferenceOutputs(scenario, scenario.groups[i]);
+    out.flat = out.engine;
+    out.read_past_row.assign(scenario.batch.num_tokens, 0);
+  }
+  CheckKernelOutputs(scenario, 1, &run);
+  for (const FindingSink& sink : run.findings)
+    if (sink.total() > 0) return false;
+  return true;
+}
+
+bool BlamesKernel(const std::set<std::string>& fired) {
+  return fired.count(kInvariantDifferential) || fired.count(kInvariantRowBounds) || fired.count(kInvariantNoFault);
 }
 
 }  // namespace slotguard

@@ -40,6 +40,17 @@ bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_inv
 /// (GroupOutputs::fault) gets one no_fault finding and nothing else.
 void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run);
 
+/// True when the reference's own outputs, judged as a kernel's would be,
+/// raise no finding: the batch is one a correct kernel passes, so a finding
+/// on it blames the kernel (DESIGN section 2, engine states).
+bool ReferencePasses(const Scenario& scenario);
+
+/// True when a scenario's findings blame the kernel whatever the batch
+/// state: the kernel disagrees with the reference (differential), read past
+/// a row (row_bounds) or faulted (no_fault). The other invariants can fire
+/// on a batch a runner got wrong with a correct kernel (--inconsistent).
+bool BlamesKernel(const std::set<std::string>& fired);
+
 /// The finding of a run that did not complete (GroupOutputs::fault).
 Finding NoFaultFinding(const std::string& output, const std::string& fault);
 

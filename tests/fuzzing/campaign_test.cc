@@ -2,6 +2,7 @@
 // historical variant from nothing, and the reproducer replays to the finding.
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include "cli/commands.h"
 #include "fuzzing/campaign.h"
 #include "fuzzing/shrink.h"
+#include "backend/backend.h"
 #include "registry/families.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
@@ -58,6 +60,26 @@ TEST(FuzzCampaignTest, SameSeedSameReproducerWhateverTheJobs) {
   EXPECT_EQ(files[0], files[1]);
 }
 
+/// The reproducer blames the kernel: with every group's kernel fixed, it holds.
+void ExpectHoldsOnceFixed(const std::string& file) {
+  Scenario s;
+  std::string problem;
+  ASSERT_TRUE(LoadScenarioFile(file, LoadLimits(), &s, &problem)) << problem;
+  for (Group& g : s.groups) g.variant = FixedVariant(g.family);
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  ScenarioRun run;
+  ASSERT_TRUE(RunScenario(s, *host, 8, &run, &problem)) << problem;
+  for (const FindingSink& sink : run.findings) EXPECT_EQ(0, sink.total()) << file;
+}
+
+/// The reproducer named on fuzz's last line.
+std::string ReproducerOf(const std::string& text) {
+  const std::string marker = "finding written to ";
+  const size_t at = text.rfind(marker);
+  if (at == std::string::npos) return "";
+  return text.substr(at + marker.size(), text.find(';', at) - at - marker.size());
+}
+
 class FuzzFindsVariantTest : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(FuzzFindsVariantTest, FromNothingAndTheReproducerReplays) {
@@ -71,11 +93,9 @@ TEST_P(FuzzFindsVariantTest, FromNothingAndTheReproducerReplays) {
   std::ostringstream out, err;
   ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();
   // The last line names the file; it has no expect, so replaying it fails.
-  const std::string text = out.str();
-  const std::string marker = "finding written to ";
-  const size_t at = text.rfind(marker);
-  ASSERT_NE(std::string::npos, at) << text;
-  const std::string file = text.substr(at + marker.size(), text.find(';', at) - at - marker.size());
+  const std::string file = ReproducerOf(out.str());
+  ASSERT_FALSE(file.empty()) << out.str();
+  ExpectHoldsOnceFixed(file);
   Scenario s;
   std::string problem;
   ASSERT_TRUE(LoadScenarioFile(file, LoadLimits(), &s, &problem)) << problem;
@@ -99,11 +119,81 @@ TEST_P(FuzzFindsVariantTest, FromNothingAndTheReproducerReplays) {
   EXPECT_EQ(kExitHolds, RunCheck(check, cout_, cerr_)) << cout_.str();
 }
 
+// With runner-state faults on, the campaign counts the findings the batch
+// explains and goes on until the kernel's own: a reproducer that holds once
+// the kernel is fixed.
+TEST_P(FuzzFindsVariantTest, ThroughRunnerStateFindingsWithInconsistentBatches) {
+  const VariantInfo& v = GetVariant(GetParam());
+  FuzzOptions o;
+  o.backend = BackendKind::kHost;
+  o.families = {GetFamily(v.family).name};
+  o.variant = v.name;
+  o.inconsistent = true;
+  o.runs = 20000;
+  o.seed = 3;
+  o.out_dir = OutDir(std::string("inconsistent_") + GetFamily(v.family).name + "_" + v.name);
+  std::ostringstream out, err;
+  ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();
+  EXPECT_NE(std::string::npos, out.str().find(" runner-state findings (")) << out.str();
+  const std::string file = ReproducerOf(out.str());
+  ASSERT_FALSE(file.empty()) << out.str();
+  ExpectHoldsOnceFixed(file);
+}
+
 INSTANTIATE_TEST_SUITE_P(Mutants, FuzzFindsVariantTest, ::testing::ValuesIn(NonFixedVariants()),
                          [](const ::testing::TestParamInfo<Variant>& info) {
                            return std::string(GetFamily(GetVariant(info.param).family).name) + "_" +
                                   GetVariant(info.param).name;
                          });
+
+TEST(FuzzCampaignTest, InconsistentBatchesWithTheFixedKernelAreCountedNotStoppedAt) {
+  CampaignOptions o;
+  o.generator.inconsistent = true;
+  o.runs = 3000;
+  o.seed = 3;
+  o.out_dir = OutDir("inconsistent_fixed");
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  CampaignResult result;
+  std::string err;
+  std::ostringstream progress;
+  ASSERT_TRUE(RunCampaign(o, *host, progress, &result, &err)) << err;
+  EXPECT_FALSE(result.found);
+  EXPECT_EQ(3000, result.scenarios);
+  EXPECT_GT(result.runner_state_findings, 0);
+  // Each counted scenario really is one: findings, none that blames the kernel.
+  ASSERT_GE(result.first_runner_state_finding, 0);
+  const Scenario first = CampaignScenario(o, result.first_runner_state_finding, nullptr);
+  ScenarioRun run;
+  ASSERT_TRUE(RunScenario(first, *host, 8, &run, &err)) << err;
+  std::set<std::string> fired;
+  for (const FindingSink& sink : run.findings)
+    for (const auto& [name, count] : sink.counts()) fired.insert(name);
+  EXPECT_FALSE(fired.empty());
+  EXPECT_FALSE(BlamesKernel(fired));
+  EXPECT_FALSE(ReferencePasses(first));
+}
+
+TEST(ShrinkTest, NeverDropsAGroupAnotherGroupReads) {
+  // The predicate only needs the qsa_compressed group; its common group stays,
+  // since without it the default common mapping would change what q computes.
+  Scenario s;
+  std::string err;
+  ASSERT_TRUE(ParseScenario(R"({"slotguard": 1, "name": "s", "num_blocks": 100,
+      "batch": {"query_start_loc": [0, 4], "seq_lens": [4]},
+      "groups": [{"name": "p", "kernel": "paged", "block_size": 4, "block_table": [[1]]},
+                 {"name": "q", "kernel": "qsa_compressed", "block_size": 2, "compress_ratio": 2, "common": "p",
+                  "block_table": [[3]]}]})",
+                            "s.json", LoadLimits(), &s, &err))
+      << err;
+  const Scenario small = Shrink(s, [](const Scenario& c) {
+    for (const Group& g : c.groups)
+      if (g.name == "q") return true;
+    return false;
+  });
+  ASSERT_EQ(2u, small.groups.size());
+  EXPECT_EQ("p", small.groups[0].name);
+  EXPECT_EQ("q", small.groups[1].name);
+}
 
 TEST(ShrinkTest, KpoolPrefixEndsAtOneTokenOnANullColumn) {
   CampaignOptions o;
