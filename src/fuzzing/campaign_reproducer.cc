@@ -49,7 +49,10 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, CampaignR
   std::set<std::string> blaming;
   for (const std::string& name : fired)
     if (BlamesKernel({name})) blaming.insert(name);
-  result->invariant = MostSpecificInvariant(sound ? fired : blaming);  // what the reproducer must keep firing
+  // (A finding nothing blames on a batch a correct kernel fails too, from a
+  // consistent campaign, keeps its most specific invariant: a generator bug.)
+  const bool blame = !sound && !blaming.empty();
+  result->invariant = MostSpecificInvariant(blame ? blaming : fired);  // what the reproducer must keep firing
   std::string shrink_error;
   const std::string target = result->invariant;
   result->minimized = Shrink(result->original, [&](const Scenario& candidate) {

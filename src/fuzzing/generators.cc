@@ -72,6 +72,12 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(recognisable_slot_mapping_in) \
   X(keep_last_c) \
   X(no_common) \
+  X(engine_scale_batch) \
+  X(long_request) \
+  X(tile_sized_request) \
+  X(tile_sized_padding) \
+  X(width0_rows) \
+  X(positions_near_int32) \
   X(fault_unmarked_dummy) \
   X(fault_zero_column)
 
@@ -108,7 +114,30 @@ struct Builder {
   std::array<int32_t, static_cast<int>(Op::kCount)> notes{};
   void Note(Op op) { notes[static_cast<int>(op)]++; }
   int32_t Fresh() { return static_cast<int32_t>(next_block++); }
-  int32_t Capacity() { return static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4, 5, 7, 8, 16, 64, 128, 640})); }
+  // Ring sizes: small ones, and ones that do (128, 256, 1024) and do not
+  // (100, 640, 1000) divide the tiles engines launch.
+  int32_t Capacity() {
+    return static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4, 5, 7, 8, 16, 64, 100, 128, 256, 640, 1000, 1024}));
+  }
+  /// True with probability n / 10000; false on the low answer, so short
+  /// fuzzer inputs stay small.
+  bool PerTenThousand(int n) { return c.Range(0, 9999) >= 10000 - n; }
+  /// The table width a group needs for `needed` columns, unless the batch
+  /// holds positions near int32 (positions_near_int32): then a few columns,
+  /// and the range guard pads the rest (a table of 2^31 / block_size
+  /// columns would not fit).
+  int32_t Addressable(int32_t needed) {
+    if (!huge_positions || needed <= 4096) return needed;
+    Note(Op::past_the_row);
+    return static_cast<int32_t>(c.Range(0, 4));
+  }
+  bool huge_positions = false;
+  int32_t huge_request = -1;
+  /// A paged group pads its table to the farthest column any position
+  /// selects (so the unguarded variant reads poison, DESIGN 2.1): 2^31 /
+  /// block_size columns would not fit, so with a paged group present the
+  /// near-int32 request gets a short context back.
+  void KeepPositionsPadded(bool paged);
   /// One of n's divisors, uniformly.
   int32_t Divisor(int32_t n) {
     int64_t count = 0;
@@ -143,8 +172,18 @@ void Builder::Batch() {
     R = 0;
     Note(Op::no_requests);
   } else {
-    R = static_cast<int32_t>(c.Chance(70) ? c.Range(1, std::min<int32_t>(8, o.max_requests))
-                                          : c.Range(1, std::max<int32_t>(1, o.max_requests)));
+    // Mostly small batches (fast checks); rarely one at engine scale, up to
+    // --max-requests (a quarter of it at least).
+    const int64_t tier = c.Range(0, 9999);
+    const int32_t most = std::max<int32_t>(1, o.max_requests);
+    if (tier < 7000) {
+      R = static_cast<int32_t>(c.Range(1, std::min<int32_t>(8, most)));
+    } else if (tier < 9985) {
+      R = static_cast<int32_t>(c.Range(1, std::min<int32_t>(64, most)));
+    } else {
+      R = static_cast<int32_t>(c.Range(std::max<int32_t>(1, most / 4), most));
+      if (R >= 256) Note(Op::engine_scale_batch);
+    }
   }
   const bool idle = R > 0 && c.Chance(5);
   if (idle) Note(Op::idle_rank);
@@ -155,10 +194,21 @@ void Builder::Batch() {
   dummy.assign(R, false);
   // Page sizes for boundary positions are picked later; these cover them.
   static const std::vector<int64_t> pages = {1, 2, 3, 4, 5, 7, 8, 16, 17, 64, 128, 640};
+  // Rarely, one request longer than a request program's first tile, one at
+  // and beside the tile sizes engines use, one at a context near int32.
+  const int32_t long_at = R > 0 && PerTenThousand(20) ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
+  const int32_t tile_at = R > 0 && PerTenThousand(100) ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
+  const int32_t huge_at = R > 0 && PerTenThousand(100) ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
   for (int32_t r = 0; r < R; ++r) {
     int32_t q;
     const int64_t kind = c.Range(0, 99);
-    if (kind < 8) {
+    if (r == long_at) {
+      q = static_cast<int32_t>(c.Chance(50) ? c.Pick<int64_t>({2047, 2048, 2049, 4096, 8191, 8192}) : c.Range(1025, 8192));
+      Note(Op::long_request);
+    } else if (r == tile_at) {
+      q = static_cast<int32_t>(c.Pick<int64_t>({127, 128, 129, 255, 256, 257, 1023, 1024, 1025}));
+      Note(Op::tile_sized_request);
+    } else if (kind < 8) {
       q = 0;
       Note(Op::zero_length_request);
     } else if (kind < 45 || idle) {
@@ -185,6 +235,11 @@ void Builder::Batch() {
     } else {
       context = c.Range(0, 1300);
     }
+    if (r == huge_at) {
+      context = kInt32Max - q - c.Range(0, 4096);  // positions up to INT32_MAX - 1
+      huge_positions = true;
+      huge_request = r;  // noted once kept (KeepPositionsPadded)
+    }
     b.query_start_loc.push_back(b.query_start_loc.back() + q);
     b.seq_lens[r] = static_cast<int32_t>(context + q);
     dummy[r] = idle || c.Chance(15);
@@ -194,7 +249,14 @@ void Builder::Batch() {
   const int64_t real = b.query_start_loc.back();
   b.num_tokens = real;
   if (c.Chance(45)) {
-    b.num_tokens += c.Range(1, 32);
+    // Padding up to a CUDA-graph size; rarely at and beside the 256-token
+    // padding programs of the kpool tail.
+    if (PerTenThousand(200)) {
+      b.num_tokens += c.Pick<int64_t>({255, 256, 257, 511, 512, 513});
+      Note(Op::tile_sized_padding);
+    } else {
+      b.num_tokens += c.Range(1, 32);
+    }
     Note(Op::padded_batch);
   }
   b.num_actual_tokens = real;
@@ -264,8 +326,13 @@ Group Builder::Paged(const std::string& name) {
     if (!dummy[r]) max_seq = std::max(max_seq, s.batch.seq_lens[r]);
   int32_t needed = max_seq > 0 ? (max_seq - 1) / g.kernel_block_size + 1 : 0;
   needed = (needed + bpk - 1) / bpk * bpk;  // whole manager blocks
+  const int32_t addressable = Addressable(needed);
+  if (addressable != needed) needed = addressable / bpk * bpk;  // positions near int32: a few columns
   int32_t width = needed;
-  if (needed > 0 && c.Chance(15)) {
+  if (needed > 0 && PerTenThousand(200)) {
+    width = 0;  // a row of no columns: every token is past it
+    Note(Op::width0_rows);
+  } else if (needed > 0 && c.Chance(15)) {
     width = needed - static_cast<int32_t>(c.Range(1, std::min(needed, 3)));  // the range guard pads
     Note(Op::past_the_row);
   } else if (c.Chance(20)) {
@@ -302,7 +369,7 @@ Group Builder::Ring(Family family, const std::string& name) {
       int32_t max_seq = 0;
       for (int32_t r = 0; r < s.batch.num_reqs(); ++r)
         if (!dummy[r]) max_seq = std::max(max_seq, s.batch.seq_lens[r]);
-      addressed = max_seq > 0 ? (max_seq - 1) / g.compress_ratio / g.block_size + 1 : 0;
+      addressed = Addressable(max_seq > 0 ? (max_seq - 1) / g.compress_ratio / g.block_size + 1 : 0);
       width = addressed;
       if (addressed > 0 && c.Chance(15)) {
         width = addressed - 1;  // col >= width: PAD
@@ -319,6 +386,10 @@ Group Builder::Ring(Family family, const std::string& name) {
       break;
   }
   if ((family == Family::kKpoolTail || family == Family::kQsaRing) && c.Chance(10)) width += 1;
+  if ((family == Family::kQsaRing || family == Family::kQsaCompressed) && width > 0 && PerTenThousand(200)) {
+    width = 0;  // no column 0: the ring guard pads every token
+    Note(Op::width0_rows);
+  }
   Fill(&g, width, addressed);
   if (family == Family::kQsaCompressed && g.common.empty()) {
     // Without a common group the common mapping is PAD only from qsl[R]: a
@@ -328,6 +399,20 @@ Group Builder::Ring(Family family, const std::string& name) {
         for (int32_t col = 0; col < g.table.width; ++col) g.table.entries[static_cast<size_t>(r) * g.table.width + col] = -1;
   }
   return g;
+}
+
+void Builder::KeepPositionsPadded(bool paged) {
+  if (huge_request < 0) return;
+  slotguard::Batch& b = s.batch;
+  const int32_t q = b.query_start_loc[huge_request + 1] - b.query_start_loc[huge_request];
+  if (!paged) {
+    if (q > 0) Note(Op::positions_near_int32);
+    return;
+  }
+  b.seq_lens[huge_request] = q;
+  for (int32_t i = 0; i < q; ++i) b.positions[b.query_start_loc[huge_request] + i] = i;
+  huge_request = -1;
+  huge_positions = false;
 }
 
 void Builder::Faults() {
@@ -387,7 +472,13 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
   // Block ids near the int32 limit, sometimes: the pool then ends there too.
   const bool high_ids = choices.Chance(5);
   if (high_ids) {
-    b.next_block = kInt32Max / 4 - 200000;  // hybrid paged ids are up to 4x the manager id
+    // Hybrid paged ids are up to 4x the manager id; leave room for every
+    // block the groups can take (at most a column per 1 position of each
+    // request, or a compressor ring's 1024, in each of up to 6 groups).
+    int64_t room = 1000;
+    for (int32_t r = 0; r < b.s.batch.num_reqs(); ++r)
+      room += 6 * (std::min<int64_t>(b.s.batch.seq_lens[r], 16384) + 1024);
+    b.next_block = std::max<int64_t>(1, kInt32Max / 4 - room);
     b.Note(Op::ids_near_int32);
   }
   // Groups: each family present with some chance, at least one.
@@ -400,6 +491,7 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
   const bool has_paged = std::count(chosen.begin(), chosen.end(), Family::kPaged) > 0;
   if (!has_paged && std::count(chosen.begin(), chosen.end(), Family::kQsaCompressed) && choices.Chance(80))
     chosen.push_back(Family::kPaged);
+  b.KeepPositionsPadded(std::count(chosen.begin(), chosen.end(), Family::kPaged) > 0);
   // Paged groups first: a qsa_compressed group may name one as its common.
   std::stable_sort(chosen.begin(), chosen.end(),
                    [](Family a, Family c) { return (a == Family::kPaged) > (c == Family::kPaged); });

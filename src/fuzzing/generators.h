@@ -72,7 +72,7 @@ class ByteChoices : public Choices {
 struct GeneratorOptions {
   std::vector<Family> families;  // empty: every family
   bool inconsistent = false;     // add runner-state faults
-  int32_t max_requests = 64;
+  int32_t max_requests = 1024;
 };
 
 /// How often each generator operator fired (RapidCheck's RC_CLASSIFY, for

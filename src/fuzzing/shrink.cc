@@ -153,7 +153,15 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
   bool progress = true;
   while (progress && attempts < max_attempts) {
     progress = false;
-    // Shape: requests (from the last), groups, tokens, columns.
+    // Shape: requests (halves, quarters, ... of an engine-scale batch first,
+    // then one at a time from the last), groups, tokens, columns.
+    for (int32_t chunk = best.batch.num_reqs() / 2; chunk >= 4; chunk /= 2)
+      for (int32_t end = best.batch.num_reqs(); end - chunk >= 0; end -= chunk) {
+        if (end > best.batch.num_reqs()) end = best.batch.num_reqs();
+        Scenario fewer = best;
+        for (int32_t r = end - 1; r >= end - chunk; --r) fewer = RemoveRequest(fewer, r);
+        if (Try(fewer)) progress = true;
+      }
     for (int32_t r = best.batch.num_reqs() - 1; r >= 0; --r)
       if (r < best.batch.num_reqs() && Try(RemoveRequest(best, r))) progress = true;
     for (size_t g = best.groups.size(); g-- > 0;)

@@ -112,5 +112,46 @@ TEST(GeneratorTest, EveryOperatorIsExercised) {
   }
 }
 
+// The engine-scale and boundary operators make what they say, the loader
+// accepts it, and the fixed kernels pass it (they stay engine-consistent).
+TEST(GeneratorTest, EngineScaleAndBoundaryShapes) {
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  std::map<std::string, int> seen;
+  for (uint64_t seed = 0; seed < 20000; ++seed) {
+    Classification classes;
+    RandomChoices choices(seed);
+    const Scenario s = GenerateScenario(choices, GeneratorOptions(), &classes);
+    const Batch& b = s.batch;
+    int64_t longest = 0, highest = 0;
+    for (int32_t r = 0; r < b.num_reqs(); ++r)
+      longest = std::max<int64_t>(longest, b.query_start_loc[r + 1] - b.query_start_loc[r]);
+    for (int64_t p : b.positions) highest = std::max(highest, p);
+    bool special = false;
+    for (const char* op : {"engine_scale_batch", "long_request", "tile_sized_request", "tile_sized_padding",
+                           "width0_rows", "positions_near_int32"})
+      if (classes.count(op)) {
+        ++seen[op];
+        special = true;
+      }
+    if (classes.count("engine_scale_batch")) EXPECT_GE(b.num_reqs(), 256) << seed;
+    if (classes.count("long_request")) EXPECT_GT(longest, 1024) << seed;
+    if (classes.count("tile_sized_request")) EXPECT_GE(longest, 127) << seed;
+    if (classes.count("tile_sized_padding")) EXPECT_GE(b.num_tokens - b.num_real_tokens(), 255) << seed;
+    if (classes.count("positions_near_int32")) EXPECT_GT(highest, int64_t{1} << 30) << seed;
+    if (!special) continue;
+    Scenario loaded;
+    std::string err;
+    ASSERT_TRUE(ParseScenario(WriteScenarioJson(s), "generated", LoadLimits(), &loaded, &err)) << err;
+    ScenarioRun run;
+    ASSERT_TRUE(RunScenario(loaded, *host, 2, &run, &err)) << err;
+    for (size_t g = 0; g < loaded.groups.size(); ++g)
+      EXPECT_EQ(0, run.findings[g].total()) << "seed " << seed << " group " << loaded.groups[g].name << ": "
+                                            << (run.findings[g].kept().empty() ? "" : run.findings[g].kept()[0].detail);
+  }
+  for (const char* op : {"engine_scale_batch", "long_request", "tile_sized_request", "tile_sized_padding",
+                         "width0_rows", "positions_near_int32"})
+    EXPECT_GT(seen[op], 0) << op;
+}
+
 }  // namespace
 }  // namespace slotguard
