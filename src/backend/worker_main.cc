@@ -4,6 +4,7 @@
 
 #include "backend/gpu_device.h"
 #include "backend/worker_messages.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -35,7 +36,7 @@ bool ServeWorker(BackendKind kind, const ProviderSource& provider_source, std::o
     WorkerRequest request;
     std::string problem;
     if (!GetWorkerRequest(&frame, &request, &problem)) {
-      err << "slotguard __worker: " << problem << "\n";
+      err << ErrorLine("worker: " + problem);
       return false;
     }
     backend->set_writers(request.writers);

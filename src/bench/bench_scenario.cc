@@ -52,7 +52,7 @@ Scenario MakeBenchScenario(int64_t num_tokens, uint64_t seed) {
     DeriveParams(&g);
     // Paged rows hold every block a position selects; qsa_compressed one
     // per compress_ratio of those; the rings what they read.
-    int32_t table_width = static_cast<int32_t>(std::max<int64_t>(1, MinWidth(g)));
+    int32_t table_width = static_cast<int32_t>(ReadsColumn0Only(info.family) ? 1 : std::max<int64_t>(1, MinWidth(g)));
     if (info.family == Family::kPaged) table_width = width;
     if (info.family == Family::kQsaCompressed) table_width = width / g.compress_ratio + 1;
     g.table.rows = R;

@@ -82,11 +82,13 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     return kExitEnvironment;
   }
   const FuzzReport report = ReportOf(options, *backend, result);
+  // The summary (and the reproducer's name) first, whatever happens to the
+  // JSON: a nightly run must not lose its finding to a bad --json path.
+  PrintFuzzReport(report, GeneratorOperators(), out);
   if (!options.json_path.empty() && !WriteFuzzJson(options.json_path, report, &problem)) {
     err << ErrorLine(problem);  // the machine's problem, as in check
     return kExitEnvironment;
   }
-  PrintFuzzReport(report, GeneratorOperators(), out);
   return result.found ? kExitFindings : kExitHolds;
 }
 

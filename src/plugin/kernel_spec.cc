@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -338,12 +336,32 @@ class SpecReader : public JsonReader {
     if (arg.contains("param")) {
       out->kind = SpecArgKind::kParam;
       return String(arg, "param", pointer, &out->name) &&
-             OneOf(out->name, SpecParamNames(), pointer + "/param", "family parameter") &&
+             OneOf(out->name, FamilySpecNames(family_), pointer + "/param",
+                   std::string("parameter of family ") + GetFamily(family_).name) &&
              Type(arg, pointer, SpecType::kI32, true, &out->type) && Integer(out->type, pointer);
     }
     out->kind = SpecArgKind::kConstant;
     return Int(arg["constant"], pointer + "/constant", kInt64Min, kInt64Max, "constant", &out->constant) &&
            Type(arg, pointer, SpecType::kI32, true, &out->type);
+  }
+
+  /// The spec names of one family's parameters (the table's plugin fields).
+  static std::vector<std::string> FamilySpecNames(Family family) {
+    std::vector<std::string> names;
+    for (const ParamInfo* p : ParamsOf(family))
+      if (p->kind == ParamKind::kInt || p->kind == ParamKind::kBool) names.push_back(p->spec_name());
+    return names;
+  }
+
+  Family family_ = Family::kPaged;  // the spec's, once read
+
+  /// A launch shape: an array of 1 to 3 of `what`.
+  bool Dims(const json& j, const std::string& key, const std::string& what, const json** out) {
+    const std::string expected = "an array of 1 to 3 " + what;
+    if (!Require(j, "", key, expected, out) || !Array(**out, "/" + key, expected)) return false;
+    if ((*out)->empty() || (*out)->size() > 3)
+      return Fail("/" + key, "wrong number of dimensions", expected, std::to_string((*out)->size()));
+    return true;
   }
 
   bool Integer(SpecType type, const std::string& pointer) {
@@ -363,6 +381,7 @@ class SpecReader : public JsonReader {
     if (!String(j, "family", "", &family)) return false;
     NameError unknown;
     if (!FindFamily(family, &spec->family, &unknown)) return Fail("/family", unknown);
+    family_ = spec->family;
     std::string problem;
     if (!String(j, "symbol", "", &spec->symbol)) return false;
     if (spec->symbol.empty()) return Fail("/symbol", "empty symbol", "the kernel's symbol name");
@@ -373,24 +392,28 @@ class SpecReader : public JsonReader {
       if (!Param(j["params"][i], "/params/" + std::to_string(i), &arg)) return false;
       spec->params.push_back(arg);
     }
-    if (!j.contains("grid") || !j["grid"].is_array() || j["grid"].empty() || j["grid"].size() > 3)
-      return Fail("/grid", "no grid", "an array of 1 to 3 formulas (strings or integers)");
+    const json* grid;
+    if (!Dims(j, "grid", "formulas (strings or integers)", &grid)) return false;
     for (int d = 0; d < 3; ++d) {
       const std::string pointer = "/grid/" + std::to_string(d);
       std::string text = "1";
-      if (d < static_cast<int>(j["grid"].size())) {
-        const json& g = j["grid"][d];
-        if (g.is_number_integer()) text = std::to_string(g.get<int64_t>());
+      if (d < static_cast<int>(grid->size())) {
+        const json& g = (*grid)[d];
+        if (g.is_number_integer()) {
+          int64_t x;
+          if (!Int(g, pointer, kInt64Min, kInt64Max, "grid size", &x)) return false;
+          text = std::to_string(x);
+        } else if (g.is_string()) text = g.get<std::string>();
         else if (g.is_string()) text = g.get<std::string>();
         else return Fail(pointer, "wrong type", "a formula (string) or an integer", DescribeJson(g));
       }
       if (!spec->grid[d].Parse(text, &problem)) return FailWith(pointer, problem);
     }
-    if (!j.contains("block") || !j["block"].is_array() || j["block"].empty() || j["block"].size() > 3)
-      return Fail("/block", "no block", "an array of 1 to 3 integers");
-    for (size_t d = 0; d < j["block"].size(); ++d) {
+    const json* block;
+    if (!Dims(j, "block", "integers", &block)) return false;
+    for (size_t d = 0; d < block->size(); ++d) {
       int64_t x;
-      if (!Int(j["block"][d], "/block/" + std::to_string(d), 1, 1024, "block size", &x)) return false;
+      if (!Int((*block)[d], "/block/" + std::to_string(d), 1, 1024, "block size", &x)) return false;
       spec->block[d] = static_cast<int32_t>(x);
     }
     if (j.contains("shared_bytes")) {

@@ -103,8 +103,7 @@ bool ValidateVariantName(const std::string& name, std::string* err) {
     if (name == v.name) return true;
     if (std::find(names.begin(), names.end(), v.name) == names.end()) names.push_back(v.name);
   }
-  *err = "unknown variant '" + name + "'" + DidYouMean(name, names) + "; expected one of " +
-         JoinNames(names);
+  *err = UnknownName("variant", name, names).Text();
   return false;
 }
 

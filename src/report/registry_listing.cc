@@ -41,6 +41,7 @@ void WriteRegistryListing(std::ostream& out) {
   out << "families, their parameters and variants (fixed is the default and the only correct one):\n";
   for (const FamilyInfo& family : AllFamilies()) {
     out << "  " << family.name << ": " << family.description << "\n";
+    if (ReadsColumn0Only(family.family)) out << "    reads column 0 of its row only\n";
     for (const ParamInfo* p : ParamsOf(family.family)) {
       if (p->kind == ParamKind::kDerived) continue;
       out << "    param " << p->key << " (" << KindName(p->kind) << ", " << RangeText(*p) << "; default "

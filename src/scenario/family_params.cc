@@ -14,6 +14,7 @@ ParamRef RefTo(std::string* p) { return {nullptr, nullptr, p}; }
 int64_t NoBound(const Group&) { return 0; }
 
 struct ShapeInfo {
+  Family family;
   int64_t (*slots_per_entry)(const Group& g);
   int64_t (*null_entries)(const Group& g);
   const char* null_entries_text;
@@ -26,13 +27,19 @@ struct ShapeInfo {
 const ShapeInfo& Shape(Family family) {
   static const ShapeInfo shapes[] = {
 #define SG_FAMILY_SHAPE(id, slots, nulls, width, why, column0, tail)                                         \
-  {[](const Group& g) -> int64_t { return slots; }, [](const Group& g) -> int64_t { (void)g; return nulls; }, \
+  {Family::k##id, [](const Group& g) -> int64_t { return slots; }, [](const Group& g) -> int64_t { (void)g; return nulls; }, \
    #nulls, [](const Group& g) -> int64_t { (void)g; return width; }, why, column0 != 0, tail != 0},
 #include "registry/family_params.def"
 #undef SG_FAMILY_SHAPE
   };
-  static_assert(sizeof(shapes) / sizeof(shapes[0]) == kFamilyCount, "one SG_FAMILY_SHAPE per family, in order");
-  return shapes[static_cast<int>(family)];
+  static_assert(sizeof(shapes) / sizeof(shapes[0]) == kFamilyCount, "one SG_FAMILY_SHAPE per family");
+  // Indexed by the row's own family, whatever the rows' order.
+  static const std::vector<ShapeInfo> by_family = [] {
+    std::vector<ShapeInfo> out(kFamilyCount);
+    for (const ShapeInfo& shape : shapes) out[static_cast<int>(shape.family)] = shape;
+    return out;
+  }();
+  return by_family[static_cast<int>(family)];
 }
 
 }  // namespace
@@ -80,11 +87,14 @@ std::string SpecNameOf(const std::string& plugin_field) { return plugin_field.su
 
 std::string ParamInfo::spec_name() const { return SpecNameOf(plugin_field); }
 
-std::vector<const ParamInfo*> ParamsOf(Family family) {
-  std::vector<const ParamInfo*> out;
-  for (const ParamInfo& p : AllParams())
-    if (p.family == family) out.push_back(&p);
-  return out;
+const std::vector<const ParamInfo*>& ParamsOf(Family family) {
+  // Built once: the backends ask for every group of every scenario.
+  static const std::vector<std::vector<const ParamInfo*>> by_family = [] {
+    std::vector<std::vector<const ParamInfo*>> out(kFamilyCount);
+    for (const ParamInfo& p : AllParams()) out[static_cast<int>(p.family)].push_back(&p);
+    return out;
+  }();
+  return by_family[static_cast<int>(family)];
 }
 
 const ParamInfo* FindParam(Family family, const std::string& key) {
@@ -118,9 +128,13 @@ int64_t ParamValue(const ParamInfo& param, const Group& group) {
 }
 
 bool ReadsAnotherGroup(Family family) {
-  for (const ParamInfo* p : ParamsOf(family))
-    if (p->kind == ParamKind::kGroup) return true;
-  return false;
+  static const std::vector<bool> reads = [] {
+    std::vector<bool> out(kFamilyCount, false);
+    for (const ParamInfo& p : AllParams())
+      if (p.kind == ParamKind::kGroup) out[static_cast<int>(p.family)] = true;
+    return out;
+  }();
+  return reads[static_cast<int>(family)];
 }
 
 std::string ReadGroupName(const Group& group) {

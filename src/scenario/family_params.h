@@ -67,7 +67,7 @@ std::string SpecNameOf(const std::string& plugin_field);
 /// Every row, table order.
 const std::vector<ParamInfo>& AllParams();
 /// The rows of one family, table order.
-std::vector<const ParamInfo*> ParamsOf(Family family);
+const std::vector<const ParamInfo*>& ParamsOf(Family family);
 /// The row of `family` at `key`, or nullptr.
 const ParamInfo* FindParam(Family family, const std::string& key);
 /// The top-level JSON keys of a family's groups, beside name, kernel,

@@ -2,10 +2,7 @@
 // Each failure is reported once, by Loader::Fail, as
 // "FILE:/json/pointer: problem; expected X, got Y".
 #include <algorithm>
-#include <fstream>
 #include <limits>
-#include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +19,12 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+/// The pointer of a parameter's key under a group's pointer ("/dcp/world").
+std::string ParamPointer(const std::string& group, const ParamInfo& p) {
+  const std::string top = JsonChild(group, p.top_key());
+  return p.nested() ? JsonChild(top, p.leaf_key()) : top;
+}
 
 std::string Plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -51,6 +54,7 @@ class Loader : public JsonReader {
   /// The family's parameters (family_params.def), in table order.
   bool LoadParams(const json& v, const std::string& ptr, Group* g);
   bool LoadIntParam(const json& f, const std::string& ptr, const ParamInfo& p, Group* g);
+  bool CheckProducts(const std::string& ptr, const Group& g);
   bool CheckGroupParam(const Scenario& s, size_t index, const ParamInfo& p);
   bool LoadGroup(const json& v, const std::string& ptr, const Scenario& s, Group* g);
   bool LoadTable(const json& v, const std::string& ptr, const Scenario& s, const Group& g,
@@ -280,15 +284,14 @@ bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s,
 bool Loader::LoadParams(const json& v, const std::string& ptr, Group* g) {
   for (const ParamInfo* p : ParamsOf(g->family)) {
     if (p->kind == ParamKind::kDerived) continue;
-    const std::string top = p->top_key();
-    std::string at = JsonChild(ptr, top);
+    const std::string top = p->top_key(), at = ParamPointer(ptr, *p);
     const json* f = Find(v, top);
     if (f && p->nested()) {
       const std::vector<std::string> keys = NestedKeys(g->family, top);
+      const std::string object_at = JsonChild(ptr, top);
       if (p->leaf_key() == keys.front() &&  // check the object once, at its first row
-          (!Object(*f, at, "an object {" + JoinNames(keys) + "}") || !CheckKeys(*f, at, keys)))
+          (!Object(*f, object_at, "an object {" + JoinNames(keys) + "}") || !CheckKeys(*f, object_at, keys)))
         return false;
-      at = JsonChild(at, p->leaf_key());
       f = Find(*f, p->leaf_key());
     }
     const ParamRef ref = p->ref(*g);
@@ -316,7 +319,8 @@ bool Loader::LoadParams(const json& v, const std::string& ptr, Group* g) {
     }
   }
   DeriveParams(g);
-  return true;
+  // Products after every row, so that each row's own range is reported first.
+  return CheckProducts(ptr, *g);
 }
 
 bool Loader::LoadIntParam(const json& f, const std::string& ptr, const ParamInfo& p, Group* g) {
@@ -331,12 +335,18 @@ bool Loader::LoadIntParam(const json& f, const std::string& ptr, const ParamInfo
       return Fail(ptr, leaf + " does not divide " + other->leaf_key(), "a divisor of " + std::to_string(whole),
                   std::to_string(x));
   }
-  if (*p.times) {
-    const ParamInfo* other = FindParam(g->family, p.times);
-    const int64_t product = ParamValue(*other, *g) * x;
-    const std::string names = other->leaf_key() + " * " + leaf;
-    if (product > kInt32Max)
-      return Fail(ptr, names + " past int32", names + " <= " + std::to_string(kInt32Max), std::to_string(product));
+  return true;
+}
+
+bool Loader::CheckProducts(const std::string& ptr, const Group& g) {
+  for (const ParamInfo* p : ParamsOf(g.family)) {
+    if (!*p->times) continue;
+    const ParamInfo* other = FindParam(g.family, p->times);
+    const int64_t product = ParamValue(*other, g) * ParamValue(*p, g);
+    if (product <= kInt32Max) continue;
+    const std::string names = other->leaf_key() + " * " + p->leaf_key();
+    // Only a value the file gave can be too large (the defaults are 1).
+    return Fail(ParamPointer(ptr, *p), names + " past int32", names + " <= " + std::to_string(kInt32Max), std::to_string(product));
   }
   return true;
 }
@@ -351,7 +361,7 @@ bool Loader::CheckGroupParam(const Scenario& s, size_t index, const ParamInfo& p
     if (other.family == p.target) candidates.push_back(other.name);
     if (other.name == name) target = &other;
   }
-  const std::string ptr = JsonChild(JsonChild("/groups", index), p.key);
+  const std::string ptr = ParamPointer(JsonChild("/groups", index), p);
   const std::string expected = candidates.empty()
                                    ? "a " + family + " group in this scenario (there is none)"
                                    : "the name of a " + family + " group: " + JoinNames(candidates);

@@ -1,5 +1,6 @@
 #include "util/json_reader.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>

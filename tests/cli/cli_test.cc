@@ -186,7 +186,17 @@ TEST_F(CliTest, AFuzzJsonThatCannotBeWrittenIsAnEnvironmentError) {
   o.json_path = (dir_ / "no-such-dir" / "f.json").string();
   EXPECT_EQ(kExitEnvironment, RunFuzz(o, out_, err_));
   EXPECT_EQ("slotguard: error: " + o.json_path + ": cannot write the JSON report\n", err_.str());
-  EXPECT_EQ("", out_.str());
+  // The summary is printed first: a finding is never lost to a bad --json.
+  EXPECT_NE(std::string::npos, out_.str().find("slotguard: fuzz: 20 scenarios")) << out_.str();
+  o.variant = "prefix";
+  o.runs = 2000;
+  out_.str("");
+  err_.str("");
+  EXPECT_EQ(kExitEnvironment, RunFuzz(o, out_, err_));
+  EXPECT_NE(std::string::npos, out_.str().find("slotguard: fuzz: finding written to ")) << out_.str();
+  o.variant.clear();
+  o.runs = 20;
+  out_.str("");
   o.json_path = (dir_ / "f.json").string();
   err_.str("");
   EXPECT_EQ(kExitHolds, RunFuzz(o, out_, err_)) << err_.str();

@@ -110,6 +110,13 @@ TEST(KernelSpecTest, ErrorsNameFilePointerAndExpectation) {
             SpecError(kHead + R"j("params": [], "grid": ["ceil(num_tokens, 256)"], "block": [128]})j"));
   EXPECT_EQ("k.json:/symbol: duplicate key 'symbol'; expected each key once per object",
             SpecError(kHead + R"("symbol": "k2", "params": [], "grid": [1], "block": [1]})"));
+  EXPECT_EQ("k.json:/params/0/param: unknown parameter of family kpool_tail 'ring'; expected one of kpool",
+            SpecError(kHead + R"("params": [{"param": "ring", "type": "i32"}]})"));
+  EXPECT_EQ("k.json:/grid: wrong number of dimensions; expected an array of 1 to 3 formulas (strings or "
+            "integers), got 4",
+            SpecError(kHead + R"("params": [], "grid": [1, 1, 1, 1], "block": [1]})"));
+  EXPECT_EQ("k.json:/block: wrong type; expected an array of 1 to 3 integers, got the string \"128\"",
+            SpecError(kHead + R"("params": [], "grid": [1], "block": "128"})"));
   EXPECT_EQ("k.json:/block/0: block size out of range; expected 1 <= block size <= 1024, got 2048",
             SpecError(kHead + R"("params": [], "grid": [1], "block": [2048]})"));
 }

@@ -2,6 +2,8 @@
 // the writer and the bindings see it.
 #include "scenario/family_params.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 namespace slotguard {
@@ -24,6 +26,43 @@ TEST(FamilyParamsTest, EveryFamilyHasAParameterTableRowAndPluginFieldsNameTheirF
     if (p.kind != ParamKind::kInt && p.kind != ParamKind::kBool) continue;
     // The plugin ABI groups a family's parameters in a member named after it.
     EXPECT_EQ(std::string(GetFamily(p.family).name) + "." + p.spec_name(), p.plugin_field) << p.key;
+  }
+}
+
+// What the loader, the writer and the wire format assume of the table.
+TEST(FamilyParamsTest, TheTableIsWellFormed) {
+  for (const FamilyInfo& info : AllFamilies()) {
+    const std::vector<const ParamInfo*>& params = ParamsOf(info.family);
+    for (size_t i = 0; i < params.size(); ++i) {
+      const ParamInfo& p = *params[i];
+      // "divides" and "times" name an integer row of the same family read before this one.
+      for (const char* ref : {p.divides, p.times}) {
+        if (!*ref) continue;
+        const ParamInfo* other = FindParam(info.family, ref);
+        ASSERT_NE(nullptr, other) << p.key << " names " << ref;
+        EXPECT_EQ(ParamKind::kInt, other->kind) << ref;
+        EXPECT_LT(std::find(params.begin(), params.end(), other) - params.begin(), static_cast<ptrdiff_t>(i))
+            << ref << " must come before " << p.key;
+      }
+      // The rows of one nested object follow each other (the writer writes it once).
+      if (p.kind == ParamKind::kDerived || !p.nested() || i == 0) continue;
+      const ParamInfo& before = *params[i - 1];
+      if (!before.nested() || before.top_key() != p.top_key())
+        for (size_t j = 0; j < i; ++j)
+          EXPECT_NE(p.top_key(), params[j]->nested() ? params[j]->top_key() : "") << p.key << " is not contiguous";
+    }
+    // Every family has its shape: a group with the table's example values
+    // names a page, a null block and a width.
+    Group g;
+    g.name = info.name;
+    g.family = info.family;
+    for (const ParamInfo* p : params)
+      if (p->kind == ParamKind::kInt) *p->ref(g).i = static_cast<int32_t>(p->example);
+    DeriveParams(&g);
+    EXPECT_GE(SlotsPerEntry(g), 1) << info.name;
+    EXPECT_GE(NullEntries(g), 1) << info.name;
+    EXPECT_GE(MinWidth(g), 0) << info.name;
+    EXPECT_GE(OutputCount(g), 1) << info.name;
   }
 }
 
