@@ -63,7 +63,7 @@ void AddTallies(const std::vector<Classification>& classes, const std::vector<in
 
 /// The scheduler of a backend that runs one scenario per call (the host):
 /// each of the jobs workers checks one scenario at a time, in chunks of
-/// 64 * jobs; the lowest failing index of a chunk is the finding. Fills
+/// 2048 * jobs; the lowest failing index of a chunk is the finding. Fills
 /// scenarios, tokens, classes, found and finding_index. False with *err on
 /// an environment failure.
 bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& budget,
