@@ -60,6 +60,14 @@ TEST(FuzzCampaignTest, SameSeedSameReproducerWhateverTheJobs) {
   EXPECT_EQ(files[0], files[1]);
 }
 
+/// A campaign on the host backend.
+void RunOnHost(const CampaignOptions& o, CampaignResult* result) {
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  std::string err;
+  std::ostringstream progress;
+  ASSERT_TRUE(RunCampaign(o, *host, progress, result, &err)) << err;
+}
+
 /// The reproducer blames the kernel: with every group's kernel fixed, it holds.
 void ExpectHoldsOnceFixed(const std::string& file) {
   Scenario s;
@@ -154,9 +162,8 @@ TEST(FuzzCampaignTest, InconsistentBatchesWithTheFixedKernelAreCountedNotStopped
   o.out_dir = OutDir("inconsistent_fixed");
   std::unique_ptr<Backend> host = MakeHostBackend();
   CampaignResult result;
+  ASSERT_NO_FATAL_FAILURE(RunOnHost(o, &result));
   std::string err;
-  std::ostringstream progress;
-  ASSERT_TRUE(RunCampaign(o, *host, progress, &result, &err)) << err;
   EXPECT_FALSE(result.found);
   EXPECT_EQ(3000, result.scenarios);
   EXPECT_GT(result.runner_state_findings, 0);
@@ -201,11 +208,8 @@ TEST(ShrinkTest, KpoolPrefixEndsAtOneTokenOnANullColumn) {
   o.variant = "prefix";
   o.runs = 1000;
   o.out_dir = OutDir("shrink");
-  std::unique_ptr<Backend> host = MakeHostBackend();
   CampaignResult result;
-  std::string err;
-  std::ostringstream progress;
-  ASSERT_TRUE(RunCampaign(o, *host, progress, &result, &err)) << err;
+  ASSERT_NO_FATAL_FAILURE(RunOnHost(o, &result));
   ASSERT_TRUE(result.found);
   const Scenario& s = result.minimized;
   EXPECT_EQ(1, s.batch.num_reqs());
