@@ -88,16 +88,23 @@ std::string ReproducerOf(const std::string& text) {
   return text.substr(at + marker.size(), text.find(';', at) - at - marker.size());
 }
 
-class FuzzFindsVariantTest : public ::testing::TestWithParam<Variant> {};
+class FuzzFindsVariantTest : public ::testing::TestWithParam<Variant> {
+ protected:
+  /// A host campaign of 20000 scenarios over the variant's family, the variant forced.
+  FuzzOptions VariantCampaign(const std::string& out_prefix) const {
+    const VariantInfo& v = GetVariant(GetParam());
+    FuzzOptions o;
+    o.backend = BackendKind::kHost;
+    o.families = {GetFamily(v.family).name};
+    o.variant = v.name;
+    o.runs = 20000;
+    o.out_dir = OutDir(out_prefix + GetFamily(v.family).name + "_" + v.name);
+    return o;
+  }
+};
 
 TEST_P(FuzzFindsVariantTest, FromNothingAndTheReproducerReplays) {
-  const VariantInfo& v = GetVariant(GetParam());
-  FuzzOptions o;
-  o.backend = BackendKind::kHost;
-  o.families = {GetFamily(v.family).name};
-  o.variant = v.name;
-  o.runs = 20000;
-  o.out_dir = OutDir(std::string(GetFamily(v.family).name) + "_" + v.name);
+  FuzzOptions o = VariantCampaign("");
   std::ostringstream out, err;
   ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();
   // The last line names the file; it has no expect, so replaying it fails.
@@ -131,15 +138,9 @@ TEST_P(FuzzFindsVariantTest, FromNothingAndTheReproducerReplays) {
 // explains and goes on until the kernel's own: a reproducer that holds once
 // the kernel is fixed.
 TEST_P(FuzzFindsVariantTest, ThroughRunnerStateFindingsWithInconsistentBatches) {
-  const VariantInfo& v = GetVariant(GetParam());
-  FuzzOptions o;
-  o.backend = BackendKind::kHost;
-  o.families = {GetFamily(v.family).name};
-  o.variant = v.name;
+  FuzzOptions o = VariantCampaign("inconsistent_");
   o.inconsistent = true;
-  o.runs = 20000;
   o.seed = 3;
-  o.out_dir = OutDir(std::string("inconsistent_") + GetFamily(v.family).name + "_" + v.name);
   std::ostringstream out, err;
   ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();
   EXPECT_NE(std::string::npos, out.str().find(" runner-state findings (")) << out.str();
