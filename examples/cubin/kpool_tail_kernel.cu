@@ -9,7 +9,8 @@
 extern "C" __global__ void kpool_tail_map(int64_t* slot_mapping, const int64_t* positions,
                                           const int32_t* query_start_loc, const int32_t* block_table,
                                           int64_t row_stride, int32_t num_reqs, int64_t num_actual_tokens,
-                                          int64_t num_tokens, int32_t kpool, const int64_t* slot_mapping_in) {
+                                          int64_t num_tokens, int32_t kpool, const int64_t* slot_mapping_in,
+                                          const int32_t* idx_mapping, int32_t rows_by_idx_mapping) {
   const int64_t program = blockIdx.x;
   const int64_t request_programs = num_reqs > 0 ? num_reqs : 1;
   if (program >= request_programs) {  // padding: copy slot_mapping_in through
@@ -27,7 +28,9 @@ extern "C" __global__ void kpool_tail_map(int64_t* slot_mapping, const int64_t* 
   // Tokens between qsl[R] and num_actual_tokens belong to the last request.
   int64_t end = query_start_loc[r + 1];
   if (r == num_reqs - 1 && end < num_actual_tokens) end = num_actual_tokens;
-  const int64_t b = block_table[r * row_stride];
+  // Row r, or row idx_mapping[r] of a persistent table (a dummy, -1, reads none).
+  const int32_t row = rows_by_idx_mapping ? idx_mapping[r] : r;
+  const int64_t b = row >= 0 ? block_table[row * row_stride] : 0;
   for (int64_t t = begin + threadIdx.x; t < end; t += blockDim.x) {
     if (t >= num_actual_tokens) {
       slot_mapping[t] = slot_mapping_in[t];

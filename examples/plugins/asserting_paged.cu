@@ -26,7 +26,8 @@ __host__ __device__ int64_t PagedSlot(const sg_mapping_call& c, int64_t t) {
   const int64_t kb = c.paged.kernel_block_size;
   const int64_t col = c.positions[t] / kb;
   if (col >= c.block_table_width) return -1;
-  return c.block_table[r * c.block_table_row_stride + col] * kb + c.positions[t] % kb;
+  const int32_t row = c.block_table_rows_by_idx_mapping ? c.idx_mapping[r] : r;
+  return c.block_table[row * c.block_table_row_stride + col] * kb + c.positions[t] % kb;
 }
 
 __global__ void PagedKernel(sg_mapping_call c) {

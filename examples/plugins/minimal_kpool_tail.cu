@@ -6,7 +6,9 @@ __host__ __device__ int64_t KpoolSlot(const sg_mapping_call& c, int64_t t) {
   if (c.num_reqs == 0 || c.block_table_width == 0) return -1;
   int32_t r = 0;  // the last request with query_start_loc[r] <= t, clamped to num_reqs - 1
   while (r + 1 < c.num_reqs && c.query_start_loc[r + 1] <= t) ++r;
-  const int64_t b = c.block_table[r * c.block_table_row_stride];
+  const int32_t row = c.block_table_rows_by_idx_mapping ? c.idx_mapping[r] : r;  // a persistent table?
+  if (row < 0) return -1;  // a dummy request reads no row
+  const int64_t b = c.block_table[row * c.block_table_row_stride];
   const int64_t k = c.kpool_tail.kpool, off = ((c.positions[t] % k) + k) % k;
   return b > 0 ? b * k + off : -1;
 }

@@ -24,6 +24,12 @@ __host__ __device__ int32_t RequestOf(const sg_mapping_call& c, int64_t t) {
   return lo;
 }
 
+// The block-table row request r reads: r, or row idx_mapping[r] of a
+// persistent table (-1: a dummy request, which reads no row).
+__host__ __device__ int32_t TableRow(const sg_mapping_call& c, int32_t r) {
+  return c.block_table_rows_by_idx_mapping ? c.idx_mapping[r] : r;
+}
+
 __host__ __device__ int64_t FloorMod(int64_t a, int64_t m) { return ((a % m) + m) % m; }
 
 __host__ __device__ int64_t KpoolTailSlot(const sg_mapping_call& c, int64_t t) {
@@ -31,7 +37,9 @@ __host__ __device__ int64_t KpoolTailSlot(const sg_mapping_call& c, int64_t t) {
   if (c.num_reqs == 0 || c.block_table_width == 0) return kPad;
   int32_t r = RequestOf(c, t);
   if (r > c.num_reqs - 1) r = c.num_reqs - 1;  // tokens past qsl[R] belong to the last request
-  const int64_t b = c.block_table[r * c.block_table_row_stride];
+  const int32_t row = TableRow(c, r);
+  if (row < 0) return kPad;
+  const int64_t b = c.block_table[row * c.block_table_row_stride];
   if (b <= 0) return kPad;  // block 0 is the null block: never write it
   return b * c.kpool_tail.kpool + FloorMod(c.positions[t], c.kpool_tail.kpool);
 }
@@ -47,8 +55,9 @@ __host__ __device__ int64_t QsaRingSlot(const sg_mapping_call& c, int64_t t) {
 #else
   const bool kept = t + ring >= end;  // only each request's last `ring` tokens are kept
 #endif
-  if (lp < 0 || !kept || c.block_table_width == 0) return kPad;
-  const int64_t b = c.block_table[r * c.block_table_row_stride];
+  const int32_t row = TableRow(c, r);
+  if (lp < 0 || !kept || c.block_table_width == 0 || row < 0) return kPad;
+  const int64_t b = c.block_table[row * c.block_table_row_stride];
   if (b <= 0) return kPad;
   return b * ring + FloorMod(lp, ring);
 }

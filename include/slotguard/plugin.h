@@ -1,5 +1,5 @@
 /*
- * slotguard plugin ABI, version 1: bring your own slot-mapping kernel.
+ * slotguard plugin ABI, version 2: bring your own slot-mapping kernel.
  *
  * A plugin is a shared library (.so) that exports, with C linkage:
  *
@@ -22,6 +22,14 @@
  *
  * Semantics of every field: DESIGN section 2 (docs/families.md).
  * Plain C: no C++ types cross this boundary; usable from C, C++ and nvcc.
+ *
+ * Version 2 (this header) over version 1 (slotguard/plugin_v1.h, which
+ * slotguard still loads): seq_lens is int64 (positions were already),
+ * seq_lens_i32 carries the same values saturated at INT32_MAX for kernels
+ * that take int32, and block_table_rows_by_idx_mapping says whether the
+ * table is a persistent one read through idx_mapping (format 2's
+ * batch.table_rows). A version-1 plugin gets seq_lens_i32 as its seq_lens
+ * and is refused a persistent table, which it cannot know how to read.
  */
 #ifndef SLOTGUARD_PLUGIN_H_
 #define SLOTGUARD_PLUGIN_H_
@@ -32,7 +40,7 @@
 extern "C" {
 #endif
 
-#define SLOTGUARD_PLUGIN_ABI_VERSION 1
+#define SLOTGUARD_PLUGIN_ABI_VERSION 2
 
 /* One mapping call: one group of one scenario. */
 typedef struct sg_mapping_call {
@@ -44,21 +52,27 @@ typedef struct sg_mapping_call {
      query_start_loc[r] <= t < query_start_loc[r + 1]. */
   const int32_t* query_start_loc; /* [num_reqs + 1] */
   const int64_t* positions;       /* [num_tokens] */
-  const int32_t* seq_lens;        /* [num_reqs] */
+  const int64_t* seq_lens;        /* [num_reqs], 0 <= seq_len <= 2^62 */
+  const int32_t* seq_lens_i32;    /* [num_reqs], seq_lens saturated at INT32_MAX */
   const int32_t* idx_mapping;     /* [num_reqs], -1 marks a dummy request */
   const int64_t* slot_mapping_in; /* [num_tokens] (kpool_tail copies it through) */
   int32_t num_reqs;
   int64_t num_actual_tokens;
   int64_t num_tokens;             /* length of every per-token buffer */
 
-  /* The group's block table: row r is request r's, entry (r, c) at
-     block_table[r * block_table_row_stride + c] for c < block_table_width.
-     The stride is larger than the width: the columns past the width hold a
-     poison id (INT32_MAX), so a read past the row shows up in the output. */
+  /* The group's block table: entry (row, c) at
+     block_table[row * block_table_row_stride + c] for c < block_table_width.
+     Request r reads row r, or, when block_table_rows_by_idx_mapping is 1,
+     row idx_mapping[r] of a persistent table of block_table_rows rows whose
+     other rows are stale (a dummy request, idx_mapping -1, reads no row and
+     maps to PAD). The layout varies (--table-layout): the stride may equal
+     the width (the next row follows directly), or exceed it with poison
+     (INT32_MAX) or real-looking block ids in the columns between. */
   const int32_t* block_table;
   int64_t block_table_row_stride;
   int32_t block_table_width;
   int32_t block_table_rows;
+  int32_t block_table_rows_by_idx_mapping;
 
   /* Outputs, [num_tokens] each, zeroed before the call (as the engine's
      persistent buffers are): write every element. */
@@ -84,6 +98,8 @@ typedef struct sg_mapping_call {
   void* stream;                   /* cudaStream_t for launch_device; NULL for launch_host */
 } sg_mapping_call;
 
+#ifndef SLOTGUARD_PLUGIN_INFO_DEFINED
+#define SLOTGUARD_PLUGIN_INFO_DEFINED
 typedef struct sg_plugin_info {
   uint32_t abi_version;           /* SLOTGUARD_PLUGIN_ABI_VERSION the plugin was built against */
   const char* name;               /* shown in reports */
@@ -91,6 +107,7 @@ typedef struct sg_plugin_info {
 } sg_plugin_info;
 
 typedef const sg_plugin_info* (*sg_plugin_info_fn)(void);
+#endif
 typedef int (*sg_plugin_launch_fn)(const sg_mapping_call* call);
 
 #ifdef __cplusplus

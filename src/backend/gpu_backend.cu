@@ -122,10 +122,10 @@ class GpuBackend : public Backend {
   // RunMany's buffers, kept between calls (a campaign calls it per chunk):
   // pinned host staging and device memory, grown as needed.
   struct ManyBuffers {
-    PinnedBuffer<int32_t> qsl, seq_lens, idx_mapping, tables;
-    PinnedBuffer<int64_t> positions, slot_mapping_in, default_common, engine, flat;
-    DeviceBuffer<int32_t> d_qsl, d_seq, d_idx, d_tables;
-    DeviceBuffer<int64_t> d_pos, d_in, d_common, d_engine, d_flat;
+    PinnedBuffer<int32_t> qsl, idx_mapping, tables;
+    PinnedBuffer<int64_t> seq_lens, positions, slot_mapping_in, default_common, engine, flat;
+    DeviceBuffer<int32_t> d_qsl, d_idx, d_tables;
+    DeviceBuffer<int64_t> d_seq, d_pos, d_in, d_common, d_engine, d_flat;
     std::vector<GroupPlace> places;
     std::tuple<FamilyJobs<PagedParams>, FamilyJobs<KpoolTailParams>, FamilyJobs<QsaRingParams>,
                FamilyJobs<CompressorRingParams>, FamilyJobs<QsaCompressedParams>>

@@ -108,11 +108,20 @@ void WriteDefaultCommonMapping(const Batch& batch, int64_t* out) {
   std::fill(out + batch.num_real_tokens(), out + batch.num_tokens, kPadSlot);
 }
 
-MappingBatch HostMappingBatch(const Batch& batch) {
+std::vector<int32_t> SaturatedSeqLens(const Batch& batch) {
+  std::vector<int32_t> out(batch.seq_lens.size());
+  for (size_t r = 0; r < out.size(); ++r)
+    out[r] = static_cast<int32_t>(std::min<int64_t>(batch.seq_lens[r], INT32_MAX));
+  return out;
+}
+
+MappingBatch HostMappingBatch(const Batch& batch, const std::vector<int32_t>* seq_lens_i32) {
   MappingBatch b;
   b.query_start_loc = batch.query_start_loc.data();
   b.positions = batch.positions.data();
   b.seq_lens = batch.seq_lens.data();
+  b.seq_lens_i32 = seq_lens_i32 ? seq_lens_i32->data() : nullptr;
+  b.rows_by_idx_mapping = batch.table_rows == TableRows::kIdxMapping ? 1 : 0;
   b.idx_mapping = batch.idx_mapping.data();
   b.slot_mapping_in = batch.slot_mapping_in.data();
   b.num_reqs = batch.num_reqs();

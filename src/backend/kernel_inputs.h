@@ -62,8 +62,13 @@ std::vector<int64_t> DefaultCommonMapping(const Batch& batch);
 /// The same into num_tokens entries at `out`.
 void WriteDefaultCommonMapping(const Batch& batch, int64_t* out);
 
-/// Host pointers into the scenario's batch vectors.
-MappingBatch HostMappingBatch(const Batch& batch);
+/// seq_lens saturated at INT32_MAX, for kernels that take int32 seq_lens
+/// (plugin ABI 1, compiled-kernel spec 1, and engine kernels that ask for it).
+std::vector<int32_t> SaturatedSeqLens(const Batch& batch);
+
+/// Host pointers into the scenario's batch vectors (seq_lens_i32 into the
+/// given SaturatedSeqLens(), or null: slotguard's own kernels never read it).
+MappingBatch HostMappingBatch(const Batch& batch, const std::vector<int32_t>* seq_lens_i32 = nullptr);
 
 /// The GPU's row_bounds evidence: an output slot that decodes to the poison
 /// block (slot / slots_per_entry == kPoisonBlock) was read past its row.

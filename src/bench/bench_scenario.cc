@@ -29,7 +29,7 @@ Scenario MakeBenchScenario(int64_t num_tokens, uint64_t seed) {
   for (int32_t r = 0; r < R; ++r) {
     const int64_t q = b.query_start_loc[r + 1] - b.query_start_loc[r];
     const int64_t context = rng() % (2 * kMaxQuery);
-    b.seq_lens[r] = static_cast<int32_t>(context + q);
+    b.seq_lens[r] = context + q;
     b.idx_mapping[r] = r;
     for (int64_t i = 0; i < q; ++i) b.positions[b.query_start_loc[r] + i] = context + i;
   }

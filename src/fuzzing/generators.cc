@@ -241,7 +241,7 @@ void Builder::Batch() {
       huge_request = r;  // noted once kept (KeepPositionsPadded)
     }
     b.query_start_loc.push_back(b.query_start_loc.back() + q);
-    b.seq_lens[r] = static_cast<int32_t>(context + q);
+    b.seq_lens[r] = context + q;
     dummy[r] = idle || c.Chance(15);
     if (dummy[r]) Note(Op::dummy_request);
     b.idx_mapping[r] = dummy[r] ? -1 : r;
@@ -321,10 +321,10 @@ Group Builder::Paged(const std::string& name) {
     Note(Op::disabled_group);
   }
   // Columns the live requests address: every position's col < needed.
-  int32_t max_seq = 0;
+  int64_t max_seq = 0;
   for (int32_t r = 0; r < s.batch.num_reqs(); ++r)
     if (!dummy[r]) max_seq = std::max(max_seq, s.batch.seq_lens[r]);
-  int32_t needed = max_seq > 0 ? (max_seq - 1) / g.kernel_block_size + 1 : 0;
+  int32_t needed = static_cast<int32_t>(std::min<int64_t>(max_seq > 0 ? (max_seq - 1) / g.kernel_block_size + 1 : 0, INT32_MAX / 2));
   needed = (needed + bpk - 1) / bpk * bpk;  // whole manager blocks
   const int32_t addressable = Addressable(needed);
   if (addressable != needed) needed = addressable / bpk * bpk;  // positions near int32: a few columns
@@ -366,10 +366,11 @@ Group Builder::Ring(Family family, const std::string& name) {
       } else {
         Note(Op::no_common);
       }
-      int32_t max_seq = 0;
+      int64_t max_seq = 0;
       for (int32_t r = 0; r < s.batch.num_reqs(); ++r)
         if (!dummy[r]) max_seq = std::max(max_seq, s.batch.seq_lens[r]);
-      addressed = Addressable(max_seq > 0 ? (max_seq - 1) / g.compress_ratio / g.block_size + 1 : 0);
+      addressed = Addressable(static_cast<int32_t>(
+          std::min<int64_t>(max_seq > 0 ? (max_seq - 1) / g.compress_ratio / g.block_size + 1 : 0, INT32_MAX / 2)));
       width = addressed;
       if (addressed > 0 && c.Chance(15)) {
         width = addressed - 1;  // col >= width: PAD

@@ -76,7 +76,7 @@ Scenario DropPaddingToken(const Scenario& in) {
 Scenario ShiftContext(const Scenario& in, int32_t r, int64_t delta) {
   Scenario s = in;
   Batch& b = s.batch;
-  b.seq_lens[r] -= static_cast<int32_t>(delta);
+  b.seq_lens[r] -= delta;
   for (int64_t t = b.query_start_loc[r]; t < b.query_start_loc[r + 1]; ++t) b.positions[t] -= delta;
   return s;
 }

@@ -50,13 +50,15 @@ bool AddressedEntry(const GroupRun& run, int64_t t, int32_t r, int64_t* entry) {
   const Batch& b = run.batch();
   const Group& g = *run.group;
   const BlockTable& table = g.table;
-  if (r < 0 || r >= table.rows || table.width == 0) return false;
+  if (r < 0) return false;
+  const int32_t row = b.row_of(r);
+  if (row < 0 || row >= table.rows || table.width == 0) return false;
   switch (g.family) {
     case Family::kPaged:
       return false;  // paged owners are requests (idx_mapping), not entries
     case Family::kKpoolTail:
     case Family::kQsaRing:
-      *entry = table.at(r, 0);
+      *entry = table.at(row, 0);
       return true;
     case Family::kQsaCompressed: {
       const int64_t begin = b.query_start_loc[r], end = b.query_start_loc[r + 1];
@@ -64,13 +66,13 @@ bool AddressedEntry(const GroupRun& run, int64_t t, int32_t r, int64_t* entry) {
       if (lp < 0 || (lp + 1) % g.compress_ratio != 0) return false;
       const int64_t col = lp / g.compress_ratio / g.block_size;
       if (col >= table.width) return false;
-      *entry = table.at(r, static_cast<int32_t>(col));
+      *entry = table.at(row, static_cast<int32_t>(col));
       return true;
     }
     case Family::kCompressorRing: {
-      int64_t row = b.positions[t] % g.capacity;  // floor modulo
-      if (row < 0) row += g.capacity;
-      *entry = table.at(r, static_cast<int32_t>(row / g.ring_block_size));
+      int64_t ring_row = b.positions[t] % g.capacity;  // floor modulo
+      if (ring_row < 0) ring_row += g.capacity;
+      *entry = table.at(row, static_cast<int32_t>(ring_row / g.ring_block_size));
       return true;
     }
   }
@@ -82,7 +84,13 @@ bool AddressedEntry(const GroupRun& run, int64_t t, int32_t r, int64_t* entry) {
 bool HasNullOwner(const GroupRun& run, int64_t t) {
   const int32_t r = (*run.request_of_token)[t];
   if (r < 0 || !KernelMaps(run, t)) return false;
-  if (run.group->family == Family::kPaged) return run.batch().idx_mapping[r] == -1;
+  // A dummy request's tokens are PAD: in the paged family always, in every
+  // family when it reads no row (a persistent table).
+  const Batch& b = run.batch();
+  if (run.group->family == Family::kPaged || b.table_rows == TableRows::kIdxMapping) {
+    if (b.is_dummy(r)) return true;
+    if (run.group->family == Family::kPaged) return false;
+  }
   int64_t entry;
   return AddressedEntry(run, t, r, &entry) && entry < run.null_entries;
 }

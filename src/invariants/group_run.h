@@ -71,8 +71,9 @@ int64_t PaddingStart(const GroupRun& run);
 /// What a padding token must hold: PAD, or slot_mapping_in[t] for kpool_tail.
 int64_t PaddingValue(const GroupRun& run, int64_t t);
 
-/// True when token t's request is a dummy (paged) or the block-table entry
-/// it addresses is null (rings), so the token must be PAD (null_owner_pad).
+/// True when token t's request is a dummy (paged; every family with a
+/// persistent table) or the block-table entry it addresses, in the row the
+/// request reads, is null (rings), so the token must be PAD (null_owner_pad).
 bool HasNullOwner(const GroupRun& run, int64_t t);
 
 /// A finding on token t of `out`, with request, position and both values.

@@ -30,20 +30,21 @@ void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
         last_request = r;
         last_entry = entry;
         last_owned = false;
-        if (entry >= run.null_entries && r < table.rows) {
+        const int32_t row = run.batch().row_of(r);  // the row the request really owns
+        if (entry >= run.null_entries && row >= 0 && row < table.rows) {
           // A request walks its row in order: try the columns after the last hit first.
           for (int32_t c = last_col; c < last_col + 2 && c < table.width && !last_owned; ++c)
-            if (table.at(r, c) == entry) last_owned = true, last_col = c;
+            if (table.at(row, c) == entry) last_owned = true, last_col = c;
           for (int32_t c = 0; c < table.width && !last_owned; ++c)
-            if (table.at(r, c) == entry) last_owned = true, last_col = c;
+            if (table.at(row, c) == entry) last_owned = true, last_col = c;
         }
       }
       if (!last_owned)
         sink->Add(TokenFinding(run, out, kInvariantOwnBlock, t,
                                "block entry " + std::to_string(entry) +
                                    (entry < run.null_entries ? " is the null block"
-                                                             : " is not in request " +
-                                                                   std::to_string(r) + "'s row")));
+                                                             : " is not in the row request " +
+                                                                   std::to_string(r) + " owns")));
     }
   }
 }

@@ -32,12 +32,13 @@ struct CompressorRingFamily : RequestProgramGrid {
                           int32_t r, const MappingOutputs& out) {
     const int64_t limit = b.num_actual_tokens < b.num_real_tokens ? b.num_actual_tokens : b.num_real_tokens;
     int64_t slot = kKernelPadSlot, tail = kKernelPadSlot;
-    if (t < limit && r < b.num_reqs) {
+    const int32_t table_row = t < limit && r < b.num_reqs ? TableRowOf(b, r) : -1;
+    if (table_row >= 0) {
       int64_t unused, row, col, offset;
       DivMod(b.positions[t], p.capacity_div, &unused, &row);
       if (row < 0) row += p.capacity;  // floor modulo
       DivMod(row, p.ring_block_div, &col, &offset);
-      int64_t block = table.Load(t, r, col);
+      int64_t block = table.Load(t, table_row, col);
       bool valid = block > 0;
       if (p.variant == Variant::kCompressorRingPrefix) valid = block >= 0;
       if (p.variant == Variant::kCompressorRingClamp) {

@@ -33,7 +33,9 @@ struct KpoolTailFamily : OneSlotFlat<KpoolTailFamily> {
     if (t >= b.num_actual_tokens) return b.slot_mapping_in[t];
     if (b.num_reqs == 0) return kKernelPadSlot;
     if (r >= b.num_reqs) r = b.num_reqs - 1;
-    const int64_t block = table.Load(t, r, 0);
+    const int32_t row = TableRowOf(b, r);
+    if (row < 0) return kKernelPadSlot;  // a dummy of a persistent table reads no row
+    const int64_t block = table.Load(t, row, 0);
     const bool valid = p.variant == Variant::kKpoolTailPrefix ? block >= 0 : block > 0;
     if (!valid) return kKernelPadSlot;
     int64_t unused, offset;

@@ -15,14 +15,22 @@ constexpr int64_t kKernelPadSlot = -1;
 struct MappingBatch {
   const int32_t* query_start_loc = nullptr;  // [num_reqs + 1]
   const int64_t* positions = nullptr;        // [num_tokens]
-  const int32_t* seq_lens = nullptr;         // [num_reqs]
+  const int64_t* seq_lens = nullptr;         // [num_reqs]
+  const int32_t* seq_lens_i32 = nullptr;     // [num_reqs], saturated at INT32_MAX (for ABI-1 kernels)
   const int32_t* idx_mapping = nullptr;      // [num_reqs]
   const int64_t* slot_mapping_in = nullptr;  // [num_tokens]
   int32_t num_reqs = 0;
   int64_t num_real_tokens = 0;  // qsl[num_reqs], as a scalar the host can read
   int64_t num_actual_tokens = 0;
   int64_t num_tokens = 0;
+  int32_t rows_by_idx_mapping = 0;  // 1: request r reads row idx_mapping[r] of a persistent table
 };
+
+/// The table row request r reads: r, or with a persistent table
+/// idx_mapping[r] (-1 for a dummy request, which reads no row).
+SG_HD int32_t TableRowOf(const MappingBatch& b, int32_t r) {
+  return b.rows_by_idx_mapping ? b.idx_mapping[r] : r;
+}
 
 /// A kernel's output buffers, [num_tokens] each. `tail` only for the
 /// compressor ring's second output.

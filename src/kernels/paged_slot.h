@@ -46,10 +46,13 @@ SG_HD bool PagedTokenSlot(const PagedParams& p, const MappingBatch& b, const Tab
     *slot = kKernelPadSlot;
     return true;
   }
-  if (!p.enabled || (b.idx_mapping[r] == -1 && p.variant != Variant::kPagedDummyReadsRow)) {
+  const bool dummy = b.idx_mapping[r] == -1;
+  if (!p.enabled || (dummy && p.variant != Variant::kPagedDummyReadsRow)) {
     *slot = kKernelPadSlot;
     return true;
   }
+  int32_t row = TableRowOf(b, r);
+  if (row < 0) row = 0;  // dummy_reads_row on a persistent table: idx -1 clamped to row 0
   int64_t local = pos;
   if (p.dcp_world > 1) {
     int64_t vblock, off, lane, in_lane, group, unused;
@@ -69,7 +72,7 @@ SG_HD bool PagedTokenSlot(const PagedParams& p, const MappingBatch& b, const Tab
     *slot = kKernelPadSlot;  // range guard: the position is past the row
     return true;
   }
-  const int64_t block = table.Load(t, r, col);
+  const int64_t block = table.Load(t, row, col);
   *slot = block * p.kernel_block_size + offset;
   return true;
 }

@@ -38,7 +38,9 @@ struct QsaCompressedFamily : QsaTokenTiles<QsaCompressedFamily> {
     int64_t col, offset;
     DivMod(cp, p.block_div, &col, &offset);
     if (col >= table.layout.width) return kKernelPadSlot;
-    const int64_t block = table.Load(t, r, col);
+    const int32_t row = TableRowOf(b, r);
+    if (row < 0) return kKernelPadSlot;  // a dummy of a persistent table reads no row
+    const int64_t block = table.Load(t, row, col);
     if (block < 0) return kKernelPadSlot;
     if (p.variant != Variant::kQsaCompressedNoCommonGuard && p.common[t] < 0) return kKernelPadSlot;
     return block * p.block_size + offset;

@@ -29,7 +29,9 @@ struct QsaRingFamily : QsaTokenTiles<QsaRingFamily> {
     if (r >= b.num_reqs) return kKernelPadSlot;  // at or past qsl[R]: no clamp
     const int64_t lp = LogicalPosition(b, t, r);
     if (lp < 0 || t + p.ring < b.query_start_loc[r + 1] || table.layout.width <= 0) return kKernelPadSlot;
-    const int64_t block = table.Load(t, r, 0);
+    const int32_t row = TableRowOf(b, r);
+    if (row < 0) return kKernelPadSlot;  // a dummy of a persistent table reads no row
+    const int64_t block = table.Load(t, row, 0);
     const bool valid = p.variant == Variant::kQsaRingPrefix ? block >= 0 : block > 0;
     if (!valid) return kKernelPadSlot;
     int64_t unused, offset;

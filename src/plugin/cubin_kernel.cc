@@ -27,11 +27,17 @@ class CubinKernel : public MappingProvider {
   }
   const std::vector<Family>& families() const override { return families_; }
   bool has_host() const override { return false; }
+  bool reads_persistent_tables() const override { return spec_.version >= 2; }
   bool has_device() const override { return true; }
 
   bool Launch(const sg_mapping_call& call, bool device, std::string* err) override {
     if (!device) {
       *err = "a compiled kernel runs only on the gpu backend";
+      return false;
+    }
+    if (spec_.version == 1 && call.block_table_rows_by_idx_mapping) {
+      *err = spec_path_ + ": a spec-1 kernel has no persistent block tables (batch.table_rows \"idx_mapping\"); "
+             "expected \"slotguard_kernel_spec\": 2 for this scenario";
       return false;
     }
     // Every argument in its own 8-byte cell; args[i] points at cell i.

@@ -207,14 +207,15 @@ bool GridFormula::Evaluate(const sg_mapping_call& call, int64_t* value, std::str
 
 const std::vector<std::string>& SpecBufferNames() {
   static const std::vector<std::string> names = {
-      "query_start_loc", "positions",     "seq_lens",          "idx_mapping",        "slot_mapping_in",
-      "block_table",     "slot_mapping",  "tail_slot_mapping", "common_slot_mapping"};
+      "query_start_loc", "positions",     "seq_lens",          "seq_lens_i32",       "idx_mapping",
+      "slot_mapping_in", "block_table",   "slot_mapping",      "tail_slot_mapping",  "common_slot_mapping"};
   return names;
 }
 
 const std::vector<std::string>& SpecScalarNames() {
   static const std::vector<std::string> names = {"num_reqs",         "num_actual_tokens",   "num_tokens",
-                                                 "block_table_width", "block_table_row_stride", "block_table_rows"};
+                                                 "block_table_width", "block_table_row_stride", "block_table_rows",
+                                                 "block_table_rows_by_idx_mapping"};
   return names;
 }
 
@@ -260,6 +261,7 @@ bool CallVariable(const std::string& name, const sg_mapping_call& call, int64_t*
   else if (name == "block_table_width") *value = call.block_table_width;
   else if (name == "block_table_row_stride") *value = call.block_table_row_stride;
   else if (name == "block_table_rows") *value = call.block_table_rows;
+  else if (name == "block_table_rows_by_idx_mapping") *value = call.block_table_rows_by_idx_mapping;
   else {
     for (const CallParam& p : CallParams())
       if (family == GetFamily(p.family).name && name == SpecNameOf(p.plugin_field)) {
@@ -275,6 +277,7 @@ const void* CallBuffer(const std::string& name, const sg_mapping_call& call) {
   if (name == "query_start_loc") return call.query_start_loc;
   if (name == "positions") return call.positions;
   if (name == "seq_lens") return call.seq_lens;
+  if (name == "seq_lens_i32") return call.seq_lens_i32;
   if (name == "idx_mapping") return call.idx_mapping;
   if (name == "slot_mapping_in") return call.slot_mapping_in;
   if (name == "block_table") return call.block_table;
@@ -374,9 +377,10 @@ class SpecReader : public JsonReader {
       return false;
     const json* v;
     int64_t version;
-    if (!Require(j, "", "slotguard_kernel_spec", "the spec version 1", &v) ||
-        !Int(*v, "/slotguard_kernel_spec", 1, 1, "version", &version))
+    if (!Require(j, "", "slotguard_kernel_spec", "the spec version 1 or 2", &v) ||
+        !Int(*v, "/slotguard_kernel_spec", 1, 2, "version", &version))
       return false;
+    spec->version = static_cast<int>(version);
     std::string family;
     if (!String(j, "family", "", &family)) return false;
     NameError unknown;
@@ -390,6 +394,8 @@ class SpecReader : public JsonReader {
     for (size_t i = 0; i < j["params"].size(); ++i) {
       SpecArg arg;
       if (!Param(j["params"][i], "/params/" + std::to_string(i), &arg)) return false;
+      // Spec 1's seq_lens were int32: such a kernel gets them so.
+      if (version == 1 && arg.kind == SpecArgKind::kBuffer && arg.name == "seq_lens") arg.name = "seq_lens_i32";
       spec->params.push_back(arg);
     }
     const json* grid;

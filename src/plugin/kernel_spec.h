@@ -50,6 +50,9 @@ struct SpecArg {
 };
 
 struct KernelSpec {
+  /// 1 or 2. Spec 1's `seq_lens` buffer is int32 (the call's seq_lens_i32),
+  /// and a spec-1 kernel is refused a persistent table (batch.table_rows).
+  int version = 2;
   Family family = Family::kPaged;
   std::string symbol;
   std::vector<SpecArg> params;

@@ -14,6 +14,7 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
   call.query_start_loc = batch.query_start_loc;
   call.positions = batch.positions;
   call.seq_lens = batch.seq_lens;
+  call.seq_lens_i32 = batch.seq_lens_i32;
   call.idx_mapping = batch.idx_mapping;
   call.slot_mapping_in = batch.slot_mapping_in;
   call.num_reqs = batch.num_reqs;
@@ -23,6 +24,7 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
   call.block_table_row_stride = table.row_stride;
   call.block_table_width = table.width;
   call.block_table_rows = table.rows;
+  call.block_table_rows_by_idx_mapping = batch.rows_by_idx_mapping;
   call.slot_mapping = out.slot;
   call.tail_slot_mapping = OutputCount(group) > 1 ? out.tail : nullptr;
   // The family's parameters, as family_params.def binds them.

@@ -17,11 +17,13 @@ std::vector<std::vector<int64_t>> ReferenceCompressorRing(const Batch& batch, co
   const int64_t rbs = group.ring_block_size;
   const int64_t limit = std::min<int64_t>(batch.num_actual_tokens, batch.num_real_tokens());
   for (int32_t r = 0; r < batch.num_reqs(); ++r) {
+    const int32_t table_row = batch.row_of(r);  // -1: a dummy of a persistent table, all PAD
+    if (table_row < 0) continue;
     const int64_t end = batch.query_start_loc[r + 1];
     for (int64_t t = batch.query_start_loc[r]; t < std::min(end, limit); ++t) {
       int64_t row = batch.positions[t] % capacity;  // floor modulo
       if (row < 0) row += capacity;
-      const int64_t b = group.table.at(r, static_cast<int32_t>(row / rbs));
+      const int64_t b = group.table.at(table_row, static_cast<int32_t>(row / rbs));
       if (b <= 0) continue;
       slot[t] = b * rbs + row % rbs;
       if (t + capacity >= end) tail[t] = slot[t];

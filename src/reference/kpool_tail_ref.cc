@@ -1,6 +1,7 @@
 // Reference for `kpool_tail`, transcribed from DESIGN 2.2:
 //   token t < N_act: r = last request with qsl[r] <= t, clamped to [0, R-1];
-//   b = bt[r, 0]; b > 0 -> slot = b*kpool + pos mod kpool (floor), else PAD.
+//   b = bt[r, 0] (with a persistent table bt[idx_mapping[r], 0], and a dummy
+//   request reads no row: PAD); b > 0 -> slot = b*kpool + pos mod kpool (floor), else PAD.
 //   tokens N_act <= t < N -> slot_mapping_in[t] unchanged.
 #include "reference/reference.h"
 
@@ -16,7 +17,8 @@ std::vector<int64_t> ReferenceKpoolTail(const Batch& batch, const Group& group) 
     if (R == 0) continue;  // no request to clamp to
     while (last + 1 <= R && batch.query_start_loc[last + 1] <= t) ++last;
     const int32_t r = last > R - 1 ? R - 1 : last;
-    const int64_t b = group.table.at(r, 0);
+    if (batch.row_of(r) < 0) continue;  // a dummy of a persistent table
+    const int64_t b = group.table.at(batch.row_of(r), 0);
     if (b <= 0) continue;
     const int64_t pos = batch.positions[t];
     int64_t offset = pos % kpool;  // floor modulo

@@ -4,7 +4,8 @@
 //   local = pos / vbs * block_size + (off / (interleave*world))*interleave + off % interleave,
 //   owned iff (off / interleave) % world == rank, else PAD;
 //   col = local / kernel_block_size; col >= width -> PAD;
-//   slot = bt[r, col] * kernel_block_size + local % kernel_block_size.
+//   slot = bt[r, col] * kernel_block_size + local % kernel_block_size
+//   (bt[idx_mapping[r], col] with a persistent table, format 2).
 //   Tokens qsl[R] <= t < N -> PAD. A disabled group is PAD everywhere.
 #include "reference/reference.h"
 
@@ -19,7 +20,8 @@ std::vector<int64_t> ReferencePaged(const Batch& batch, const Group& group) {
   const int64_t rank = group.dcp.rank;
   const int64_t interleave = group.dcp.interleave;
   for (int32_t r = 0; r < batch.num_reqs(); ++r) {
-    if (batch.idx_mapping[r] == -1) continue;  // dummy request: every token PAD
+    if (batch.is_dummy(r)) continue;  // dummy request: every token PAD
+    const int32_t row = batch.row_of(r);
     for (int64_t t = batch.query_start_loc[r]; t < batch.query_start_loc[r + 1]; ++t) {
       const int64_t pos = batch.positions[t];
       int64_t local = pos;  // the formula below with world 1 reduces to pos
@@ -31,7 +33,7 @@ std::vector<int64_t> ReferencePaged(const Batch& batch, const Group& group) {
       }
       const int64_t col = local / kernel_block_size;
       if (col >= group.table.width) continue;
-      const int64_t block = group.table.at(r, static_cast<int32_t>(col));
+      const int64_t block = group.table.at(row, static_cast<int32_t>(col));
       out[t] = block * kernel_block_size + local % kernel_block_size;
     }
   }

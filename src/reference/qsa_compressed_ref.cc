@@ -12,6 +12,8 @@ std::vector<int64_t> ReferenceQsaCompressed(const Batch& batch, const Group& gro
   const int64_t S = group.block_size;
   const int64_t cr = group.compress_ratio;
   for (int32_t r = 0; r < batch.num_reqs(); ++r) {
+    const int32_t row = batch.row_of(r);  // -1: a dummy of a persistent table, all PAD
+    if (row < 0) continue;
     const int64_t begin = batch.query_start_loc[r];
     const int64_t end = batch.query_start_loc[r + 1];
     for (int64_t t = begin; t < end; ++t) {
@@ -20,7 +22,7 @@ std::vector<int64_t> ReferenceQsaCompressed(const Batch& batch, const Group& gro
       const int64_t cp = lp / cr;
       const int64_t col = cp / S;
       if (col >= group.table.width) continue;
-      const int64_t b = group.table.at(r, static_cast<int32_t>(col));
+      const int64_t b = group.table.at(row, static_cast<int32_t>(col));
       if (b < 0 || common[t] < 0) continue;
       out[t] = b * S + cp % S;
     }

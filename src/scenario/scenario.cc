@@ -19,15 +19,33 @@ bool SameGroup(const Group& a, const Group& b) {
 
 }  // namespace
 
+int FormatVersion(const Scenario& s) {
+  return s.batch.table_rows != TableRows::kRequest || s.table_layout != TableLayoutKind::kPadded ? 2 : 1;
+}
+
+const std::vector<std::string>& TableRowsNames() {
+  static const std::vector<std::string> names = {"request", "idx_mapping"};
+  return names;
+}
+const std::vector<std::string>& TableLayoutNames() {
+  static const std::vector<std::string> names = {"padded", "tight", "strided"};
+  return names;
+}
+const char* TableRowsName(TableRows rows) { return TableRowsNames()[static_cast<size_t>(rows)].c_str(); }
+const char* TableLayoutName(TableLayoutKind layout) {
+  return TableLayoutNames()[static_cast<size_t>(layout)].c_str();
+}
+
 bool operator==(const Scenario& a, const Scenario& b) {
-  if (a.name != b.name || a.description != b.description || a.num_blocks != b.num_blocks)
+  if (a.name != b.name || a.description != b.description || a.num_blocks != b.num_blocks ||
+      a.table_layout != b.table_layout)
     return false;
   const Batch& x = a.batch;
   const Batch& y = b.batch;
   if (x.query_start_loc != y.query_start_loc || x.seq_lens != y.seq_lens ||
       x.positions != y.positions || x.num_actual_tokens != y.num_actual_tokens ||
       x.num_tokens != y.num_tokens || x.idx_mapping != y.idx_mapping ||
-      x.slot_mapping_in != y.slot_mapping_in)
+      x.slot_mapping_in != y.slot_mapping_in || x.table_rows != y.table_rows)
     return false;
   if (a.groups.size() != b.groups.size()) return false;
   for (size_t i = 0; i < a.groups.size(); ++i)

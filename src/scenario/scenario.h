@@ -16,23 +16,48 @@ namespace slotguard {
 /// Slot value that tells a cache writer to skip the token.
 constexpr int64_t kPadSlot = -1;
 
+/// Whose row of a group's block table a request reads (format 2's
+/// batch.table_rows).
+enum class TableRows {
+  kRequest,     // row r is request r's: the v1 runner's gathered table
+  kIdxMapping,  // row idx_mapping[r] of a persistent table; a dummy reads none
+};
+
+/// How the runner lays a block table out in memory for the kernel (format
+/// 2's table_layout; --table-layout overrides it). The entries are the same.
+enum class TableLayoutKind {
+  kPadded,   // poison columns (kPoisonBlock) after each row
+  kTight,    // row stride == width: the next row follows directly
+  kStrided,  // stride > width, real-looking block ids in between
+};
+
+/// Positions and seq_lens are below 2^62 (DESIGN section 2: int64).
+constexpr int64_t kMaxPosition = (int64_t{1} << 62) - 1;
+
 /// The engine state of one step (DESIGN section 2, notation). All defaults
 /// are already derived by the loader: every vector has its full length.
 struct Batch {
   std::vector<int32_t> query_start_loc;  // [num_reqs + 1], [0] == 0, non-decreasing
-  std::vector<int32_t> seq_lens;         // [num_reqs]
+  std::vector<int64_t> seq_lens;         // [num_reqs]
   std::vector<int64_t> positions;        // [num_tokens]
   int64_t num_actual_tokens = 0;
   int64_t num_tokens = 0;
   std::vector<int32_t> idx_mapping;      // [num_reqs], -1 marks a dummy request
   std::vector<int64_t> slot_mapping_in;  // [num_tokens]
+  TableRows table_rows = TableRows::kRequest;
 
   int32_t num_reqs() const { return static_cast<int32_t>(query_start_loc.size()) - 1; }
   /// qsl[R]: the end of the real tokens.
   int64_t num_real_tokens() const { return query_start_loc.back(); }
+  /// The table row request r reads, or -1 when it reads none (a dummy
+  /// request of a persistent table).
+  int32_t row_of(int32_t r) const { return table_rows == TableRows::kRequest ? r : idx_mapping[r]; }
+  /// Whether request r is a dummy (idx_mapping -1).
+  bool is_dummy(int32_t r) const { return idx_mapping[r] == -1; }
 };
 
-/// A block table, row-major, one row per request.
+/// A block table, row-major: one row per request, or (TableRows::kIdxMapping)
+/// the persistent table's rows.
 struct BlockTable {
   int32_t rows = 0;
   int32_t width = 0;
@@ -83,10 +108,20 @@ struct Scenario {
   std::string name;
   std::string description;
   int32_t num_blocks = 0;
+  TableLayoutKind table_layout = TableLayoutKind::kPadded;
   Batch batch;
   std::vector<Group> groups;
   Expect expect;
 };
+
+/// The format version a file needs: 2 once it uses a format-2 key.
+int FormatVersion(const Scenario& s);
+/// Names of the enums as files spell them.
+const char* TableRowsName(TableRows rows);
+const char* TableLayoutName(TableLayoutKind layout);
+/// The names, in enum order (for loaders, flags and messages).
+const std::vector<std::string>& TableRowsNames();
+const std::vector<std::string>& TableLayoutNames();
 
 bool operator==(const Scenario& a, const Scenario& b);
 inline bool operator!=(const Scenario& a, const Scenario& b) { return !(a == b); }

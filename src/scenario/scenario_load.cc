@@ -61,7 +61,14 @@ class Loader : public JsonReader {
                  BlockTable* table);
   bool LoadExpect(const json& v, const Scenario& s, Expect* e);
 
+  /// A format-2 key in a version-1 file.
+  bool NeedsVersion2(const std::string& ptr) const {
+    return version_ >= 2 ||
+           Fail(ptr, "a format-2 key in a version-1 file", "\"slotguard\": 2 at the top of the file");
+  }
+
   LoadLimits limits_;
+  int64_t version_ = 1;
 };
 
 template <class T>
@@ -86,13 +93,15 @@ bool Loader::IntArray(const json& v, const std::string& ptr, int64_t lo, int64_t
 bool Loader::Load(const json& root, Scenario* s) {
   if (!Object(root, "", "a scenario object")) return false;
   if (!CheckKeys(root, "",
-                 {"slotguard", "name", "description", "num_blocks", "batch", "groups", "expect"}))
+                 {"slotguard", "name", "description", "num_blocks", "table_layout", "batch", "groups",
+                  "expect"}))
     return false;
   const json* v;
   int64_t x;
-  if (!Require(root, "", "slotguard", "the format version 1", &v)) return false;
-  if (!v->is_number_integer() || v->get<int64_t>() != 1)
-    return Fail("/slotguard", "unsupported format version", "1", DescribeJson(*v));
+  if (!Require(root, "", "slotguard", "the format version 1 or 2", &v)) return false;
+  if (!v->is_number_integer() || v->get<int64_t>() < 1 || v->get<int64_t>() > 2)
+    return Fail("/slotguard", "unsupported format version", "1 or 2", DescribeJson(*v));
+  version_ = v->get<int64_t>();
   if (!Require(root, "", "name", "a non-empty string", &v) ||
       !String(*v, "/name", "a non-empty string", &s->name))
     return false;
@@ -103,6 +112,14 @@ bool Loader::Load(const json& root, Scenario* s) {
       !Int(*v, "/num_blocks", 1, kInt32Max, "num_blocks", &x))
     return false;
   s->num_blocks = static_cast<int32_t>(x);
+  if ((v = Find(root, "table_layout"))) {
+    std::string text;
+    if (!NeedsVersion2("/table_layout") || !String(*v, "/table_layout", "a table layout name", &text) ||
+        !OneOf(text, TableLayoutNames(), "/table_layout", "table layout"))
+      return false;
+    s->table_layout = static_cast<TableLayoutKind>(
+        std::find(TableLayoutNames().begin(), TableLayoutNames().end(), text) - TableLayoutNames().begin());
+  }
   if (!Require(root, "", "batch", "a batch object", &v) || !LoadBatch(*v, &s->batch)) return false;
 
   if (!Require(root, "", "groups", "a non-empty array of groups", &v) ||
@@ -134,8 +151,16 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
   if (!Object(v, ptr, "a batch object")) return false;
   if (!CheckKeys(v, ptr,
                  {"query_start_loc", "seq_lens", "positions", "num_actual_tokens", "num_tokens",
-                  "idx_mapping", "slot_mapping_in"}))
+                  "idx_mapping", "slot_mapping_in", "table_rows"}))
     return false;
+  if (const json* rows = Find(v, "table_rows")) {
+    std::string text;
+    if (!NeedsVersion2(ptr + "/table_rows") || !String(*rows, ptr + "/table_rows", "\"request\" or \"idx_mapping\"", &text) ||
+        !OneOf(text, TableRowsNames(), ptr + "/table_rows", "table_rows value"))
+      return false;
+    b->table_rows = static_cast<TableRows>(
+        std::find(TableRowsNames().begin(), TableRowsNames().end(), text) - TableRowsNames().begin());
+  }
   const json* qsl;
   if (!Require(v, ptr, "query_start_loc", "an array of num_reqs + 1 integers", &qsl) ||
       !IntArray(*qsl, ptr + "/query_start_loc", 0, kInt32Max, "query_start_loc",
@@ -166,7 +191,7 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
   const json* n = Find(v, "num_tokens");
   int64_t x;
   if (seq_lens) {
-    if (!IntArray(*seq_lens, ptr + "/seq_lens", 0, kInt32Max, "seq_len",
+    if (!IntArray(*seq_lens, ptr + "/seq_lens", 0, kMaxPosition + 1, "seq_len",
                   static_cast<size_t>(limits_.max_requests), "--max-requests", &b->seq_lens))
       return false;
     if (!Length(*seq_lens, ptr + "/seq_lens", R, "the number of requests")) return false;
@@ -183,7 +208,7 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
     num_tokens = x;
   }
   if (positions) {
-    if (!IntArray(*positions, ptr + "/positions", 0, kInt32Max, "position",
+    if (!IntArray(*positions, ptr + "/positions", 0, kMaxPosition, "position",
                   static_cast<size_t>(limits_.max_tokens), "--max-tokens", &b->positions))
       return false;
     if (num_tokens >= 0 && static_cast<int64_t>(b->positions.size()) != num_tokens)
@@ -223,8 +248,7 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
     b->seq_lens.assign(R, 0);
     for (int32_t r = 0; r < R; ++r)
       if (b->query_start_loc[r + 1] > b->query_start_loc[r])
-        b->seq_lens[r] = static_cast<int32_t>(
-            std::min<int64_t>(b->positions[b->query_start_loc[r + 1] - 1] + 1, kInt32Max));
+        b->seq_lens[r] = b->positions[b->query_start_loc[r + 1] - 1] + 1;
   }
 
   if (const json* idx = Find(v, "idx_mapping")) {
@@ -374,11 +398,24 @@ bool Loader::CheckGroupParam(const Scenario& s, size_t index, const ParamInfo& p
 
 bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s, const Group& g,
                        BlockTable* table) {
-  if (!Array(v, ptr, "an array of rows, one per request")) return false;
-  const int32_t R = s.batch.num_reqs();
-  if (v.size() != static_cast<size_t>(R))
+  const bool persistent = s.batch.table_rows == TableRows::kIdxMapping;
+  if (!Array(v, ptr, persistent ? "an array of rows (the persistent table)" : "an array of rows, one per request"))
+    return false;
+  if (!persistent && v.size() != static_cast<size_t>(s.batch.num_reqs()))
     return Fail(ptr, "row count disagrees with the number of requests",
-                Plural(R, "row", "rows") + " (one per request)", std::to_string(v.size()));
+                Plural(s.batch.num_reqs(), "row", "rows") + " (one per request)", std::to_string(v.size()));
+  if (persistent) {
+    int64_t rows_read = 0;  // max(idx_mapping) + 1
+    for (int32_t idx : s.batch.idx_mapping) rows_read = std::max<int64_t>(rows_read, int64_t{idx} + 1);
+    if (static_cast<int64_t>(v.size()) < rows_read)
+      return Fail(ptr, "persistent table has fewer rows than idx_mapping names",
+                  "at least " + Plural(rows_read, "row", "rows") + " (max(idx_mapping) + 1)",
+                  std::to_string(v.size()));
+    if (static_cast<int64_t>(v.size()) > limits_.max_requests)
+      return Fail(ptr, "too many rows", "at most " + std::to_string(limits_.max_requests) + " (raise with --max-requests)",
+                  std::to_string(v.size()));
+  }
+  const int32_t R = static_cast<int32_t>(v.size());  // rows
   // Valid ids: -1 (no block), 0 (the null block) and real kernel block ids.
   int64_t id_limit = int64_t{s.num_blocks};
   std::string limit_text = "num_blocks (" + std::to_string(id_limit) + ")";
@@ -427,7 +464,7 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
     return Fail(JsonChild(ptr, 0), "row too narrow for the ring",
                 Plural(min_width, "column", "columns") + " (" + MinWidthReason(g.family) + ")",
                 std::to_string(table->width));
-  const int64_t padded = PaddedRowStride(s.batch, g) * R;
+  const int64_t padded = PaddedRowStride(s.batch, g) * std::max(R, 1);
   if (padded > limits_.max_table_entries)
     return Fail(ptr, "block table too large once padded to the farthest column a position selects",
                 "at most " + std::to_string(limits_.max_table_entries) +

@@ -90,10 +90,11 @@ std::string GroupJson(const Group& g) {
 std::string WriteScenarioJson(const Scenario& s) {
   std::ostringstream out;
   ObjectWriter root(out, 0);
-  root.Field("slotguard", "1");
+  root.Field("slotguard", std::to_string(FormatVersion(s)));
   root.Field("name", Quote(s.name));
   if (!s.description.empty()) root.Field("description", Quote(s.description));
   root.Field("num_blocks", std::to_string(s.num_blocks));
+  if (s.table_layout != TableLayoutKind::kPadded) root.Field("table_layout", Quote(TableLayoutName(s.table_layout)));
   {
     std::ostringstream batch;
     ObjectWriter b(batch, 2);
@@ -104,6 +105,7 @@ std::string WriteScenarioJson(const Scenario& s) {
     b.Field("num_tokens", std::to_string(s.batch.num_tokens));
     b.Field("idx_mapping", Inline(s.batch.idx_mapping));
     b.Field("slot_mapping_in", Inline(s.batch.slot_mapping_in));
+    if (s.batch.table_rows != TableRows::kRequest) b.Field("table_rows", Quote(TableRowsName(s.batch.table_rows)));
     b.Close();
     root.Field("batch", batch.str());
   }

@@ -12,7 +12,11 @@ int64_t PaddedRowStride(const Batch& batch, const Group& group) {
   // DCP only shrinks the local position, so pos / kernel_block_size bounds
   // every column it can select. The rings read inside their width.
   const int64_t farthest_col = group.family == Family::kPaged ? max_position / group.kernel_block_size : 0;
-  return std::max<int64_t>(group.table.width, farthest_col + 1) + 1;
+  // Past kMaxPoisonColumns the poison stops: a read that far misses the
+  // allocation (the host backend still sees it; a GPU faults or reads
+  // garbage, which the reference comparison catches).
+  const int64_t reach = std::min<int64_t>(farthest_col + 1, int64_t{group.table.width} + kMaxPoisonColumns);
+  return std::max<int64_t>(group.table.width, reach) + 1;
 }
 
 }  // namespace slotguard

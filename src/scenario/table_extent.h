@@ -12,6 +12,9 @@
 
 namespace slotguard {
 
+/// Poison columns past a row at most (besides the one every row gets).
+constexpr int64_t kMaxPoisonColumns = 4096;
+
 /// Row stride of the padded table: at least width + 1 and past the farthest
 /// column any real token's position could select.
 int64_t PaddedRowStride(const Batch& batch, const Group& group);

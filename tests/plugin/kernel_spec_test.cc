@@ -64,7 +64,8 @@ TEST(KernelSpecTest, TheExampleSpecLoads) {
   ASSERT_TRUE(LoadKernelSpec(SLOTGUARD_SOURCE_DIR "/examples/cubin/kpool_tail_kernel.spec.json", &spec, &err)) << err;
   EXPECT_EQ(Family::kKpoolTail, spec.family);
   EXPECT_EQ("kpool_tail_map", spec.symbol);
-  ASSERT_EQ(10u, spec.params.size());
+  EXPECT_EQ(2, spec.version);
+  ASSERT_EQ(12u, spec.params.size());
   EXPECT_EQ(SpecArgKind::kBuffer, spec.params[0].kind);
   EXPECT_EQ("slot_mapping", spec.params[0].name);
   EXPECT_EQ(SpecType::kI64, spec.params[4].type);
@@ -88,7 +89,7 @@ const std::string kHead = R"({"slotguard_kernel_spec": 1, "family": "kpool_tail"
 TEST(KernelSpecTest, ErrorsNameFilePointerAndExpectation) {
   EXPECT_EQ("k.json: invalid JSON at line 1, column 2: syntax error while parsing object key - unexpected end of "
             "input; expected string literal; expected a kernel spec object", SpecError("{"));
-  EXPECT_EQ("k.json:/slotguard_kernel_spec: missing required key; expected the spec version 1", SpecError("{}"));
+  EXPECT_EQ("k.json:/slotguard_kernel_spec: missing required key; expected the spec version 1 or 2", SpecError("{}"));
   EXPECT_EQ("k.json:/famly: unknown key 'famly', did you mean 'family'?; expected one of slotguard_kernel_spec, "
             "family, symbol, params, grid, block, shared_bytes",
             SpecError(R"({"slotguard_kernel_spec": 1, "famly": "paged"})"));
@@ -96,7 +97,7 @@ TEST(KernelSpecTest, ErrorsNameFilePointerAndExpectation) {
             "qsa_compressed, compressor_ring",
             SpecError(R"({"slotguard_kernel_spec": 1, "family": "kpool", "symbol": "k"})"));
   EXPECT_EQ("k.json:/params/1/buffer: unknown buffer 'postions', did you mean 'positions'?; expected one of "
-            "query_start_loc, positions, seq_lens, idx_mapping, slot_mapping_in, block_table, slot_mapping, "
+            "query_start_loc, positions, seq_lens, seq_lens_i32, idx_mapping, slot_mapping_in, block_table, slot_mapping, "
             "tail_slot_mapping, common_slot_mapping",
             SpecError(kHead + R"("params": [{"buffer": "slot_mapping"}, {"buffer": "postions"}]})"));
   EXPECT_EQ("k.json:/params/0/type: missing required key; expected \"i32\", \"i64\" or \"ptr\"",

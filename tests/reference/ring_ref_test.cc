@@ -6,7 +6,7 @@
 namespace slotguard {
 namespace {
 
-Batch MakeBatch(std::vector<int32_t> qsl, std::vector<int64_t> positions, std::vector<int32_t> seq_lens,
+Batch MakeBatch(std::vector<int32_t> qsl, std::vector<int64_t> positions, std::vector<int64_t> seq_lens,
                 int64_t num_actual_tokens) {
   Batch b;
   b.query_start_loc = std::move(qsl);

@@ -63,7 +63,7 @@ TEST_F(ScenarioJsonTest, DerivesSeqLensFromPositions) {
   AssertLoads(Doc(R"({"query_start_loc": [0, 2, 2, 3], "positions": [7, 8, 0, 0]})",
                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[1, 2, 3], [0, 0, 0], [4, 0, 0]]}])"),
               &s);
-  EXPECT_EQ((std::vector<int32_t>{9, 0, 1}), s.batch.seq_lens);  // last position + 1; 0 when empty
+  EXPECT_EQ((std::vector<int64_t>{9, 0, 1}), s.batch.seq_lens);  // last position + 1; 0 when empty
   EXPECT_EQ(4, s.batch.num_tokens);                              // len(positions)
   EXPECT_EQ(3, s.batch.num_actual_tokens);                       // qsl[R]
 }
@@ -71,7 +71,7 @@ TEST_F(ScenarioJsonTest, DerivesSeqLensFromPositions) {
 TEST_F(ScenarioJsonTest, PrefillFromZeroWhenNeitherPositionsNorSeqLens) {
   Scenario s;
   AssertLoads(Doc(R"({"query_start_loc": [0, 2, 3]})"), &s);
-  EXPECT_EQ((std::vector<int32_t>{2, 1}), s.batch.seq_lens);
+  EXPECT_EQ((std::vector<int64_t>{2, 1}), s.batch.seq_lens);
   EXPECT_EQ((std::vector<int64_t>{0, 1, 0}), s.batch.positions);
 }
 
@@ -104,7 +104,7 @@ TEST_F(ScenarioJsonTest, MissingRequiredKeys) {
 TEST_F(ScenarioJsonTest, UnknownKeysSuggestTheClosestName) {
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3], "postions": [1, 2, 3]})"),
               "x.json:/batch/postions: unknown key 'postions', did you mean 'positions'?; expected one of "
-              "query_start_loc, seq_lens, positions, num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in");
+              "query_start_loc, seq_lens, positions, num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "kpool": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/kpool: key 'kpool' does not apply to kernel paged; expected one of "
@@ -131,7 +131,7 @@ TEST_F(ScenarioJsonTest, WrongTypes) {
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [["1"]]}])"),
               "x.json:/groups/0/block_table/0/0: wrong type; expected a block id as an integer, got the string \"1\"");
-  AssertError(R"({"slotguard": 2, "name": "t"})", "x.json:/slotguard: unsupported format version; expected 1, got 2");
+  AssertError(R"({"slotguard": 3, "name": "t"})", "x.json:/slotguard: unsupported format version; expected 1 or 2, got 3");
 }
 
 TEST_F(ScenarioJsonTest, LengthsThatDisagree) {
@@ -197,15 +197,16 @@ TEST_F(ScenarioJsonTest, SizesMustBePositive) {
                   R"([{"name": "a", "kernel": "paged", "block_size": 16, "dcp": {"world": 2, "interleave": 3}, "block_table": [[1]]}])"),
               "x.json:/groups/0/dcp/interleave: interleave does not divide block_size; expected a divisor of 16, got 3");
   AssertError(Doc(R"({"query_start_loc": [0, 1], "seq_lens": [-1]})"),
-              "x.json:/batch/seq_lens/0: seq_len out of range; expected 0 <= seq_len <= 2147483647, got -1");
+              "x.json:/batch/seq_lens/0: seq_len out of range; expected 0 <= seq_len <= 4611686018427387904, got -1");
   AssertError(Doc(R"({"query_start_loc": [0, 2], "seq_lens": [1]})"),
               "x.json:/batch/seq_lens/0: seq_len shorter than the request's query length, so positions would "
               "be negative; expected seq_len >= 2 or explicit positions, got 1");
 }
 
 TEST_F(ScenarioJsonTest, ValuesPastInt32) {
-  AssertError(Doc(R"({"query_start_loc": [0, 1], "positions": [2147483648]})"),
-              "x.json:/batch/positions/0: position past int32; expected 0 <= position <= 2147483647, got 2147483648");
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "positions": [4611686018427387904]})"),
+              "x.json:/batch/positions/0: position out of range; expected 0 <= position <= 4611686018427387903, got "
+              "4611686018427387904");
   AssertError(Doc(R"({"query_start_loc": [0, 2147483648]})"),
               "x.json:/batch/query_start_loc/1: query_start_loc past int32; expected 0 <= query_start_loc <= 2147483647, got 2147483648");
   AssertError(Doc(R"({"query_start_loc": [0, 1], "idx_mapping": [-2]})"),
@@ -319,7 +320,7 @@ TEST_F(ScenarioJsonTest, RingParameters) {
 TEST_F(ScenarioJsonTest, PointerTokensAreEscaped) {
   AssertError(Doc(R"({"query_start_loc": [0, 1], "a/b~c": 1})"),
               "x.json:/batch/a~1b~0c: unknown key 'a/b~c'; expected one of query_start_loc, seq_lens, positions, "
-              "num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in");
+              "num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows");
 }
 
 TEST_F(ScenarioJsonTest, HostileInputNeverCrashes) {
@@ -341,6 +342,83 @@ TEST_F(ScenarioJsonTest, MissingFile) {
   std::string err;
   EXPECT_FALSE(LoadScenarioFile("/nonexistent/x.json", limits_, &s, &err));
   EXPECT_EQ("/nonexistent/x.json: cannot open file; expected a readable scenario file", err);
+}
+
+}  // namespace
+}  // namespace slotguard
+
+namespace slotguard {
+namespace {
+
+std::string Doc2(const std::string& batch, const std::string& groups, const std::string& extra = "") {
+  return R"({"slotguard": 2, "name": "t", "num_blocks": 8)" + extra + R"(, "batch": )" + batch +
+         R"(, "groups": )" + groups + "}";
+}
+
+TEST_F(ScenarioJsonTest, FormatTwoKeysNeedVersionTwo) {
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "table_rows": "idx_mapping"})"),
+              "x.json:/batch/table_rows: a format-2 key in a version-1 file; expected \"slotguard\": 2 at the top "
+              "of the file");
+  AssertError(R"({"slotguard": 1, "name": "t", "num_blocks": 8, "table_layout": "tight"})",
+              "x.json:/table_layout: a format-2 key in a version-1 file; expected \"slotguard\": 2 at the top of "
+              "the file");
+  AssertError(Doc2(R"({"query_start_loc": [0, 1], "table_rows": "idx"})", "[]"),
+              "x.json:/batch/table_rows: unknown table_rows value 'idx'; expected one "
+              "of request, idx_mapping");
+  AssertError(Doc2(R"({"query_start_loc": [0, 1]})", "[]", R"(, "table_layout": "tigth")"),
+              "x.json:/table_layout: unknown table layout 'tigth'; expected one of padded, "
+              "tight, strided");
+}
+
+TEST_F(ScenarioJsonTest, APersistentTableHasTheRowsIdxMappingNames) {
+  // Two requests reading rows 3 and 0 of a 5-row persistent table.
+  Scenario s;
+  AssertLoads(Doc2(R"({"query_start_loc": [0, 1, 2], "idx_mapping": [3, 0], "table_rows": "idx_mapping"})",
+                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[1], [2], [3], [4], [5]]}])"),
+              &s);
+  EXPECT_EQ(TableRows::kIdxMapping, s.batch.table_rows);
+  EXPECT_EQ(5, s.groups[0].table.rows);
+  EXPECT_EQ(3, s.batch.row_of(0));
+  EXPECT_EQ(0, s.batch.row_of(1));
+  EXPECT_EQ(2, FormatVersion(s));
+  AssertError(Doc2(R"({"query_start_loc": [0, 1, 2], "idx_mapping": [3, 0], "table_rows": "idx_mapping"})",
+                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[1], [2], [3]]}])"),
+              "x.json:/groups/0/block_table: persistent table has fewer rows than idx_mapping names; expected at "
+              "least 4 rows (max(idx_mapping) + 1), got 3");
+  // Only dummies: no row is read, an empty table is fine.
+  AssertLoads(Doc2(R"({"query_start_loc": [0, 1], "idx_mapping": [-1], "table_rows": "idx_mapping"})",
+                   R"([{"name": "a", "kernel": "qsa_ring", "ring": 4, "block_table": []}])"));
+}
+
+TEST_F(ScenarioJsonTest, PositionsAndSeqLensAreInt64InEitherVersion) {
+  Scenario s;
+  AssertLoads(Doc(R"({"query_start_loc": [0, 2], "seq_lens": [4294967301]})",
+                  R"([{"name": "q", "kernel": "qsa_ring", "ring": 4, "block_table": [[1]]}])"),
+              &s);
+  EXPECT_EQ((std::vector<int64_t>{4294967299, 4294967300}), s.batch.positions);  // 2^32 + 3, + 4
+  AssertLoads(Doc(R"({"query_start_loc": [0, 1], "positions": [4611686018427387903]})",
+                  R"([{"name": "q", "kernel": "qsa_ring", "ring": 4, "block_table": [[1]]}])"),
+              &s);
+  EXPECT_EQ((std::vector<int64_t>{4611686018427387904}), s.batch.seq_lens);  // 2^62: last position + 1
+}
+
+TEST_F(ScenarioJsonTest, TheWriterKeepsFormatTwo) {
+  Scenario s;
+  AssertLoads(Doc2(R"({"query_start_loc": [0, 1, 2], "idx_mapping": [1, -1], "table_rows": "idx_mapping"})",
+                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[7], [2]]}])",
+                   R"(, "table_layout": "strided")"),
+              &s);
+  const std::string text = WriteScenarioJson(s);
+  EXPECT_NE(std::string::npos, text.find("\"slotguard\": 2")) << text;
+  EXPECT_NE(std::string::npos, text.find("\"table_layout\": \"strided\"")) << text;
+  EXPECT_NE(std::string::npos, text.find("\"table_rows\": \"idx_mapping\"")) << text;
+  Scenario again;
+  std::string err;
+  ASSERT_TRUE(ParseScenario(text, "w.json", limits_, &again, &err)) << err;
+  EXPECT_EQ(s, again);
+  // A version-1 scenario is still written as version 1.
+  AssertLoads(Doc(), &s);
+  EXPECT_NE(std::string::npos, WriteScenarioJson(s).find("\"slotguard\": 1"));
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ inline Scenario MakeRingSweepScenario(const RingSweepCase& c) {
     const int32_t q = b.query_start_loc[r + 1] - b.query_start_loc[r];
     const int32_t context = static_cast<int32_t>(rng() % (3 * c.capacity + 1));
     b.seq_lens[r] = context + q;
-    max_seq = std::max(max_seq, b.seq_lens[r]);
+    max_seq = std::max<int32_t>(max_seq, static_cast<int32_t>(b.seq_lens[r]));
     for (int32_t i = 0; i < q; ++i) b.positions[b.query_start_loc[r] + i] = context + i;
     dummy[r] = rng() % 4 == 0;
     b.idx_mapping[r] = dummy[r] ? -1 : r;
