@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,11 @@ struct GeneratorOptions {
   std::vector<Family> families;  // empty: every family
   bool inconsistent = false;     // add runner-state faults
   int32_t max_requests = 1024;
+  /// --table-layout: every scenario laid out so; unset, the generator varies it.
+  std::optional<TableLayoutKind> table_layout;
+  /// False for a kernel provider that cannot read persistent block tables
+  /// (plugin ABI 1, kernel spec 1): then every table is per request.
+  bool persistent_tables = true;
 };
 
 /// How often each generator operator fired (RapidCheck's RC_CLASSIFY, for
