@@ -51,7 +51,7 @@ SG_HD bool PagedTokenSlot(const PagedParams& p, const MappingBatch& b, const Tab
     *slot = kKernelPadSlot;
     return true;
   }
-  int32_t row = TableRowOf(b, r);
+  int32_t row = p.variant == Variant::kPagedGatheredRow ? r : TableRowOf(b, r);
   if (row < 0) row = 0;  // dummy_reads_row on a persistent table: idx -1 clamped to row 0
   int64_t local = pos;
   if (p.dcp_world > 1) {

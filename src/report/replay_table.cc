@@ -31,7 +31,9 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
   SetAddressing(&facts);
   out << "\ngroup " << group.name << ": " << GetFamily(group.family).name << ", variant "
       << GetVariant(group.variant).name << ", " << group.table.rows << "x" << group.table.width
-      << " table, null block = slots [0, " << facts.page() << ")\n";
+      << (s.batch.table_rows == TableRows::kIdxMapping ? " persistent table (request r reads row idx_mapping[r])"
+                                                       : " table")
+      << ", null block = slots [0, " << facts.page() << ")\n";
   // token -> invariants hit, per output
   for (size_t o = 0; o < run.output_names[gi].size(); ++o) {
     const std::string& name = run.output_names[gi][o];
@@ -75,6 +77,7 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
       if (r < 0 && it == written.end()) continue;
       out << "    " << (r < 0 ? std::string("no request") : "request " + std::to_string(r));
       if (r >= 0 && s.batch.idx_mapping[r] == -1) out << " (dummy)";
+      else if (r >= 0 && s.batch.table_rows == TableRows::kIdxMapping) out << " (row " << s.batch.row_of(r) << ")";
       out << ":";
       if (it == written.end()) out << " nothing";
       else

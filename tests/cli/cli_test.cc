@@ -91,7 +91,7 @@ TEST_F(CliTest, UnknownVariantSuggests) {
   o.variant = "unguard";
   EXPECT_EQ(kExitBadInput, Check(o));
   EXPECT_EQ("slotguard: error: unknown variant 'unguard', did you mean 'unguarded'?; expected one of all, "
-            "fixed, unguarded, dummy_reads_row, pad_from_n, prefix, no_common_guard, clamp\n",
+            "fixed, unguarded, dummy_reads_row, pad_from_n, gathered_row, prefix, no_common_guard, clamp\n",
             err_.str());
 }
 
@@ -106,7 +106,9 @@ TEST_F(CliTest, VariantAllRunsEveryVariant) {
   EXPECT_NE(std::string::npos, out.find("[variant dummy_reads_row]: pass")) << out;
   EXPECT_NE(std::string::npos, out.find("FAIL  " + o.paths[0] + " (paged-cuda-graph-padded) [variant pad_from_n]"))
       << out;
-  EXPECT_NE(std::string::npos, LastLine(out).find("4 scenario runs (3 hold, 1 fail)")) << out;
+  // gathered_row reads row r, which is request r's in a per-request table.
+  EXPECT_NE(std::string::npos, out.find("[variant gathered_row]: pass")) << out;
+  EXPECT_NE(std::string::npos, LastLine(out).find("5 scenario runs (4 hold, 1 fail)")) << out;
 }
 
 TEST_F(CliTest, GpuBackendWithoutDeviceExits3) {
@@ -249,12 +251,12 @@ TEST_F(CliTest, MutantsCatchEveryVariantOverTheCuratedScenarios) {
 
 TEST_F(CliTest, MutantsNameTheSurvivors) {
   // A plain decode batch catches none of the paged mutants: no tokens past
-  // the row, no dummies, no padding.
+  // the row, no dummies, no padding, no persistent table.
   MutantsOptions o;
   o.paths = {kScenarios + "/paged/decode.json"};
   o.backend = BackendKind::kHost;
   EXPECT_EQ(kExitFindings, RunMutants(o, out_, err_));
-  for (const char* v : {"unguarded", "dummy_reads_row", "pad_from_n"})
+  for (const char* v : {"unguarded", "dummy_reads_row", "pad_from_n", "gathered_row"})
     EXPECT_NE(std::string::npos, out_.str().find(std::string("FAIL  mutant paged/") + v + " survived")) << out_.str();
 }
 

@@ -63,6 +63,24 @@ using Names = std::vector<std::string>;
 
 TEST_F(InvariantsTest, CorrectOutputIsQuiet) { EXPECT_EQ(Names{}, Fired()); }
 
+TEST_F(InvariantsTest, APersistentTableOwnsTheRowIdxMappingNames) {
+  // The same step in a persistent table: request 0 reads row 2 ([2, 3]);
+  // row 0 is stale and holds block 5, row 1 holds block 6.
+  Batch& b = scenario_.batch;
+  b.table_rows = TableRows::kIdxMapping;
+  b.idx_mapping = {2, -1};
+  scenario_.groups[0].table = {3, 2, {5, 0, 6, 0, 2, 3}};
+  reference_ = ReferencePaged(b, scenario_.groups[0]);
+  ASSERT_EQ((std::vector<int64_t>{8, 9, 10, -1, -1}), reference_);
+  kernel_ = flat_ = reference_;
+  EXPECT_EQ(Names{}, Fired());
+  kernel_[1] = flat_[1] = 21;  // block 5 of stale row 0: what a kernel reading row r gets
+  EXPECT_EQ((Names{"differential@1", "own_block@1"}), Fired());
+  kernel_[1] = flat_[1] = reference_[1];
+  kernel_[3] = flat_[3] = 24;  // the dummy reads no row: a slot in row 1's block 6
+  EXPECT_EQ((Names{"differential@3", "null_owner_pad@3", "own_block@3"}), Fired());
+}
+
 TEST_F(InvariantsTest, NullBlockWrite) {
   kernel_[1] = flat_[1] = 3;  // block 0
   EXPECT_EQ((Names{"differential@1", "null_block@1", "own_block@1"}), Fired());

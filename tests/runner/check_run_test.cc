@@ -18,7 +18,7 @@ TEST(CheckRunTest, VariantRunsOfAScenario) {
   s.groups[1].family = Family::kKpoolTail;
   EXPECT_EQ(std::vector<std::string>{""}, VariantRuns(s, ""));
   EXPECT_EQ(std::vector<std::string>{"clamp"}, VariantRuns(s, "clamp"));  // CheckFile finds no group has it
-  EXPECT_EQ((std::vector<std::string>{"fixed", "unguarded", "dummy_reads_row", "pad_from_n", "prefix"}),
+  EXPECT_EQ((std::vector<std::string>{"fixed", "unguarded", "dummy_reads_row", "pad_from_n", "gathered_row", "prefix"}),
             VariantRuns(s, "all"));
 }
 
@@ -27,7 +27,7 @@ TEST(CheckRunTest, OneReportPerVariantRun) {
   CheckRunOptions o;
   o.variant = "all";
   const std::vector<ScenarioReport> all = CheckFile(kScenarios + "/paged/decode.json", o, *host);
-  ASSERT_EQ(4u, all.size());
+  ASSERT_EQ(5u, all.size());
   EXPECT_EQ("fixed", all[0].forced_variant);
   EXPECT_EQ("pad_from_n", all[3].forced_variant);
   o.variant = "clamp";

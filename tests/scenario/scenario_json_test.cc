@@ -240,7 +240,7 @@ TEST_F(ScenarioJsonTest, UnknownNamesSuggest) {
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "variant": "unguardd", "block_size": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/variant: unknown variant 'unguardd' of family paged, did you mean 'unguarded'?; "
-              "expected one of fixed, unguarded, dummy_reads_row, pad_from_n");
+              "expected one of fixed, unguarded, dummy_reads_row, pad_from_n, gathered_row");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[1]]},
                       {"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[2]]}])"),
