@@ -29,7 +29,8 @@
  * that take int32, and block_table_rows_by_idx_mapping says whether the
  * table is a persistent one read through idx_mapping (format 2's
  * batch.table_rows). A version-1 plugin gets seq_lens_i32 as its seq_lens
- * and is refused a persistent table, which it cannot know how to read.
+ * and, instead of a persistent table (which it cannot know how to read),
+ * the table the version-1 runner built from it: row r is request r's.
  */
 #ifndef SLOTGUARD_PLUGIN_H_
 #define SLOTGUARD_PLUGIN_H_

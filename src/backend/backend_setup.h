@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backend/backend.h"
@@ -13,7 +14,7 @@
 namespace slotguard {
 
 /// How scenarios run beyond the backend's kind: the cache writers, fault
-/// isolation. Shared by check, replay, mutants and fuzz.
+/// isolation, the table layout. Shared by check, replay, mutants and fuzz.
 struct RunSetup {
   bool writers = false;          // --writers: null_bytes and write_set on the caches
   int32_t head_bytes = 64;       // --head-bytes per slot
@@ -22,6 +23,10 @@ struct RunSetup {
   int isolate = -1;              // --isolate 1 / --no-isolate 0; -1: on for gpu (not in fuzz) or another implementation
   double timeout_seconds = 120;  // --timeout per scenario, isolated runs
   ProviderSource provider;       // --kernel-lib, or --kernel-cubin with --kernel-spec
+  /// --table-layout: every scenario's tables laid out so (the runner sets
+  /// it on each scenario it loads; fuzz generates them so); unset, each
+  /// scenario's own (fuzz: the generator varies it).
+  std::optional<TableLayoutKind> table_layout;
 };
 
 /// The backend asked for, or nullptr with a one-line *problem: bad setup

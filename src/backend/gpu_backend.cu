@@ -14,9 +14,9 @@
 #include "backend/gpu_device.h"
 #include "backend/gpu_graph_replays.h"
 #include "backend/kernel_inputs.h"
+#include "backend/table_memory.h"
 #include "kernels/launchers.h"
 #include "plugin/mapping_call.h"
-#include "scenario/table_extent.h"
 #include "util/parallel_for.h"
 #include "writers/cache_pool.h"
 
@@ -77,7 +77,7 @@ class GpuBackend : public Backend {
   // Where one group of one packed scenario lives in the packed buffers.
   struct GroupPlace {
     size_t table = 0;
-    int64_t row_stride = 0;
+    TableShape shape;
     size_t out[2] = {0, 0};  // int64 offsets into the engine (and flat) buffer
   };
 
@@ -150,7 +150,7 @@ class GpuBackend : public Backend {
     std::lock_guard<std::mutex> lock(many_mu_);
     ManyBuffers& m = many_;
     const size_t n = scenarios.size();
-    // 1. Layout: each scenario's sizes (in parallel: the row strides scan
+    // 1. Placement: each scenario's sizes (in parallel: the table shapes scan
     //    positions), then offsets by a prefix sum, then each scenario packs
     //    itself into pinned staging buffers, in parallel.
     std::vector<size_t> qsl_at(n + 1, 0), req_at(n + 1, 0), tok_at(n + 1, 0), table_at(n + 1, 0), out_at(n + 1, 0);
@@ -172,8 +172,8 @@ class GpuBackend : public Backend {
         GroupPlace& place = places(i)[g];
         place = GroupPlace();
         place.table = table;
-        place.row_stride = PaddedRowStride(b, group);
-        table += static_cast<size_t>(place.row_stride) * group.table.rows;
+        place.shape = ShapeTable(s.table_layout, b, group, group.table.rows);
+        table += static_cast<size_t>(place.shape.entries);
         for (int o = 0; o < OutputCount(group); ++o) {
           place.out[o] = out;
           out += static_cast<size_t>(b.num_tokens);
@@ -231,7 +231,7 @@ class GpuBackend : public Backend {
         place.table += table_at[i];
         place.out[0] += out_at[i];
         place.out[1] += out_at[i];
-        PadTable(group, place.row_stride, m.tables.data() + place.table);
+        LayOutTable(s.table_layout, s.num_blocks, group, group.table, place.shape, m.tables.data() + place.table);
       }
       for (size_t g = 0; g < s.groups.size(); ++g) {  // places are final: a group may name its common group's
         const Group& group = s.groups[g];
@@ -245,7 +245,7 @@ class GpuBackend : public Backend {
           MappingJob<P>& job = std::get<FamilyJobs<P>>(families).jobs[next_job[static_cast<int>(group.family)]++];
           job.params = params;
           job.batch = b;
-          job.table = TableLayout{m.d_tables.get() + place.table, place.row_stride, group.table.width, group.table.rows};
+          job.table = ViewOf(m.d_tables.get() + place.table, place.shape, group.table.width, group.table.rows);
           const bool two = OutputCount(group) > 1;
           job.engine = MappingOutputs{m.d_engine.get() + place.out[0], two ? m.d_engine.get() + place.out[1] : nullptr};
           job.flat = MappingOutputs{m.d_flat.get() + place.out[0], two ? m.d_flat.get() + place.out[1] : nullptr};
@@ -287,7 +287,7 @@ class GpuBackend : public Backend {
         out.fault.clear();
         out.cache.clear();
         out.head_bytes = 0;
-        out.row_bounds_evidence = "poison block id in the output";
+        out.row_bounds_evidence = OutputRowBoundsEvidence(s.table_layout);
         out.read_past_row.assign(tokens, 0);
         const int count = OutputCount(s.groups[g]);
         out.engine.resize(count);
@@ -296,6 +296,7 @@ class GpuBackend : public Backend {
           const size_t at = places(i)[g].out[o];
           out.engine[o].assign(engine + at, engine + at + tokens);
           out.flat[o].assign(flat + at, flat + at + tokens);
+          if (!PoisonFollowsEveryRow(s.table_layout)) continue;
           MarkPoisonReads(out.engine[o], SlotsPerEntry(s.groups[g]), &out.read_past_row);
           MarkPoisonReads(out.flat[o], SlotsPerEntry(s.groups[g]), &out.read_past_row);
         }
@@ -324,15 +325,14 @@ class GpuBackend : public Backend {
     for (size_t i : RunOrder(scenario)) {
       const Group& group = scenario.groups[i];
       GroupOutputs& out = (*outputs)[i];
-      out.row_bounds_evidence = "poison block id in the output";
+      out.row_bounds_evidence = OutputRowBoundsEvidence(scenario.table_layout);
       out.read_past_row.assign(n, 0);
-      TableLayout layout;
-      const std::vector<int32_t> table = PaddedTable(batch, group, &layout.row_stride);
+      const bool provided = provider_ && provider_->Runs(group.family, group.variant);
+      LaidOutTable table;
+      LayOutGroupTable(scenario, group, provided && GathersTable(*provider_, batch), &table);
       DeviceBuffer<int32_t> device_table;
-      if (!device_table.Upload(table.data(), table.size(), stream, err)) return false;
-      layout.data = device_table.get();
-      layout.width = group.table.width;
-      layout.rows = group.table.rows;
+      if (!device_table.Upload(table.memory.data(), table.memory.size(), stream, err)) return false;
+      const TableLayout layout = table.View(device_table.get());
       const int count = OutputCount(group);
       device[i] = std::make_unique<DeviceOutputs>();
       DeviceOutputs& d = *device[i];
@@ -347,11 +347,11 @@ class GpuBackend : public Backend {
       const MappingOutputs engine{d.engine[0].get(), count > 1 ? d.engine[1].get() : nullptr};
       const MappingOutputs flat{d.flat[0].get(), count > 1 ? d.flat[1].get() : nullptr};
       cudaError_t launched = cudaSuccess;
-      const bool provided = provider_ && provider_->Runs(group.family, group.variant);
       if (provided) {
         // Someone else's implementation, on our stream: engine output only.
         std::string failure;
-        if (!provider_->Launch(MakeMappingCall(group, b, layout, engine, common_mapping, stream), true, &failure)) {
+        if (!provider_->Launch(MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, stream), true,
+                               &failure)) {
           // Its own error: a finding for this scenario, unless it broke the context.
           const cudaError_t sticky = cudaStreamSynchronize(stream);
           if (sticky != cudaSuccess) {
@@ -399,6 +399,7 @@ class GpuBackend : public Backend {
           SG_CUDA_TRY(cudaMemcpyAsync(out.cache.data(), view.bytes, bytes, cudaMemcpyDeviceToHost, stream), err);
       }
       SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
+      if (!PoisonFollowsEveryRow(scenario.table_layout)) continue;
       for (const std::vector<int64_t>& o : out.engine) MarkPoisonReads(o, SlotsPerEntry(group), &out.read_past_row);
       for (const std::vector<int64_t>& o : out.flat) MarkPoisonReads(o, SlotsPerEntry(group), &out.read_past_row);
     }

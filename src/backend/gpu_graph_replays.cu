@@ -9,9 +9,9 @@
 
 #include "backend/cuda_check.h"
 #include "backend/kernel_inputs.h"
+#include "backend/table_memory.h"
 #include "kernels/launchers.h"
 #include "plugin/mapping_call.h"
-#include "scenario/table_extent.h"
 #include "writers/cache_pool.h"
 
 namespace slotguard {
@@ -30,7 +30,9 @@ struct Graph {
 // The persistent device buffers of one group.
 struct GroupBuffers {
   DeviceBuffer<int32_t> table;
-  int64_t row_stride = 0;
+  TableShape shape;  // covers every replay's
+  bool gather = false;  // another implementation that reads GatheredTable()
+  int32_t rows = 0;     // of the table the kernel reads
   DeviceBuffer<int64_t> out[2];
   DeviceBuffer<uint8_t> cache;
   CacheView view;
@@ -78,9 +80,11 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
   for (size_t i = 0; i < shape.groups.size(); ++i) {
     const Group& group = shape.groups[i];
     auto g = std::make_unique<GroupBuffers>();
+    g->gather = provider && provider->Runs(group.family, group.variant) && GathersTable(*provider, sb);
+    g->rows = g->gather ? sb.num_reqs() : group.table.rows;
     for (const Scenario& replay : replays)
-      g->row_stride = std::max(g->row_stride, PaddedRowStride(replay.batch, replay.groups[i]));
-    if (!g->table.Allocate(static_cast<size_t>(g->row_stride) * group.table.rows, err)) return false;
+      g->shape = CoverShapes(g->shape, ShapeTable(shape.table_layout, replay.batch, replay.groups[i], g->rows));
+    if (!g->table.Allocate(static_cast<size_t>(g->shape.entries), err)) return false;
     for (int o = 0; o < OutputCount(group); ++o) {
       if (!g->out[o].Allocate(n, err)) return false;
       SG_CUDA_TRY(cudaMemsetAsync(g->out[o].get(), 0, n * sizeof(int64_t), stream), err);
@@ -103,13 +107,14 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
   for (size_t i : RunOrder(shape)) {
     const Group& group = shape.groups[i];
     GroupBuffers& g = *groups[i];
-    const TableLayout layout{g.table.get(), g.row_stride, group.table.width, group.table.rows};
+    const TableLayout layout = ViewOf(g.table.get(), g.shape, group.table.width, g.rows);
     const int common = CommonGroupIndex(shape, group);
     const int64_t* common_mapping = common >= 0 ? groups[common]->out[0].get() : default_common.get();
     const MappingOutputs out{g.out[0].get(), OutputCount(group) > 1 ? g.out[1].get() : nullptr};
     if (provider && provider->Runs(group.family, group.variant)) {
       if (launched == cudaSuccess &&
-          !provider->Launch(MakeMappingCall(group, b, layout, out, common_mapping, stream), true, &failure))
+          !provider->Launch(MakeMappingCall(group, TableReadBatch(b, g.gather), layout, out, common_mapping, stream),
+                            true, &failure))
         launched = cudaErrorLaunchFailure;  // ends the capture; reported as the provider's failure
       continue;
     }
@@ -145,8 +150,13 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
       return false;
     std::vector<std::vector<int32_t>> tables;  // alive until the copies are done
     for (size_t i = 0; i < replay.groups.size(); ++i) {
-      tables.push_back(PaddedTable(replay.groups[i], groups[i]->row_stride));
-      if (!CopyIn(groups[i]->table, tables.back().data(), tables.back().size(), stream, err)) return false;
+      const GroupBuffers& g = *groups[i];
+      const Group& group = replay.groups[i];
+      const BlockTable gathered = g.gather ? GatheredTable(rb, group.table) : BlockTable();
+      tables.emplace_back(static_cast<size_t>(g.shape.entries));
+      LayOutTable(shape.table_layout, replay.num_blocks, group, g.gather ? gathered : group.table, g.shape,
+                  tables.back().data());
+      if (!CopyIn(g.table, tables.back().data(), tables.back().size(), stream, err)) return false;
     }
     SG_CUDA_TRY(cudaGraphLaunch(graph.exec, stream), err);
     std::vector<GroupOutputs> state(replay.groups.size());
@@ -159,12 +169,13 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
       if (!CopyOut(&out.cache, groups[i]->cache, static_cast<size_t>(CacheBytes(groups[i]->view)), stream, err))
         return false;
       out.head_bytes = writers.head_bytes;
-      out.row_bounds_evidence = "poison block id in the output";
+      out.row_bounds_evidence = OutputRowBoundsEvidence(shape.table_layout);
     }
     SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
     for (size_t i = 0; i < replay.groups.size(); ++i) {
       GroupOutputs& out = state[i];
       out.read_past_row.assign(n, 0);
+      if (!PoisonFollowsEveryRow(shape.table_layout)) continue;
       for (const std::vector<int64_t>& o : out.engine)
         MarkPoisonReads(o, SlotsPerEntry(replay.groups[i]), &out.read_past_row);
     }

@@ -2,9 +2,9 @@
 // on the CPU.
 #include "backend/backend.h"
 #include "backend/kernel_inputs.h"
+#include "backend/table_memory.h"
 #include "kernels/host_loop.h"
 #include "plugin/mapping_call.h"
-#include "scenario/table_extent.h"
 #include "writers/cache_pool.h"
 
 namespace slotguard {
@@ -78,30 +78,28 @@ class HostBackend : public Backend {
       GroupOutputs& out = (*outputs)[i];
       out.row_bounds_evidence = "instrumented block-table reads";
       out.read_past_row.assign(static_cast<size_t>(batch.num_tokens), 0);
-      TableLayout layout;
-      layout.row_stride = PaddedRowStride(batch, group);
-      thread_local std::vector<int32_t> table;  // reused: a campaign calls Run from several threads
-      table.resize(static_cast<size_t>(layout.row_stride) * group.table.rows);
-      PadTable(group, layout.row_stride, table.data());
-      layout.data = table.data();
-      layout.width = group.table.width;
-      layout.rows = group.table.rows;
+      const bool provided = provider_ && provider_->Runs(group.family, group.variant);
+      thread_local LaidOutTable table;  // reused: a campaign calls Run from several threads
+      LayOutGroupTable(scenario, group, provided && GathersTable(*provider_, batch), &table);
+      const TableLayout layout = table.View();
       const bool two = OutputCount(group) > 1;
       const int common = CommonGroupIndex(scenario, group);
       if (ReadsAnotherGroup(group.family) && common < 0 && default_common.empty())
         default_common = DefaultCommonMapping(batch);
       const int64_t* common_mapping =
           common >= 0 ? (*outputs)[common].engine[0].data() : default_common.data();
-      if (provider_ && provider_->Runs(group.family, group.variant)) {
-        // Someone else's implementation: engine output only; reads past a
-        // row show as the poison id in the output.
+      if (provided) {
+        // Someone else's implementation: engine output only; in the padded
+        // layout reads past a row show as the poison id in the output.
         const MappingOutputs engine{out.engine[0].data(), two ? out.engine[1].data() : nullptr};
         std::string err;
-        if (!provider_->Launch(MakeMappingCall(group, b, layout, engine, common_mapping, nullptr), false, &err))
+        if (!provider_->Launch(MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, nullptr),
+                               false, &err))
           return err;
         out.flat.clear();
-        out.row_bounds_evidence = "poison block id in the output";
-        for (const std::vector<int64_t>& o : out.engine) MarkPoisonReads(o, SlotsPerEntry(group), &out.read_past_row);
+        out.row_bounds_evidence = OutputRowBoundsEvidence(scenario.table_layout);
+        if (PoisonFollowsEveryRow(scenario.table_layout))
+          for (const std::vector<int64_t>& o : out.engine) MarkPoisonReads(o, SlotsPerEntry(group), &out.read_past_row);
         continue;
       }
       VisitFamily(group, common_mapping, [&](auto family, const auto& params) {

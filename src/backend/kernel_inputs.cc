@@ -3,29 +3,8 @@
 #include <algorithm>
 
 #include "kernels/table_view.h"
-#include "scenario/table_extent.h"
 
 namespace slotguard {
-
-std::vector<int32_t> PaddedTable(const Batch& batch, const Group& group, int64_t* row_stride) {
-  *row_stride = PaddedRowStride(batch, group);
-  return PaddedTable(group, *row_stride);
-}
-
-std::vector<int32_t> PaddedTable(const Group& group, int64_t row_stride) {
-  std::vector<int32_t> padded(static_cast<size_t>(row_stride) * group.table.rows);
-  PadTable(group, row_stride, padded.data());
-  return padded;
-}
-
-void PadTable(const Group& group, int64_t row_stride, int32_t* out) {
-  const BlockTable& table = group.table;
-  for (int32_t r = 0; r < table.rows; ++r) {
-    int32_t* row = out + static_cast<size_t>(r) * row_stride;
-    std::copy_n(table.entries.begin() + static_cast<size_t>(r) * table.width, table.width, row);
-    std::fill(row + table.width, row + row_stride, kPoisonBlock);
-  }
-}
 
 PagedParams MakePagedParams(const Group& group, const int64_t*) {
   PagedParams p;

@@ -1,5 +1,6 @@
-// Turns scenario data into what the kernels take: the padded, poisoned
-// block table and each family's parameter block. Shared by both backends.
+// Turns scenario data into what the kernels take: each family's parameter
+// block and the batch (the block tables: backend/table_memory.h). Shared by
+// both backends.
 #ifndef SLOTGUARD_BACKEND_KERNEL_INPUTS_H_
 #define SLOTGUARD_BACKEND_KERNEL_INPUTS_H_
 
@@ -16,16 +17,6 @@
 #include "scenario/scenario.h"
 
 namespace slotguard {
-
-/// The table with PaddedRowStride() columns per row; the padding holds
-/// kPoisonBlock.
-std::vector<int32_t> PaddedTable(const Batch& batch, const Group& group, int64_t* row_stride);
-
-/// The same with a given row stride (>= the group's width).
-std::vector<int32_t> PaddedTable(const Group& group, int64_t row_stride);
-
-/// The same into rows * row_stride entries at `out`.
-void PadTable(const Group& group, int64_t row_stride, int32_t* out);
 
 // The kernel parameter block of each family (registry/families.def: the
 // family Id names its kernel's <Id>Family trait and <Id>Params block).
@@ -70,8 +61,9 @@ std::vector<int32_t> SaturatedSeqLens(const Batch& batch);
 /// given SaturatedSeqLens(), or null: slotguard's own kernels never read it).
 MappingBatch HostMappingBatch(const Batch& batch, const std::vector<int32_t>* seq_lens_i32 = nullptr);
 
-/// The GPU's row_bounds evidence: an output slot that decodes to the poison
-/// block (slot / slots_per_entry == kPoisonBlock) was read past its row.
+/// The GPU's row_bounds evidence in the padded layout (PoisonFollowsEveryRow):
+/// an output slot that decodes to the poison block (slot / slots_per_entry
+/// == kPoisonBlock) was read past its row.
 void MarkPoisonReads(const std::vector<int64_t>& out, int64_t slots_per_entry,
                      std::vector<uint8_t>* read_past_row);
 

@@ -7,6 +7,7 @@
 #include "backend/device_batch.h"
 #include "scenario/family_params.h"
 #include "backend/kernel_inputs.h"
+#include "backend/table_memory.h"
 #include "bench/bench_scenario.h"
 #include "kernels/launchers.h"
 #include "registry/families.h"
@@ -70,15 +71,15 @@ bool BenchSize(int64_t tokens, int repeats, cudaStream_t stream, std::vector<Gpu
   std::vector<std::unique_ptr<DeviceBuffer<int64_t>>> slots(s.groups.size());
   for (size_t i : RunOrder(s)) {
     const Group& group = s.groups[i];
-    int64_t row_stride = 0;
-    const std::vector<int32_t> padded = PaddedTable(batch, group, &row_stride);
+    LaidOutTable laid;
+    LayOutGroupTable(s, group, /*gather=*/false, &laid);
     DeviceBuffer<int32_t> table;
     DeviceBuffer<int64_t> tail;
     slots[i] = std::make_unique<DeviceBuffer<int64_t>>();
-    if (!table.Upload(padded.data(), padded.size(), stream, err) || !slots[i]->Allocate(n, err) ||
+    if (!table.Upload(laid.memory.data(), laid.memory.size(), stream, err) || !slots[i]->Allocate(n, err) ||
         !tail.Allocate(n, err))
       return false;
-    const TableLayout layout{table.get(), row_stride, group.table.width, group.table.rows};
+    const TableLayout layout = laid.View(table.get());
     const MappingOutputs out{slots[i]->get(), tail.get()};
     const int common = CommonGroupIndex(s, group);
     const int64_t* common_mapping = common >= 0 ? slots[common]->get() : nullptr;

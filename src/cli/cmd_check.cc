@@ -34,6 +34,7 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   run.cuda_graph = options.setup.cuda_graph;
   run.jobs = options.jobs;
   run.limits = options.limits;
+  run.table_layout = options.setup.table_layout;
   const std::vector<ScenarioReport> reports = CheckFiles(files, run, *backend);
   PrintCheckReports(reports, options.verbose, options.quiet, out, err);
 

@@ -54,6 +54,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   }
   campaign.generator.inconsistent = options.inconsistent;
   campaign.generator.max_requests = options.max_requests;
+  campaign.generator.table_layout = options.setup.table_layout;
   campaign.variant = options.variant;
   campaign.seed = options.seed;
   campaign.runs = options.runs;
@@ -70,9 +71,10 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   int open_status;
   std::unique_ptr<Backend> backend = OpenBackend(options.backend, setup, err, &open_status);
   if (!backend) return open_status;
-  // Fuzz what another implementation implements: its families by default.
+  // Fuzz what another implementation implements (its families by default)
+  // on tables it can read.
   if (backend->provider() &&
-      !FitFamiliesToProvider(*backend->provider(), options.variant, &campaign.generator.families, &problem)) {
+      !FitGeneratorToProvider(*backend->provider(), options.variant, &campaign.generator, &problem)) {
     err << ErrorLine(problem);
     return kExitBadInput;
   }

@@ -16,7 +16,8 @@ int RunMutants(const MutantsOptions& options, std::ostream& out, std::ostream& e
   int open_status;
   std::unique_ptr<Backend> backend = OpenBackend(options.backend, options.setup, err, &open_status);
   if (!backend) return open_status;
-  const MutantsResult result = RunMutantsExperiment(files, options.limits, options.jobs, *backend);
+  const MutantsResult result =
+      RunMutantsExperiment(files, options.limits, options.jobs, *backend, options.setup.table_layout);
   for (const MutantsFile& f : result.files)
     if (!f.error.empty()) err << "ERROR " << f.error << "\n";
   if (result.environment) return kExitEnvironment;

@@ -7,8 +7,8 @@
 #include "registry/families.h"
 #include "report/replay_table.h"
 #include "runner/graph_replays.h"
+#include "runner/scenario_files.h"
 #include "runner/scenario_run.h"
-#include "scenario/scenario_json.h"
 #include "util/error_line.h"
 
 namespace slotguard {
@@ -21,7 +21,7 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
     return kExitBadInput;
   }
   Scenario scenario;
-  if (!LoadScenarioFile(options.file, options.limits, &scenario, &problem)) {
+  if (!LoadRunScenario(options.file, options.limits, options.setup.table_layout, &scenario, &problem)) {
     err << ErrorLine(problem);
     return kExitBadInput;
   }

@@ -1,5 +1,6 @@
 // slotguard command line: parses flags (CLI11) and calls the commands in
 // cli/commands.h. Nothing else lives here.
+#include <algorithm>
 #include <iostream>
 #include <map>
 
@@ -76,6 +77,18 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
                   "--kernel-spec says (gpu backend)");
   cmd->add_option("--kernel-spec", setup->provider.kernel_spec,
                   "JSON: the --kernel-cubin kernel's family, symbol, parameters and grid (see docs/bring-your-own-kernel.md)");
+  const std::vector<std::string>& layouts = slotguard::TableLayoutNames();
+  cmd->add_option_function<std::string>(
+         "--table-layout",
+         [setup, &layouts](const std::string& name) {
+           setup->table_layout = static_cast<slotguard::TableLayoutKind>(
+               std::find(layouts.begin(), layouts.end(), name) - layouts.begin());
+         },
+         "lay every block table out so in memory for the kernel, instead of each scenario's table_layout (fuzz: "
+         "instead of varying it): padded (poison after each row), tight (row stride = width: the next row follows "
+         "directly, poison after the last) or strided (other rows' block ids after each row). A correct kernel "
+         "gives the same outputs in every layout")
+      ->check(CLI::IsMember(layouts));
 }
 
 // The running executable, for the worker processes of fault isolation.

@@ -31,6 +31,9 @@ void Report(const CampaignResult& r, double seconds, bool tty, std::ostream& pro
 Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classification* classes) {
   RandomChoices choices(Mix(options.seed, static_cast<uint64_t>(index)));
   Scenario s = GenerateScenario(choices, options.generator, classes);
+  // --table-layout: whatever the generator chose, so that the reproducer
+  // records the layout the campaign ran.
+  if (options.generator.table_layout) s.table_layout = *options.generator.table_layout;
   if (!options.variant.empty()) ForceVariant(options.variant, &s);
   return s;
 }

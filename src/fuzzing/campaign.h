@@ -53,7 +53,8 @@ struct CampaignResult {
   std::vector<std::string> finding_lines;  // of the minimized scenario
 };
 
-/// The scenario the campaign checks at `index`: generated, variant forced.
+/// The scenario the campaign checks at `index`: generated, in the
+/// generator's table_layout when one is given, variant forced.
 Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classification* classes);
 
 /// Runs the campaign. Returns false with *err on an environment failure or

@@ -22,6 +22,7 @@ std::string Describe(const CampaignOptions& o, const CampaignResult& r, const Ba
   for (Family f : o.generator.families) command += std::string(" --family ") + GetFamily(f).name;
   if (!o.variant.empty()) command += " --variant " + o.variant;
   if (o.generator.inconsistent) command += " --inconsistent";
+  if (o.generator.table_layout) command += std::string(" --table-layout ") + TableLayoutName(*o.generator.table_layout);
   if (o.generator.max_requests != GeneratorOptions().max_requests)
     command += " --max-requests " + std::to_string(o.generator.max_requests);
   std::string text = "found by " + command + " (scenario " +

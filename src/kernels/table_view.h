@@ -1,11 +1,14 @@
-// How kernels read a block table. Tables are laid out with a padded row
-// stride: columns [width, row_stride) of every row hold kPoisonBlock, so a
-// kernel that reads past a row stays inside the allocation and the value it
-// read is recognisable in its output (the GPU's row_bounds evidence).
+// How kernels read a block table. The backends lay each table out in the
+// scenario's table_layout (backend/table_memory.h): a row stride that may
+// equal the width (tight) or exceed it, with poison (padded) or other rows'
+// block ids (strided) in the columns between. A read past a row, up to the
+// farthest column a position selects, stays inside the allocation in every
+// layout; in the padded one the value it read is recognisable in the output
+// (the GPU's row_bounds evidence).
 //
 // PlainTableView is what the GPU kernels use. CheckedTableView (host backend)
 // also records, per token, that a read went past the row: the host backend's
-// instrumented row_bounds evidence.
+// instrumented row_bounds evidence, in every layout.
 #ifndef SLOTGUARD_KERNELS_TABLE_VIEW_H_
 #define SLOTGUARD_KERNELS_TABLE_VIEW_H_
 
@@ -15,15 +18,17 @@
 
 namespace slotguard {
 
-/// Value of every padding column. Never a valid block id: the loader only
-/// accepts ids below INT32_MAX.
+/// Value of every poison entry (the padded layout's columns past each row,
+/// the tight layout's entries past the last row). Never a valid block id:
+/// the loader only accepts ids below INT32_MAX.
 constexpr int32_t kPoisonBlock = 0x7fffffff;
 
 struct TableLayout {
-  const int32_t* data = nullptr;  // [rows * row_stride]
-  int64_t row_stride = 0;         // >= width + 1
+  const int32_t* data = nullptr;  // [entries]
+  int64_t row_stride = 0;         // >= width, and >= 1
   int32_t width = 0;              // columns that belong to the row
   int32_t rows = 0;
+  int64_t entries = 0;            // the allocation: >= rows * row_stride
 };
 
 struct PlainTableView {
@@ -37,12 +42,14 @@ struct CheckedTableView {
   TableLayout layout;
   uint8_t* read_past_row = nullptr;  // [num_tokens], set to 1 on a read past the row
   SG_HD int32_t Load(int64_t token, int32_t row, int64_t col) const {
+    const int64_t at = row * layout.row_stride + col;
     if (col < 0 || col >= layout.width || row < 0 || row >= layout.rows) {
       read_past_row[token] = 1;
-      // Stay inside the padded allocation: report the poison a GPU would read.
-      if (col < 0 || col >= layout.row_stride || row < 0 || row >= layout.rows) return kPoisonBlock;
+      // What a GPU reads there (poison, the next row, a filler); never a
+      // read outside the allocation: the poison instead.
+      if (col < 0 || row < 0 || row >= layout.rows || at >= layout.entries) return kPoisonBlock;
     }
-    return layout.data[row * layout.row_stride + col];
+    return layout.data[at];
   }
 };
 

@@ -35,7 +35,7 @@ class CubinKernel : public MappingProvider {
       *err = "a compiled kernel runs only on the gpu backend";
       return false;
     }
-    if (spec_.version == 1 && call.block_table_rows_by_idx_mapping) {
+    if (spec_.version == 1 && call.block_table_rows_by_idx_mapping) {  // a safety net: the backends gather the table
       *err = spec_path_ + ": a spec-1 kernel has no persistent block tables (batch.table_rows \"idx_mapping\"); "
              "expected \"slotguard_kernel_spec\": 2 for this scenario";
       return false;

@@ -51,7 +51,8 @@ struct SpecArg {
 
 struct KernelSpec {
   /// 1 or 2. Spec 1's `seq_lens` buffer is int32 (the call's seq_lens_i32),
-  /// and a spec-1 kernel is refused a persistent table (batch.table_rows).
+  /// and a spec-1 kernel is handed a persistent table (batch.table_rows)
+  /// gathered per request (backend/table_memory.h GatheredTable).
   int version = 2;
   Family family = Family::kPaged;
   std::string symbol;

@@ -31,8 +31,9 @@ class MappingProvider {
   /// slotguard's variant: those scenarios test the oracle, not the kernel.
   bool Runs(Family family, Variant variant) const { return Implements(family) && variant == FixedVariant(family); }
   /// Whether it can read a persistent block table (format 2's
-  /// batch.table_rows "idx_mapping"): plugin ABI 2 and spec 2 can; the
-  /// fuzzer generates no such batch for one that cannot.
+  /// batch.table_rows "idx_mapping"): plugin ABI 2 and spec 2 can. One that
+  /// cannot is handed the table gathered per request instead, as the v1
+  /// runner built it (backend/table_memory.h GatheredTable).
   virtual bool reads_persistent_tables() const { return true; }
   virtual bool has_host() const = 0;
   virtual bool has_device() const = 0;

@@ -29,7 +29,7 @@ class PluginLibrary : public MappingProvider {
     void* fn = device ? device_ : host_;
     int status;
     if (abi_ == SLOTGUARD_PLUGIN_V1_ABI_VERSION) {
-      if (call.block_table_rows_by_idx_mapping) {
+      if (call.block_table_rows_by_idx_mapping) {  // a safety net: the backends hand it the gathered table
         *err = "plugin " + name_ + " is built against plugin ABI 1, which has no persistent block tables "
                "(batch.table_rows \"idx_mapping\"); rebuild it against this slotguard's plugin.h (ABI 2)";
         return false;

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "registry/families.h"
-#include "scenario/scenario_json.h"
+#include "runner/scenario_files.h"
 #include "util/parallel_for.h"
 
 namespace slotguard {
@@ -22,7 +22,7 @@ std::vector<std::string> VariantRuns(const Scenario& scenario, const std::string
 std::vector<ScenarioReport> CheckFile(const std::string& file, const CheckRunOptions& options, Backend& backend) {
   Scenario scenario;
   std::string err;
-  if (!LoadScenarioFile(file, options.limits, &scenario, &err)) {
+  if (!LoadRunScenario(file, options.limits, options.table_layout, &scenario, &err)) {
     ScenarioReport bad;
     bad.file = file;
     bad.status = ScenarioStatus::kBadInput;

@@ -3,6 +3,7 @@
 #ifndef SLOTGUARD_RUNNER_CHECK_RUN_H_
 #define SLOTGUARD_RUNNER_CHECK_RUN_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct CheckRunOptions {
   bool cuda_graph = false;  // the CUDA-graph protocol (RunGraphReplayScenario)
   int jobs = 1;             // files checked in parallel
   LoadLimits limits;
+  std::optional<TableLayoutKind> table_layout;  // --table-layout: over each file's own
 };
 
 /// The variant runs of one scenario: its own (""), the one forced name, or

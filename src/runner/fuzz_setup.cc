@@ -53,4 +53,11 @@ bool FitFamiliesToProvider(const MappingProvider& provider, const std::string& v
   return true;
 }
 
+bool FitGeneratorToProvider(const MappingProvider& provider, const std::string& variant,
+                            GeneratorOptions* generator, std::string* err) {
+  if (!FitFamiliesToProvider(provider, variant, &generator->families, err)) return false;
+  generator->persistent_tables = provider.reads_persistent_tables();
+  return true;
+}
+
 }  // namespace slotguard

@@ -1,11 +1,12 @@
-// Which families a `fuzz` campaign generates, from --family, --variant and
-// the implementation being checked (--kernel-lib, --kernel-cubin).
+// What a `fuzz` campaign generates, from --family, --variant and the
+// implementation being checked (--kernel-lib, --kernel-cubin).
 #ifndef SLOTGUARD_RUNNER_FUZZ_SETUP_H_
 #define SLOTGUARD_RUNNER_FUZZ_SETUP_H_
 
 #include <string>
 #include <vector>
 
+#include "fuzzing/generators.h"
 #include "plugin/mapping_provider.h"
 #include "registry/families.h"
 
@@ -22,6 +23,11 @@ bool ResolveFuzzFamilies(const std::vector<std::string>& names, const std::strin
 /// only). False with *err otherwise.
 bool FitFamiliesToProvider(const MappingProvider& provider, const std::string& variant,
                            std::vector<Family>* families, std::string* err);
+
+/// FitFamiliesToProvider on the generator's families, and persistent block
+/// tables only for an implementation that reads them (plugin ABI 2, spec 2).
+bool FitGeneratorToProvider(const MappingProvider& provider, const std::string& variant,
+                            GeneratorOptions* generator, std::string* err);
 
 }  // namespace slotguard
 

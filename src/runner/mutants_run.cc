@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "registry/families.h"
+#include "runner/scenario_files.h"
 #include "runner/scenario_run.h"
-#include "scenario/scenario_json.h"
 #include "util/parallel_for.h"
 
 namespace slotguard {
@@ -19,11 +19,12 @@ std::map<std::string, int64_t> Counts(const ScenarioReport& report) {
 
 }  // namespace
 
-MutantsFile RunMutantsFile(const std::string& file, const LoadLimits& limits, Backend& backend) {
+MutantsFile RunMutantsFile(const std::string& file, const LoadLimits& limits, Backend& backend,
+                           const std::optional<TableLayoutKind>& table_layout) {
   MutantsFile result;
   result.file = file;
   Scenario scenario;
-  if (!LoadScenarioFile(file, limits, &scenario, &result.error)) return result;
+  if (!LoadRunScenario(file, limits, table_layout, &scenario, &result.error)) return result;
   const bool forces_variant = std::any_of(scenario.groups.begin(), scenario.groups.end(),
                                           [](const Group& g) { return g.variant != FixedVariant(g.family); });
   Scenario fixed = scenario;
@@ -68,10 +69,11 @@ MutantsFile RunMutantsFile(const std::string& file, const LoadLimits& limits, Ba
 }
 
 MutantsResult RunMutantsExperiment(const std::vector<std::string>& files, const LoadLimits& limits, int jobs,
-                                   Backend& backend) {
+                                   Backend& backend, const std::optional<TableLayoutKind>& table_layout) {
   MutantsResult result;
   result.files.resize(files.size());
-  ParallelFor(files.size(), jobs, [&](size_t i) { result.files[i] = RunMutantsFile(files[i], limits, backend); });
+  ParallelFor(files.size(), jobs,
+              [&](size_t i) { result.files[i] = RunMutantsFile(files[i], limits, backend, table_layout); });
   for (const MutantsFile& r : result.files) {
     if (!r.error.empty()) {
       (r.environment ? result.environment : result.bad_input) = true;

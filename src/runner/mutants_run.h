@@ -9,6 +9,7 @@
 #define SLOTGUARD_RUNNER_MUTANTS_RUN_H_
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,12 +47,14 @@ struct MutantsResult {
   bool bad_input = false, environment = false;
 };
 
-/// One file's row.
-MutantsFile RunMutantsFile(const std::string& file, const LoadLimits& limits, Backend& backend);
+/// One file's row; `table_layout` (--table-layout) over the file's own.
+MutantsFile RunMutantsFile(const std::string& file, const LoadLimits& limits, Backend& backend,
+                           const std::optional<TableLayoutKind>& table_layout = std::nullopt);
 
 /// Every file on `jobs` threads, then the columns and the survivors.
 MutantsResult RunMutantsExperiment(const std::vector<std::string>& files, const LoadLimits& limits, int jobs,
-                                   Backend& backend);
+                                   Backend& backend,
+                                   const std::optional<TableLayoutKind>& table_layout = std::nullopt);
 
 }  // namespace slotguard
 

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "scenario/scenario_json.h"
+
 namespace slotguard {
 
 namespace fs = std::filesystem;
@@ -36,6 +38,13 @@ bool CollectScenarioFiles(const std::vector<std::string>& paths, std::vector<std
     std::sort(found.begin(), found.end());
     files->insert(files->end(), found.begin(), found.end());
   }
+  return true;
+}
+
+bool LoadRunScenario(const std::string& file, const LoadLimits& limits,
+                     const std::optional<TableLayoutKind>& table_layout, Scenario* scenario, std::string* err) {
+  if (!LoadScenarioFile(file, limits, scenario, err)) return false;
+  if (table_layout) scenario->table_layout = *table_layout;
   return true;
 }
 

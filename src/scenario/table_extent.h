@@ -1,7 +1,8 @@
 // How far the tokens of a batch can address into a group's block table.
-// The backends lay each table out with this row stride (padding columns hold
-// a poison id), so even a kernel that ignores the row's width reads inside
-// the allocation; the loader caps the padded size.
+// The backends' table layouts (backend/table_memory.h) reach this far (the
+// padded and strided row stride; the tight layout's poison after the last
+// row), so even a kernel that ignores the row's width reads inside the
+// allocation; the loader caps the padded size.
 #ifndef SLOTGUARD_SCENARIO_TABLE_EXTENT_H_
 #define SLOTGUARD_SCENARIO_TABLE_EXTENT_H_
 

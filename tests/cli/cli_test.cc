@@ -241,6 +241,55 @@ TEST_F(CliTest, ReplayPrintsTheTokenTable) {
   EXPECT_NE(std::string::npos, out_.str().find("expected a finding, none fired")) << out_.str();
 }
 
+TEST_F(CliTest, TheTableLayoutFlagOverridesTheFilesLayout) {
+  ReplayOptions o;
+  o.backend = BackendKind::kHost;
+  o.file = kScenarios + "/paged/mutants/unguarded-tight-layout.json";
+  // The file's tight layout: the read past request 0's row lands on request 1's block 6.
+  EXPECT_EQ(kExitHolds, RunReplay(o, out_, err_));
+  EXPECT_NE(std::string::npos, out_.str().find("      2     0         8       6         24        PAD")) << out_.str();
+  // Padded: it reads the poison after the row (block 2147483647, slot 4 * 2147483647).
+  o.setup.table_layout = TableLayoutKind::kPadded;
+  out_.str("");
+  EXPECT_EQ(kExitHolds, RunReplay(o, out_, err_));
+  EXPECT_NE(std::string::npos, out_.str().find(" 8589934588 ")) << out_.str();
+  EXPECT_EQ(std::string::npos, out_.str().find("         24        PAD")) << out_.str();
+}
+
+TEST_F(CliTest, CheckAndMutantsHoldInEveryTableLayout) {
+  for (TableLayoutKind kind : {TableLayoutKind::kPadded, TableLayoutKind::kTight, TableLayoutKind::kStrided}) {
+    CheckOptions check;
+    check.paths = {kScenarios};
+    check.setup.writers = true;
+    check.setup.table_layout = kind;
+    EXPECT_EQ(kExitHolds, Check(check)) << TableLayoutName(kind) << "\n" << out_.str() << err_.str();
+    MutantsOptions mutants;
+    mutants.paths = {kScenarios};
+    mutants.backend = BackendKind::kHost;
+    mutants.setup.table_layout = kind;
+    out_.str("");
+    EXPECT_EQ(kExitHolds, RunMutants(mutants, out_, err_)) << TableLayoutName(kind) << "\n" << out_.str();
+  }
+}
+
+TEST_F(CliTest, AFuzzReproducerRecordsItsTableLayout) {
+  FuzzOptions o;
+  o.backend = BackendKind::kHost;
+  o.runs = 2000;
+  o.variant = "prefix";
+  o.out_dir = (dir_ / "findings").string();
+  o.setup.table_layout = TableLayoutKind::kStrided;
+  ASSERT_EQ(kExitFindings, RunFuzz(o, out_, err_)) << out_.str() << err_.str();
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir_ / "findings")) files.push_back(e.path());
+  ASSERT_EQ(1u, files.size());
+  std::ifstream in(files[0]);
+  const nlohmann::json reproducer = nlohmann::json::parse(in);
+  EXPECT_EQ("strided", reproducer["table_layout"]) << reproducer.dump();
+  EXPECT_NE(std::string::npos, reproducer["description"].get<std::string>().find(" --table-layout strided"))
+      << reproducer.dump();
+}
+
 TEST_F(CliTest, MutantsCatchEveryVariantOverTheCuratedScenarios) {
   MutantsOptions o;
   o.paths = {kScenarios};
@@ -318,6 +367,8 @@ TEST(BinaryTest, UsageErrorsExit2) {
   EXPECT_EQ(2, RunBinary("", &out));
   EXPECT_EQ(2, RunBinary("frobnicate", &out));
   EXPECT_EQ(2, RunBinary("check --jobs 0", &out));
+  EXPECT_EQ(2, RunBinary("check --backend host --table-layout tigth scenarios/", &out));
+  EXPECT_EQ("slotguard: error: --table-layout: tigth not in {padded,tight,strided}; see slotguard --help\n", out);
 }
 
 TEST(BinaryTest, WriterFlags) {
@@ -337,6 +388,10 @@ TEST(BinaryTest, VersionAndHelp) {
   EXPECT_NE(std::string::npos, out.find("--variant"));
   for (const char* flag : {"--writers", "--head-bytes", "--cuda-graph", "--isolate", "--timeout"})
     EXPECT_NE(std::string::npos, out.find(flag)) << flag;
+  for (const char* command : {"check", "replay", "mutants", "fuzz"}) {
+    EXPECT_EQ(0, RunBinary(std::string(command) + " --help", &out));
+    EXPECT_NE(std::string::npos, out.find("--table-layout TEXT:{padded,tight,strided}")) << command << "\n" << out;
+  }
   EXPECT_EQ(0, RunBinary("--help", &out));
   EXPECT_EQ(std::string::npos, out.find("__worker")) << "the worker subcommand is hidden";
 }

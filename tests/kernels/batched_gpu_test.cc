@@ -1,6 +1,7 @@
 // The GPU backend's batched path (many scenarios per launch, used by
 // `slotguard fuzz --backend gpu`): bit-identical to the host backend,
-// scenario by scenario, mutants included. Skipped without a device.
+// scenario by scenario, mutants included; and every table layout giving the
+// padded layout's outputs on every GPU path. Skipped without a device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "fuzzing/campaign.h"
 #include "fuzzing/generators.h"
 #include "registry/families.h"
+#include "testing/scenario_fixtures.h"
 
 namespace slotguard {
 namespace {
@@ -79,6 +81,50 @@ TEST(BatchedGpuTest, GpuCampaignsFindWhatHostCampaignsFind) {
     EXPECT_EQ(on_host.found, on_gpu.found) << variant;
     EXPECT_EQ(on_host.finding_index, on_gpu.finding_index) << variant;
     EXPECT_EQ(*variant != 0, on_gpu.found) << variant;
+  }
+}
+
+// The GPU twin of HostLayoutsTest.FixedKernelsGiveThePaddedOutputsInEveryLayout:
+// one scenario at a time (RunOnStream), many per launch (RunManyOnStream)
+// and the graph replays, each layout against the host backend's padded run.
+TEST(BatchedGpuTest, EveryTableLayoutGivesThePaddedOutputsOnEveryPath) {
+  std::string why;
+  std::unique_ptr<Backend> gpu = MakeGpuBackend(&why);
+  if (!gpu) GTEST_SKIP() << why;
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  std::vector<Scenario> padded = CuratedScenarios();
+  for (Scenario& s : padded) {
+    for (Group& g : s.groups) g.variant = FixedVariant(g.family);
+    s.table_layout = TableLayoutKind::kPadded;
+  }
+  std::string err;
+  for (TableLayoutKind kind : {TableLayoutKind::kPadded, TableLayoutKind::kTight, TableLayoutKind::kStrided}) {
+    std::vector<Scenario> laid = padded;
+    for (Scenario& s : laid) s.table_layout = kind;
+    std::vector<const Scenario*> pointers;
+    for (const Scenario& s : laid) pointers.push_back(&s);
+    std::vector<std::vector<GroupOutputs>> batched;
+    ASSERT_TRUE(gpu->RunMany(pointers, &batched, &err)) << err;
+    ASSERT_EQ(laid.size(), batched.size());
+    for (size_t i = 0; i < laid.size(); ++i) {
+      const std::string where = laid[i].name + " " + TableLayoutName(kind);
+      std::vector<GroupOutputs> expected, single;
+      std::vector<std::vector<GroupOutputs>> replayed, host_replayed;
+      ASSERT_TRUE(host->Run(padded[i], &expected, &err)) << err;
+      ASSERT_TRUE(gpu->Run(laid[i], &single, &err)) << where << ": " << err;
+      ASSERT_TRUE(gpu->RunReplays({laid[i]}, &replayed, &err)) << where << ": " << err;
+      ASSERT_TRUE(host->RunReplays({padded[i]}, &host_replayed, &err)) << where << ": " << err;
+      ASSERT_EQ(1u, replayed.size()) << where;
+      for (size_t g = 0; g < expected.size(); ++g) {
+        EXPECT_EQ(expected[g].engine, batched[i][g].engine) << where << " group " << g << " (batched)";
+        EXPECT_EQ(expected[g].flat, batched[i][g].flat) << where << " group " << g << " (batched)";
+        EXPECT_EQ(expected[g].engine, single[g].engine) << where << " group " << g << " (one scenario)";
+        EXPECT_EQ(expected[g].flat, single[g].flat) << where << " group " << g << " (one scenario)";
+        EXPECT_EQ(host_replayed[0][g].engine, replayed[0][g].engine) << where << " group " << g << " (graph)";
+        // Fixed kernels read inside their rows: no evidence in any layout.
+        EXPECT_EQ(std::vector<uint8_t>(laid[i].batch.num_tokens, 0), batched[i][g].read_past_row) << where;
+      }
+    }
   }
 }
 

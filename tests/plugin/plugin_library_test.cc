@@ -11,6 +11,7 @@
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
 #include "plugin/mapping_provider.h"
+#include "runner/fuzz_setup.h"
 #include "scenario/scenario_json.h"
 
 namespace slotguard {
@@ -146,6 +147,43 @@ std::string OpenError(const std::string& lib) {
   std::string err;
   EXPECT_EQ(nullptr, OpenProvider(source, &err));
   return err;
+}
+
+TEST_F(PluginTest, AnAbi1PluginReadsAPersistentTableGatheredPerRequest) {
+  // kpool_tail, one request reading row 1 of the persistent [[3], [5]]:
+  // block 5 -> 5*4 + pos mod 4 = 21, 22. An ABI-1 plugin reads row r, so it
+  // is handed the table the v1 runner built ([[5]], read by request); row 0
+  // would give 13, 14.
+  const fs::path file = dir_ / "v1-persistent.json";
+  std::ofstream(file) << R"({"slotguard": 2, "name": "v1-persistent", "num_blocks": 8,
+    "batch": {"table_rows": "idx_mapping", "query_start_loc": [0, 2], "positions": [5, 6], "idx_mapping": [1]},
+    "groups": [{"name": "tail", "kernel": "kpool_tail", "kpool": 4, "block_table": [[3], [5]]}],
+    "expect": {"verdict": "pass", "slot_mapping": {"tail": [21, 22]}}})";
+  const std::string v1 = kFixtures + "/libsg_v1_kpool_tail.so";
+  EXPECT_EQ(kExitHolds, Check(v1, {file.string()})) << out_.str() << err_.str();
+  for (TableLayoutKind kind : {TableLayoutKind::kPadded, TableLayoutKind::kTight, TableLayoutKind::kStrided}) {
+    CheckOptions o;
+    o.paths = {file.string()};
+    o.backend = BackendKind::kHost;
+    o.setup.provider.kernel_lib = v1;
+    o.setup.table_layout = kind;
+    out_.str("");
+    EXPECT_EQ(kExitHolds, RunCheck(o, out_, err_)) << TableLayoutName(kind) << "\n" << out_.str() << err_.str();
+  }
+}
+
+TEST_F(PluginTest, FuzzGeneratesPersistentTablesOnlyForAProviderThatReadsThem) {
+  std::string err;
+  for (const auto& [lib, persistent] : {std::pair<std::string, bool>{kFixtures + "/libsg_v1_kpool_tail.so", false},
+                                        std::pair<std::string, bool>{kExamples + "/libsg_rings.so", true}}) {
+    std::unique_ptr<MappingProvider> provider = OpenPluginLibrary(lib, &err);
+    ASSERT_NE(nullptr, provider) << err;
+    GeneratorOptions generator;
+    generator.persistent_tables = !persistent;
+    ASSERT_TRUE(FitGeneratorToProvider(*provider, "", &generator, &err)) << err;
+    EXPECT_EQ(persistent, generator.persistent_tables) << lib;
+    EXPECT_EQ(provider->families(), generator.families) << lib;
+  }
 }
 
 TEST_F(PluginTest, PluginsThatCannotBeUsedAreRefusedInOneLine) {

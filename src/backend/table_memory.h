@@ -1,0 +1,104 @@
+// How the backends lay a group's block table out in memory for its kernel,
+// in the scenario's table_layout (format 2; --table-layout overrides it).
+// Every backend lays its tables out here: the host backend, the GPU one
+// (one scenario, and many packed into one launch) and the CUDA-graph
+// replays. The entries a correct kernel reads are the same in every layout;
+// what lies past a row differs:
+//
+//   padded   row stride PaddedRowStride() (past the farthest column a
+//            position can select); columns [width, stride) hold kPoisonBlock.
+//   tight    row stride == width, so the next row follows directly; after
+//            the last row, poison up to the same reach. Width 0: stride 1
+//            (a zero stride would put every row at one address), the one
+//            column poison.
+//   strided  row stride PaddedRowStride(); columns [width, stride) hold
+//            real-looking block ids that are not in the row: other rows'
+//            blocks, or pseudo-random real ids when the other rows have
+//            none (poison only when no real id is left: num_blocks 1).
+//
+// So a read past its row, up to the farthest column a position selects,
+// stays inside the allocation in every layout; only in the padded one is it
+// visible in the kernel's output as the poison id (the GPU's row_bounds
+// evidence). In the others it reads a neighbour's block or a filler, which
+// the slot invariants see (own_block). The host backend's CheckedTableView
+// sees every such read, in every layout.
+#ifndef SLOTGUARD_BACKEND_TABLE_MEMORY_H_
+#define SLOTGUARD_BACKEND_TABLE_MEMORY_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/mapping_batch.h"
+#include "kernels/table_view.h"
+#include "plugin/mapping_provider.h"
+#include "scenario/scenario.h"
+
+namespace slotguard {
+
+/// Where a laid-out table's entries go: the row stride and the allocation.
+struct TableShape {
+  int64_t row_stride = 0;
+  int64_t entries = 0;  // >= rows * row_stride (tight: the poison after the last row)
+};
+
+/// The shape of a `rows`-row table of `group`'s width laid out as `kind`,
+/// for `group`'s kernel on `batch`.
+TableShape ShapeTable(TableLayoutKind kind, const Batch& batch, const Group& group, int32_t rows);
+
+/// A shape that holds both (one buffer for several batches: graph replays).
+TableShape CoverShapes(const TableShape& a, const TableShape& b);
+
+/// Writes `table` (group's own, or GatheredTable()) laid out as `kind` into
+/// the shape.entries entries at `out`. Deterministic: the strided fillers
+/// depend only on the table, the group and num_blocks.
+void LayOutTable(TableLayoutKind kind, int32_t num_blocks, const Group& group, const BlockTable& table,
+                 const TableShape& shape, int32_t* out);
+
+/// The table the v1 runner built from a persistent one, for an
+/// implementation that cannot read persistent tables (plugin ABI 1,
+/// compiled-kernel spec 1): row r is persistent row idx_mapping[r]; a dummy
+/// request's row is all -1 (every family maps it to PAD).
+BlockTable GatheredTable(const Batch& batch, const BlockTable& persistent);
+
+/// The kernel's view of a table laid out with `shape` at `data` (host or
+/// device memory).
+TableLayout ViewOf(const int32_t* data, const TableShape& shape, int32_t width, int32_t rows);
+
+/// Whether `provider` must be handed GatheredTable() on `batch`: a
+/// persistent-table batch, and it cannot read one.
+bool GathersTable(const MappingProvider& provider, const Batch& batch);
+
+/// The batch as a kernel reads a table: by request (rows_by_idx_mapping 0)
+/// when it is the gathered one, else as given.
+MappingBatch TableReadBatch(const MappingBatch& batch, bool gathered);
+
+/// A table laid out for one kernel call, in host memory.
+struct LaidOutTable {
+  bool gathered = false;        // `table` is GatheredTable(), read by request
+  BlockTable table;             // the gathered table (else unused)
+  std::vector<int32_t> memory;  // [shape.entries]
+  TableShape shape;
+  int32_t width = 0, rows = 0;
+
+  /// The kernel's view of `memory`, or of its device copy at `data`.
+  TableLayout View(const int32_t* data) const;
+  TableLayout View() const { return View(memory.data()); }
+  /// TableReadBatch() for this table.
+  MappingBatch ReadBatch(const MappingBatch& batch) const { return TableReadBatch(batch, gathered); }
+};
+
+/// Lays out the table `group`'s kernel reads in `scenario`: its own, or
+/// with `gather` (GathersTable()) the gathered one. Reuses `laid`'s storage.
+void LayOutGroupTable(const Scenario& scenario, const Group& group, bool gather, LaidOutTable* laid);
+
+/// Whether `kind` leaves the poison id past every row, so that a read past
+/// the row shows in the output (MarkPoisonReads): padded only.
+bool PoisonFollowsEveryRow(TableLayoutKind kind);
+
+/// How a backend that only sees the outputs (the GPU, another
+/// implementation) observes row_bounds in `kind`, for the report.
+const char* OutputRowBoundsEvidence(TableLayoutKind kind);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_BACKEND_TABLE_MEMORY_H_

@@ -1,0 +1,163 @@
+// The table layouts in memory (backend/table_memory.h): what each layout
+// puts where, the gathered table of ABI-1 providers, and the host's checked
+// reads past a row in every layout.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "backend/table_memory.h"
+#include "scenario/family_params.h"
+#include "scenario/table_extent.h"
+#include "testing/scenario_fixtures.h"
+
+namespace slotguard {
+namespace {
+
+// Three requests of 2-column rows; request 0 reaches column 4 (pos 17 / 4).
+const char* kThreeRows = R"({"slotguard": 2, "name": "t", "num_blocks": 16,
+  "batch": {"query_start_loc": [0, 2, 3, 4], "positions": [1, 17, 2, 5]},
+  "groups": [{"name": "attn", "kernel": "paged", "block_size": 4,
+              "block_table": [[3, 5], [2, 9], [6, 11]]}]})";
+
+std::vector<int32_t> Lay(TableLayoutKind kind, const Scenario& s, TableShape* shape) {
+  const Group& g = s.groups[0];
+  *shape = ShapeTable(kind, s.batch, g, g.table.rows);
+  std::vector<int32_t> memory(static_cast<size_t>(shape->entries), -7);
+  LayOutTable(kind, s.num_blocks, g, g.table, *shape, memory.data());
+  return memory;
+}
+
+TEST(TableMemoryTest, PaddedPoisonsEveryRowUpToTheReach) {
+  const Scenario s = ParseTestScenario(kThreeRows);
+  TableShape shape;
+  const std::vector<int32_t> m = Lay(TableLayoutKind::kPadded, s, &shape);
+  EXPECT_EQ(PaddedRowStride(s.batch, s.groups[0]), shape.row_stride);
+  EXPECT_EQ(6, shape.row_stride);  // columns 0..4 reachable, plus one
+  const int32_t P = kPoisonBlock;
+  EXPECT_EQ(std::vector<int32_t>({3, 5, P, P, P, P, 2, 9, P, P, P, P, 6, 11, P, P, P, P}), m);
+}
+
+TEST(TableMemoryTest, TightRowsFollowEachOtherAndPoisonFollowsTheLastRow) {
+  const Scenario s = ParseTestScenario(kThreeRows);
+  TableShape shape;
+  const std::vector<int32_t> m = Lay(TableLayoutKind::kTight, s, &shape);
+  EXPECT_EQ(2, shape.row_stride);
+  // The last row, read as far as a padded row: padded stride - width poison entries after it.
+  EXPECT_EQ(2 * 2 + PaddedRowStride(s.batch, s.groups[0]), shape.entries);
+  const int32_t P = kPoisonBlock;
+  EXPECT_EQ(std::vector<int32_t>({3, 5, 2, 9, 6, 11, P, P, P, P}), m);
+  // Any row's read up to the farthest column stays inside the allocation.
+  EXPECT_LT(2 * shape.row_stride + 4, shape.entries);
+}
+
+TEST(TableMemoryTest, TightWidthZeroHasStrideOneAndOnlyPoison) {
+  const Scenario s = ParseTestScenario(R"({"slotguard": 2, "name": "t", "num_blocks": 4,
+    "batch": {"query_start_loc": [0, 1, 2], "positions": [0, 9]},
+    "groups": [{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[], []]}]})");
+  TableShape shape;
+  const std::vector<int32_t> m = Lay(TableLayoutKind::kTight, s, &shape);
+  EXPECT_EQ(1, shape.row_stride);
+  EXPECT_EQ(1 + PaddedRowStride(s.batch, s.groups[0]), shape.entries);
+  EXPECT_EQ(std::vector<int32_t>(m.size(), kPoisonBlock), m);
+}
+
+TEST(TableMemoryTest, StridedFillersAreRealIdsOfOtherRowsNotInTheRow) {
+  const Scenario s = ParseTestScenario(kThreeRows);
+  TableShape shape;
+  const std::vector<int32_t> m = Lay(TableLayoutKind::kStrided, s, &shape);
+  const Group& g = s.groups[0];
+  ASSERT_EQ(PaddedRowStride(s.batch, g), shape.row_stride);
+  ASSERT_GT(shape.row_stride, g.table.width);
+  for (int32_t r = 0; r < g.table.rows; ++r) {
+    for (int32_t c = 0; c < g.table.width; ++c) EXPECT_EQ(g.table.at(r, c), m[r * shape.row_stride + c]);
+    for (int64_t c = g.table.width; c < shape.row_stride; ++c) {
+      const int32_t id = m[r * shape.row_stride + c];
+      EXPECT_TRUE(id >= 1 && id < s.num_blocks) << "row " << r << " col " << c << ": " << id;
+      EXPECT_NE(g.table.at(r, 0), id);
+      EXPECT_NE(g.table.at(r, 1), id);
+    }
+  }
+  // Row 0's fillers start with row 1's blocks.
+  EXPECT_EQ(2, m[2]);
+  EXPECT_EQ(9, m[3]);
+  // The same scenario lays out the same memory.
+  TableShape again;
+  EXPECT_EQ(m, Lay(TableLayoutKind::kStrided, s, &again));
+}
+
+TEST(TableMemoryTest, StridedFillersOfAHybridGroupAreRealKernelBlocks) {
+  // Manager block 8 = 2 kernel blocks: ids 0 and 1 name the null block; one
+  // row only, so every filler is pseudo-random.
+  const Scenario s = ParseTestScenario(R"({"slotguard": 2, "name": "t", "num_blocks": 3,
+    "batch": {"query_start_loc": [0, 1], "positions": [60]},
+    "groups": [{"name": "hyb", "kernel": "paged", "block_size": 8, "kernel_block_size": 4,
+                "block_table": [[2, 3]]}]})");
+  const Group& g = s.groups[0];
+  ASSERT_EQ(2, NullEntries(g));
+  TableShape shape;
+  const std::vector<int32_t> m = Lay(TableLayoutKind::kStrided, s, &shape);
+  ASSERT_GT(shape.row_stride, 2);
+  for (int64_t c = 2; c < shape.row_stride; ++c)
+    EXPECT_TRUE(m[c] == 4 || m[c] == 5) << "col " << c << ": " << m[c];  // [2, 6) minus the row's 2, 3
+}
+
+TEST(TableMemoryTest, StridedFillersArePoisonWhenNoRealIdIsLeft) {
+  const Scenario s = ParseTestScenario(R"({"slotguard": 2, "name": "t", "num_blocks": 2,
+    "batch": {"query_start_loc": [0, 1], "positions": [9]},
+    "groups": [{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1]]}]})");
+  TableShape shape;
+  const std::vector<int32_t> m = Lay(TableLayoutKind::kStrided, s, &shape);
+  EXPECT_EQ(1, m[0]);
+  for (int64_t c = 1; c < shape.row_stride; ++c) EXPECT_EQ(kPoisonBlock, m[c]);
+}
+
+TEST(TableMemoryTest, TheGatheredTableHoldsEachRequestsRowAndAllMinusOneForADummy) {
+  const Scenario s = ParseTestScenario(R"({"slotguard": 2, "name": "t", "num_blocks": 16,
+    "batch": {"query_start_loc": [0, 1, 2, 3], "table_rows": "idx_mapping", "idx_mapping": [2, -1, 0]},
+    "groups": [{"name": "attn", "kernel": "paged", "block_size": 4,
+                "block_table": [[3, 5], [2, 9], [6, 11]]}]})");
+  const BlockTable gathered = GatheredTable(s.batch, s.groups[0].table);
+  EXPECT_EQ(3, gathered.rows);
+  EXPECT_EQ(2, gathered.width);
+  EXPECT_EQ(std::vector<int32_t>({6, 11, -1, -1, 3, 5}), gathered.entries);
+  MappingBatch by_idx;
+  by_idx.rows_by_idx_mapping = 1;
+  LaidOutTable laid;
+  LayOutGroupTable(s, s.groups[0], /*gather=*/true, &laid);
+  EXPECT_EQ(0, laid.ReadBatch(by_idx).rows_by_idx_mapping);
+  EXPECT_EQ(6, laid.memory[0]);
+  LayOutGroupTable(s, s.groups[0], /*gather=*/false, &laid);
+  EXPECT_EQ(1, laid.ReadBatch(by_idx).rows_by_idx_mapping);
+  EXPECT_EQ(3, laid.memory[0]);
+}
+
+TEST(TableMemoryTest, CheckedReadsPastTheRowAreFlaggedInEveryLayoutAndStayInside) {
+  const Scenario s = ParseTestScenario(kThreeRows);
+  for (TableLayoutKind kind : {TableLayoutKind::kPadded, TableLayoutKind::kTight, TableLayoutKind::kStrided}) {
+    SCOPED_TRACE(TableLayoutName(kind));
+    Scenario laid_out = s;
+    laid_out.table_layout = kind;
+    LaidOutTable laid;
+    LayOutGroupTable(laid_out, s.groups[0], false, &laid);
+    uint8_t read_past_row[2] = {0, 0};
+    const CheckedTableView view{laid.View(), read_past_row};
+    EXPECT_EQ(5, view.Load(0, 0, 1));
+    EXPECT_EQ(0, read_past_row[0]);
+    // Past row 0: what the memory holds there (the next row in tight).
+    EXPECT_EQ(laid.memory[2], view.Load(1, 0, 2));
+    EXPECT_EQ(1, read_past_row[1]);
+    if (kind == TableLayoutKind::kTight) {
+      EXPECT_EQ(2, view.Load(1, 0, 2));
+    }
+    if (kind == TableLayoutKind::kPadded) {
+      EXPECT_EQ(kPoisonBlock, view.Load(1, 0, 2));
+    }
+    // Far past the allocation, and rows that do not exist: the poison, never a read outside.
+    EXPECT_EQ(kPoisonBlock, view.Load(1, 2, int64_t{1} << 40));
+    EXPECT_EQ(kPoisonBlock, view.Load(1, 3, 0));
+    EXPECT_EQ(kPoisonBlock, view.Load(1, -1, 0));
+  }
+}
+
+}  // namespace
+}  // namespace slotguard
