@@ -628,6 +628,7 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
     chosen.push_back(Family::kPaged);
   const bool paged = std::count(chosen.begin(), chosen.end(), Family::kPaged) > 0;
   // Block ids near the int32 limit, sometimes: the pool then ends there too.
+  Op high_ids = Op::kCount;
   if (choices.Chance(5)) {
     // Leave room for every block the groups can take (at most a column per
     // position of each request, or a compressor ring's 1025, in each of up
@@ -640,10 +641,10 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
     // up to 4x the manager id.
     if (!paged && choices.Chance(50)) {
       b.next_block = std::max<int64_t>(1, kInt32Max - 1 - room);
-      b.Note(Op::ids_at_int32_max);
+      high_ids = Op::ids_at_int32_max;
     } else {
       b.next_block = std::max<int64_t>(1, kInt32Max / 4 - room);
-      b.Note(Op::ids_near_int32);
+      high_ids = Op::ids_near_int32;
     }
     b.first_block = b.next_block;
   }
@@ -658,6 +659,7 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
       b.s.groups.push_back(f == Family::kPaged ? b.Paged(name) : b.Ring(f, name));
     }
   }
+  if (high_ids != Op::kCount && b.next_block > b.first_block) b.Note(high_ids);  // some block was handed out
   for (const Group& g : b.s.groups)
     if (g.family == Family::kQsaRing)
       for (int32_t r = 0; r < b.s.batch.num_reqs(); ++r)
