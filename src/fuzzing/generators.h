@@ -10,6 +10,14 @@
 // finds nothing, and each finding is a kernel bug. `inconsistent` adds
 // runner-state faults (an unmarked dummy, a live request addressing an
 // unallocated zero column), and such scenarios say so in their description.
+//
+// Engine shapes come at low probability, so most scenarios stay small:
+// persistent tables (a live request reads its own row of a table with more
+// rows than requests, the other rows stale, holding blocks live requests own
+// now; a dummy reads no row), every table layout, batches of up to
+// --max-requests requests and requests of up to 8k tokens, token counts at
+// and beside the engines' tiles, positions and slots past int32 and block
+// ids up to INT32_MAX - 1. Operators and their rates: generators.cc.
 #ifndef SLOTGUARD_FUZZING_GENERATORS_H_
 #define SLOTGUARD_FUZZING_GENERATORS_H_
 
@@ -77,7 +85,8 @@ struct GeneratorOptions {
   /// --table-layout: every scenario laid out so; unset, the generator varies it.
   std::optional<TableLayoutKind> table_layout;
   /// False for a kernel provider that cannot read persistent block tables
-  /// (plugin ABI 1, kernel spec 1): then every table is per request.
+  /// (plugin ABI 1, kernel spec 1): then every table is per request, and no
+  /// seq_len passes int32 (ABI 1 hands seq_lens over as int32, saturated).
   bool persistent_tables = true;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "scenario/family_params.h"
@@ -26,6 +27,11 @@ void EraseTokens(Scenario* s, int64_t begin, int64_t end) {
   }
 }
 
+bool Persistent(const Scenario& s) { return s.batch.table_rows == TableRows::kIdxMapping; }
+
+/// Removes request r: its tokens and, in a per-request table, its row. A
+/// persistent table keeps every row (the request's becomes stale; DropRows
+/// removes rows no request reads).
 Scenario RemoveRequest(const Scenario& in, int32_t r) {
   Scenario s = in;
   Batch& b = s.batch;
@@ -33,12 +39,72 @@ Scenario RemoveRequest(const Scenario& in, int32_t r) {
   b.query_start_loc.erase(b.query_start_loc.begin() + r + 1);
   b.seq_lens.erase(b.seq_lens.begin() + r);
   b.idx_mapping.erase(b.idx_mapping.begin() + r);
+  if (Persistent(s)) return s;
   for (Group& g : s.groups) {
     auto row = g.table.entries.begin() + static_cast<size_t>(r) * g.table.width;
     g.table.entries.erase(row, row + g.table.width);
     g.table.rows--;
     if (g.table.rows == 0) g.table.width = 0;
   }
+  return s;
+}
+
+/// The rows of a persistent table that no request reads.
+std::vector<int32_t> UnreadRows(const Scenario& s) {
+  if (Persistent(s) == false || s.groups.empty()) return {};
+  std::vector<bool> read(static_cast<size_t>(s.groups[0].table.rows), false);
+  for (int32_t idx : s.batch.idx_mapping)
+    if (idx >= 0 && idx < static_cast<int32_t>(read.size())) read[idx] = true;
+  std::vector<int32_t> unread;
+  for (size_t row = 0; row < read.size(); ++row)
+    if (!read[row]) unread.push_back(static_cast<int32_t>(row));
+  return unread;
+}
+
+/// Removes `rows` (none of them read) from every group's persistent table
+/// and renumbers idx_mapping to the rows that stay.
+Scenario DropRows(const Scenario& in, const std::vector<int32_t>& rows) {
+  Scenario s = in;
+  if (s.groups.empty()) return s;
+  const int32_t old_rows = s.groups[0].table.rows;
+  std::vector<int32_t> to(static_cast<size_t>(old_rows), 0);
+  std::vector<bool> drop(static_cast<size_t>(old_rows), false);
+  for (int32_t row : rows) drop[row] = true;
+  int32_t next = 0;
+  for (int32_t row = 0; row < old_rows; ++row) to[row] = drop[row] ? -1 : next++;
+  for (int32_t& idx : s.batch.idx_mapping)
+    if (idx >= 0) idx = to[idx];
+  for (Group& g : s.groups) {
+    BlockTable kept{next, g.table.width, {}};
+    kept.entries.reserve(static_cast<size_t>(next) * g.table.width);
+    for (int32_t row = 0; row < old_rows; ++row)
+      if (!drop[row])
+        kept.entries.insert(kept.entries.end(), g.table.entries.begin() + static_cast<size_t>(row) * g.table.width,
+                            g.table.entries.begin() + static_cast<size_t>(row + 1) * g.table.width);
+    if (next == 0) kept.width = 0;
+    g.table = kept;
+  }
+  return s;
+}
+
+/// The persistent table turned into the per-request one (format 1's): row
+/// r is the row request r read, a dummy's row holds `null` in every column.
+Scenario PerRequest(const Scenario& in, int32_t null) {
+  Scenario s = in;
+  Batch& b = s.batch;
+  b.table_rows = TableRows::kRequest;
+  const int32_t R = b.num_reqs();
+  for (Group& g : s.groups) {
+    BlockTable gathered{R, R > 0 ? g.table.width : 0, {}};
+    gathered.entries.assign(static_cast<size_t>(R) * gathered.width, null);
+    for (int32_t r = 0; r < R; ++r)
+      if (b.idx_mapping[r] >= 0)
+        std::copy_n(g.table.entries.begin() + static_cast<size_t>(b.idx_mapping[r]) * g.table.width, gathered.width,
+                    gathered.entries.begin() + static_cast<size_t>(r) * gathered.width);
+    g.table = gathered;
+  }
+  for (int32_t r = 0; r < R; ++r)
+    if (b.idx_mapping[r] >= 0) b.idx_mapping[r] = r;
   return s;
 }
 
@@ -66,9 +132,10 @@ Scenario DropFirstToken(const Scenario& in, int32_t r) {
   return s;
 }
 
-Scenario DropPaddingToken(const Scenario& in) {
+/// Removes the last `n` padding tokens.
+Scenario DropPaddingTokens(const Scenario& in, int64_t n) {
   Scenario s = in;
-  EraseTokens(&s, s.batch.num_tokens - 1, s.batch.num_tokens);
+  EraseTokens(&s, s.batch.num_tokens - n, s.batch.num_tokens);
   return s;
 }
 
@@ -112,6 +179,27 @@ Scenario RenumberBlocks(const Scenario& in) {
   }
   s.num_blocks = static_cast<int32_t>(next);
   return s;
+}
+
+/// The period of every ring in the scenario (the lcm of their capacities
+/// and ring pages), or 0 when it passes 2^40: shifting a context by a
+/// multiple of it keeps every ring slot.
+int64_t RingPeriod(const Scenario& s) {
+  int64_t period = 1;
+  for (const Group& g : s.groups) {
+    int64_t size = 1;
+    switch (g.family) {
+      case Family::kKpoolTail: size = g.kpool; break;
+      case Family::kQsaRing: size = g.ring; break;
+      case Family::kCompressorRing: size = g.capacity; break;
+      case Family::kQsaCompressed: size = int64_t{g.compress_ratio} * g.block_size; break;
+      case Family::kPaged: size = g.block_size; break;
+    }
+    if (size <= 0) continue;
+    period = period / std::gcd(period, size) * size;
+    if (period > (int64_t{1} << 40)) return 0;
+  }
+  return period;
 }
 
 /// Halves one parameter (a ring's capacity) towards its minimum.
@@ -168,7 +256,22 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
       if (best.groups.size() > 1 && g < best.groups.size() && !ReadByAnotherGroup(best, g) &&
           Try(RemoveGroup(best, g)))
         progress = true;
-    while (best.batch.num_tokens > best.batch.num_real_tokens() && Try(DropPaddingToken(best))) progress = true;
+    // A persistent table: the rows no request reads (all at once, then
+    // halves, ... one by one: a kernel that reads past a row in a tight
+    // layout reads the next), then the table as a per-request one.
+    for (size_t chunk = UnreadRows(best).size(); chunk >= 1; chunk /= 2) {
+      const std::vector<int32_t> unread = UnreadRows(best);
+      // From the last: dropping rows renumbers only the rows after them.
+      for (size_t end = unread.size(); end > 0; end -= std::min(end, chunk)) {
+        const size_t begin = end - std::min(end, chunk);
+        if (Try(DropRows(best, std::vector<int32_t>(unread.begin() + begin, unread.begin() + end)))) progress = true;
+      }
+    }
+    if (Persistent(best) && (Try(PerRequest(best, 0)) || Try(PerRequest(best, -1)))) progress = true;
+    // Padding: all, then halves (a padded batch can hold millions of tokens).
+    for (int64_t n = best.batch.num_tokens - best.batch.num_real_tokens(); n >= 1; n /= 2)
+      while (best.batch.num_tokens - best.batch.num_real_tokens() >= n && Try(DropPaddingTokens(best, n)))
+        progress = true;
     for (int32_t r = 0; r < best.batch.num_reqs(); ++r) {
       while (best.batch.query_start_loc[r + 1] > best.batch.query_start_loc[r] && Try(DropLastToken(best, r)))
         progress = true;
@@ -186,6 +289,12 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
     for (int32_t r = 0; r < best.batch.num_reqs(); ++r) {
       const Batch& b = best.batch;
       const int64_t context = b.seq_lens[r] - (b.query_start_loc[r + 1] - b.query_start_loc[r]);
+      // A huge context first keeps its ring offsets (the same slots, small positions).
+      const int64_t period = RingPeriod(best);
+      if (period > 0 && context >= 2 * period && Try(ShiftContext(best, r, context - context % period))) {
+        progress = true;
+        continue;
+      }
       for (int64_t delta = context; delta > 0; delta /= 2)
         if (Try(ShiftContext(best, r, delta))) {
           progress = true;
@@ -202,6 +311,11 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
           if (!Try(HalveParam(best, g, *p))) break;
           progress = true;
         }
+    if (best.table_layout != TableLayoutKind::kPadded) {
+      Scenario s = best;
+      s.table_layout = TableLayoutKind::kPadded;
+      if (Try(s)) progress = true;
+    }
     if (!best.batch.slot_mapping_in.empty() &&
         std::any_of(best.batch.slot_mapping_in.begin(), best.batch.slot_mapping_in.end(),
                     [](int64_t v) { return v != kPadSlot; })) {
