@@ -56,8 +56,11 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, CampaignR
   result->invariant = MostSpecificInvariant(blame ? blaming : fired);  // what the reproducer must keep firing
   std::string shrink_error;
   const std::string target = result->invariant;
+  const std::optional<TableLayoutKind> fixed_layout = options.generator.table_layout;
   result->minimized = Shrink(result->original, [&](const Scenario& candidate) {
     std::set<std::string> f;
+    // --table-layout fixed the layout: the reproducer keeps it.
+    if (fixed_layout && candidate.table_layout != *fixed_layout) return false;
     return Fired(candidate, backend, &f, &shrink_error) && f.count(target) > 0 &&
            (!sound || ReferencePasses(candidate));
   });

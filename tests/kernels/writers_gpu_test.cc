@@ -48,7 +48,8 @@ class WritersGpuTest : public ::testing::Test {
     gpu_->set_writers(WriterOptions{64});
     host_->set_writers(WriterOptions{64});
   }
-  // The same findings, invariant by invariant. Where the kernel maps two
+  // The same findings, invariant by invariant (row_bounds in the padded
+  // layout only: elsewhere the GPU has no evidence of it). Where the kernel maps two
   // tokens to one slot, which one's words land there is a race on the GPU
   // and an order on the host, so write_set may differ there (and only there).
   void ExpectSameJudgement(const Scenario& s, bool cuda_graph) {
@@ -59,6 +60,8 @@ class WritersGpuTest : public ::testing::Test {
     for (size_t i = 0; i < g.groups.size(); ++i) {
       std::map<std::string, int64_t> gc = g.groups[i].counts, hc = h.groups[i].counts;
       if (racing) gc.erase("write_set"), hc.erase("write_set");
+      // Outside the padded layout only the host sees reads past a row.
+      if (s.table_layout != TableLayoutKind::kPadded) hc.erase("row_bounds"), gc.erase("row_bounds");
       EXPECT_EQ(hc, gc) << s.name << " group " << g.groups[i].name << "\n" << WriteScenarioJson(s);
     }
   }
