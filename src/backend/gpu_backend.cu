@@ -85,19 +85,45 @@ class GpuBackend : public Backend {
   struct FamilyJobs {
     std::vector<MappingJob<P>> jobs;
     DeviceBuffer<MappingJob<P>> device;  // kept between calls, like the other buffers
-    int64_t max_programs = 0;
-    int64_t max_tokens = 0;
+    // Launches over jobs of similar size: the grid is (the segment's most
+    // programs, or flat tiles) x (its jobs), and blocks past a job's own programs return at
+    // once, so one engine-scale job must not size the grid of thousands of
+    // small ones.
+    struct Segment {
+      size_t first = 0, count = 0;
+      int64_t max_programs = 0, max_tokens = 0;
+    };
+    std::vector<Segment> segments;
 
     /// Room for this family's share of `counts` (indexed by Family).
     void Resize(const std::array<size_t, kFamilyCount>& counts) {
       jobs.resize(counts[static_cast<int>(MappingJobFamily<P>())]);
     }
-    /// The launch geometry once every job is written.
+    /// The launch geometry once every job is written: jobs by size,
+    /// largest first (each carries its own output pointers: order is free),
+    /// cut where the programs halve (or at 65535 jobs, gridDim.y).
     void Measure() {
-      max_programs = max_tokens = 0;
-      for (const MappingJob<P>& job : jobs) {
-        max_programs = std::max(max_programs, job.engine_programs);
-        max_tokens = std::max(max_tokens, job.batch.num_tokens);
+      constexpr size_t kMaxJobsPerLaunch = 65535;
+      constexpr int64_t kSmall = 16;  // below this many programs one launch is cheap anyway
+      // A job's size: the larger of its engine programs and its flat tiles.
+      auto size = [](const MappingJob<P>& job) {
+        return std::max(job.engine_programs, CeilDiv(job.batch.num_tokens, kFlatTile));
+      };
+      std::sort(jobs.begin(), jobs.end(),
+                [&](const MappingJob<P>& a, const MappingJob<P>& b) { return size(a) > size(b); });
+      segments.clear();
+      int64_t segment_size = 0;
+      for (size_t i = 0; i < jobs.size(); ++i) {
+        const MappingJob<P>& job = jobs[i];
+        if (segments.empty() || segments.back().count == kMaxJobsPerLaunch ||
+            (segment_size > kSmall && size(job) * 2 < segment_size)) {
+          segments.push_back(Segment{i, 0, 0, 0});
+          segment_size = size(job);
+        }
+        Segment& seg = segments.back();
+        seg.count++;
+        seg.max_programs = std::max(seg.max_programs, job.engine_programs);
+        seg.max_tokens = std::max(seg.max_tokens, job.batch.num_tokens);
       }
     }
   };
@@ -109,13 +135,10 @@ class GpuBackend : public Backend {
     SG_CUDA_TRY(cudaMemcpyAsync(family.device.get(), family.jobs.data(), sizeof(MappingJob<P>) * family.jobs.size(),
                                 cudaMemcpyHostToDevice, stream),
                 err);
-    constexpr size_t kMaxJobsPerLaunch = 65535;  // gridDim.y
-    for (size_t first = 0; first < family.jobs.size(); first += kMaxJobsPerLaunch) {
-      const size_t count = std::min(kMaxJobsPerLaunch, family.jobs.size() - first);
-      SG_CUDA_TRY(LaunchMappingBatch(family.device.get() + first, static_cast<int>(count), family.max_programs,
-                                     family.max_tokens, stream),
+    for (const auto& seg : family.segments)
+      SG_CUDA_TRY(LaunchMappingBatch(family.device.get() + seg.first, static_cast<int>(seg.count), seg.max_programs,
+                                     seg.max_tokens, stream),
                   err);
-    }
     return true;
   }
 

@@ -15,73 +15,82 @@ uint64_t SplitMix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// The strided layout's fillers: for each row, real-looking block ids that
-// are not in it. First the other rows' real ids, in table order from the
-// row after it (a read past the row then looks like another request's
-// block); when the other rows have none left, pseudo-random real ids.
+// The strided layout's fillers: real-looking block ids that no row of the
+// table holds (free blocks, as a stale allocation would name), so a read past
+// any row lands on a block its request does not own (own_block). Up to 16
+// such ids are found once per table (past the largest id it holds, else
+// below the smallest, else by a search); each row takes them in its own order
+// and repeats them to the stride's end, so laying out stays close to a copy.
 class Fillers {
  public:
-  Fillers(int32_t num_blocks, const Group& group, const BlockTable& table) : table_(table) {
-    lo_ = NullEntries(group);  // ids below name the null block
-    hi_ = std::min<int64_t>(int64_t{num_blocks} * lo_, kPoisonBlock);  // exclusive; the poison id is reserved
-    row_start_.reserve(static_cast<size_t>(table.rows) + 1);
-    for (int32_t r = 0; r < table.rows; ++r) {
-      row_start_.push_back(pool_.size());
-      for (int32_t c = 0; c < table.width; ++c)
-        if (table.at(r, c) >= lo_) pool_.push_back(table.at(r, c));
+  Fillers(int32_t num_blocks, const Group& group, const BlockTable& table) {
+    const int64_t lo = NullEntries(group);  // ids below name the null block
+    const int64_t hi = std::min<int64_t>(int64_t{num_blocks} * lo, kPoisonBlock);  // exclusive; poison reserved
+    const int64_t range = hi - lo;
+    if (range <= 0) return;
+    const int64_t n = static_cast<int64_t>(table.entries.size());
+    // Usually ids above the largest (or below the smallest) the table holds
+    // are free: one pass finds them.
+    int32_t max_id = -1, min_id = kPoisonBlock;
+    for (int32_t id : table.entries) {
+      max_id = std::max(max_id, id);
+      if (id >= lo) min_id = std::min(min_id, id);
     }
-    row_start_.push_back(pool_.size());
+    for (int64_t id = std::max<int64_t>(max_id + 1, lo); id < hi && static_cast<int64_t>(ids_.size()) < kFillers; ++id)
+      ids_.push_back(static_cast<int32_t>(id));
+    for (int64_t id = std::min<int64_t>(min_id, hi) - 1; id >= lo && static_cast<int64_t>(ids_.size()) < kFillers; --id)
+      ids_.push_back(static_cast<int32_t>(id));
+    if (!ids_.empty()) return;
+    const uint64_t start = SplitMix64(static_cast<uint64_t>(n) * 31 + static_cast<uint64_t>(table.width));
+    if (range <= std::max<int64_t>(64 * n, int64_t{1} << 16)) {
+      // Dense: a bitmap of the ids in use, then the first free ones from a hashed start.
+      std::vector<uint64_t> used(static_cast<size_t>((range + 63) / 64), 0);
+      for (int32_t id : table.entries)
+        if (id >= lo && id < hi) used[static_cast<size_t>(id - lo) / 64] |= uint64_t{1} << ((id - lo) % 64);
+      for (int64_t i = 0; i < range && static_cast<int64_t>(ids_.size()) < kFillers; ++i) {
+        const int64_t x = static_cast<int64_t>((start + static_cast<uint64_t>(i)) % static_cast<uint64_t>(range));
+        if (!(used[static_cast<size_t>(x) / 64] >> (x % 64) & 1)) ids_.push_back(static_cast<int32_t>(lo + x));
+      }
+      return;
+    }
+    // Sparse: most ids are free; pseudo-random ones checked against the
+    // table (scanned when small, else sorted once).
+    std::vector<int32_t> sorted;
+    const bool scan = n <= 256;
+    if (!scan) {
+      sorted = table.entries;
+      std::sort(sorted.begin(), sorted.end());
+    }
+    for (uint64_t i = 0; static_cast<int64_t>(ids_.size()) < kFillers && i < 64 * kFillers; ++i) {
+      const int32_t id = static_cast<int32_t>(lo + static_cast<int64_t>(SplitMix64(start + i) % static_cast<uint64_t>(range)));
+      const bool in_table = scan ? std::find(table.entries.begin(), table.entries.end(), id) != table.entries.end()
+                                 : std::binary_search(sorted.begin(), sorted.end(), id);
+      if (!in_table) ids_.push_back(id);
+    }
   }
 
-  /// Fills columns [width, stride) of row r at `row`.
-  void Fill(int32_t r, int64_t stride, int32_t* row) {
-    own_.assign(table_.entries.begin() + static_cast<size_t>(r) * table_.width,
-                table_.entries.begin() + static_cast<size_t>(r + 1) * table_.width);
-    std::sort(own_.begin(), own_.end());
-    size_t cursor = row_start_[r + 1];
-    bool pool_has_other = !pool_.empty();
-    for (int64_t c = table_.width; c < stride; ++c) {
-      int32_t id = kPoisonBlock;
-      // One lap of the pool at most: past that, no id of it is outside the row.
-      for (size_t step = 0; pool_has_other && step < pool_.size(); ++step) {
-        const int32_t candidate = pool_[cursor++ % pool_.size()];
-        if (!InRow(candidate)) {
-          id = candidate;
-          break;
-        }
-      }
-      if (id == kPoisonBlock) {
-        pool_has_other = false;
-        id = RandomId(r, c);
-      }
-      row[c] = id;
+  /// Fills columns [width, stride) of row r at `row` (poison when the table
+  /// holds every real id).
+  void Fill(int32_t r, int32_t width, int64_t stride, int32_t* row) const {
+    if (ids_.empty()) {
+      std::fill(row + width, row + stride, kPoisonBlock);
+      return;
+    }
+    // One period (the ids from this row's own start), then doubling copies.
+    const int64_t total = stride - width, count = static_cast<int64_t>(ids_.size());
+    int32_t* out = row + width;
+    const int64_t first = std::min(total, count);
+    for (int64_t i = 0; i < first; ++i) out[i] = ids_[static_cast<size_t>((r + i) % count)];
+    for (int64_t done = first; done < total;) {
+      const int64_t chunk = std::min(done - done % count, total - done);
+      std::copy_n(out, chunk, out + done);
+      done += chunk;
     }
   }
 
  private:
-  bool InRow(int64_t id) const { return std::binary_search(own_.begin(), own_.end(), id); }
-
-  // A real id not in the row, from a hash of (row, column); the poison id
-  // when every real id is in the row (or there is none: num_blocks 1).
-  int32_t RandomId(int32_t r, int64_t c) const {
-    const int64_t range = hi_ - lo_;
-    if (range <= 0) return kPoisonBlock;
-    const uint64_t h = SplitMix64((static_cast<uint64_t>(r) << 32) ^ static_cast<uint64_t>(c));
-    const int64_t start = static_cast<int64_t>(h % static_cast<uint64_t>(range));
-    // The row holds at most width ids: width + 1 consecutive ones hold one it lacks.
-    const int64_t probes = std::min<int64_t>(range, int64_t{table_.width} + 1);
-    for (int64_t i = 0; i < probes; ++i) {
-      const int64_t id = lo_ + (start + i) % range;
-      if (!InRow(id)) return static_cast<int32_t>(id);
-    }
-    return kPoisonBlock;
-  }
-
-  const BlockTable& table_;
-  int64_t lo_ = 1, hi_ = 1;          // real ids: [lo_, hi_)
-  std::vector<int32_t> pool_;        // every real id of the table, row-major
-  std::vector<size_t> row_start_;    // [rows + 1]: where each row's ids start in pool_
-  std::vector<int32_t> own_;         // the current row's ids, sorted
+  static constexpr int64_t kFillers = 16;
+  std::vector<int32_t> ids_;  // real ids no row holds
 };
 
 }  // namespace
@@ -110,19 +119,19 @@ TableShape CoverShapes(const TableShape& a, const TableShape& b) {
 void LayOutTable(TableLayoutKind kind, int32_t num_blocks, const Group& group, const BlockTable& table,
                  const TableShape& shape, int32_t* out) {
   const int64_t stride = shape.row_stride;
-  auto lay_rows = [&](Fillers* fillers) {
+  auto lay_rows = [&](const Fillers* fillers) {
     for (int32_t r = 0; r < table.rows; ++r) {
       int32_t* row = out + r * stride;
       std::copy_n(table.entries.begin() + static_cast<size_t>(r) * table.width, table.width, row);
       if (fillers) {
-        fillers->Fill(r, stride, row);
+        fillers->Fill(r, table.width, stride, row);
       } else {  // padded; tight only with width 0 (stride 1)
         std::fill(row + table.width, row + stride, kPoisonBlock);
       }
     }
   };
   if (kind == TableLayoutKind::kStrided) {
-    Fillers fillers(num_blocks, group, table);
+    const Fillers fillers(num_blocks, group, table);
     lay_rows(&fillers);
   } else {
     lay_rows(nullptr);

@@ -12,9 +12,10 @@
 //            (a zero stride would put every row at one address), the one
 //            column poison.
 //   strided  row stride PaddedRowStride(); columns [width, stride) hold
-//            real-looking block ids that are not in the row: other rows'
-//            blocks, or pseudo-random real ids when the other rows have
-//            none (poison only when no real id is left: num_blocks 1).
+//            real-looking block ids that no row of the table holds (free
+//            blocks: past its largest id, else below its smallest, else
+//            found by a search); poison only when the table holds every
+//            real id (num_blocks 1).
 //
 // So a read past its row, up to the farthest column a position selects,
 // stays inside the allocation in every layout; only in the padded one is it

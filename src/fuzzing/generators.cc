@@ -215,7 +215,7 @@ void Builder::Batch() {
     const int32_t most = std::max<int32_t>(1, o.max_requests);
     if (tier < 7000) {
       R = static_cast<int32_t>(c.Range(1, std::min<int32_t>(8, most)));
-    } else if (tier < 9985) {
+    } else if (tier < 9995) {
       R = static_cast<int32_t>(c.Range(1, std::min<int32_t>(64, most)));
     } else {
       R = static_cast<int32_t>(c.Range(std::max<int32_t>(1, most / 4), most));
@@ -234,7 +234,7 @@ void Builder::Batch() {
   // Rarely, one request longer than a request program's first tile, one at
   // and beside the tile sizes engines use, one at a context near or past
   // int32, one with a long context.
-  const int32_t long_at = R > 0 && PerTenThousand(20) ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
+  const int32_t long_at = R > 0 && PerTenThousand(5) ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
   const int32_t tile_at = R > 0 && PerTenThousand(100) ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
   const int32_t huge_at = R > 0 && PerTenThousand(100) ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
   const int32_t long_context_at = R > 0 && PerTenThousand(50) ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
@@ -315,10 +315,10 @@ void Builder::Batch() {
     if (PerMillion(1)) {
       b.num_tokens = std::max<int64_t>(real, kGrid16Tokens + c.Pick<int64_t>({1, 128, 129}));
       Note(Op::grid_past_2_16);
-    } else if (PerTenThousand(200)) {
+    } else if (PerTenThousand(100)) {
       b.num_tokens += c.Pick<int64_t>({255, 256, 257, 511, 512, 513});
       Note(Op::tile_sized_padding);
-    } else if (PerTenThousand(200)) {
+    } else if (PerTenThousand(100)) {
       const int64_t tile = c.Pick<int64_t>({128, 256, 1024});
       b.num_tokens = std::max<int64_t>(real + 1, (real + tile - 1) / tile * tile + c.Pick<int64_t>({-1, 0, 1}));
       Note(Op::tile_aligned_tokens);
@@ -428,14 +428,23 @@ void Builder::StaleRows(Group* g, const std::vector<int32_t>& live_entries) {
     int32_t* entries = t.entries.data() + static_cast<size_t>(row) * t.width;
     const int64_t kind = c.Range(0, 99);
     const int32_t filled = kind < 70 ? t.width : (kind < 85 ? static_cast<int32_t>(c.Range(0, t.width)) : 0);
-    for (int32_t col = 0; col < filled; ++col) {
+    // Runs, as a request's allocation is: a stretch of the live requests'
+    // blocks (a few draws per row, not one per entry: rows are many at
+    // engine scale), or consecutive real ids from a drawn one.
+    for (int32_t col = 0; col < filled;) {
+      const int32_t run = static_cast<int32_t>(std::min<int64_t>(filled - col, c.Range(1, 64)));
       if (!live_entries.empty() && (kind < 45 || c.Chance(50))) {
-        entries[col] = c.Pick(live_entries);  // a block a live request owns now
+        size_t from = static_cast<size_t>(c.Range(0, static_cast<int64_t>(live_entries.size()) - 1));
+        for (int32_t i = 0; i < run; ++i, ++from) entries[col + i] = live_entries[from % live_entries.size()];
         reused = true;
       } else {
         if (next_block == first_block) Fresh();  // no block handed out yet: one no request holds
-        entries[col] = static_cast<int32_t>(c.Range(first_block, next_block - 1) * bpk + c.Range(0, bpk - 1));
+        const int64_t blocks = next_block - first_block;
+        const int64_t start = c.Range(0, blocks * bpk - 1);
+        for (int32_t i = 0; i < run; ++i)
+          entries[col + i] = static_cast<int32_t>(first_block * bpk + (start + i) % (blocks * bpk));
       }
+      col += run;
     }
     if (kind >= 85 && c.Chance(30))
       for (int32_t col = 0; col < t.width; ++col) entries[col] = -1;

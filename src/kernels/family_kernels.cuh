@@ -17,9 +17,7 @@
 namespace slotguard {
 namespace family_kernels {
 
-constexpr int kFlatThreads = 256;
-constexpr int kFlatTokensPerThread = 8;
-constexpr int64_t kFlatTile = int64_t{kFlatThreads} * kFlatTokensPerThread;
+// kFlatThreads, kFlatTokensPerThread and kFlatTile: kernels/geometry.h.
 
 // FindRequest(qsl, num_reqs, t) computed by the whole thread block: every
 // round, each thread probes one point of (lo, hi) and __syncthreads_count

@@ -61,7 +61,7 @@ TEST(TableMemoryTest, TightWidthZeroHasStrideOneAndOnlyPoison) {
   EXPECT_EQ(std::vector<int32_t>(m.size(), kPoisonBlock), m);
 }
 
-TEST(TableMemoryTest, StridedFillersAreRealIdsOfOtherRowsNotInTheRow) {
+TEST(TableMemoryTest, StridedFillersAreRealIdsNoRowHolds) {
   const Scenario s = ParseTestScenario(kThreeRows);
   TableShape shape;
   const std::vector<int32_t> m = Lay(TableLayoutKind::kStrided, s, &shape);
@@ -73,21 +73,22 @@ TEST(TableMemoryTest, StridedFillersAreRealIdsOfOtherRowsNotInTheRow) {
     for (int64_t c = g.table.width; c < shape.row_stride; ++c) {
       const int32_t id = m[r * shape.row_stride + c];
       EXPECT_TRUE(id >= 1 && id < s.num_blocks) << "row " << r << " col " << c << ": " << id;
-      EXPECT_NE(g.table.at(r, 0), id);
-      EXPECT_NE(g.table.at(r, 1), id);
+      // A free block: no row holds it, so a read past any row is own_block.
+      EXPECT_EQ(g.table.entries.end(), std::find(g.table.entries.begin(), g.table.entries.end(), id)) << id;
     }
   }
-  // Row 0's fillers start with row 1's blocks.
-  EXPECT_EQ(2, m[2]);
-  EXPECT_EQ(9, m[3]);
+  // The ids past the largest the table holds (11), each row from its own start.
+  EXPECT_EQ(12, m[2]);
+  EXPECT_EQ(13, m[3]);
+  EXPECT_EQ(13, m[shape.row_stride + 2]);
   // The same scenario lays out the same memory.
   TableShape again;
   EXPECT_EQ(m, Lay(TableLayoutKind::kStrided, s, &again));
 }
 
 TEST(TableMemoryTest, StridedFillersOfAHybridGroupAreRealKernelBlocks) {
-  // Manager block 8 = 2 kernel blocks: ids 0 and 1 name the null block; one
-  // row only, so every filler is pseudo-random.
+  // Manager block 8 = 2 kernel blocks: ids 0 and 1 name the null block; the
+  // free kernel blocks are 4 and 5.
   const Scenario s = ParseTestScenario(R"({"slotguard": 2, "name": "t", "num_blocks": 3,
     "batch": {"query_start_loc": [0, 1], "positions": [60]},
     "groups": [{"name": "hyb", "kernel": "paged", "block_size": 8, "kernel_block_size": 4,
