@@ -61,7 +61,9 @@ typedef struct sg_mapping_call_v1 {
   /* The group's block table: row r is request r's, entry (r, c) at
      block_table[r * block_table_row_stride + c] for c < block_table_width.
      The stride is larger than the width: the columns past the width hold a
-     poison id (INT32_MAX), so a read past the row shows up in the output. */
+     poison id (INT32_MAX), so a read past the row shows up in the output.
+     (Since ABI 2 slotguard may lay the table out tight or strided for a
+     version-1 plugin too: see plugin.h.) */
   const int32_t* block_table;
   int64_t block_table_row_stride;
   int32_t block_table_width;

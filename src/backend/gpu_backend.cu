@@ -372,8 +372,9 @@ class GpuBackend : public Backend {
       cudaError_t launched = cudaSuccess;
       if (provided) {
         // Someone else's implementation, on our stream: engine output only.
-        std::string failure;
-        if (!provider_->Launch(MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, stream), true,
+        std::string failure = ProviderCannotTake(*provider_, batch);
+        if (!failure.empty() ||
+            !provider_->Launch(MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, stream), true,
                                &failure)) {
           // Its own error: a finding for this scenario, unless it broke the context.
           const cudaError_t sticky = cudaStreamSynchronize(stream);

@@ -10,6 +10,7 @@
 #include "backend/cuda_check.h"
 #include "backend/kernel_inputs.h"
 #include "backend/table_memory.h"
+#include "scenario/table_extent.h"
 #include "kernels/launchers.h"
 #include "plugin/mapping_call.h"
 #include "writers/cache_pool.h"
@@ -107,11 +108,13 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
   for (size_t i : RunOrder(shape)) {
     const Group& group = shape.groups[i];
     GroupBuffers& g = *groups[i];
-    const TableLayout layout = ViewOf(g.table.get(), g.shape, group.table.width, g.rows);
+    const TableLayout layout = ViewOf(g.table.get(), g.shape, g.gather ? LaidOutWidth(group) : group.table.width, g.rows);
     const int common = CommonGroupIndex(shape, group);
     const int64_t* common_mapping = common >= 0 ? groups[common]->out[0].get() : default_common.get();
     const MappingOutputs out{g.out[0].get(), OutputCount(group) > 1 ? g.out[1].get() : nullptr};
     if (provider && provider->Runs(group.family, group.variant)) {
+      if (launched == cudaSuccess && failure.empty()) failure = ProviderCannotTake(*provider, sb);
+      if (!failure.empty()) launched = cudaErrorLaunchFailure;
       if (launched == cudaSuccess &&
           !provider->Launch(MakeMappingCall(group, TableReadBatch(b, g.gather), layout, out, common_mapping, stream),
                             true, &failure))
@@ -152,7 +155,7 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
     for (size_t i = 0; i < replay.groups.size(); ++i) {
       const GroupBuffers& g = *groups[i];
       const Group& group = replay.groups[i];
-      const BlockTable gathered = g.gather ? GatheredTable(rb, group.table) : BlockTable();
+      const BlockTable gathered = g.gather ? GatheredTable(rb, group) : BlockTable();
       tables.emplace_back(static_cast<size_t>(g.shape.entries));
       LayOutTable(shape.table_layout, replay.num_blocks, group, g.gather ? gathered : group.table, g.shape,
                   tables.back().data());

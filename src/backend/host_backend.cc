@@ -92,7 +92,8 @@ class HostBackend : public Backend {
         // Someone else's implementation: engine output only; in the padded
         // layout reads past a row show as the poison id in the output.
         const MappingOutputs engine{out.engine[0].data(), two ? out.engine[1].data() : nullptr};
-        std::string err;
+        std::string err = ProviderCannotTake(*provider_, batch);
+        if (!err.empty()) return err;
         if (!provider_->Launch(MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, nullptr),
                                false, &err))
           return err;

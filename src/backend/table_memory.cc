@@ -97,9 +97,12 @@ class Fillers {
 
 TableShape ShapeTable(TableLayoutKind kind, const Batch& batch, const Group& group, int32_t rows) {
   const int64_t padded = PaddedRowStride(batch, group);
+  // Room (poison) for R rows even when a persistent table has fewer: a
+  // kernel that reads row r instead of idx_mapping[r] stays inside.
+  rows = std::max(rows, batch.num_reqs());
   TableShape shape;
   if (kind == TableLayoutKind::kTight) {
-    shape.row_stride = std::max<int32_t>(group.table.width, 1);
+    shape.row_stride = std::max<int32_t>(LaidOutWidth(group), 1);
     // The last row reaches as far as a padded row: padded - width poison entries after it.
     shape.entries = rows > 0 ? int64_t{rows - 1} * shape.row_stride + std::max(padded, shape.row_stride) : 0;
   } else {
@@ -140,10 +143,11 @@ void LayOutTable(TableLayoutKind kind, int32_t num_blocks, const Group& group, c
   std::fill(out + std::min<int64_t>(int64_t{table.rows} * stride, shape.entries), out + shape.entries, kPoisonBlock);
 }
 
-BlockTable GatheredTable(const Batch& batch, const BlockTable& persistent) {
+BlockTable GatheredTable(const Batch& batch, const Group& group) {
+  const BlockTable& persistent = group.table;
   BlockTable gathered;
   gathered.rows = batch.num_reqs();
-  gathered.width = persistent.width;
+  gathered.width = LaidOutWidth(group);  // a table without rows has no width: the family's minimum
   gathered.entries.assign(static_cast<size_t>(gathered.rows) * gathered.width, -1);
   for (int32_t r = 0; r < gathered.rows; ++r) {
     const int32_t row = batch.row_of(r);
@@ -178,7 +182,7 @@ MappingBatch TableReadBatch(const MappingBatch& batch, bool gathered) {
 
 void LayOutGroupTable(const Scenario& scenario, const Group& group, bool gather, LaidOutTable* laid) {
   laid->gathered = gather;
-  if (gather) laid->table = GatheredTable(scenario.batch, group.table);
+  if (gather) laid->table = GatheredTable(scenario.batch, group);
   const BlockTable& table = gather ? laid->table : group.table;
   laid->shape = ShapeTable(scenario.table_layout, scenario.batch, group, table.rows);
   laid->memory.resize(static_cast<size_t>(laid->shape.entries));

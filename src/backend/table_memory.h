@@ -59,7 +59,7 @@ void LayOutTable(TableLayoutKind kind, int32_t num_blocks, const Group& group, c
 /// implementation that cannot read persistent tables (plugin ABI 1,
 /// compiled-kernel spec 1): row r is persistent row idx_mapping[r]; a dummy
 /// request's row is all -1 (every family maps it to PAD).
-BlockTable GatheredTable(const Batch& batch, const BlockTable& persistent);
+BlockTable GatheredTable(const Batch& batch, const Group& group);
 
 /// The kernel's view of a table laid out with `shape` at `data` (host or
 /// device memory).

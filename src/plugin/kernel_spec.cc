@@ -394,7 +394,10 @@ class SpecReader : public JsonReader {
     for (size_t i = 0; i < j["params"].size(); ++i) {
       SpecArg arg;
       if (!Param(j["params"][i], "/params/" + std::to_string(i), &arg)) return false;
-      // Spec 1's seq_lens were int32: such a kernel gets them so.
+      // Spec 1's seq_lens were int32: such a kernel gets them so; spec 2's names are not spec 1's.
+      if (version == 1 && (arg.name == "seq_lens_i32" || arg.name == "block_table_rows_by_idx_mapping"))
+        return Fail("/params/" + std::to_string(i), "'" + arg.name + "' is a spec-2 name",
+                    "\"slotguard_kernel_spec\": 2 to use it");
       if (version == 1 && arg.kind == SpecArgKind::kBuffer && arg.name == "seq_lens") arg.name = "seq_lens_i32";
       spec->params.push_back(arg);
     }
@@ -410,7 +413,6 @@ class SpecReader : public JsonReader {
           if (!Int(g, pointer, kInt64Min, kInt64Max, "grid size", &x)) return false;
           text = std::to_string(x);
         } else if (g.is_string()) text = g.get<std::string>();
-        else if (g.is_string()) text = g.get<std::string>();
         else return Fail(pointer, "wrong type", "a formula (string) or an integer", DescribeJson(g));
       }
       if (!spec->grid[d].Parse(text, &problem)) return FailWith(pointer, problem);

@@ -1,5 +1,8 @@
 #include "plugin/mapping_call.h"
 
+#include <algorithm>
+
+#include "plugin/mapping_provider.h"
 #include "registry/families.h"
 #include "scenario/family_params.h"
 
@@ -40,6 +43,14 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
 #undef SG_GROUP_PARAM
   call.stream = stream;
   return call;
+}
+
+std::string ProviderCannotTake(const MappingProvider& provider, const Batch& batch) {
+  if (provider.reads_persistent_tables()) return "";  // ABI 2 / spec 2: int64 seq_lens
+  const int64_t most = batch.seq_lens.empty() ? 0 : *std::max_element(batch.seq_lens.begin(), batch.seq_lens.end());
+  if (most <= INT32_MAX) return "";
+  return provider.name() + " takes int32 seq_lens (plugin ABI 1 or kernel spec 1) and this batch's reach " +
+         std::to_string(most) + "; rebuild it against plugin ABI 2 (spec 2) to check it on such a batch";
 }
 
 }  // namespace slotguard

@@ -3,6 +3,8 @@
 #ifndef SLOTGUARD_PLUGIN_MAPPING_CALL_H_
 #define SLOTGUARD_PLUGIN_MAPPING_CALL_H_
 
+#include <string>
+
 #include "kernels/mapping_batch.h"
 #include "kernels/table_view.h"
 #include "scenario/scenario.h"
@@ -14,6 +16,13 @@ namespace slotguard {
 /// pointers for a host call; `common` is the qsa_compressed common mapping.
 sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, const TableLayout& table,
                                 const MappingOutputs& out, const int64_t* common, void* stream);
+
+class MappingProvider;
+
+/// Why `provider` cannot be handed `batch` as it is, or "": an ABI-1 plugin
+/// or spec-1 kernel takes int32 seq_lens, so a seq_len past INT32_MAX would
+/// reach it saturated and its right answer would look wrong.
+std::string ProviderCannotTake(const MappingProvider& provider, const Batch& batch);
 
 }  // namespace slotguard
 

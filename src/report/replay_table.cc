@@ -12,8 +12,10 @@ namespace {
 
 std::string Cell(int64_t v) { return v == kPadSlot ? "PAD" : std::to_string(v); }
 
+/// Right-aligned in `width`; a value as wide or wider (positions past 10^9,
+/// ids near 2^31) still gets one space, so columns never run together.
 std::string Pad(const std::string& s, size_t width) {
-  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+  return s.size() >= width ? " " + s : std::string(width - s.size(), ' ') + s;
 }
 
 }  // namespace

@@ -256,6 +256,20 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
                   static_cast<size_t>(limits_.max_requests), "--max-requests", &b->idx_mapping))
       return false;
     if (!Length(*idx, ptr + "/idx_mapping", R, "the number of requests")) return false;
+    if (b->table_rows == TableRows::kIdxMapping) {
+      // Each row of a persistent table is one request's: two live requests never share one.
+      std::vector<std::pair<int32_t, int32_t>> reads;  // (row, request), live requests only
+      for (int32_t r = 0; r < R; ++r)
+        if (b->idx_mapping[r] >= 0) reads.emplace_back(b->idx_mapping[r], r);
+      std::sort(reads.begin(), reads.end());
+      for (size_t i = 1; i < reads.size(); ++i)
+        if (reads[i].first == reads[i - 1].first)
+          return Fail(JsonChild(ptr + "/idx_mapping", static_cast<size_t>(reads[i].second)),
+                      "two requests read one row of the persistent table",
+                      "a row no other request reads (request " + std::to_string(reads[i - 1].second) + " reads row " +
+                          std::to_string(reads[i].first) + ")",
+                      std::to_string(reads[i].first));
+    }
   } else {
     b->idx_mapping.resize(R);
     for (int32_t r = 0; r < R; ++r) b->idx_mapping[r] = r;
@@ -464,7 +478,9 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
     return Fail(JsonChild(ptr, 0), "row too narrow for the ring",
                 Plural(min_width, "column", "columns") + " (" + MinWidthReason(g.family) + ")",
                 std::to_string(table->width));
-  const int64_t padded = PaddedRowStride(s.batch, g) * std::max(R, 1);
+  // An implementation of plugin ABI 1 gets the persistent table gathered
+  // per request: R rows, which must fit too.
+  const int64_t padded = PaddedRowStride(s.batch, g) * std::max({R, s.batch.num_reqs(), 1});
   if (padded > limits_.max_table_entries)
     return Fail(ptr, "block table too large once padded to the farthest column a position selects",
                 "at most " + std::to_string(limits_.max_table_entries) +

@@ -15,8 +15,13 @@ int64_t PaddedRowStride(const Batch& batch, const Group& group) {
   // Past kMaxPoisonColumns the poison stops: a read that far misses the
   // allocation (the host backend still sees it; a GPU faults or reads
   // garbage, which the reference comparison catches).
-  const int64_t reach = std::min<int64_t>(farthest_col + 1, int64_t{group.table.width} + kMaxPoisonColumns);
-  return std::max<int64_t>(group.table.width, reach) + 1;
+  const int64_t width = LaidOutWidth(group);
+  const int64_t reach = std::min<int64_t>(farthest_col + 1, width + kMaxPoisonColumns);
+  return std::max<int64_t>(width, reach) + 1;
+}
+
+int32_t LaidOutWidth(const Group& group) {
+  return static_cast<int32_t>(std::max<int64_t>(group.table.width, MinWidth(group)));
 }
 
 }  // namespace slotguard

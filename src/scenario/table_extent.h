@@ -20,6 +20,11 @@ constexpr int64_t kMaxPoisonColumns = 4096;
 /// column any real token's position could select.
 int64_t PaddedRowStride(const Batch& batch, const Group& group);
 
+/// The width a table is laid out with: its own, or the family's minimum
+/// when it has none (a persistent table without rows, every request a
+/// dummy, still hands an ABI-1 kernel the columns it reads unguarded).
+int32_t LaidOutWidth(const Group& group);
+
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_SCENARIO_TABLE_EXTENT_H_

@@ -117,7 +117,7 @@ TEST(TableMemoryTest, TheGatheredTableHoldsEachRequestsRowAndAllMinusOneForADumm
     "batch": {"query_start_loc": [0, 1, 2, 3], "table_rows": "idx_mapping", "idx_mapping": [2, -1, 0]},
     "groups": [{"name": "attn", "kernel": "paged", "block_size": 4,
                 "block_table": [[3, 5], [2, 9], [6, 11]]}]})");
-  const BlockTable gathered = GatheredTable(s.batch, s.groups[0].table);
+  const BlockTable gathered = GatheredTable(s.batch, s.groups[0]);
   EXPECT_EQ(3, gathered.rows);
   EXPECT_EQ(2, gathered.width);
   EXPECT_EQ(std::vector<int32_t>({6, 11, -1, -1, 3, 5}), gathered.entries);

@@ -170,6 +170,22 @@ TEST_F(PluginTest, AnAbi1PluginReadsAPersistentTableGatheredPerRequest) {
     out_.str("");
     EXPECT_EQ(kExitHolds, RunCheck(o, out_, err_)) << TableLayoutName(kind) << "\n" << out_.str() << err_.str();
   }
+  // Every request a dummy: the persistent table has no rows (and so no
+  // width); the gathered one still has the column kpool_tail reads: PAD.
+  const fs::path empty = dir_ / "v1-no-rows.json";
+  std::ofstream(empty) << R"({"slotguard": 2, "name": "v1-no-rows", "num_blocks": 8,
+    "batch": {"table_rows": "idx_mapping", "query_start_loc": [0, 2], "positions": [0, 1], "idx_mapping": [-1]},
+    "groups": [{"name": "tail", "kernel": "kpool_tail", "kpool": 4, "block_table": []}],
+    "expect": {"verdict": "pass", "slot_mapping": {"tail": [-1, -1]}}})";
+  EXPECT_EQ(kExitHolds, Check(v1, {empty.string()})) << out_.str() << err_.str();
+  // seq_lens past int32 cannot reach an ABI-1 plugin faithfully: said so, not blamed on the kernel.
+  const fs::path wide = dir_ / "v1-wide-seq-lens.json";
+  std::ofstream(wide) << R"({"slotguard": 1, "name": "v1-wide", "num_blocks": 8,
+    "batch": {"query_start_loc": [0, 1], "seq_lens": [4294967296]},
+    "groups": [{"name": "tail", "kernel": "kpool_tail", "kpool": 4, "block_table": [[3]]}]})";
+  EXPECT_EQ(kExitFindings, Check(v1, {wide.string()})) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("takes int32 seq_lens (plugin ABI 1 or kernel spec 1) and this "
+                                               "batch's reach 4294967296")) << out_.str();
 }
 
 TEST_F(PluginTest, FuzzGeneratesPersistentTablesOnlyForAProviderThatReadsThem) {

@@ -385,6 +385,11 @@ TEST_F(ScenarioJsonTest, APersistentTableHasTheRowsIdxMappingNames) {
                    R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[1], [2], [3]]}])"),
               "x.json:/groups/0/block_table: persistent table has fewer rows than idx_mapping names; expected at "
               "least 4 rows (max(idx_mapping) + 1), got 3");
+  // Each row is one request's.
+  AssertError(Doc2(R"({"query_start_loc": [0, 1, 2, 3], "idx_mapping": [2, -1, 2], "table_rows": "idx_mapping"})",
+                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[1], [2], [3]]}])"),
+              "x.json:/batch/idx_mapping/2: two requests read one row of the persistent table; expected a row no "
+              "other request reads (request 0 reads row 2), got 2");
   // Only dummies: no row is read, an empty table is fine.
   AssertLoads(Doc2(R"({"query_start_loc": [0, 1], "idx_mapping": [-1], "table_rows": "idx_mapping"})",
                    R"([{"name": "a", "kernel": "qsa_ring", "ring": 4, "block_table": []}])"));
