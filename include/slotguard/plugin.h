@@ -26,7 +26,7 @@
  * Version 2 (this header) over version 1 (slotguard/plugin_v1.h, which
  * slotguard still loads): seq_lens is int64 (positions were already),
  * seq_lens_i32 carries the same values saturated at INT32_MAX for kernels
- * that take int32, and block_table_rows_by_idx_mapping says whether the
+ * that take int32, num_real_tokens is query_start_loc[num_reqs] as a scalar, and block_table_rows_by_idx_mapping says whether the
  * table is a persistent one read through idx_mapping (format 2's
  * batch.table_rows). A version-1 plugin gets seq_lens_i32 as its seq_lens
  * and, instead of a persistent table (which it cannot know how to read),
@@ -59,6 +59,7 @@ typedef struct sg_mapping_call {
   const int64_t* slot_mapping_in; /* [num_tokens] (kpool_tail copies it through) */
   int32_t num_reqs;
   int64_t num_actual_tokens;
+  int64_t num_real_tokens;        /* query_start_loc[num_reqs], as a scalar (ABI 2) */
   int64_t num_tokens;             /* length of every per-token buffer */
 
   /* The group's block table: entry (row, c) at

@@ -213,7 +213,8 @@ const std::vector<std::string>& SpecBufferNames() {
 }
 
 const std::vector<std::string>& SpecScalarNames() {
-  static const std::vector<std::string> names = {"num_reqs",         "num_actual_tokens",   "num_tokens",
+  static const std::vector<std::string> names = {"num_reqs",         "num_actual_tokens",   "num_real_tokens",
+                                                 "num_tokens",
                                                  "block_table_width", "block_table_row_stride", "block_table_rows",
                                                  "block_table_rows_by_idx_mapping"};
   return names;
@@ -257,6 +258,7 @@ bool CallVariable(const std::string& name, const sg_mapping_call& call, int64_t*
   const std::string family = call.family ? call.family : "";
   if (name == "num_reqs") *value = call.num_reqs;
   else if (name == "num_actual_tokens") *value = call.num_actual_tokens;
+  else if (name == "num_real_tokens") *value = call.num_real_tokens;
   else if (name == "num_tokens") *value = call.num_tokens;
   else if (name == "block_table_width") *value = call.block_table_width;
   else if (name == "block_table_row_stride") *value = call.block_table_row_stride;
@@ -395,7 +397,8 @@ class SpecReader : public JsonReader {
       SpecArg arg;
       if (!Param(j["params"][i], "/params/" + std::to_string(i), &arg)) return false;
       // Spec 1's seq_lens were int32: such a kernel gets them so; spec 2's names are not spec 1's.
-      if (version == 1 && (arg.name == "seq_lens_i32" || arg.name == "block_table_rows_by_idx_mapping"))
+      if (version == 1 && (arg.name == "seq_lens_i32" || arg.name == "block_table_rows_by_idx_mapping" ||
+                           arg.name == "num_real_tokens"))
         return Fail("/params/" + std::to_string(i), "'" + arg.name + "' is a spec-2 name",
                     "\"slotguard_kernel_spec\": 2 to use it");
       if (version == 1 && arg.kind == SpecArgKind::kBuffer && arg.name == "seq_lens") arg.name = "seq_lens_i32";

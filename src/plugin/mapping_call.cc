@@ -22,6 +22,7 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
   call.slot_mapping_in = batch.slot_mapping_in;
   call.num_reqs = batch.num_reqs;
   call.num_actual_tokens = batch.num_actual_tokens;
+  call.num_real_tokens = batch.num_real_tokens;
   call.num_tokens = batch.num_tokens;
   call.block_table = table.data;
   call.block_table_row_stride = table.row_stride;

@@ -11,6 +11,7 @@ sg_mapping_call Call() {
   c.family = "kpool_tail";
   c.num_reqs = 5;
   c.num_actual_tokens = 700;
+  c.num_real_tokens = 690;
   c.num_tokens = 1024;
   c.kpool_tail.kpool = 64;
   return c;
@@ -33,6 +34,20 @@ TEST(GridFormulaTest, Evaluates) {
   EXPECT_EQ(1, Eval("min(num_reqs, 1)"));
   EXPECT_EQ(4, Eval("num_tokens / 256 % 5"));  // (1024 / 256) % 5
   EXPECT_EQ(42, Eval("42"));
+  EXPECT_EQ(3, Eval("cdiv(num_real_tokens, 256)"));  // qsl[num_reqs] = 690
+}
+
+TEST(KernelSpecTest, SpecTwoNamesAreNotSpecOnes) {
+  KernelSpec spec;
+  std::string err;
+  const std::string params = R"("params": [{"scalar": "num_real_tokens", "type": "i64"}], "grid": [1], "block": [1]})";
+  EXPECT_TRUE(ParseKernelSpec(R"({"slotguard_kernel_spec": 2, "family": "kpool_tail", "symbol": "k", )" + params,
+                              "k.json", &spec, &err))
+      << err;
+  EXPECT_FALSE(ParseKernelSpec(R"({"slotguard_kernel_spec": 1, "family": "kpool_tail", "symbol": "k", )" + params,
+                               "k.json", &spec, &err));
+  EXPECT_EQ("k.json:/params/0: 'num_real_tokens' is a spec-2 name; expected \"slotguard_kernel_spec\": 2 to use it",
+            err);
 }
 
 TEST(GridFormulaTest, ErrorsNameTheProblem) {
