@@ -310,7 +310,6 @@ class GpuBackend : public Backend {
         out.fault.clear();
         out.cache.clear();
         out.head_bytes = 0;
-        out.row_bounds_evidence = OutputRowBoundsEvidence(s.table_layout);
         out.read_past_row.assign(tokens, 0);
         const int count = OutputCount(s.groups[g]);
         out.engine.resize(count);
@@ -319,10 +318,8 @@ class GpuBackend : public Backend {
           const size_t at = places(i)[g].out[o];
           out.engine[o].assign(engine + at, engine + at + tokens);
           out.flat[o].assign(flat + at, flat + at + tokens);
-          if (!PoisonFollowsEveryRow(s.table_layout)) continue;
-          MarkPoisonReads(out.engine[o], SlotsPerEntry(s.groups[g]), &out.read_past_row);
-          MarkPoisonReads(out.flat[o], SlotsPerEntry(s.groups[g]), &out.read_past_row);
         }
+        MarkOutputReadsPastRow(s.table_layout, s.groups[g], &out);
       }
     });
     return true;
@@ -344,11 +341,11 @@ class GpuBackend : public Backend {
       DeviceBuffer<int64_t> engine[2], flat[2];
     };
     std::vector<std::unique_ptr<DeviceOutputs>> device(scenario.groups.size());
+    const std::string cannot_take = provider_ ? ProviderCannotTake(*provider_, batch) : std::string();
     outputs->assign(scenario.groups.size(), GroupOutputs());
     for (size_t i : RunOrder(scenario)) {
       const Group& group = scenario.groups[i];
       GroupOutputs& out = (*outputs)[i];
-      out.row_bounds_evidence = OutputRowBoundsEvidence(scenario.table_layout);
       out.read_past_row.assign(n, 0);
       const bool provided = provider_ && provider_->Runs(group.family, group.variant);
       LaidOutTable table;
@@ -372,7 +369,7 @@ class GpuBackend : public Backend {
       cudaError_t launched = cudaSuccess;
       if (provided) {
         // Someone else's implementation, on our stream: engine output only.
-        std::string failure = ProviderCannotTake(*provider_, batch);
+        std::string failure = cannot_take;
         if (!failure.empty() ||
             !provider_->Launch(MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, stream), true,
                                &failure)) {
@@ -423,9 +420,7 @@ class GpuBackend : public Backend {
           SG_CUDA_TRY(cudaMemcpyAsync(out.cache.data(), view.bytes, bytes, cudaMemcpyDeviceToHost, stream), err);
       }
       SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
-      if (!PoisonFollowsEveryRow(scenario.table_layout)) continue;
-      for (const std::vector<int64_t>& o : out.engine) MarkPoisonReads(o, SlotsPerEntry(group), &out.read_past_row);
-      for (const std::vector<int64_t>& o : out.flat) MarkPoisonReads(o, SlotsPerEntry(group), &out.read_past_row);
+      MarkOutputReadsPastRow(scenario.table_layout, group, &out);
     }
     return true;
   }

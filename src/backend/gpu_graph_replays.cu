@@ -105,6 +105,7 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
   SG_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), err);
   cudaError_t launched = cudaSuccess;
   std::string failure;  // the provider's own error
+  const std::string cannot_take = provider ? ProviderCannotTake(*provider, sb) : std::string();
   for (size_t i : RunOrder(shape)) {
     const Group& group = shape.groups[i];
     GroupBuffers& g = *groups[i];
@@ -113,7 +114,7 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
     const int64_t* common_mapping = common >= 0 ? groups[common]->out[0].get() : default_common.get();
     const MappingOutputs out{g.out[0].get(), OutputCount(group) > 1 ? g.out[1].get() : nullptr};
     if (provider && provider->Runs(group.family, group.variant)) {
-      if (launched == cudaSuccess && failure.empty()) failure = ProviderCannotTake(*provider, sb);
+      if (launched == cudaSuccess) failure = cannot_take;
       if (!failure.empty()) launched = cudaErrorLaunchFailure;
       if (launched == cudaSuccess &&
           !provider->Launch(MakeMappingCall(group, TableReadBatch(b, g.gather), layout, out, common_mapping, stream),
@@ -172,15 +173,12 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
       if (!CopyOut(&out.cache, groups[i]->cache, static_cast<size_t>(CacheBytes(groups[i]->view)), stream, err))
         return false;
       out.head_bytes = writers.head_bytes;
-      out.row_bounds_evidence = OutputRowBoundsEvidence(shape.table_layout);
     }
     SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
     for (size_t i = 0; i < replay.groups.size(); ++i) {
       GroupOutputs& out = state[i];
       out.read_past_row.assign(n, 0);
-      if (!PoisonFollowsEveryRow(shape.table_layout)) continue;
-      for (const std::vector<int64_t>& o : out.engine)
-        MarkPoisonReads(o, SlotsPerEntry(replay.groups[i]), &out.read_past_row);
+      MarkOutputReadsPastRow(shape.table_layout, replay.groups[i], &out);
     }
     outputs->push_back(std::move(state));
   }

@@ -72,6 +72,7 @@ class HostBackend : public Backend {
     const Batch& batch = scenario.batch;
     const std::vector<int32_t> seq_lens_i32 = provider_ ? SaturatedSeqLens(batch) : std::vector<int32_t>();
     const MappingBatch b = HostMappingBatch(batch, &seq_lens_i32);
+    const std::string cannot_take = provider_ ? ProviderCannotTake(*provider_, batch) : std::string();
     std::vector<int64_t> default_common;  // built only for a qsa_compressed group without `common`
     for (size_t i : RunOrder(scenario)) {
       const Group& group = scenario.groups[i];
@@ -92,15 +93,13 @@ class HostBackend : public Backend {
         // Someone else's implementation: engine output only; in the padded
         // layout reads past a row show as the poison id in the output.
         const MappingOutputs engine{out.engine[0].data(), two ? out.engine[1].data() : nullptr};
-        std::string err = ProviderCannotTake(*provider_, batch);
-        if (!err.empty()) return err;
+        if (!cannot_take.empty()) return cannot_take;
+        std::string err;
         if (!provider_->Launch(MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, nullptr),
                                false, &err))
           return err;
         out.flat.clear();
-        out.row_bounds_evidence = OutputRowBoundsEvidence(scenario.table_layout);
-        if (PoisonFollowsEveryRow(scenario.table_layout))
-          for (const std::vector<int64_t>& o : out.engine) MarkPoisonReads(o, SlotsPerEntry(group), &out.read_past_row);
+        MarkOutputReadsPastRow(scenario.table_layout, group, &out);
         continue;
       }
       VisitFamily(group, common_mapping, [&](auto family, const auto& params) {

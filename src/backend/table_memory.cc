@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backend/kernel_inputs.h"  // MarkPoisonReads
 #include "scenario/family_params.h"
 #include "scenario/table_extent.h"
 
@@ -191,18 +192,20 @@ void LayOutGroupTable(const Scenario& scenario, const Group& group, bool gather,
   LayOutTable(scenario.table_layout, scenario.num_blocks, group, table, laid->shape, laid->memory.data());
 }
 
-bool PoisonFollowsEveryRow(TableLayoutKind kind) { return kind == TableLayoutKind::kPadded; }
-
-const char* OutputRowBoundsEvidence(TableLayoutKind kind) {
+void MarkOutputReadsPastRow(TableLayoutKind kind, const Group& group, GroupOutputs* out) {
   switch (kind) {
     case TableLayoutKind::kPadded:
-      return "poison block id in the output";
+      out->row_bounds_evidence = "poison block id in the output";
+      for (const std::vector<int64_t>& o : out->engine) MarkPoisonReads(o, SlotsPerEntry(group), &out->read_past_row);
+      for (const std::vector<int64_t>& o : out->flat) MarkPoisonReads(o, SlotsPerEntry(group), &out->read_past_row);
+      return;
     case TableLayoutKind::kTight:
-      return "none in the tight layout: a read past the row reads the next row's blocks (own_block)";
+      out->row_bounds_evidence = "none in the tight layout: a read past the row reads the next row's blocks (own_block)";
+      return;
     case TableLayoutKind::kStrided:
-      return "none in the strided layout: a read past the row reads blocks of other rows (own_block)";
+      out->row_bounds_evidence = "none in the strided layout: a read past the row reads free blocks no row holds (own_block)";
+      return;
   }
-  return "";
 }
 
 }  // namespace slotguard

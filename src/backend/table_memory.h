@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backend/backend.h"  // GroupOutputs
 #include "kernels/mapping_batch.h"
 #include "kernels/table_view.h"
 #include "plugin/mapping_provider.h"
@@ -92,13 +93,12 @@ struct LaidOutTable {
 /// with `gather` (GathersTable()) the gathered one. Reuses `laid`'s storage.
 void LayOutGroupTable(const Scenario& scenario, const Group& group, bool gather, LaidOutTable* laid);
 
-/// Whether `kind` leaves the poison id past every row, so that a read past
-/// the row shows in the output (MarkPoisonReads): padded only.
-bool PoisonFollowsEveryRow(TableLayoutKind kind);
-
-/// How a backend that only sees the outputs (the GPU, another
-/// implementation) observes row_bounds in `kind`, for the report.
-const char* OutputRowBoundsEvidence(TableLayoutKind kind);
+/// The row_bounds evidence of a backend that only sees the outputs (the GPU,
+/// another implementation): names it in out->row_bounds_evidence and, in
+/// the padded layout (the only one with poison past every row), marks in
+/// out->read_past_row (already num_tokens long) each token of an engine or
+/// flat output whose slot decodes to the poison block (MarkPoisonReads).
+void MarkOutputReadsPastRow(TableLayoutKind kind, const Group& group, GroupOutputs* out);
 
 }  // namespace slotguard
 
