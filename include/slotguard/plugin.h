@@ -98,6 +98,12 @@ typedef struct sg_mapping_call {
   struct { int32_t capacity, ring_block_size; } compressor_ring;
 
   void* stream;                   /* cudaStream_t for launch_device; NULL for launch_host */
+
+  /* Appended to ABI 2 (a plugin built before it never reads it): the
+     request of each token, r for query_start_loc[r] <= t <
+     query_start_loc[r + 1], -1 for tokens past query_start_loc[num_reqs],
+     as engines' metadata builders precompute it. */
+  const int32_t* request_of_token; /* [num_tokens] */
 } sg_mapping_call;
 
 #ifndef SLOTGUARD_PLUGIN_INFO_DEFINED

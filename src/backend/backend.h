@@ -31,12 +31,22 @@ struct GroupOutputs {
   // address), the worker process crashed or timed out. The outputs are then
   // empty; the runner reports the fault as a `no_fault` finding.
   std::string fault;
+  // Non-empty when the implementation being checked does not take the
+  // scenario (MappingProvider::SkipReason, a provider's skip reply): the
+  // outputs are empty and the scenario is reported as skipped.
+  std::string skipped;
 };
 
 /// A run that did not complete: `groups` outputs, each empty but for `fault`.
 inline void MarkFaulted(const std::string& fault, size_t groups, std::vector<GroupOutputs>* outputs) {
   outputs->assign(groups, GroupOutputs());
   for (GroupOutputs& out : *outputs) out.fault = fault;
+}
+
+/// A run that was not made: each output empty but for `skipped`.
+inline void MarkSkipped(const std::string& why, size_t groups, std::vector<GroupOutputs>* outputs) {
+  outputs->assign(groups, GroupOutputs());
+  for (GroupOutputs& out : *outputs) out.skipped = why;
 }
 
 /// The cache writers (DESIGN 2.6): off while head_bytes is 0.

@@ -12,9 +12,9 @@
 namespace slotguard {
 
 struct DeviceBatch {
-  DeviceBuffer<int32_t> qsl, seq_lens_i32, idx_mapping;
+  DeviceBuffer<int32_t> qsl, seq_lens_i32, idx_mapping, request_of_token;
   DeviceBuffer<int64_t> seq_lens, positions, slot_mapping_in;
-  std::vector<int32_t> host_seq_lens_i32;  // kept until the upload completes
+  ProviderArrays extra;  // kept until the upload completes
   MappingBatch view;
 
   /// Copies the batch in (asynchronously on `stream`) and points `view` at it.
@@ -22,7 +22,8 @@ struct DeviceBatch {
     const size_t n = static_cast<size_t>(batch.num_tokens);
     if (!qsl.Upload(batch.query_start_loc.data(), batch.query_start_loc.size(), stream, err) ||
         !seq_lens.Upload(batch.seq_lens.data(), batch.seq_lens.size(), stream, err) ||
-        !seq_lens_i32.Upload((host_seq_lens_i32 = SaturatedSeqLens(batch)).data(), batch.seq_lens.size(), stream, err) ||
+        !seq_lens_i32.Upload((extra = ProviderArrays(batch)).seq_lens_i32.data(), batch.seq_lens.size(), stream, err) ||
+        !request_of_token.Upload(extra.request_of_token.data(), n, stream, err) ||
         !idx_mapping.Upload(batch.idx_mapping.data(), batch.idx_mapping.size(), stream, err) ||
         !positions.Upload(batch.positions.data(), n, stream, err) ||
         !slot_mapping_in.Upload(batch.slot_mapping_in.data(), n, stream, err))
@@ -31,6 +32,7 @@ struct DeviceBatch {
     view.query_start_loc = qsl.get();
     view.seq_lens = seq_lens.get();
     view.seq_lens_i32 = seq_lens_i32.get();
+    view.request_of_token = request_of_token.get();
     view.idx_mapping = idx_mapping.get();
     view.positions = positions.get();
     view.slot_mapping_in = slot_mapping_in.get();

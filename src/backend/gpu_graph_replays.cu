@@ -63,16 +63,17 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
   const Batch& sb = shape.batch;
   const size_t n = static_cast<size_t>(sb.num_tokens);
   const size_t reqs = sb.seq_lens.size();
-  DeviceBuffer<int32_t> qsl, seq_lens_i32, idx_mapping;
+  DeviceBuffer<int32_t> qsl, seq_lens_i32, idx_mapping, request_of_token;
   DeviceBuffer<int64_t> seq_lens, positions, slot_mapping_in, default_common;
   if (!qsl.Allocate(reqs + 1, err) || !seq_lens.Allocate(reqs, err) || !seq_lens_i32.Allocate(reqs, err) ||
-      !idx_mapping.Allocate(reqs, err) ||
+      !idx_mapping.Allocate(reqs, err) || !request_of_token.Allocate(n, err) ||
       !positions.Allocate(n, err) || !slot_mapping_in.Allocate(n, err) || !default_common.Allocate(n, err))
     return false;
   MappingBatch b = HostMappingBatch(sb);  // the scalars are baked into the graph
   b.query_start_loc = qsl.get();
   b.seq_lens = seq_lens.get();
   b.seq_lens_i32 = seq_lens_i32.get();
+  b.request_of_token = request_of_token.get();
   b.idx_mapping = idx_mapping.get();
   b.positions = positions.get();
   b.slot_mapping_in = slot_mapping_in.get();
@@ -147,6 +148,7 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
     if (!CopyIn(qsl, rb.query_start_loc.data(), reqs + 1, stream, err) ||
         !CopyIn(seq_lens, rb.seq_lens.data(), reqs, stream, err) ||
         !CopyIn(seq_lens_i32, SaturatedSeqLens(rb).data(), reqs, stream, err) ||
+        !CopyIn(request_of_token, TokenRequests(rb).data(), n, stream, err) ||
         !CopyIn(idx_mapping, rb.idx_mapping.data(), reqs, stream, err) ||
         !CopyIn(positions, rb.positions.data(), n, stream, err) ||
         !CopyIn(slot_mapping_in, rb.slot_mapping_in.data(), n, stream, err) ||

@@ -70,8 +70,8 @@ class HostBackend : public Backend {
   // writers from the engine output. Returns the provider's failure, if any.
   std::string RunPass(const Scenario& scenario, bool flat, std::vector<GroupOutputs>* outputs) const {
     const Batch& batch = scenario.batch;
-    const std::vector<int32_t> seq_lens_i32 = provider_ ? SaturatedSeqLens(batch) : std::vector<int32_t>();
-    const MappingBatch b = HostMappingBatch(batch, &seq_lens_i32);
+    const ProviderArrays extra = provider_ ? ProviderArrays(batch) : ProviderArrays();
+    const MappingBatch b = HostMappingBatch(batch, provider_ ? &extra : nullptr);
     const std::string cannot_take = provider_ ? ProviderCannotTake(*provider_, batch) : std::string();
     std::vector<int64_t> default_common;  // built only for a qsa_compressed group without `common`
     for (size_t i : RunOrder(scenario)) {

@@ -94,12 +94,22 @@ std::vector<int32_t> SaturatedSeqLens(const Batch& batch) {
   return out;
 }
 
-MappingBatch HostMappingBatch(const Batch& batch, const std::vector<int32_t>* seq_lens_i32) {
+std::vector<int32_t> TokenRequests(const Batch& batch) {
+  std::vector<int32_t> owner(static_cast<size_t>(batch.num_tokens), -1);
+  const int32_t reqs = batch.num_reqs();
+  for (int32_t r = 0; r < reqs; ++r)
+    for (int64_t t = batch.query_start_loc[r]; t < batch.query_start_loc[r + 1] && t < batch.num_tokens; ++t)
+      owner[static_cast<size_t>(t)] = r;
+  return owner;
+}
+
+MappingBatch HostMappingBatch(const Batch& batch, const ProviderArrays* extra) {
   MappingBatch b;
   b.query_start_loc = batch.query_start_loc.data();
   b.positions = batch.positions.data();
   b.seq_lens = batch.seq_lens.data();
-  b.seq_lens_i32 = seq_lens_i32 ? seq_lens_i32->data() : nullptr;
+  b.seq_lens_i32 = extra ? extra->seq_lens_i32.data() : nullptr;
+  b.request_of_token = extra ? extra->request_of_token.data() : nullptr;
   b.rows_by_idx_mapping = batch.table_rows == TableRows::kIdxMapping ? 1 : 0;
   b.idx_mapping = batch.idx_mapping.data();
   b.slot_mapping_in = batch.slot_mapping_in.data();

@@ -57,9 +57,23 @@ void WriteDefaultCommonMapping(const Batch& batch, int64_t* out);
 /// (plugin ABI 1, compiled-kernel spec 1, and engine kernels that ask for it).
 std::vector<int32_t> SaturatedSeqLens(const Batch& batch);
 
-/// Host pointers into the scenario's batch vectors (seq_lens_i32 into the
-/// given SaturatedSeqLens(), or null: slotguard's own kernels never read it).
-MappingBatch HostMappingBatch(const Batch& batch, const std::vector<int32_t>* seq_lens_i32 = nullptr);
+/// The request of each token: r for qsl[r] <= t < qsl[r + 1], -1 past
+/// qsl[num_reqs] (sg_mapping_call::request_of_token).
+std::vector<int32_t> TokenRequests(const Batch& batch);
+
+/// The arrays only other implementations read (slotguard's own kernels
+/// never do): built once per scenario when a provider runs.
+struct ProviderArrays {
+  std::vector<int32_t> seq_lens_i32;      // SaturatedSeqLens
+  std::vector<int32_t> request_of_token;  // TokenRequests
+  explicit ProviderArrays(const Batch& batch)
+      : seq_lens_i32(SaturatedSeqLens(batch)), request_of_token(TokenRequests(batch)) {}
+  ProviderArrays() = default;
+};
+
+/// Host pointers into the scenario's batch vectors (and into `extra`, or
+/// null for slotguard's own kernels).
+MappingBatch HostMappingBatch(const Batch& batch, const ProviderArrays* extra = nullptr);
 
 /// The GPU's row_bounds evidence in the padded layout (PoisonFollowsEveryRow):
 /// an output slot that decodes to the poison block (slot / slots_per_entry

@@ -132,6 +132,7 @@ void PutGroupOutputs(const std::vector<GroupOutputs>& groups, WireBuffer* out) {
     out->PutVector(g.cache);
     out->PutU32(static_cast<uint32_t>(g.head_bytes));
     out->PutString(g.fault);
+    out->PutString(g.skipped);
   }
 }
 
@@ -150,7 +151,7 @@ bool GetGroupOutputs(WireBuffer* in, std::vector<GroupOutputs>* groups) {
     for (auto& v : g.flat)
       if (!in->GetVector(&v)) return false;
     if (!in->GetVector(&g.read_past_row) || !in->GetString(&g.row_bounds_evidence) || !in->GetVector(&g.cache) ||
-        !in->GetU32(&head_bytes) || !in->GetString(&g.fault))
+        !in->GetU32(&head_bytes) || !in->GetString(&g.fault) || !in->GetString(&g.skipped))
       return false;
     g.head_bytes = static_cast<int32_t>(head_bytes);
   }

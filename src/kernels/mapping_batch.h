@@ -19,6 +19,7 @@ struct MappingBatch {
   const int32_t* seq_lens_i32 = nullptr;     // [num_reqs], saturated at INT32_MAX (for ABI-1 kernels)
   const int32_t* idx_mapping = nullptr;      // [num_reqs]
   const int64_t* slot_mapping_in = nullptr;  // [num_tokens]
+  const int32_t* request_of_token = nullptr; // [num_tokens], r or -1 past qsl[num_reqs] (for other implementations)
   int32_t num_reqs = 0;
   int64_t num_real_tokens = 0;  // qsl[num_reqs], as a scalar the host can read
   int64_t num_actual_tokens = 0;

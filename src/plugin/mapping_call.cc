@@ -43,6 +43,7 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
 #undef SG_BOOL_PARAM
 #undef SG_GROUP_PARAM
   call.stream = stream;
+  call.request_of_token = batch.request_of_token;
   return call;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "registry/families.h"
+#include "scenario/scenario.h"
 #include "slotguard/plugin.h"
 
 namespace slotguard {
@@ -40,7 +41,32 @@ class MappingProvider {
   /// One mapping call: device pointers and a stream when `device`, host
   /// pointers otherwise. False with *err when the implementation reported
   /// an error (a fault of the implementation, not of the environment).
+  /// Launch may be called for many calls on one stream before slotguard
+  /// synchronizes: device memory a call needs must stay valid until the
+  /// stream's work is done (stream-ordered allocation, or a pool).
   virtual bool Launch(const sg_mapping_call& call, bool device, std::string* err) = 0;
+
+  /// Whether it takes all its groups of a scenario in one call (a kernel
+  /// launched over every KV-cache group at once, as vLLM v2's is): the
+  /// backends then call LaunchScenario once per scenario, with its groups
+  /// in run order, instead of Launch once per group.
+  virtual bool takes_whole_scenarios() const { return false; }
+  virtual bool LaunchScenario(const std::vector<sg_mapping_call>& calls, bool device, std::string* err) {
+    for (const sg_mapping_call& call : calls)
+      if (!Launch(call, device, err)) return false;
+    return true;
+  }
+
+  /// Why it does not take this group of this scenario, or "" when it does:
+  /// a compiled kernel specialized for another ring size, a launch
+  /// precondition (`num_reqs >= 1`) under which the engine's launcher would
+  /// route the batch elsewhere. Such a scenario is reported as skipped,
+  /// never as a finding (GroupOutputs::skipped).
+  virtual std::string SkipReason(const Scenario& scenario, const Group& group) const {
+    (void)scenario;
+    (void)group;
+    return "";
+  }
 };
 
 /// Where a provider comes from: what the CLI flags said, and what a worker
