@@ -2,9 +2,40 @@
 
 #include "backend/gpu_device.h"
 #include "backend/isolated_backend.h"
+#include "backend/provider_backend.h"
 #include "writers/payload.h"
 
 namespace slotguard {
+namespace {
+
+// --kernel-cmd: the provider process runs its families on the device it is
+// told; slotguard runs the rest on its host kernels.
+std::unique_ptr<Backend> OpenProviderBackend(BackendKind kind, const RunSetup& setup, std::string* problem) {
+  const ProviderSource& source = setup.provider;
+  if (!source.kernel_lib.empty() || !source.kernel_cubin.empty() || !source.kernel_spec.empty()) {
+    *problem = "--kernel-cmd and --kernel-lib/--kernel-cubin: expected one of them, not both";
+    return nullptr;
+  }
+  if (setup.cuda_graph) {
+    *problem = "--cuda-graph with --kernel-cmd: a provider's launches happen in its own process; expected "
+               "--kernel-lib or --kernel-cubin for graph replays";
+    return nullptr;
+  }
+  ProviderCommand command;
+  command.command = source.kernel_cmd;
+  std::string why;
+  command.device = kind == BackendKind::kGpu || (kind == BackendKind::kAuto && GpuUsable(&why)) ? "cuda" : "cpu";
+  command.timeout_seconds = setup.timeout_seconds;
+  std::unique_ptr<Backend> backend = MakeProviderBackend(command, problem);
+  if (!backend) return nullptr;
+  WriterOptions writers;
+  writers.head_bytes = setup.writers ? setup.head_bytes : 0;
+  writers.max_cache_bytes = setup.max_cache_mib << 20;
+  backend->set_writers(writers);
+  return backend;
+}
+
+}  // namespace
 
 std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, std::string* problem,
                                      bool* environment) {
@@ -18,6 +49,7 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
     return nullptr;
   }
   std::string why;
+  if (!setup.provider.kernel_cmd.empty()) return OpenProviderBackend(kind, setup, problem);
   std::shared_ptr<MappingProvider> provider;
   if (!setup.provider.empty()) {
     if (!setup.provider.kernel_cubin.empty() && kind == BackendKind::kHost) {

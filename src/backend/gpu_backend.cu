@@ -5,6 +5,7 @@
 #include <array>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 
@@ -17,6 +18,7 @@
 #include "backend/table_memory.h"
 #include "kernels/launchers.h"
 #include "plugin/mapping_call.h"
+#include "plugin/provider_calls.h"
 #include "util/parallel_for.h"
 #include "writers/cache_pool.h"
 
@@ -327,6 +329,11 @@ class GpuBackend : public Backend {
 
   bool RunOnStream(const Scenario& scenario, cudaStream_t stream,
                    std::vector<GroupOutputs>* outputs, std::string* err) {
+    const std::string skip = provider_ ? ProviderSkips(*provider_, scenario) : std::string();
+    if (!skip.empty()) {
+      MarkSkipped(skip, scenario.groups.size(), outputs);
+      return true;
+    }
     const Batch& batch = scenario.batch;
     const size_t n = static_cast<size_t>(batch.num_tokens);
     DeviceBatch device_batch;
@@ -336,26 +343,40 @@ class GpuBackend : public Backend {
       return false;
     const MappingBatch& b = device_batch.view;
 
-    // Device outputs live until every group ran: [group][output], engine and flat.
-    struct DeviceOutputs {
+    // Device buffers live until the stream is done: [group], engine and flat outputs, the table.
+    struct DeviceGroup {
       DeviceBuffer<int64_t> engine[2], flat[2];
+      DeviceBuffer<int32_t> table;
+      DeviceBuffer<uint8_t> cache;
     };
-    std::vector<std::unique_ptr<DeviceOutputs>> device(scenario.groups.size());
+    std::vector<std::unique_ptr<DeviceGroup>> device(scenario.groups.size());
     const std::string cannot_take = provider_ ? ProviderCannotTake(*provider_, batch) : std::string();
     outputs->assign(scenario.groups.size(), GroupOutputs());
+    std::optional<ProviderCalls> calls;
+    if (provider_) calls.emplace(*provider_, /*device=*/true);
+    // The provider's own error: a finding for this scenario, unless it broke the context.
+    auto provider_failed = [&](const std::string& failure) {
+      const cudaError_t sticky = cudaStreamSynchronize(stream);
+      if (sticky != cudaSuccess) {
+        *err = failure + "; then " + CudaErrorText("cudaStreamSynchronize", sticky);
+        return false;
+      }
+      MarkFaulted(failure, scenario.groups.size(), outputs);
+      return true;
+    };
+    std::vector<bool> provided(scenario.groups.size(), false);
+    // Pass 1, in run order: tables and zeroed outputs, then each mapping
+    // (a provider's calls queued, and run before a group that reads them).
     for (size_t i : RunOrder(scenario)) {
       const Group& group = scenario.groups[i];
-      GroupOutputs& out = (*outputs)[i];
-      out.read_past_row.assign(n, 0);
-      const bool provided = provider_ && provider_->Runs(group.family, group.variant);
+      provided[i] = provider_ && provider_->Runs(group.family, group.variant);
       LaidOutTable table;
-      LayOutGroupTable(scenario, group, provided && GathersTable(*provider_, batch), &table);
-      DeviceBuffer<int32_t> device_table;
-      if (!device_table.Upload(table.memory.data(), table.memory.size(), stream, err)) return false;
-      const TableLayout layout = table.View(device_table.get());
+      LayOutGroupTable(scenario, group, provided[i] && GathersTable(*provider_, batch), &table);
+      device[i] = std::make_unique<DeviceGroup>();
+      DeviceGroup& d = *device[i];
+      if (!d.table.Upload(table.memory.data(), table.memory.size(), stream, err)) return false;
+      const TableLayout layout = table.View(d.table.get());
       const int count = OutputCount(group);
-      device[i] = std::make_unique<DeviceOutputs>();
-      DeviceOutputs& d = *device[i];
       for (int o = 0; o < count; ++o) {
         if (!d.engine[o].Allocate(n, err) || !d.flat[o].Allocate(n, err)) return false;
         // Zeroed, like the engine's persistent buffers.
@@ -366,62 +387,66 @@ class GpuBackend : public Backend {
       const int64_t* common_mapping = common >= 0 ? device[common]->engine[0].get() : default_common.get();
       const MappingOutputs engine{d.engine[0].get(), count > 1 ? d.engine[1].get() : nullptr};
       const MappingOutputs flat{d.flat[0].get(), count > 1 ? d.flat[1].get() : nullptr};
-      cudaError_t launched = cudaSuccess;
-      if (provided) {
+      std::string failure;
+      if (provided[i]) {
         // Someone else's implementation, on our stream: engine output only.
-        std::string failure = cannot_take;
-        if (!failure.empty() ||
-            !provider_->Launch(MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, stream), true,
-                               &failure)) {
-          // Its own error: a finding for this scenario, unless it broke the context.
-          const cudaError_t sticky = cudaStreamSynchronize(stream);
-          if (sticky != cudaSuccess) {
-            *err = failure + "; then " + CudaErrorText("cudaStreamSynchronize", sticky);
-            return false;
-          }
-          MarkFaulted(failure, scenario.groups.size(), outputs);
-          return true;
-        }
-      } else {
-        VisitFamily(group, common_mapping, [&](auto, const auto& params) {
-          launched = LaunchMapping(params, b, layout, Geometry::kEngine, engine, stream);
-          if (launched == cudaSuccess) launched = LaunchMapping(params, b, layout, Geometry::kFlat, flat, stream);
-        });
+        if (!cannot_take.empty()) return provider_failed(cannot_take);
+        if (!calls->Add(i, MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, stream),
+                        &failure))
+          return provider_failed(failure);
+        continue;
       }
+      if (calls && common >= 0 && calls->Pending(static_cast<size_t>(common)) && !calls->Flush(&failure))
+        return provider_failed(failure);
+      cudaError_t launched = cudaSuccess;
+      VisitFamily(group, common_mapping, [&](auto, const auto& params) {
+        launched = LaunchMapping(params, b, layout, Geometry::kEngine, engine, stream);
+        if (launched == cudaSuccess) launched = LaunchMapping(params, b, layout, Geometry::kFlat, flat, stream);
+      });
       SG_CUDA_TRY(launched, err);
+    }
+    std::string failure;
+    if (calls && !calls->Flush(&failure)) return provider_failed(failure);
+    // Pass 2: the outputs back, the writers from the engine outputs, one synchronization.
+    for (size_t i = 0; i < scenario.groups.size(); ++i) {
+      const Group& group = scenario.groups[i];
+      GroupOutputs& out = (*outputs)[i];
+      DeviceGroup& d = *device[i];
+      out.read_past_row.assign(n, 0);
+      const int count = OutputCount(group);
       out.engine.assign(count, std::vector<int64_t>());
-      out.flat.assign(provided ? 0 : count, std::vector<int64_t>());
+      out.flat.assign(provided[i] ? 0 : count, std::vector<int64_t>());
       for (int o = 0; o < count; ++o) {
         out.engine[o].resize(n);
         if (n)
           SG_CUDA_TRY(cudaMemcpyAsync(out.engine[o].data(), d.engine[o].get(), n * sizeof(int64_t),
                                       cudaMemcpyDeviceToHost, stream), err);
-        if (provided) continue;
+        if (provided[i]) continue;
         out.flat[o].resize(n);
         if (n)
           SG_CUDA_TRY(cudaMemcpyAsync(out.flat[o].data(), d.flat[o].get(), n * sizeof(int64_t),
                                       cudaMemcpyDeviceToHost, stream), err);
       }
-      DeviceBuffer<uint8_t> cache;
       out.head_bytes = writers_.head_bytes;
       CacheView view = CacheGeometry(scenario, group, writers_.head_bytes);
       if (writers_.head_bytes > 0 && CacheFits(view, writers_.max_cache_bytes)) {
         // The pool before the run (block 0 zero, the rest poison), the
         // writer from the engine output, then the whole pool back.
         const size_t bytes = static_cast<size_t>(CacheBytes(view));
-        if (!cache.Allocate(bytes, err)) return false;
-        view.bytes = cache.get();
+        if (!d.cache.Allocate(bytes, err)) return false;
+        view.bytes = d.cache.get();
         SG_CUDA_TRY(InitCacheOnDevice(view, stream), err);
-        SG_CUDA_TRY(LaunchWriter(WriterFor(group), view, WriterJob{d.engine[0].get(), batch.num_tokens, static_cast<int32_t>(i)},
-                                 stream),
+        SG_CUDA_TRY(LaunchWriter(WriterFor(group), view,
+                                 WriterJob{d.engine[0].get(), batch.num_tokens, static_cast<int32_t>(i)}, stream),
                     err);
         out.cache.resize(bytes);
         if (bytes)
           SG_CUDA_TRY(cudaMemcpyAsync(out.cache.data(), view.bytes, bytes, cudaMemcpyDeviceToHost, stream), err);
       }
-      SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
-      MarkOutputReadsPastRow(scenario.table_layout, group, &out);
     }
+    SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
+    for (size_t i = 0; i < scenario.groups.size(); ++i)
+      MarkOutputReadsPastRow(scenario.table_layout, scenario.groups[i], &(*outputs)[i]);
     return true;
   }
 };

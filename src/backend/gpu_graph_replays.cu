@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "backend/cuda_check.h"
 #include "backend/kernel_inputs.h"
@@ -13,6 +14,7 @@
 #include "scenario/table_extent.h"
 #include "kernels/launchers.h"
 #include "plugin/mapping_call.h"
+#include "plugin/provider_calls.h"
 #include "writers/cache_pool.h"
 
 namespace slotguard {
@@ -60,6 +62,12 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
   outputs->clear();
   if (replays.empty()) return true;
   const Scenario& shape = replays[0];
+  const std::string skip = provider ? ProviderSkips(*provider, shape) : std::string();
+  if (!skip.empty()) {
+    outputs->resize(1);
+    MarkSkipped(skip, shape.groups.size(), &(*outputs)[0]);
+    return true;
+  }
   const Batch& sb = shape.batch;
   const size_t n = static_cast<size_t>(sb.num_tokens);
   const size_t reqs = sb.seq_lens.size();
@@ -107,6 +115,8 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
   cudaError_t launched = cudaSuccess;
   std::string failure;  // the provider's own error
   const std::string cannot_take = provider ? ProviderCannotTake(*provider, sb) : std::string();
+  std::optional<ProviderCalls> calls;
+  if (provider) calls.emplace(*provider, /*device=*/true);
   for (size_t i : RunOrder(shape)) {
     const Group& group = shape.groups[i];
     GroupBuffers& g = *groups[i];
@@ -118,15 +128,19 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
       if (launched == cudaSuccess) failure = cannot_take;
       if (!failure.empty()) launched = cudaErrorLaunchFailure;
       if (launched == cudaSuccess &&
-          !provider->Launch(MakeMappingCall(group, TableReadBatch(b, g.gather), layout, out, common_mapping, stream),
-                            true, &failure))
+          !calls->Add(i, MakeMappingCall(group, TableReadBatch(b, g.gather), layout, out, common_mapping, stream),
+                      &failure))
         launched = cudaErrorLaunchFailure;  // ends the capture; reported as the provider's failure
       continue;
     }
+    if (calls && common >= 0 && calls->Pending(static_cast<size_t>(common)) && launched == cudaSuccess &&
+        !calls->Flush(&failure))
+      launched = cudaErrorLaunchFailure;
     VisitFamily(group, common_mapping, [&](auto, const auto& params) {
       if (launched == cudaSuccess) launched = LaunchMapping(params, b, layout, Geometry::kEngine, out, stream);
     });
   }
+  if (calls && launched == cudaSuccess && !calls->Flush(&failure)) launched = cudaErrorLaunchFailure;
   for (size_t i = 0; i < shape.groups.size() && launched == cudaSuccess; ++i)
     if (groups[i]->view.slots > 0 && writers.head_bytes > 0)  // writers off: no pool to write
       launched = LaunchWriter(WriterFor(shape.groups[i]), groups[i]->view,

@@ -1,10 +1,13 @@
 // The host backend: runs each family's kernel source, and the writers' source,
 // on the CPU.
+#include <optional>
+
 #include "backend/backend.h"
 #include "backend/kernel_inputs.h"
 #include "backend/table_memory.h"
 #include "kernels/host_loop.h"
 #include "plugin/mapping_call.h"
+#include "plugin/provider_calls.h"
 #include "writers/cache_pool.h"
 
 namespace slotguard {
@@ -17,6 +20,11 @@ class HostBackend : public Backend {
   bool Run(const Scenario& scenario, std::vector<GroupOutputs>* outputs,
            std::string* /*err*/) override {
     outputs->resize(scenario.groups.size());  // reuses the buffers of an earlier run
+    const std::string skip = provider_ ? ProviderSkips(*provider_, scenario) : std::string();
+    if (!skip.empty()) {
+      MarkSkipped(skip, scenario.groups.size(), outputs);
+      return true;
+    }
     Reset(scenario, outputs);
     const std::string fault = RunPass(scenario, /*flat=*/true, outputs);
     if (!fault.empty()) MarkFaulted(fault, scenario.groups.size(), outputs);
@@ -27,6 +35,12 @@ class HostBackend : public Backend {
                   std::string* /*err*/) override {
     outputs->clear();
     if (replays.empty()) return true;
+    const std::string skip = provider_ ? ProviderSkips(*provider_, replays[0]) : std::string();
+    if (!skip.empty()) {
+      outputs->resize(1);
+      MarkSkipped(skip, replays[0].groups.size(), &(*outputs)[0]);
+      return true;
+    }
     std::vector<GroupOutputs> state(replays[0].groups.size());
     Reset(replays[0], &state);
     for (const Scenario& replay : replays) {
@@ -74,13 +88,25 @@ class HostBackend : public Backend {
     const MappingBatch b = HostMappingBatch(batch, provider_ ? &extra : nullptr);
     const std::string cannot_take = provider_ ? ProviderCannotTake(*provider_, batch) : std::string();
     std::vector<int64_t> default_common;  // built only for a qsa_compressed group without `common`
+    thread_local std::vector<LaidOutTable> tables;  // reused: a campaign calls Run from several threads
+    if (tables.size() < scenario.groups.size()) tables.resize(scenario.groups.size());
+    std::optional<ProviderCalls> calls;
+    if (provider_) calls.emplace(*provider_, /*device=*/false);
+    std::string failure;
+    // A provided group's outputs are final once its call ran.
+    auto finish_provided = [&] {
+      for (size_t g : calls->ran()) {
+        (*outputs)[g].flat.clear();
+        MarkOutputReadsPastRow(scenario.table_layout, scenario.groups[g], &(*outputs)[g]);
+      }
+    };
     for (size_t i : RunOrder(scenario)) {
       const Group& group = scenario.groups[i];
       GroupOutputs& out = (*outputs)[i];
       out.row_bounds_evidence = "instrumented block-table reads";
       out.read_past_row.assign(static_cast<size_t>(batch.num_tokens), 0);
       const bool provided = provider_ && provider_->Runs(group.family, group.variant);
-      thread_local LaidOutTable table;  // reused: a campaign calls Run from several threads
+      LaidOutTable& table = tables[i];
       LayOutGroupTable(scenario, group, provided && GathersTable(*provider_, batch), &table);
       const TableLayout layout = table.View();
       const bool two = OutputCount(group) > 1;
@@ -94,14 +120,13 @@ class HostBackend : public Backend {
         // layout reads past a row show as the poison id in the output.
         const MappingOutputs engine{out.engine[0].data(), two ? out.engine[1].data() : nullptr};
         if (!cannot_take.empty()) return cannot_take;
-        std::string err;
-        if (!provider_->Launch(MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, nullptr),
-                               false, &err))
-          return err;
-        out.flat.clear();
-        MarkOutputReadsPastRow(scenario.table_layout, group, &out);
+        if (!calls->Add(i, MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, nullptr),
+                        &failure))
+          return failure;
         continue;
       }
+      if (calls && common >= 0 && calls->Pending(static_cast<size_t>(common)) && !calls->Flush(&failure))
+        return failure;
       VisitFamily(group, common_mapping, [&](auto family, const auto& params) {
         using F = decltype(family);
         const MappingOutputs engine{out.engine[0].data(), two ? out.engine[1].data() : nullptr};
@@ -111,6 +136,10 @@ class HostBackend : public Backend {
           RunOnHost<F>(params, b, layout, Geometry::kFlat, flat_out, out.read_past_row.data());
         }
       });
+    }
+    if (calls) {
+      if (!calls->Flush(&failure)) return failure;
+      finish_provided();
     }
     if (!flat)
       for (GroupOutputs& out : *outputs) out.flat.clear();

@@ -1,18 +1,10 @@
 #include "backend/isolated_backend.h"
 
-#include <csignal>
-#include <cstring>
+#include <algorithm>
 #include <mutex>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "backend/worker_messages.h"
-
-extern char** environ;
+#include "util/child_process.h"
 
 namespace slotguard {
 namespace {
@@ -22,40 +14,11 @@ std::string& WorkerPath() {
   return path;
 }
 
-// One worker process and its two pipes (the worker reads kWorkerRequestFd,
-// writes kWorkerResponseFd).
-struct Worker {
-  pid_t pid = -1;
-  int to = -1;    // requests
-  int from = -1;  // responses
-  ~Worker() {
-    if (to >= 0) close(to);
-    if (from >= 0) close(from);
-    if (pid > 0) {
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-    }
-  }
-};
-
-// "killed by SIGSEGV (Segmentation fault)" / "exited with status 3".
-std::string DescribeExit(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT" : sig == SIGBUS ? "SIGBUS"
-                     : sig == SIGFPE  ? "SIGFPE"  : sig == SIGILL  ? "SIGILL"  : sig == SIGKILL ? "SIGKILL"
-                                                                                                : nullptr;
-    return std::string("killed by ") + (name ? name : "signal " + std::to_string(sig)) + " (" + strsignal(sig) + ")";
-  }
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  return "ended";
-}
+using Worker = ChildProcess;
 
 class IsolatedBackend : public Backend {
  public:
-  explicit IsolatedBackend(IsolationOptions options) : options_(std::move(options)) {
-    std::signal(SIGPIPE, SIG_IGN);  // a dead worker must not take slotguard with it
-  }
+  explicit IsolatedBackend(IsolationOptions options) : options_(std::move(options)) {}
   const char* name() const override { return options_.backend_name.c_str(); }
   bool Batches() const override { return options_.backend_name == "gpu"; }  // the worker's backend does
 
@@ -87,11 +50,24 @@ class IsolatedBackend : public Backend {
 
   bool RunMany(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
                std::string* err, int threads) override {
+    if (scenarios.size() == 1) {
+      outputs->resize(1);
+      return Run(*scenarios[0], &(*outputs)[0], err);
+    }
     std::string fault;
     if (!Request(WorkerOp::kRunMany, scenarios, outputs, &fault, err, threads)) return false;
     if (fault.empty()) return outputs->size() == scenarios.size() || Malformed(err);
-    // Which one faulted: each on its own.
-    return Backend::RunMany(scenarios, outputs, err, 1);
+    // Which one faulted: the chunk bisected, each half in a fresh worker
+    // when the last one died, down to the scenario.
+    const size_t half = scenarios.size() / 2;
+    const std::vector<const Scenario*> first(scenarios.begin(), scenarios.begin() + half),
+        second(scenarios.begin() + half, scenarios.end());
+    std::vector<std::vector<GroupOutputs>> a, b;
+    if (!RunMany(first, &a, err, threads) || !RunMany(second, &b, err, threads)) return false;
+    outputs->clear();
+    for (auto& o : a) outputs->push_back(std::move(o));
+    for (auto& o : b) outputs->push_back(std::move(o));
+    return true;
   }
 
  private:
@@ -138,14 +114,11 @@ class IsolatedBackend : public Backend {
 
   // Reaps a worker that stopped answering and says how it ended.
   std::string Ended(Worker* worker, bool timed_out) {
-    if (timed_out) kill(worker->pid, SIGKILL);
-    int status = 0;
-    waitpid(worker->pid, &status, 0);
-    worker->pid = -1;
+    const std::string how = worker->Ended(timed_out);
     if (timed_out)
       return "timed out after " + std::to_string(static_cast<int64_t>(options_.timeout_seconds)) +
              " s (--timeout); the worker process was killed";
-    return "the worker process " + DescribeExit(status);
+    return "the worker process " + how;
   }
 
   std::unique_ptr<Worker> Acquire(std::string* err) {
@@ -171,36 +144,12 @@ class IsolatedBackend : public Backend {
       *err = "fault isolation needs the slotguard executable, and none is registered";
       return nullptr;
     }
-    int requests[2], responses[2];
-    if (pipe2(requests, O_CLOEXEC) != 0) {
-      *err = std::string("pipe2: ") + std::strerror(errno);
-      return nullptr;
-    }
-    if (pipe2(responses, O_CLOEXEC) != 0) {
-      *err = std::string("pipe2: ") + std::strerror(errno);
-      close(requests[0]);
-      close(requests[1]);
-      return nullptr;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, requests[0], kWorkerRequestFd);
-    posix_spawn_file_actions_adddup2(&actions, responses[1], kWorkerResponseFd);
-    std::vector<std::string> args = {exe};
-    args.insert(args.end(), options_.worker_args.begin(), options_.worker_args.end());
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
+    ChildOptions child;
+    child.argv = {exe};
+    child.argv.insert(child.argv.end(), options_.worker_args.begin(), options_.worker_args.end());
     auto worker = std::make_unique<Worker>();
-    const int spawned = posix_spawn(&worker->pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(requests[0]);
-    close(responses[1]);
-    worker->to = requests[1];
-    worker->from = responses[0];
-    if (spawned != 0) {
-      worker->pid = -1;
-      *err = "could not start the worker process " + exe + ": " + std::strerror(spawned);
+    if (!SpawnChild(child, worker.get(), err)) {
+      *err = "could not start the worker process: " + *err;
       return nullptr;
     }
     return worker;

@@ -12,13 +12,14 @@
 
 #include "backend/backend.h"
 #include "backend/worker_protocol.h"
+#include "util/child_process.h"
 
 namespace slotguard {
 
 /// The worker reads requests on fd 3 and answers on fd 4: the isolated
 /// backend puts its pipe ends there when it starts a worker.
-constexpr int kWorkerRequestFd = 3;
-constexpr int kWorkerResponseFd = 4;
+constexpr int kWorkerRequestFd = kChildRequestFd;
+constexpr int kWorkerResponseFd = kChildReplyFd;
 
 struct WorkerRequest {
   WorkerOp op = WorkerOp::kRun;

@@ -160,9 +160,22 @@ bool GetGroupOutputs(WireBuffer* in, std::vector<GroupOutputs>* groups) {
 
 namespace {
 
-bool WriteAll(int fd, const void* data, size_t size) {
+// Writes all `size` bytes before `deadline` (none when timeout_ms < 0).
+bool WriteAll(int fd, const void* data, size_t size, int timeout_ms = -1,
+              std::chrono::steady_clock::time_point deadline = {}, bool* timed_out = nullptr) {
   const uint8_t* p = static_cast<const uint8_t*>(data);
   while (size > 0) {
+    if (timeout_ms >= 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      pollfd pfd{fd, POLLOUT, 0};
+      const int ready = poll(&pfd, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) {
+        if (timed_out) *timed_out = true;
+        return false;
+      }
+      if (ready < 0) return false;
+    }
     const ssize_t n = write(fd, p, size);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
@@ -202,6 +215,14 @@ bool ReadAll(int fd, void* data, size_t size, int timeout_ms, std::chrono::stead
 bool WriteFrame(int fd, const WireBuffer& message) {
   const uint64_t size = message.bytes.size();
   return WriteAll(fd, &size, sizeof(size)) && WriteAll(fd, message.bytes.data(), message.bytes.size());
+}
+
+bool WriteFrame(int fd, const WireBuffer& message, int timeout_ms, bool* timed_out) {
+  *timed_out = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
+  const uint64_t size = message.bytes.size();
+  return WriteAll(fd, &size, sizeof(size), timeout_ms, deadline, timed_out) &&
+         WriteAll(fd, message.bytes.data(), message.bytes.size(), timeout_ms, deadline, timed_out);
 }
 
 bool ReadFrame(int fd, int timeout_ms, WireBuffer* message, bool* timed_out) {

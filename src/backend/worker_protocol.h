@@ -73,6 +73,8 @@ bool GetGroupOutputs(WireBuffer* in, std::vector<GroupOutputs>* groups);
 /// waits at most timeout_ms (-1: forever); *timed_out tells a timeout from
 /// a closed pipe.
 bool WriteFrame(int fd, const WireBuffer& message);
+/// The same within timeout_ms (-1: forever), for a peer that may stop reading.
+bool WriteFrame(int fd, const WireBuffer& message, int timeout_ms, bool* timed_out);
 bool ReadFrame(int fd, int timeout_ms, WireBuffer* message, bool* timed_out);
 
 }  // namespace slotguard

@@ -30,6 +30,8 @@ FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Ca
   report.classes = result.classes;
   report.runner_state_findings = result.runner_state_findings;
   report.first_runner_state_finding = result.first_runner_state_finding;
+  report.skipped = result.skipped;
+  report.first_skip = result.first_skip;
   report.found = result.found;
   report.finding_index = result.finding_index;
   report.invariant = result.invariant;

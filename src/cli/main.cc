@@ -66,7 +66,8 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
   cmd->add_flag_callback("--no-isolate", [setup] { setup->isolate = 0; },
                          "run the kernels in this process (a CUDA error then ends the run, exit 3)")
       ->excludes(isolate);
-  cmd->add_option("--timeout", setup->timeout_seconds, "seconds per scenario in an isolated run (0: none)")
+  cmd->add_option("--timeout", setup->timeout_seconds,
+                  "seconds per scenario in an isolated run, per message to a --kernel-cmd provider (0: none)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--kernel-lib", setup->provider.kernel_lib,
@@ -77,6 +78,10 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
                   "--kernel-spec says (gpu backend)");
   cmd->add_option("--kernel-spec", setup->provider.kernel_spec,
                   "JSON: the --kernel-cubin kernel's family, symbol, parameters and grid (see docs/bring-your-own-kernel.md)");
+  cmd->add_option("--kernel-cmd", setup->provider.kernel_cmd,
+                  "\"COMMAND ARGS\": a long-lived provider process (e.g. the engine's own Triton launcher behind "
+                  "python/slotguard's serve()) that runs the families it names, many scenarios per message "
+                  "(docs/provider-protocol.md); --backend gpu tells it to run on CUDA");
   const std::vector<std::string>& layouts = slotguard::TableLayoutNames();
   cmd->add_option_function<std::string>(
          "--table-layout",

@@ -61,13 +61,20 @@ void Budget::MaybeReport(const CampaignResult& result) {
   next_report_ = Elapsed() + (options_.tty_progress ? 0.5 : 10);
 }
 
-bool Fired(const Scenario& s, Backend& backend, std::set<std::string>* fired, std::string* err) {
+bool Fired(const Scenario& s, Backend& backend, std::set<std::string>* fired, std::string* err,
+           std::string* skipped) {
   thread_local ScenarioRun run;  // its buffers reused scenario after scenario
   if (!RunScenario(s, backend, 1, &run, err)) return false;
+  if (skipped) *skipped = run.skipped;
   fired->clear();
   for (const FindingSink& sink : run.findings)
     for (const auto& [name, count] : sink.counts()) fired->insert(name);
   return true;
+}
+
+void AddSkipped(const std::string& why, CampaignResult* result) {
+  if (why.empty()) return;
+  if (result->skipped++ == 0) result->first_skip = why;
 }
 
 Outcome Classify(const CampaignOptions& options, const std::set<std::string>& fired) {

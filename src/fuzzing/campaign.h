@@ -43,6 +43,11 @@ struct CampaignResult {
   // and the campaign goes on hunting a kernel finding.
   int64_t runner_state_findings = 0;
   int64_t first_runner_state_finding = -1;  // its scenario index, -1: none
+  // Scenarios the implementation being checked did not take (a compiled
+  // kernel's specializations or precondition, a provider's skip): neither
+  // clean nor a finding.
+  int64_t skipped = 0;
+  std::string first_skip;       // why the first one was skipped
   bool found = false;
   int64_t finding_index = -1;   // which scenario of the seed
   std::string invariant;        // the invariant the reproducer keeps firing

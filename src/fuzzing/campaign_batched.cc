@@ -23,6 +23,7 @@ struct Chunk {
   std::vector<int64_t> tokens;                     // per worker
   int64_t first_finding = -1;                      // index in the chunk
   std::vector<int64_t> runner_state;               // indices of runner-state findings before it
+  std::vector<std::string> skipped;                // per scenario: why the implementation did not take it
 };
 
 }  // namespace
@@ -55,6 +56,7 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
       gen->tokens.assign(jobs, 0);
     }
     std::vector<Outcome> outcome(n_chk, Outcome::kClean);
+    if (chk) chk->skipped.assign(n_chk, std::string());
     std::vector<double> gen_seconds(jobs, 0), chk_seconds(jobs, 0);
     ParallelForWorkers(std::max(n_gen, n_chk), jobs, [&](size_t i, int w) {
       auto t0 = Clock::now();
@@ -62,6 +64,7 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
         ScenarioRun& run = check_runs[w];
         run.kernel.swap(chk->outputs[i]);
         CheckKernelOutputs(chk->scenarios[i], 1, &run);
+        chk->skipped[i] = run.skipped;
         std::set<std::string> fired;
         for (const FindingSink& sink : run.findings)
           for (const auto& [name, count] : sink.counts()) fired.insert(name);
@@ -96,6 +99,8 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
   auto account = [&](const Chunk& c) {
     AddTallies(c.classes, c.tokens, result);
     AddRunnerState(c.runner_state, c.base, result);
+    const size_t counted = c.first_finding >= 0 ? static_cast<size_t>(c.first_finding) + 1 : c.skipped.size();
+    for (size_t i = 0; i < counted && i < c.skipped.size(); ++i) AddSkipped(c.skipped[i], result);
     if (c.first_finding >= 0) {
       result->scenarios += c.first_finding + 1;
       result->found = true;

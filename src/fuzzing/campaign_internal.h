@@ -44,9 +44,13 @@ class Budget {
   double next_report_;
 };
 
-/// Checks one scenario: the invariants that fired (empty: none). False on an
+/// Checks one scenario: the invariants that fired (empty: none), and with
+/// `skipped` whether the implementation did not take it. False on an
 /// environment failure.
-bool Fired(const Scenario& s, Backend& backend, std::set<std::string>* fired, std::string* err);
+bool Fired(const Scenario& s, Backend& backend, std::set<std::string>* fired, std::string* err,
+           std::string* skipped = nullptr);
+/// Counts a scenario the implementation did not take.
+void AddSkipped(const std::string& why, CampaignResult* result);
 
 /// What a checked scenario means to the campaign.
 enum class Outcome { kClean, kFinding, kRunnerState };

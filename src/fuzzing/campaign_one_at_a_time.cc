@@ -29,12 +29,13 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
     std::vector<Classification> classes(jobs);
     std::vector<int64_t> tokens(jobs, 0), checked(jobs, 0);
     std::vector<std::vector<int64_t>> runner_state(jobs);  // indices, counted below the finding
+    std::vector<CampaignResult> skips(jobs);                // skipped scenarios per worker
     auto worker = [&](int w) {
       for (int64_t i = next++; i < end && i < lowest; i = next++) {
         const Scenario s = CampaignScenario(options, i, &classes[w]);
         std::set<std::string> fired;
-        std::string e;
-        if (!Fired(s, backend, &fired, &e)) {
+        std::string e, skipped;
+        if (!Fired(s, backend, &fired, &e, &skipped)) {
           std::lock_guard<std::mutex> lock(mu);
           failure = e;
           lowest = std::min<int64_t>(lowest, i);
@@ -42,6 +43,7 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
         }
         tokens[w] += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
         checked[w]++;
+        AddSkipped(skipped, &skips[w]);
         const Outcome outcome = Classify(options, fired);
         if (outcome == Outcome::kRunnerState) runner_state[w].push_back(i);
         if (outcome == Outcome::kFinding) {
@@ -60,6 +62,10 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
     }
     AddTallies(classes, tokens, result);
     for (int64_t n : checked) result->scenarios += n;
+    for (const CampaignResult& s : skips) {
+      if (s.skipped && !result->skipped) result->first_skip = s.first_skip;
+      result->skipped += s.skipped;
+    }
     for (std::vector<int64_t>& indices : runner_state) {
       indices.erase(std::remove_if(indices.begin(), indices.end(), [&](int64_t i) { return i > lowest; }),
                     indices.end());

@@ -75,7 +75,8 @@ struct ProviderSource {
   std::string kernel_lib;    // --kernel-lib PATH
   std::string kernel_cubin;  // --kernel-cubin FILE (with kernel_spec)
   std::string kernel_spec;   // --kernel-spec SPEC.json
-  bool empty() const { return kernel_lib.empty() && kernel_cubin.empty() && kernel_spec.empty(); }
+  std::string kernel_cmd;    // --kernel-cmd "COMMAND ARGS": a provider process (backend/provider_backend.h)
+  bool empty() const { return kernel_lib.empty() && kernel_cubin.empty() && kernel_spec.empty() && kernel_cmd.empty(); }
   /// The worker's flags for the same provider.
   std::vector<std::string> WorkerArgs() const;
 };

@@ -30,6 +30,9 @@ std::string ScenarioLine(const ScenarioReport& report) {
       return "ERROR " + report.error;
     case ScenarioStatus::kEnvironmentError:
       return "ERROR " + report.error;
+    case ScenarioStatus::kSkipped:
+      tag = "skip  ";
+      break;
     case ScenarioStatus::kChecked:
       tag = report.holds ? "ok    " : "FAIL  ";
       break;
@@ -42,6 +45,10 @@ std::string ScenarioLine(const ScenarioReport& report) {
 void PrintCheckReports(const std::vector<ScenarioReport>& reports, bool verbose, bool quiet, std::ostream& out,
                        std::ostream& err) {
   for (const ScenarioReport& r : reports) {
+    if (r.status == ScenarioStatus::kSkipped) {
+      if (!quiet) out << ScenarioLine(r) << "\n";
+      continue;
+    }
     if (r.status != ScenarioStatus::kChecked) {
       err << ScenarioLine(r) << "\n";
       continue;
@@ -62,7 +69,7 @@ void PrintCheckReports(const std::vector<ScenarioReport>& reports, bool verbose,
 }
 
 std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
-  int64_t hold = 0, fail = 0, bad = 0, env = 0, groups = 0, tokens = 0, findings = 0,
+  int64_t hold = 0, fail = 0, skipped = 0, bad = 0, env = 0, groups = 0, tokens = 0, findings = 0,
           unexpected = 0;
   for (const ScenarioReport& r : reports) {
     switch (r.status) {
@@ -71,6 +78,9 @@ std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckS
         continue;
       case ScenarioStatus::kEnvironmentError:
         ++env;
+        continue;
+      case ScenarioStatus::kSkipped:
+        ++skipped;
         continue;
       case ScenarioStatus::kChecked:
         break;
@@ -85,6 +95,7 @@ std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckS
   std::snprintf(seconds, sizeof seconds, "%.3f", summary.seconds);
   std::string line = "slotguard: " + std::to_string(reports.size()) + " scenario runs (" +
                      std::to_string(hold) + " hold, " + std::to_string(fail) + " fail";
+  if (skipped) line += ", " + std::to_string(skipped) + " skipped";
   if (bad) line += ", " + std::to_string(bad) + " bad input";
   if (env) line += ", " + std::to_string(env) + " environment errors";
   line += "), " + std::to_string(groups) + " groups, " + std::to_string(tokens) +

@@ -21,6 +21,9 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
                 ? "; the first in scenario " + std::to_string(report.first_runner_state_finding)
                 : std::string())
         << "\n";
+  if (report.skipped)
+    out << "fuzz: " << report.skipped << " scenarios skipped: the implementation does not take them (first: "
+        << report.first_skip << ")\n";
   if (!report.found) {
     std::string classes, never;
     for (const std::string& op : operators) {

@@ -27,6 +27,8 @@ struct FuzzReport {
   std::map<std::string, int64_t> classes;  // generator operator -> scenarios it shaped
   int64_t runner_state_findings = 0;       // --inconsistent: batch-state findings, counted, not stopped at
   int64_t first_runner_state_finding = -1;
+  int64_t skipped = 0;                     // scenarios the implementation did not take
+  std::string first_skip;                  // why the first one was skipped
   bool found = false;
   int64_t finding_index = -1;
   std::string invariant;

@@ -43,6 +43,12 @@ std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSum
     s["file"] = r.file;
     s["name"] = r.name;
     if (!r.forced_variant.empty()) s["variant"] = r.forced_variant;
+    if (r.status == ScenarioStatus::kSkipped) {
+      s["status"] = "skipped";
+      s["verdict"] = r.verdict;
+      list.push_back(s);
+      continue;
+    }
     if (r.status != ScenarioStatus::kChecked) {
       s["status"] = r.status == ScenarioStatus::kBadInput ? "bad_input" : "environment_error";
       s["error"] = r.error;
@@ -113,6 +119,10 @@ std::string FuzzJson(const FuzzReport& report) {
                           {"kernels", report.kernel_seconds},
                           {"check", report.check_seconds}};
   j["classification"] = report.classes;
+  if (report.skipped) {  // the implementation being checked did not take them
+    j["skipped"] = report.skipped;
+    j["first_skip"] = report.first_skip;
+  }
   if (report.inconsistent) {
     j["runner_state_findings"] = report.runner_state_findings;
     j["first_runner_state_finding"] = report.first_runner_state_finding;

@@ -30,9 +30,11 @@ std::string Xml(const std::string& s) {
 
 bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& reports,
                 const CheckSummary& summary, std::string* err) {
-  int failures = 0, errors = 0;
+  int failures = 0, errors = 0, skipped = 0;
   for (const ScenarioReport& r : reports) {
-    if (r.status != ScenarioStatus::kChecked) {
+    if (r.status == ScenarioStatus::kSkipped) {
+      ++skipped;
+    } else if (r.status != ScenarioStatus::kChecked) {
       ++errors;
     } else if (!r.holds) {
       ++failures;
@@ -41,7 +43,7 @@ bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& repo
   std::ofstream out(path);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites>\n  <testsuite name=\"slotguard check\" tests=\"" << reports.size()
-      << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" time=\""
+      << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\""
       << summary.seconds << "\">\n"
       << "    <properties><property name=\"backend\" value=\"" << Xml(summary.backend) << "\"/>"
       << (summary.implementation.empty() ? ""
@@ -52,7 +54,9 @@ bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& repo
     if (!r.forced_variant.empty()) name += " [" + r.forced_variant + "]";
     out << "    <testcase classname=\"slotguard." << Xml(r.name) << "\" name=\"" << Xml(name)
         << "\" time=\"" << r.seconds << "\">\n";
-    if (r.status != ScenarioStatus::kChecked) {
+    if (r.status == ScenarioStatus::kSkipped) {
+      out << "      <skipped message=\"" << Xml(r.verdict) << "\"/>\n";
+    } else if (r.status != ScenarioStatus::kChecked) {
       out << "      <error message=\"" << Xml(r.error) << "\"/>\n";
     } else if (!r.holds) {
       out << "      <failure message=\"" << Xml(r.verdict) << "\">";

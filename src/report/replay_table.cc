@@ -98,11 +98,17 @@ bool PrintReplay(const Scenario& scenario, const std::string& file, const std::s
   out << "  " << b.num_reqs() << " requests, " << b.num_real_tokens() << " real tokens, "
       << "num_actual_tokens " << b.num_actual_tokens << ", num_tokens " << b.num_tokens
       << ", num_blocks " << scenario.num_blocks << "\n";
-  for (size_t gi = 0; gi < scenario.groups.size(); ++gi) PrintReplayGroup(scenario, gi, run, all_tokens, out);
-
   ScenarioReport report;
   report.file = file;
   report.name = scenario.name;
+  if (!run.skipped.empty()) {  // the implementation did not take it: nothing to show
+    report.status = ScenarioStatus::kSkipped;
+    report.verdict = "skipped: " + run.skipped;
+    out << "\n" << ScenarioLine(report) << "\n";
+    return true;
+  }
+  for (size_t gi = 0; gi < scenario.groups.size(); ++gi) PrintReplayGroup(scenario, gi, run, all_tokens, out);
+
   out << "\n";
   for (size_t gi = 0; gi < scenario.groups.size(); ++gi) {
     for (const auto& [name, count] : run.findings[gi].counts()) report.fired.insert(name);

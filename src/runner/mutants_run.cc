@@ -33,7 +33,7 @@ MutantsFile RunMutantsFile(const std::string& file, const LoadLimits& limits, Ba
     result.families.insert(g.family);
   }
   const ScenarioReport baseline = CheckScenario(fixed, file, backend, 1);
-  if (baseline.status != ScenarioStatus::kChecked) {
+  if (baseline.status != ScenarioStatus::kChecked && baseline.status != ScenarioStatus::kSkipped) {
     result.error = baseline.error;
     result.environment = true;
     return result;

@@ -64,6 +64,15 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
   run->reference.clear();
   run->output_names.clear();
   run->findings.assign(scenario.groups.size(), FindingSink(keep_per_invariant));
+  run->skipped.clear();
+  for (const GroupOutputs& out : run->kernel)
+    if (!out.skipped.empty()) {
+      run->skipped = out.skipped;
+      for (const Group& group : scenario.groups) run->output_names.push_back(OutputNames(group));
+      run->request_of_token.assign(scenario.groups.size(), {});
+      run->reference.assign(scenario.groups.size(), {});
+      return;
+    }
   if (RecordFault(scenario, run)) return;
   for (size_t i = 0; i < scenario.groups.size(); ++i) {
     const Group& group = scenario.groups[i];
@@ -149,6 +158,12 @@ ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
   if (!ran) {
     report.status = ScenarioStatus::kEnvironmentError;
     report.error = file + ": " + scenario.name + ": " + backend.name() + " backend: " + err;
+    return report;
+  }
+  if (!run.skipped.empty()) {
+    report.status = ScenarioStatus::kSkipped;
+    report.verdict = "skipped: " + run.skipped;
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return report;
   }
   for (size_t i = 0; i < scenario.groups.size(); ++i) {

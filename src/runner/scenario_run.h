@@ -23,6 +23,9 @@ struct ScenarioRun {
   std::vector<std::vector<std::string>> output_names;         // [groups][outputs]
   std::vector<std::vector<int32_t>> request_of_token;         // [groups][num_tokens]
   std::vector<FindingSink> findings;                          // [groups]
+  // Non-empty when the implementation being checked did not take the
+  // scenario (GroupOutputs::skipped): nothing was checked.
+  std::string skipped;
 };
 
 /// The groups whose pool the backends skip (writers on, pool over
@@ -37,7 +40,8 @@ bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_inv
 /// The checking half of RunScenario: run->kernel already holds the
 /// backend's outputs; computes the reference and every mapping invariant,
 /// and the memory invariants of groups that carry a cache. A faulted run
-/// (GroupOutputs::fault) gets one no_fault finding and nothing else.
+/// (GroupOutputs::fault) gets one no_fault finding and nothing else; a
+/// skipped one (GroupOutputs::skipped) sets run->skipped and no finding.
 void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run);
 
 /// True when the reference's own outputs, judged as a kernel's would be,
@@ -66,7 +70,10 @@ struct GroupReport {
   std::vector<Finding> findings;          // the first few per invariant
 };
 
-enum class ScenarioStatus { kChecked, kBadInput, kEnvironmentError };
+// kSkipped: the implementation being checked does not take the scenario
+// (a compiled kernel's specializations or precondition, a provider's skip);
+// neither a pass nor a finding.
+enum class ScenarioStatus { kChecked, kSkipped, kBadInput, kEnvironmentError };
 
 struct ScenarioReport {
   std::string file;

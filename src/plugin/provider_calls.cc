@@ -1,0 +1,37 @@
+#include "plugin/provider_calls.h"
+
+#include <algorithm>
+
+namespace slotguard {
+
+std::string ProviderSkips(const MappingProvider& provider, const Scenario& scenario) {
+  for (const Group& group : scenario.groups) {
+    if (!provider.Runs(group.family, group.variant)) continue;
+    const std::string why = provider.SkipReason(scenario, group);
+    if (!why.empty()) return "group " + group.name + ": " + why;
+  }
+  return "";
+}
+
+bool ProviderCalls::Add(size_t group, const sg_mapping_call& call, std::string* failure) {
+  calls_.push_back(call);
+  queued_.push_back(group);
+  return provider_.takes_whole_scenarios() || Flush(failure);
+}
+
+bool ProviderCalls::Flush(std::string* failure) {
+  if (calls_.empty()) return true;
+  const bool ok = calls_.size() == 1 && !provider_.takes_whole_scenarios()
+                      ? provider_.Launch(calls_[0], device_, failure)
+                      : provider_.LaunchScenario(calls_, device_, failure);
+  ran_.insert(ran_.end(), queued_.begin(), queued_.end());
+  calls_.clear();
+  queued_.clear();
+  return ok;
+}
+
+bool ProviderCalls::Pending(size_t group) const {
+  return std::find(queued_.begin(), queued_.end(), group) != queued_.end();
+}
+
+}  // namespace slotguard

@@ -1,0 +1,79 @@
+#include "plugin/provider_process.h"
+
+namespace slotguard {
+
+int ProviderProcess::TimeoutMs() const {
+  return command_.timeout_seconds > 0 ? static_cast<int>(command_.timeout_seconds * 1000) : -1;
+}
+
+std::unique_ptr<ProviderProcess> ProviderProcess::Start(const ProviderCommand& command, ProviderWelcome* welcome,
+                                                        std::string* err) {
+  std::unique_ptr<ProviderProcess> p(new ProviderProcess());
+  p->command_ = command;
+  const std::string what = "--kernel-cmd \"" + command.command + "\": ";
+  ChildOptions options;
+  options.argv = {"/bin/sh", "-c", "exec " + command.command};
+  options.extra_env = {"SLOTGUARD_PROVIDER_PROTOCOL=" + std::to_string(kProviderProtocolVersion),
+                       "SLOTGUARD_REQUEST_FD=" + std::to_string(kChildRequestFd),
+                       "SLOTGUARD_REPLY_FD=" + std::to_string(kChildReplyFd), "SLOTGUARD_DEVICE=" + command.device};
+  options.stdout_to_stderr = true;
+  options.stdin_null = true;
+  if (!SpawnChild(options, &p->child_, err)) {
+    *err = what + *err;
+    return nullptr;
+  }
+  WireBuffer hello;
+  PutHello(command.device, &hello);
+  WireBuffer reply;
+  bool timed_out = false;
+  if (!WriteFrame(p->child_.to, hello, p->TimeoutMs(), &timed_out) ||
+      !ReadFrame(p->child_.from, p->TimeoutMs(), &reply, &timed_out)) {
+    const std::string how = p->child_.Ended(timed_out);
+    *err = what + (timed_out ? "no WELCOME within " + std::to_string(static_cast<int64_t>(command.timeout_seconds)) +
+                                   " s (--timeout); the provider was killed"
+                             : "the provider " + how + " before WELCOME") +
+           "; expected a provider speaking docs/provider-protocol.md";
+    return nullptr;
+  }
+  std::string problem;
+  if (!GetWelcome(&reply, welcome, &problem)) {
+    *err = what + "bad handshake: " + problem;
+    return nullptr;
+  }
+  return p;
+}
+
+ProviderProcess::~ProviderProcess() {
+  if (dead_ || child_.pid <= 0) return;
+  WireBuffer bye;
+  PutBye(&bye);
+  bool timed_out;
+  WriteFrame(child_.to, bye, 100, &timed_out);  // ChildProcess then kills what is left
+}
+
+bool ProviderProcess::Run(const std::vector<ProviderRecord>& records, std::vector<ProviderReply>* replies,
+                          std::string* failure) {
+  WireBuffer request;
+  PutRun(records, &request);
+  WireBuffer reply;
+  bool timed_out = false;
+  if (!WriteFrame(child_.to, request, TimeoutMs(), &timed_out) ||
+      !ReadFrame(child_.from, TimeoutMs(), &reply, &timed_out)) {
+    dead_ = true;
+    const std::string how = child_.Ended(timed_out);
+    *failure = timed_out ? "timed out after " + std::to_string(static_cast<int64_t>(command_.timeout_seconds)) +
+                               " s (--timeout); the provider was killed"
+                         : how;
+    return false;
+  }
+  std::string problem;
+  if (!GetResults(&reply, records, replies, &problem)) {
+    dead_ = true;
+    child_.Ended(/*timed_out=*/true);  // killed: its stream can no longer be trusted
+    *failure = "answered a malformed RESULTS (" + problem + ")";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace slotguard

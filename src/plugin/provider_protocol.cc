@@ -1,0 +1,259 @@
+#include "plugin/provider_protocol.h"
+
+#include <cstring>
+
+#include "registry/families.h"
+#include "scenario/family_params.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the provider protocol is little-endian; this build writes native byte order"
+#endif
+
+namespace slotguard {
+namespace {
+
+constexpr size_t kRecordBytes = 4 + 4 + 4 + 4 + 8 * 3 + 8 * 7;
+constexpr size_t kGroupBytes = 4 + 4 + 4 + 4 + 8 + 8 + 8 + 4 * kProviderMaxParams + 4 + 4 + 8;
+
+size_t Align8(size_t n) { return (n + 7) & ~size_t{7}; }
+
+void PutI32(WireBuffer* out, int32_t v) { out->PutU32(static_cast<uint32_t>(v)); }
+void PutI64(WireBuffer* out, int64_t v) { out->PutU64(static_cast<uint64_t>(v)); }
+void PutText(WireBuffer* out, const std::string& s) {
+  out->PutU32(static_cast<uint32_t>(s.size()));
+  out->Put(s.data(), s.size());
+}
+bool GetText(WireBuffer* in, std::string* s) {
+  uint32_t n;
+  if (!in->GetU32(&n) || n > (1u << 20)) return false;
+  s->resize(n);
+  return in->Get(s->data(), n);
+}
+
+/// The parameters RUN carries for a family: the int and bool rows that
+/// name a plugin field, table order.
+std::vector<const ParamInfo*> WireParams(Family family) {
+  std::vector<const ParamInfo*> params;
+  for (const ParamInfo* p : ParamsOf(family))
+    if ((p->kind == ParamKind::kInt || p->kind == ParamKind::kBool) && *p->plugin_field) params.push_back(p);
+  return params;
+}
+
+/// The blob: arrays at 8-byte aligned offsets.
+class Blob {
+ public:
+  std::vector<uint8_t> bytes;
+  template <class T>
+  uint64_t Add(const T* data, size_t count) {
+    const size_t at = Align8(bytes.size());
+    bytes.resize(at + count * sizeof(T));
+    if (count) std::memcpy(bytes.data() + at, data, count * sizeof(T));
+    return at;
+  }
+  template <class T>
+  uint64_t Add(const std::vector<T>& v) {
+    return Add(v.data(), v.size());
+  }
+};
+
+}  // namespace
+
+void PutHello(const std::string& device, WireBuffer* out) {
+  out->PutU32(static_cast<uint32_t>(ProviderMessage::kHello));
+  out->PutU32(kProviderProtocolVersion);
+  PutText(out, device);
+  out->PutU32(static_cast<uint32_t>(AllFamilies().size()));
+  for (const FamilyInfo& f : AllFamilies()) {
+    PutText(out, f.name);
+    out->PutU32(static_cast<uint32_t>(f.family));
+    out->PutU32(static_cast<uint32_t>(OutputCount(f.family)));
+    const std::vector<const ParamInfo*> params = WireParams(f.family);
+    out->PutU32(static_cast<uint32_t>(params.size()));
+    for (const ParamInfo* p : params) PutText(out, p->spec_name());
+  }
+}
+
+void PutBye(WireBuffer* out) { out->PutU32(static_cast<uint32_t>(ProviderMessage::kBye)); }
+
+bool GetWelcome(WireBuffer* in, ProviderWelcome* welcome, std::string* problem) {
+  uint32_t type, version, mode, count;
+  if (!in->GetU32(&type)) {
+    *problem = "an empty reply; expected WELCOME";
+    return false;
+  }
+  if (type != static_cast<uint32_t>(ProviderMessage::kWelcome)) {
+    *problem = "message type " + std::to_string(type) + "; expected WELCOME (101)";
+    return false;
+  }
+  if (!in->GetU32(&version)) {
+    *problem = "a truncated WELCOME";
+    return false;
+  }
+  if (version != kProviderProtocolVersion) {
+    *problem = "protocol version " + std::to_string(version) + "; expected " + std::to_string(kProviderProtocolVersion);
+    return false;
+  }
+  if (!GetText(in, &welcome->name) || !in->GetU32(&mode) || !in->GetU32(&count)) {
+    *problem = "a truncated WELCOME";
+    return false;
+  }
+  if (mode > 1) {
+    *problem = "mode " + std::to_string(mode) + "; expected 0 (one group per record) or 1 (whole scenarios)";
+    return false;
+  }
+  welcome->whole_scenarios = mode == 1;
+  if (count == 0 || count > AllFamilies().size() * 4) {
+    *problem = std::to_string(count) + " families; expected 1 to " + std::to_string(AllFamilies().size());
+    return false;
+  }
+  welcome->families.clear();
+  for (uint32_t i = 0; i < count; ++i) {
+    std::string name;
+    if (!GetText(in, &name)) {
+      *problem = "a truncated WELCOME";
+      return false;
+    }
+    Family family;
+    std::string why;
+    if (!FindFamily(name, &family, &why)) {
+      *problem = "family: " + why;
+      return false;
+    }
+    bool seen = false;
+    for (Family f : welcome->families) seen |= f == family;
+    if (!seen) welcome->families.push_back(family);
+  }
+  if (welcome->name.empty()) welcome->name = "unnamed";
+  return true;
+}
+
+void PutRun(const std::vector<ProviderRecord>& records, WireBuffer* out) {
+  Blob blob;
+  size_t header = 4 + 4 + 8;
+  for (const ProviderRecord& r : records) header += kRecordBytes + kGroupBytes * r.groups.size();
+  out->bytes.clear();
+  out->bytes.reserve(Align8(header));
+  out->PutU32(static_cast<uint32_t>(ProviderMessage::kRun));
+  out->PutU32(static_cast<uint32_t>(records.size()));
+  const size_t blob_size_at = out->bytes.size();
+  out->PutU64(0);  // blob_bytes, filled in below
+  for (const ProviderRecord& r : records) {
+    const Batch& b = r.s->batch;
+    out->PutU32(r.scenario);
+    out->PutU32(static_cast<uint32_t>(r.groups.size()));
+    PutI32(out, b.num_reqs());
+    out->PutU32(b.table_rows == TableRows::kIdxMapping ? 1 : 0);
+    PutI64(out, b.num_actual_tokens);
+    PutI64(out, b.num_real_tokens());
+    PutI64(out, b.num_tokens);
+    out->PutU64(blob.Add(b.query_start_loc));
+    out->PutU64(blob.Add(b.positions));
+    out->PutU64(blob.Add(b.seq_lens));
+    out->PutU64(blob.Add(*r.seq_lens_i32));
+    out->PutU64(blob.Add(b.idx_mapping));
+    out->PutU64(blob.Add(b.slot_mapping_in));
+    out->PutU64(blob.Add(*r.request_of_token));
+    for (const ProviderGroupInput& g : r.groups) {
+      const Group& group = r.s->groups[g.group];
+      out->PutU32(static_cast<uint32_t>(g.group));
+      out->PutU32(static_cast<uint32_t>(group.family));
+      PutI32(out, g.table_rows);
+      PutI32(out, g.table_width);
+      PutI64(out, g.table_row_stride);
+      out->PutU64(blob.Add(*g.table));
+      out->PutU64(g.table->size());
+      const std::vector<const ParamInfo*> params = WireParams(group.family);
+      for (int i = 0; i < kProviderMaxParams; ++i)
+        PutI32(out, i < static_cast<int>(params.size()) ? static_cast<int32_t>(ParamValue(*params[i], group)) : 0);
+      PutI32(out, g.common_group);
+      out->PutU32(g.common ? 1 : 0);
+      out->PutU64(g.common ? blob.Add(*g.common) : 0);
+    }
+  }
+  const uint64_t blob_bytes = Align8(blob.bytes.size());
+  std::memcpy(out->bytes.data() + blob_size_at, &blob_bytes, sizeof(blob_bytes));
+  out->bytes.resize(Align8(out->bytes.size()), 0);
+  blob.bytes.resize(blob_bytes, 0);
+  out->Put(blob.bytes.data(), blob.bytes.size());
+}
+
+bool GetResults(WireBuffer* in, const std::vector<ProviderRecord>& records, std::vector<ProviderReply>* replies,
+                std::string* problem) {
+  uint32_t type, count;
+  if (!in->GetU32(&type) || type != static_cast<uint32_t>(ProviderMessage::kResults)) {
+    *problem = "expected RESULTS (102)";
+    return false;
+  }
+  if (!in->GetU32(&count) || count != records.size()) {
+    *problem = "RESULTS for " + std::to_string(count) + " records; expected " + std::to_string(records.size());
+    return false;
+  }
+  replies->assign(records.size(), ProviderReply());
+  std::vector<uint32_t> message_bytes(records.size());
+  size_t at = 4 + 4;
+  for (size_t i = 0; i < records.size(); ++i) {
+    uint32_t status;
+    ProviderReply& reply = (*replies)[i];
+    if (!in->GetU32(&status) || !in->GetU32(&reply.group) || !in->GetU32(&message_bytes[i])) {
+      *problem = "a truncated RESULTS";
+      return false;
+    }
+    at += 12;
+    if (status > 2) {
+      *problem = "record " + std::to_string(i) + ": status " + std::to_string(status) + "; expected 0, 1 or 2";
+      return false;
+    }
+    reply.status = static_cast<ProviderStatus>(status);
+    if (reply.status == ProviderStatus::kError && reply.group >= records[i].s->groups.size()) {
+      *problem = "record " + std::to_string(i) + ": group " + std::to_string(reply.group) + "; the scenario has " +
+                 std::to_string(records[i].s->groups.size());
+      return false;
+    }
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    std::string& m = (*replies)[i].message;
+    if (message_bytes[i] > (1u << 20)) {
+      *problem = "record " + std::to_string(i) + ": a " + std::to_string(message_bytes[i]) + "-byte message";
+      return false;
+    }
+    m.resize(message_bytes[i]);
+    if (!in->Get(m.data(), m.size())) {
+      *problem = "a truncated RESULTS";
+      return false;
+    }
+    at += m.size();
+    for (char& c : m)
+      if (c == '\n' || c == '\r') c = ' ';  // one line in reports
+  }
+  std::vector<uint8_t> pad(Align8(at) - at);
+  if (!in->Get(pad.data(), pad.size())) {
+    *problem = "a truncated RESULTS";
+    return false;
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    ProviderReply& reply = (*replies)[i];
+    if (reply.status != ProviderStatus::kOk) continue;
+    const size_t n = static_cast<size_t>(records[i].s->batch.num_tokens);
+    reply.outputs.resize(records[i].groups.size());
+    for (size_t g = 0; g < records[i].groups.size(); ++g) {
+      const Group& group = records[i].s->groups[records[i].groups[g].group];
+      reply.outputs[g].resize(OutputCount(group));
+      for (std::vector<int64_t>& out : reply.outputs[g]) {
+        out.resize(n);
+        if (!in->Get(out.data(), n * sizeof(int64_t))) {
+          *problem = "too few output bytes (record " + std::to_string(i) + ", group " +
+                     std::to_string(records[i].groups[g].group) + ")";
+          return false;
+        }
+      }
+    }
+  }
+  uint8_t extra;
+  if (in->Get(&extra, 1)) {
+    *problem = "more output bytes than the records have";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace slotguard

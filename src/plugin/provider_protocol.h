@@ -1,0 +1,73 @@
+// The messages of the kernel-provider protocol (--kernel-cmd), version 1:
+// docs/provider-protocol.md is the byte layout; this is the one place that
+// writes and reads it on slotguard's side. Frames are the worker protocol's
+// (backend/worker_protocol.h), little-endian.
+#ifndef SLOTGUARD_PLUGIN_PROVIDER_PROTOCOL_H_
+#define SLOTGUARD_PLUGIN_PROVIDER_PROTOCOL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backend/worker_protocol.h"
+#include "registry/variant_ids.h"
+#include "scenario/scenario.h"
+
+namespace slotguard {
+
+constexpr uint32_t kProviderProtocolVersion = 1;
+constexpr int kProviderMaxParams = 8;
+
+enum class ProviderMessage : uint32_t { kHello = 1, kRun = 2, kBye = 3, kWelcome = 101, kResults = 102 };
+enum class ProviderStatus : uint32_t { kOk = 0, kError = 1, kSkip = 2 };
+
+/// HELLO: the device ("cpu" or "cuda") and every family with its code,
+/// output count and parameter names (from the family table).
+void PutHello(const std::string& device, WireBuffer* out);
+void PutBye(WireBuffer* out);
+
+struct ProviderWelcome {
+  std::string name;
+  bool whole_scenarios = false;  // mode 1
+  std::vector<Family> families;
+};
+/// False with *problem ("protocol version 2; expected 1", "unknown family
+/// \"pagd\"", "a truncated WELCOME").
+bool GetWelcome(WireBuffer* in, ProviderWelcome* welcome, std::string* problem);
+
+/// One group of a record, as laid out for the provider.
+struct ProviderGroupInput {
+  size_t group = 0;                         // index in the scenario
+  const std::vector<int32_t>* table = nullptr;  // the laid-out table memory
+  int32_t table_rows = 0, table_width = 0;
+  int64_t table_row_stride = 0;
+  int32_t common_group = -1;                // qsa_compressed: the provider's own group it reads
+  const std::vector<int64_t>* common = nullptr;  // or its common mapping inline (nullptr: none)
+};
+
+/// One record: one call (mode 0) or a scenario's calls (mode 1).
+struct ProviderRecord {
+  uint32_t scenario = 0;                    // ordinal in the message
+  const Scenario* s = nullptr;
+  const std::vector<int32_t>* seq_lens_i32 = nullptr;
+  const std::vector<int32_t>* request_of_token = nullptr;
+  std::vector<ProviderGroupInput> groups;
+};
+
+void PutRun(const std::vector<ProviderRecord>& records, WireBuffer* out);
+
+/// A record's answer.
+struct ProviderReply {
+  ProviderStatus status = ProviderStatus::kOk;
+  uint32_t group = 0;       // kError: the failing group's index in the scenario
+  std::string message;      // kError, kSkip
+  std::vector<std::vector<std::vector<int64_t>>> outputs;  // kOk: [record group][output][num_tokens]
+};
+
+/// False with *problem when RESULTS does not answer `records` exactly.
+bool GetResults(WireBuffer* in, const std::vector<ProviderRecord>& records, std::vector<ProviderReply>* replies,
+                std::string* problem);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_PLUGIN_PROVIDER_PROTOCOL_H_
