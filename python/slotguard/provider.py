@@ -273,15 +273,16 @@ class _TorchArrays(object):
         dst.copy_(src)
 
     def finish(self):
+        # The bytes returned point into a tensor (ctypes, no reference): it is
+        # kept in self._keep until the next message's finish, after the write.
         if self.cuda:
-            host = self.out.cpu()      # the one device-to-host copy (and synchronization)
-            self._keep = host
-            return _host_bytes(host)
-        return _host_bytes(self.out)
+            self._keep = self.out.cpu()      # the one device-to-host copy (and synchronization)
+        else:
+            self._keep = self.out
+        return _host_bytes(self._keep)
 
     def drop(self):
         self.base = self.out = None
-        self._keep = None
 
 
 def _make_arrays(kind, dev):
