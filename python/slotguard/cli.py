@@ -1,0 +1,249 @@
+"""Run the slotguard CLI from Python (pytest-friendly).
+
+    import slotguard
+
+    def test_my_kernel_holds_the_curated_scenarios():
+        slotguard.check(["scenarios/"], kernel_cmd="python3 my_provider.py")
+
+    def test_my_kernel_survives_a_campaign():
+        slotguard.fuzz(kernel_cmd="python3 my_provider.py", runs=20000, seed=1)
+
+Both return a Result when slotguard exits 0 and raise otherwise: Failure
+(exit 1: findings; the message holds the finding lines, and for fuzz
+`.reproducer` is the minimized scenario's path), UsageError (exit 2: bad
+input or usage), EnvironmentError (exit 3: no device, a CUDA error, a report
+that cannot be written), each with slotguard's own error line and `.result`.
+
+The binary: `binary=`, else $SLOTGUARD, else `slotguard` on PATH, else
+build/slotguard of the source tree this package lives in.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+__all__ = ["check", "fuzz", "replay", "find_binary", "Result", "SlotguardError", "Failure", "UsageError",
+           "SlotguardEnvironmentError"]
+
+EXIT_HOLDS = 0
+EXIT_FINDINGS = 1
+EXIT_BAD_INPUT = 2
+EXIT_ENVIRONMENT = 3
+
+_REPRODUCER = re.compile(r"^slotguard: fuzz: finding written to (.*); replay it with: slotguard replay (.*)$")
+
+
+class Result(object):
+    """What one slotguard run said."""
+
+    def __init__(self, args, returncode, stdout, stderr, report=None):
+        self.args = list(args)
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.report = report          # the parsed --json report, when one was asked for
+        lines = stdout.splitlines()
+        summary = [l for l in lines if l.startswith("slotguard:")]
+        self.summary = summary[-1] if summary else ""
+        self.reproducer = None
+        for line in lines:
+            m = _REPRODUCER.match(line)
+            if m:
+                self.reproducer = m.group(1)
+        if self.reproducer is None and isinstance(report, dict) and report.get("file"):
+            self.reproducer = report["file"]
+
+    @property
+    def finding_lines(self):
+        """The lines that say what went wrong: findings, FAIL and ERROR lines,
+        and fuzz's finding line (not the `ok` lines or the summary)."""
+        out = []
+        for line in self.stdout.splitlines():
+            if not line.strip() or line.startswith("ok    ") or line.startswith("slotguard: "):
+                continue
+            if line.startswith("fuzz: classification") or line.startswith("fuzz: operators never"):
+                continue
+            out.append(line)
+        return out
+
+    @property
+    def error_line(self):
+        """slotguard's one-line error (stderr's last `slotguard: error:` line), or ''."""
+        errs = [l for l in self.stderr.splitlines() if l.startswith("slotguard: error:")]
+        if errs:
+            return errs[-1]
+        errs = [l for l in self.stdout.splitlines() if l.startswith("ERROR ")]
+        return errs[-1] if errs else ""
+
+    def __repr__(self):
+        return "<slotguard Result exit %d: %s>" % (self.returncode, self.summary)
+
+
+class SlotguardError(Exception):
+    """slotguard exited with a code other than 0."""
+
+    def __init__(self, message, result):
+        Exception.__init__(self, message)
+        self.result = result
+        self.returncode = result.returncode
+        self.reproducer = result.reproducer
+
+
+class Failure(SlotguardError, AssertionError):
+    """Exit 1: findings (an AssertionError, so pytest reports it as a failed
+    assertion). The message holds the finding lines; .reproducer the fuzz
+    reproducer's path."""
+
+
+class UsageError(SlotguardError):
+    """Exit 2: bad input or usage (a scenario that does not load, an unknown
+    flag, a provider that fails its handshake)."""
+
+
+class SlotguardEnvironmentError(SlotguardError, EnvironmentError):
+    """Exit 3: environment (no usable device, a CUDA error, a provider that
+    fails a second handshake, a report that cannot be written)."""
+
+    def __str__(self):
+        return Exception.__str__(self)
+
+
+def find_binary(binary=None):
+    """The slotguard executable: `binary`, $SLOTGUARD, `slotguard` on PATH,
+    then build/slotguard beside this package's source tree."""
+    if binary:
+        return binary
+    env = os.environ.get("SLOTGUARD")
+    if env:
+        return env
+    on_path = shutil.which("slotguard")
+    if on_path:
+        return on_path
+    here = os.path.dirname(os.path.abspath(__file__))        # python/slotguard
+    for candidate in (os.path.join(here, "..", "..", "build", "slotguard"),
+                      os.path.join(here, "..", "build", "slotguard")):
+        candidate = os.path.normpath(candidate)
+        if os.access(candidate, os.X_OK):
+            return candidate
+    raise FileNotFoundError("no slotguard binary: pass binary=, set SLOTGUARD, put slotguard on PATH, or build "
+                            "it into build/ (make build)")
+
+
+def _shorten(lines, limit=60):
+    if len(lines) <= limit:
+        return lines
+    return lines[:limit] + ["... %d more lines" % (len(lines) - limit)]
+
+
+def _run(subcommand, args, json_path, binary, cwd, env, timeout, check_exit):
+    exe = find_binary(binary)
+    argv = [exe, subcommand] + [str(a) for a in args]
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env, timeout=timeout,
+                          universal_newlines=True)
+    report = None
+    if json_path and os.path.exists(json_path):
+        try:
+            with open(json_path) as f:
+                report = json.load(f)
+        except ValueError:
+            report = None
+    result = Result(argv, proc.returncode, proc.stdout, proc.stderr, report)
+    if not check_exit or proc.returncode == EXIT_HOLDS:
+        return result
+    cmd = " ".join(argv)
+    if proc.returncode == EXIT_FINDINGS:
+        lines = _shorten(result.finding_lines)
+        head = "slotguard %s found problems (exit 1)" % subcommand
+        if result.reproducer:
+            head += "; reproducer: %s (replay it with: %s replay %s)" % (result.reproducer, exe, result.reproducer)
+        raise Failure("\n".join([head] + lines + [result.summary]), result)
+    err = result.error_line or (proc.stderr.strip().splitlines() or [""])[-1]
+    if proc.returncode == EXIT_BAD_INPUT:
+        raise UsageError("%s (exit 2: bad input or usage; command: %s)" % (err, cmd), result)
+    if proc.returncode == EXIT_ENVIRONMENT:
+        raise SlotguardEnvironmentError("%s (exit 3: environment; command: %s)" % (err, cmd), result)
+    raise SlotguardError("slotguard exited with %d: %s (command: %s)" % (proc.returncode, err, cmd), result)
+
+
+def _json_arg(extra_args):
+    extra = [str(a) for a in extra_args]
+    for i, a in enumerate(extra):
+        if a == "--json" and i + 1 < len(extra):
+            return extra[i + 1]
+        if a.startswith("--json="):
+            return a[len("--json="):]
+    return None
+
+
+def _common(kernel_cmd, backend):
+    args = []
+    if backend:
+        args += ["--backend", backend]
+    if kernel_cmd:
+        args += ["--kernel-cmd", kernel_cmd]
+    return args
+
+
+def check(paths, kernel_cmd=None, backend="host", extra_args=(), binary=None, cwd=None, env=None, timeout=None,
+          raise_on_failure=True):
+    """`slotguard check [--backend B] [--kernel-cmd CMD] EXTRA PATHS`.
+
+    Returns a Result (returncode, stdout, stderr, summary, report when
+    extra_args has --json FILE); raises Failure / UsageError /
+    EnvironmentError for exit 1 / 2 / 3 unless raise_on_failure is False."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    args = _common(kernel_cmd, backend) + [str(a) for a in extra_args] + [os.fspath(p) for p in paths]
+    return _run("check", args, _json_arg(extra_args), binary, cwd, env, timeout, raise_on_failure)
+
+
+def replay(path, kernel_cmd=None, backend="host", extra_args=(), binary=None, cwd=None, env=None, timeout=None,
+           raise_on_failure=True):
+    """`slotguard replay FILE` (same conventions as check)."""
+    args = _common(kernel_cmd, backend) + [str(a) for a in extra_args] + [os.fspath(path)]
+    return _run("replay", args, _json_arg(extra_args), binary, cwd, env, timeout, raise_on_failure)
+
+
+def fuzz(kernel_cmd=None, backend="host", time=None, runs=None, seed=None, families=(), out=None, extra_args=(),
+         binary=None, cwd=None, env=None, timeout=None, raise_on_failure=True):
+    """`slotguard fuzz` with a JSON summary (result.report).
+
+    time/runs bound the campaign (slotguard's default without either is 60 s);
+    families: --family for each; out: the reproducer directory (default: a
+    new temporary directory, kept when there is a finding). On a finding
+    raises Failure with the finding lines and `.reproducer` (the minimized
+    scenario file)."""
+    if isinstance(families, str):
+        families = [families]
+    args = _common(kernel_cmd, backend)
+    if time is not None:
+        args += ["--time", str(time)]
+    if runs is not None:
+        args += ["--runs", str(runs)]
+    if seed is not None:
+        args += ["--seed", str(seed)]
+    for f in families:
+        args += ["--family", f]
+    made_out = out is None
+    if made_out:
+        out = tempfile.mkdtemp(prefix="slotguard-fuzz-")
+    args += ["--out", os.fspath(out)]
+    extra = [str(a) for a in extra_args]
+    json_path = _json_arg(extra)
+    tmp_json = None
+    if json_path is None:
+        fd, tmp_json = tempfile.mkstemp(prefix="slotguard-fuzz-", suffix=".json")
+        os.close(fd)
+        os.unlink(tmp_json)
+        json_path = tmp_json
+        extra += ["--json", json_path]
+    try:
+        return _run("fuzz", args + extra, json_path, binary, cwd, env, timeout, raise_on_failure)
+    finally:
+        if tmp_json and os.path.exists(tmp_json):
+            os.unlink(tmp_json)
+        if made_out and os.path.isdir(out) and not os.listdir(out):
+            os.rmdir(out)

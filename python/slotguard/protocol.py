@@ -1,0 +1,454 @@
+"""The `--kernel-cmd` wire format (docs/provider-protocol.md), protocol version 1.
+
+Standard library only. Every message is one frame: a u64 byte count, then that
+many bytes; everything little-endian; a `string` is a u32 byte count and UTF-8
+bytes; each message starts with a u32 type.
+
+Decoding is built for throughput: the fixed part of a RUN record and of each of
+its groups is parsed with one precompiled ``struct.Struct.unpack_from`` each,
+and nothing is copied out of the blob (arrays are made later, as zero-copy
+views, by ``slotguard.provider``).
+"""
+
+import os
+import struct
+
+PROTOCOL_VERSION = 1
+
+HELLO = 1
+RUN = 2
+BYE = 3
+WELCOME = 101
+RESULTS = 102
+
+STATUS_OK = 0
+STATUS_ERROR = 1
+STATUS_SKIP = 2
+
+PAD = -1
+MAX_PARAMS = 8
+
+# Precompiled formats (all little-endian, packed: '<' has no alignment padding).
+U32 = struct.Struct("<I")
+U64 = struct.Struct("<Q")
+TYPE_VERSION = struct.Struct("<II")          # HELLO / WELCOME: type, protocol_version
+FAMILY_HEAD = struct.Struct("<III")          # HELLO family: code, outputs, param_count
+RUN_HEAD = struct.Struct("<IIQ")             # type, record_count, blob_bytes
+# A RUN record: scenario, group_count, num_reqs, rows_by_idx_mapping,
+# num_actual_tokens, num_real_tokens, num_tokens, then 7 u64 offsets:
+# query_start_loc, positions, seq_lens, seq_lens_i32, idx_mapping,
+# slot_mapping_in, request_of_token.
+RECORD = struct.Struct("<IIiIqqq7Q")
+# A group of a record: group, family, table_rows, table_width, table_row_stride,
+# table, table_elements, params[8], common_group, common_inline, common_offset.
+GROUP = struct.Struct("<IIiiqQQ8iiIQ")
+RESULTS_HEAD = struct.Struct("<II")          # type, record_count
+RESULT_ENTRY = struct.Struct("<III")         # status, group, message_bytes
+
+assert RECORD.size == 96 and GROUP.size == 88
+
+
+class ProtocolError(Exception):
+    """A malformed or unexpected message."""
+
+
+def pad8(n):
+    """Bytes of zero padding that bring offset n to a multiple of 8."""
+    return -n & 7
+
+
+# ---------------------------------------------------------------------------
+# Framing
+
+
+def read_exact(fd, n):
+    """n bytes from fd into a new bytearray, or None on end of file before the
+    first byte. A stream that ends mid-way raises ProtocolError."""
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        k = os.readv(fd, [view[got:]])
+        if k == 0:
+            if got == 0:
+                return None
+            raise ProtocolError("end of file inside a frame (%d of %d bytes)" % (got, n))
+        got += k
+    return buf
+
+
+def read_frame(fd):
+    """The next message (a bytearray), or None when fd is at end of file."""
+    head = read_exact(fd, 8)
+    if head is None:
+        return None
+    (n,) = U64.unpack(head)
+    if n == 0:
+        return bytearray()
+    body = read_exact(fd, n)
+    if body is None:
+        raise ProtocolError("end of file after a frame header of %d bytes" % n)
+    return body
+
+
+def write_frame(fd, *parts):
+    """One frame made of the byte-like parts (written with writev, no join)."""
+    views = [memoryview(p).cast("B") for p in parts]
+    views = [v for v in views if v.nbytes]
+    total = sum(v.nbytes for v in views)
+    views.insert(0, memoryview(U64.pack(total)))
+    while views:
+        k = os.writev(fd, views[:1024])
+        while views and k >= views[0].nbytes:
+            k -= views[0].nbytes
+            views.pop(0)
+        if k:
+            views[0] = views[0][k:]
+
+
+# ---------------------------------------------------------------------------
+# Strings
+
+
+def put_string(out, s):
+    b = s.encode("utf-8")
+    out += U32.pack(len(b))
+    out += b
+
+
+def get_string(buf, at):
+    (n,) = U32.unpack_from(buf, at)
+    at += 4
+    if at + n > len(buf):
+        raise ProtocolError("string of %d bytes past the end of the message" % n)
+    return bytes(buf[at:at + n]).decode("utf-8"), at + n
+
+
+# ---------------------------------------------------------------------------
+# HELLO / WELCOME
+
+
+class FamilyInfo(object):
+    """A family as HELLO describes it."""
+
+    __slots__ = ("name", "code", "outputs", "params")
+
+    def __init__(self, name, code, outputs, params):
+        self.name = name
+        self.code = code
+        self.outputs = outputs
+        self.params = tuple(params)
+
+    def __repr__(self):
+        return "FamilyInfo(%r, code=%d, outputs=%d, params=%r)" % (self.name, self.code, self.outputs, self.params)
+
+    def __eq__(self, other):
+        return isinstance(other, FamilyInfo) and (self.name, self.code, self.outputs, self.params) == (
+            other.name, other.code, other.outputs, other.params)
+
+
+class Hello(object):
+    __slots__ = ("version", "device", "families")
+
+    def __init__(self, version, device, families):
+        self.version = version
+        self.device = device
+        self.families = list(families)
+
+    def by_code(self):
+        return {f.code: f for f in self.families}
+
+    def by_name(self):
+        return {f.name: f for f in self.families}
+
+
+class Welcome(object):
+    __slots__ = ("version", "name", "mode", "families")
+
+    def __init__(self, name, mode, families, version=PROTOCOL_VERSION):
+        self.version = version
+        self.name = name
+        self.mode = mode
+        self.families = list(families)
+
+
+def encode_hello(device, families, version=PROTOCOL_VERSION):
+    """HELLO (slotguard's side; for tests and fake hosts)."""
+    out = bytearray(TYPE_VERSION.pack(HELLO, version))
+    put_string(out, device)
+    out += U32.pack(len(families))
+    for f in families:
+        if len(f.params) > MAX_PARAMS:
+            raise ValueError("family %s: %d parameters; at most %d" % (f.name, len(f.params), MAX_PARAMS))
+        put_string(out, f.name)
+        out += FAMILY_HEAD.pack(f.code, f.outputs, len(f.params))
+        for p in f.params:
+            put_string(out, p)
+    return out
+
+
+def decode_hello(buf):
+    if len(buf) < 8:
+        raise ProtocolError("HELLO of %d bytes" % len(buf))
+    kind, version = TYPE_VERSION.unpack_from(buf, 0)
+    if kind != HELLO:
+        raise ProtocolError("expected HELLO (type 1) first, got type %d" % kind)
+    device, at = get_string(buf, 8)
+    (count,) = U32.unpack_from(buf, at)
+    at += 4
+    families = []
+    for _ in range(count):
+        name, at = get_string(buf, at)
+        code, outputs, param_count = FAMILY_HEAD.unpack_from(buf, at)
+        at += FAMILY_HEAD.size
+        if param_count > MAX_PARAMS:
+            raise ProtocolError("family %s: %d parameters; at most %d" % (name, param_count, MAX_PARAMS))
+        params = []
+        for _ in range(param_count):
+            p, at = get_string(buf, at)
+            params.append(p)
+        families.append(FamilyInfo(name, code, outputs, params))
+    return Hello(version, device, families)
+
+
+def encode_welcome(name, mode, families, version=PROTOCOL_VERSION):
+    out = bytearray(TYPE_VERSION.pack(WELCOME, version))
+    put_string(out, name)
+    out += U32.pack(mode)
+    out += U32.pack(len(families))
+    for f in families:
+        put_string(out, f)
+    return out
+
+
+def decode_welcome(buf):
+    kind, version = TYPE_VERSION.unpack_from(buf, 0)
+    if kind != WELCOME:
+        raise ProtocolError("expected WELCOME (type 101), got type %d" % kind)
+    name, at = get_string(buf, 8)
+    (mode,) = U32.unpack_from(buf, at)
+    (count,) = U32.unpack_from(buf, at + 4)
+    at += 8
+    families = []
+    for _ in range(count):
+        f, at = get_string(buf, at)
+        families.append(f)
+    return Welcome(name, mode, families, version)
+
+
+def message_type(buf):
+    if len(buf) < 4:
+        raise ProtocolError("message of %d bytes has no type" % len(buf))
+    return U32.unpack_from(buf, 0)[0]
+
+
+# ---------------------------------------------------------------------------
+# RUN
+
+
+class RunGroup(object):
+    """One group of a RUN record, as on the wire (offsets are blob offsets)."""
+
+    __slots__ = ("group", "family", "table_rows", "table_width", "table_row_stride", "table",
+                 "table_elements", "params", "common_group", "common_inline", "common_offset")
+
+    def __init__(self, group, family, table_rows, table_width, table_row_stride, table, table_elements,
+                 params, common_group=-1, common_inline=0, common_offset=0):
+        self.group = group
+        self.family = family
+        self.table_rows = table_rows
+        self.table_width = table_width
+        self.table_row_stride = table_row_stride
+        self.table = table
+        self.table_elements = table_elements
+        self.params = tuple(params)
+        self.common_group = common_group
+        self.common_inline = common_inline
+        self.common_offset = common_offset
+
+    @classmethod
+    def unpack_from(cls, buf, at):
+        v = GROUP.unpack_from(buf, at)
+        g = cls.__new__(cls)
+        (g.group, g.family, g.table_rows, g.table_width, g.table_row_stride, g.table, g.table_elements) = v[:7]
+        g.params = v[7:15]
+        g.common_group, g.common_inline, g.common_offset = v[15:18]
+        return g
+
+    def pack(self):
+        params = tuple(self.params) + (0,) * (MAX_PARAMS - len(self.params))
+        return GROUP.pack(self.group, self.family, self.table_rows, self.table_width, self.table_row_stride,
+                          self.table, self.table_elements, *params, self.common_group, self.common_inline,
+                          self.common_offset)
+
+
+class RunRecord(object):
+    """One RUN record: the batch (offsets into the blob) and its groups."""
+
+    __slots__ = ("scenario", "num_reqs", "rows_by_idx_mapping", "num_actual_tokens", "num_real_tokens",
+                 "num_tokens", "query_start_loc", "positions", "seq_lens", "seq_lens_i32", "idx_mapping",
+                 "slot_mapping_in", "request_of_token", "groups")
+
+    def __init__(self, scenario, num_reqs, rows_by_idx_mapping, num_actual_tokens, num_real_tokens, num_tokens,
+                 query_start_loc, positions, seq_lens, seq_lens_i32, idx_mapping, slot_mapping_in,
+                 request_of_token, groups):
+        self.scenario = scenario
+        self.num_reqs = num_reqs
+        self.rows_by_idx_mapping = rows_by_idx_mapping
+        self.num_actual_tokens = num_actual_tokens
+        self.num_real_tokens = num_real_tokens
+        self.num_tokens = num_tokens
+        self.query_start_loc = query_start_loc
+        self.positions = positions
+        self.seq_lens = seq_lens
+        self.seq_lens_i32 = seq_lens_i32
+        self.idx_mapping = idx_mapping
+        self.slot_mapping_in = slot_mapping_in
+        self.request_of_token = request_of_token
+        self.groups = list(groups)
+
+    def pack(self):
+        out = bytearray(RECORD.pack(self.scenario, len(self.groups), self.num_reqs, self.rows_by_idx_mapping,
+                                    self.num_actual_tokens, self.num_real_tokens, self.num_tokens,
+                                    self.query_start_loc, self.positions, self.seq_lens, self.seq_lens_i32,
+                                    self.idx_mapping, self.slot_mapping_in, self.request_of_token))
+        for g in self.groups:
+            out += g.pack()
+        return out
+
+
+class Run(object):
+    """A decoded RUN: its records and the blob (a memoryview into the message)."""
+
+    __slots__ = ("records", "blob", "blob_start")
+
+    def __init__(self, records, blob, blob_start):
+        self.records = records
+        self.blob = blob
+        self.blob_start = blob_start
+
+
+def decode_run(buf):
+    """RUN -> Run. One unpack per record header and per group; the blob is a
+    view of buf (no copy)."""
+    if len(buf) < RUN_HEAD.size:
+        raise ProtocolError("RUN of %d bytes" % len(buf))
+    kind, count, blob_bytes = RUN_HEAD.unpack_from(buf, 0)
+    if kind != RUN:
+        raise ProtocolError("expected RUN (type 2), got type %d" % kind)
+    at = RUN_HEAD.size
+    records = []
+    rec_unpack = RECORD.unpack_from
+    grp_unpack = GROUP.unpack_from
+    new_group = RunGroup.__new__
+    new_record = RunRecord.__new__
+    try:
+        for _ in range(count):
+            v = rec_unpack(buf, at)
+            at += 96
+            rec = new_record(RunRecord)
+            (rec.scenario, group_count, rec.num_reqs, rec.rows_by_idx_mapping, rec.num_actual_tokens,
+             rec.num_real_tokens, rec.num_tokens, rec.query_start_loc, rec.positions, rec.seq_lens,
+             rec.seq_lens_i32, rec.idx_mapping, rec.slot_mapping_in, rec.request_of_token) = v
+            groups = []
+            for _ in range(group_count):
+                w = grp_unpack(buf, at)
+                at += 88
+                g = new_group(RunGroup)
+                (g.group, g.family, g.table_rows, g.table_width, g.table_row_stride, g.table,
+                 g.table_elements) = w[:7]
+                g.params = w[7:15]
+                g.common_group, g.common_inline, g.common_offset = w[15:18]
+                groups.append(g)
+            rec.groups = groups
+            records.append(rec)
+    except struct.error:
+        raise ProtocolError("RUN records run past the end of the message (%d bytes)" % len(buf))
+    at += pad8(at)
+    if at + blob_bytes > len(buf):
+        raise ProtocolError("RUN blob of %d bytes at %d past the end of the message (%d bytes)"
+                            % (blob_bytes, at, len(buf)))
+    return Run(records, memoryview(buf)[at:at + blob_bytes], at)
+
+
+def encode_run(records, blob):
+    """RUN from RunRecords and the blob bytes (slotguard's side; for tests)."""
+    out = bytearray(RUN_HEAD.pack(RUN, len(records), len(blob)))
+    for r in records:
+        out += r.pack()
+    out += bytes(pad8(len(out)))
+    out += blob
+    return out
+
+
+class BlobBuilder(object):
+    """Lays arrays out at 8-aligned offsets (slotguard's side; for tests)."""
+
+    def __init__(self):
+        self.data = bytearray()
+
+    def add(self, typecode, values):
+        import array
+        off = len(self.data)
+        self.data += array.array(typecode, values).tobytes()
+        self.data += bytes(pad8(len(self.data)))
+        return off
+
+
+# ---------------------------------------------------------------------------
+# RESULTS
+
+
+def encode_results_head(entries):
+    """The RESULTS bytes before the outputs: header, entries, messages and the
+    padding. entries: (status, group, message) tuples."""
+    out = bytearray(RESULTS_HEAD.pack(RESULTS, len(entries)))
+    texts = []
+    for status, group, message in entries:
+        m = message.encode("utf-8") if message else b""
+        texts.append(m)
+        out += RESULT_ENTRY.pack(status, group, len(m))
+    for m in texts:
+        out += m
+    out += bytes(pad8(len(out)))
+    return out
+
+
+def encode_results(entries, outputs=b""):
+    """RESULTS: entries (status, group, message) and the outputs' bytes."""
+    return encode_results_head(entries) + bytes(outputs)
+
+
+def decode_results(buf, output_counts):
+    """RESULTS -> [(status, group, message, [outputs as bytes])], given for
+    each record of the RUN the list of its groups' (num_tokens, outputs).
+    Raises ProtocolError exactly where slotguard would refuse the message."""
+    kind, count = RESULTS_HEAD.unpack_from(buf, 0)
+    if kind != RESULTS:
+        raise ProtocolError("expected RESULTS (type 102), got type %d" % kind)
+    if count != len(output_counts):
+        raise ProtocolError("RESULTS has %d records; the RUN had %d" % (count, len(output_counts)))
+    at = RESULTS_HEAD.size
+    heads = []
+    for _ in range(count):
+        heads.append(RESULT_ENTRY.unpack_from(buf, at))
+        at += RESULT_ENTRY.size
+    messages = []
+    for _, _, n in heads:
+        messages.append(bytes(buf[at:at + n]).decode("utf-8"))
+        at += n
+    at += pad8(at)
+    out = []
+    for (status, group, _), message, shape in zip(heads, messages, output_counts):
+        if status not in (STATUS_OK, STATUS_ERROR, STATUS_SKIP):
+            raise ProtocolError("unknown status %d" % status)
+        arrays = []
+        if status == STATUS_OK:
+            for tokens, outputs in shape:
+                for _ in range(outputs):
+                    arrays.append(bytes(buf[at:at + 8 * tokens]))
+                    at += 8 * tokens
+        out.append((status, group, message, arrays))
+    if at != len(buf):
+        raise ProtocolError("RESULTS of %d bytes; the RUN's outputs make it %d" % (len(buf), at))
+    return out

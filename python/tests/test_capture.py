@@ -1,0 +1,138 @@
+"""capture(): engine tensors -> a scenario file the real loader accepts."""
+import json
+
+import pytest
+
+import slotguard
+
+try:
+    import numpy as np
+except ImportError:
+    np = None
+
+
+def two_groups(**kw):
+    args = dict(query_start_loc=[0, 3, 5], positions=None, seq_lens=[3, 2], idx_mapping=[0, -1], num_blocks=8,
+                groups=[dict(name="attn", family="paged", block_size=16, block_table=[[2], [0]]),
+                        dict(name="tail", family="kpool_tail", kpool=4, block_table=[[3], [0]])])
+    args.update(kw)
+    return args
+
+
+def test_format_1_with_the_keys_given(tmp_path):
+    s = slotguard.capture(str(tmp_path / "a.json"), **two_groups(name="two"))
+    on_disk = json.load(open(str(tmp_path / "a.json")))
+    assert on_disk == s
+    assert s["slotguard"] == 1 and s["name"] == "two" and s["num_blocks"] == 8
+    assert s["batch"] == {"query_start_loc": [0, 3, 5], "seq_lens": [3, 2], "num_actual_tokens": 5,
+                          "num_tokens": 5, "idx_mapping": [0, -1]}
+    assert s["groups"][0] == {"name": "attn", "kernel": "paged", "block_size": 16, "block_table": [[2], [0]]}
+    assert s["groups"][1] == {"name": "tail", "kernel": "kpool_tail", "kpool": 4, "block_table": [[3], [0]]}
+    assert "expect" not in s
+
+
+def test_format_2_only_when_needed_and_64_bit_positions_stay_format_1(tmp_path):
+    s = slotguard.capture(str(tmp_path / "p.json"), query_start_loc=[0, 1], positions=[2 ** 40], seq_lens=None,
+                          groups=[dict(name="a", family="paged", block_size=16, block_table=[[1] * 4])])
+    assert s["slotguard"] == 1   # positions are int64 in either version (docs/scenario-format.md)
+    s = slotguard.capture(str(tmp_path / "q.json"), query_start_loc=[0, 1], positions=[0], seq_lens=None,
+                          idx_mapping=[1], table_rows="idx_mapping",
+                          groups=[dict(name="a", family="paged", block_size=16, block_table=[[5], [1]])])
+    assert s["slotguard"] == 2 and s["batch"]["table_rows"] == "idx_mapping"
+
+
+def test_engine_buffers_are_cut_to_the_step(tmp_path):
+    s = slotguard.capture(str(tmp_path / "c.json"), query_start_loc=[0, 2, 3, 3, 3], num_reqs=2,
+                          positions=[5, 6, 0, 99, 99], num_tokens=4, seq_lens=[7, 1, 0, 0], idx_mapping=[0, 1, 0],
+                          groups=[dict(name="a", family="paged", block_size=4, kernel_block_size=2,
+                                       dcp_world=2, dcp_rank=1, block_table=[[1, 2], [3, 4], [0, 0]])])
+    assert s["batch"]["query_start_loc"] == [0, 2, 3] and s["batch"]["positions"] == [5, 6, 0, 99]
+    assert s["batch"]["seq_lens"] == [7, 1] and s["batch"]["idx_mapping"] == [0, 1]
+    assert s["groups"][0]["block_table"] == [[1, 2], [3, 4]]
+    assert s["groups"][0]["dcp"] == {"world": 2, "rank": 1, "interleave": 1}
+    assert s["num_blocks"] == 3   # kernel block id 4 is manager block 2
+
+
+@pytest.mark.skipif(np is None, reason="numpy is not importable")
+def test_numpy_inputs(tmp_path):
+    s = slotguard.capture(str(tmp_path / "n.json"), query_start_loc=np.array([0, 2], dtype=np.int32),
+                          positions=np.array([4, 5], dtype=np.int64), seq_lens=np.array([6]),
+                          groups=[dict(name="t", family="kpool_tail", kpool=np.int32(4),
+                                       block_table=np.array([[3, 0]], dtype=np.int32))])
+    assert s["batch"]["positions"] == [4, 5] and s["groups"][0]["block_table"] == [[3, 0]]
+
+
+def test_torch_cuda_tensors_move_to_the_cpu(tmp_path):
+    torch = pytest.importorskip("torch")
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    s = slotguard.capture(str(tmp_path / "t.json"), query_start_loc=torch.tensor([0, 1], device=dev),
+                          positions=torch.tensor([3], device=dev), seq_lens=None,
+                          groups=[dict(name="t", family="kpool_tail", kpool=4,
+                                       block_table=torch.tensor([[2]], dtype=torch.int32, device=dev))])
+    assert s["batch"]["positions"] == [3] and s["groups"][0]["block_table"] == [[2]]
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(query_start_loc=[1, 3, 5]), "query_start_loc[0]"),
+    (dict(query_start_loc=[0, 3, 2]), "decreases"),
+    (dict(seq_lens=[1, 2]), "shorter than request 0"),
+    (dict(idx_mapping=[0, -2]), "idx_mapping[1]"),
+    (dict(num_blocks=2), "block id 2 >= num_blocks"),
+    (dict(groups=[dict(name="a", family="pagd", block_size=4, block_table=[[1], [1]])]), "family 'pagd'"),
+    (dict(groups=[dict(name="a", family="paged", kpool=4, block_size=4, block_table=[[1], [1]])]),
+     "a key of kpool_tail"),
+    (dict(groups=[dict(name="a", family="paged", block_table=[[1], [1]])]), "missing block_size"),
+    (dict(groups=[dict(name="a", family="paged", block_size=6, kernel_block_size=4, block_table=[[1], [1]])]),
+     "does not divide"),
+    (dict(groups=[dict(name="a", family="paged", block_size=4, block_table=[[1]])]), "has 1 rows"),
+    (dict(groups=[dict(name="a", family="paged", block_size=4, block_table=[[1], [1, 2]])]), "row 1 has 2"),
+    (dict(groups=[dict(name="a", family="kpool_tail", kpool=4, block_table=[[], []])]), "kpool_tail reads 1"),
+    (dict(groups=[dict(name="q", family="qsa_compressed", block_size=4, compress_ratio=2, common="x",
+                       block_table=[[1], [1]])]), "names no paged group"),
+    (dict(table_rows="persistent"), "table_rows"),
+    (dict(num_actual_tokens=9, num_tokens=5), "num_actual_tokens 9 > num_tokens 5"),
+    (dict(expect={"verdict": "maybe"}), "verdict"),
+])
+def test_bad_inputs_are_clear_value_errors(tmp_path, change, message):
+    with pytest.raises(ValueError) as e:
+        slotguard.capture(str(tmp_path / "x.json"), **two_groups(**change))
+    assert message in str(e.value)
+
+
+def test_two_live_requests_on_one_persistent_row(tmp_path):
+    with pytest.raises(ValueError, match="both read row 0"):
+        slotguard.capture(str(tmp_path / "x.json"), query_start_loc=[0, 1, 2], positions=[0, 0], seq_lens=None,
+                          idx_mapping=[0, 0], table_rows="idx_mapping",
+                          groups=[dict(name="a", family="paged", block_size=4, block_table=[[1]])])
+
+
+def test_captured_files_load_and_hold_in_the_real_binary(binary, tmp_path):
+    # Hand-worked: attn block 2, block_size 16: positions 0,1,2 -> 32,33,34; request 1 is a dummy -> PAD.
+    # tail: kpool 4, block 3: 3*4 + pos mod 4 -> 12,13,14; request 1's null entry -> PAD.
+    good = str(tmp_path / "good.json")
+    slotguard.capture(good, **two_groups(expect={"slot_mapping": {"attn": [32, 33, 34, -1, -1],
+                                                                  "tail": [12, 13, 14, -1, -1]}}))
+    # A dummy whose row still names block 1 under the v2 runner: every family maps it to PAD (holds);
+    # plus a persistent table with a stale row, read through idx_mapping.
+    persist = str(tmp_path / "persist.json")
+    slotguard.capture(persist, query_start_loc=[0, 2, 3, 4], positions=[0, 1, 0, 7], seq_lens=None,
+                      idx_mapping=[2, -1, 0], table_rows="idx_mapping", num_blocks=8,
+                      groups=[dict(name="attn", family="paged", block_size=16, block_table=[[3], [5], [5]])],
+                      expect={"slot_mapping": {"attn": [80, 81, -1, 55]}})
+    # A dummy request on the null block through the historical variant: the expected finding.
+    caught = str(tmp_path / "caught.json")
+    slotguard.capture(caught, **two_groups(
+        groups=[dict(name="attn", family="paged", variant="dummy_reads_row", block_size=16,
+                     block_table=[[2], [0]])],
+        expect={"verdict": "finding", "findings": ["null_block"]}))
+    r = slotguard.check([good, persist, caught], binary=binary)
+    assert "3 scenario runs (3 hold, 0 fail)" in r.summary
+    # The same batch without the expectation is a failure with the finding lines.
+    raw = str(tmp_path / "raw.json")
+    slotguard.capture(raw, **two_groups(groups=[dict(name="attn", family="paged", variant="dummy_reads_row",
+                                                     block_size=16, block_table=[[2], [0]])]))
+    with pytest.raises(slotguard.Failure) as e:
+        slotguard.check([raw], binary=binary)
+    assert "null_block" in str(e.value) and "token 3 (request 1, pos 0)" in str(e.value)
+    rep = slotguard.replay(good, binary=binary)
+    assert rep.returncode == 0

@@ -1,0 +1,75 @@
+"""slotguard.check / fuzz / replay against the real binary (no provider needed)."""
+import json
+import os
+
+import pytest
+
+import slotguard
+from conftest import ROOT
+
+
+def test_find_binary_order(monkeypatch, tmp_path):
+    assert slotguard.find_binary("/x/y") == "/x/y"
+    monkeypatch.setenv("SLOTGUARD", "/from/env")
+    assert slotguard.find_binary() == "/from/env"
+    monkeypatch.delenv("SLOTGUARD")
+    fake = tmp_path / "slotguard"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert slotguard.find_binary() == str(fake)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    found = slotguard.find_binary() if os.access(os.path.join(ROOT, "build", "slotguard"), os.X_OK) else None
+    if found:
+        assert os.path.samefile(found, os.path.join(ROOT, "build", "slotguard"))
+
+
+def test_check_holds_and_parses_the_json_report(binary, tmp_path):
+    report = str(tmp_path / "r.json")
+    r = slotguard.check([os.path.join(ROOT, "scenarios")], binary=binary, extra_args=["--json", report, "-q"])
+    assert r.returncode == 0 and r.summary.startswith("slotguard: ") and "0 fail" in r.summary
+    assert r.report["all_hold"] is True and len(r.report["scenarios"]) >= 40
+
+
+def test_check_failure_carries_the_finding_lines(binary, tmp_path):
+    s = json.load(open(os.path.join(ROOT, "scenarios", "paged", "mutants", "dummy-reads-row.json")))
+    del s["expect"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(s))
+    with pytest.raises(slotguard.Failure) as e:
+        slotguard.check([str(bad)], binary=binary)
+    text = str(e.value)
+    assert "null_block: kernel 0, reference -1" in text and "FAIL" in text and "1 fail" in text
+    assert e.value.returncode == 1 and e.value.result.finding_lines
+    assert isinstance(e.value, AssertionError)
+    r = slotguard.check([str(bad)], binary=binary, raise_on_failure=False)
+    assert r.returncode == 1
+
+
+def test_usage_and_input_errors(binary, tmp_path):
+    with pytest.raises(slotguard.UsageError) as e:
+        slotguard.check([str(tmp_path / "missing.json")], binary=binary)
+    assert "slotguard: error:" in str(e.value) and "missing.json" in str(e.value)
+    with pytest.raises(slotguard.UsageError):
+        slotguard.check([], binary=binary, extra_args=["--no-such-flag"])
+
+
+def test_environment_error_is_exit_3(binary, tmp_path):
+    with pytest.raises(slotguard.EnvironmentError) as e:
+        slotguard.check([os.path.join(ROOT, "scenarios", "paged", "decode.json")], binary=binary,
+                        extra_args=["--json", str(tmp_path / "no" / "such" / "dir" / "r.json")])
+    assert e.value.returncode == 3 and isinstance(e.value, OSError)
+
+
+def test_fuzz_holds_then_finds_a_variant_with_its_reproducer(binary, tmp_path):
+    r = slotguard.fuzz(runs=500, seed=1, binary=binary, families=["kpool_tail"])
+    assert r.returncode == 0 and r.report["scenarios"] == 500 and "no finding" in r.summary
+    out = tmp_path / "findings"
+    with pytest.raises(slotguard.Failure) as e:
+        slotguard.fuzz(runs=2000, seed=1, binary=binary, out=str(out), extra_args=["--variant", "prefix"],
+                       families=["kpool_tail"])
+    f = e.value
+    assert f.reproducer and os.path.exists(f.reproducer) and f.reproducer.startswith(str(out))
+    assert "null_block" in str(f) and f.reproducer in str(f)
+    with pytest.raises(slotguard.Failure):
+        slotguard.replay(f.reproducer, binary=binary, extra_args=["--variant", "prefix"])

@@ -1,0 +1,101 @@
+"""The real binary with --kernel-cmd (docs/provider-protocol.md): the example
+providers on scenarios/, the planted bug found and minimized by fuzz, every
+status as slotguard reports it. Skipped, saying why, while the binary has no
+--kernel-cmd."""
+import json
+import os
+import sys
+
+import pytest
+
+import slotguard
+from conftest import ROOT, example
+
+SCENARIOS = os.path.join(ROOT, "scenarios")
+pytestmark = pytest.mark.usefixtures("kernel_cmd_binary")
+
+
+def test_kpool_tail_provider_holds_scenarios_on_host(kernel_cmd_binary):
+    r = slotguard.check([SCENARIOS], kernel_cmd=example("kpool_tail_provider.py"), backend="host",
+                        binary=kernel_cmd_binary, extra_args=["-q"])
+    assert " 0 fail" in r.summary and "python-kpool-tail" in r.stdout + r.stderr
+
+
+def test_multigroup_provider_holds_scenarios_on_host(kernel_cmd_binary, tmp_path):
+    report = str(tmp_path / "r.json")
+    r = slotguard.check([SCENARIOS], kernel_cmd=example("multigroup_v2_provider.py"), backend="host",
+                        binary=kernel_cmd_binary, extra_args=["-q", "--json", report, "--jobs", "2"])
+    assert " 0 fail" in r.summary and r.report["all_hold"] is True
+    assert "python-multigroup-v2" in json.dumps(r.report.get("implementation", "")) + r.summary
+
+
+def test_fuzz_campaign_on_the_correct_providers_finds_nothing(kernel_cmd_binary):
+    for name in ("kpool_tail_provider.py", "multigroup_v2_provider.py"):
+        r = slotguard.fuzz(kernel_cmd=example(name), backend="host", runs=3000, seed=7, binary=kernel_cmd_binary,
+                           extra_args=["--jobs", "2"])
+        assert "no finding" in r.summary
+        rate = r.report.get("scenarios_per_second") if isinstance(r.report, dict) else None
+        sys.stderr.write("%s: %s (%s scenarios/s)\n" % (name, r.summary, rate))
+
+
+def test_planted_bug_holds_scenarios_but_fuzz_finds_and_minimizes_it(kernel_cmd_binary, tmp_path):
+    planted = example("planted_bug_provider.py")
+    r = slotguard.check([SCENARIOS], kernel_cmd=planted, backend="host", binary=kernel_cmd_binary, extra_args=["-q"])
+    assert " 0 fail" in r.summary
+    with pytest.raises(slotguard.Failure) as e:
+        slotguard.fuzz(kernel_cmd=planted, backend="host", runs=5000, seed=1, out=str(tmp_path),
+                       binary=kernel_cmd_binary)
+    f = e.value
+    assert f.reproducer and os.path.exists(f.reproducer), str(f)
+    assert f.reproducer in str(f) and ("own_block" in str(f) or "differential" in str(f))
+    s = json.load(open(f.reproducer))
+    qsl = s["batch"]["query_start_loc"]
+    assert len(qsl) - 1 <= 3, "minimized to a couple of requests: %s" % qsl
+    assert qsl[-1] == qsl[-2] and s["batch"]["num_actual_tokens"] > qsl[-1], "the planted bug's shape: %s" % s
+    # The reproducer fails with the planted provider, holds with the correct one.
+    with pytest.raises(slotguard.Failure):
+        slotguard.check([f.reproducer], kernel_cmd=planted, backend="host", binary=kernel_cmd_binary)
+    slotguard.check([f.reproducer], kernel_cmd=example("kpool_tail_provider.py"), backend="host",
+                    binary=kernel_cmd_binary)
+
+
+def write_provider(tmp_path, body):
+    path = tmp_path / "prov.py"
+    path.write_text("import os, sys\nsys.path.insert(0, %r)\nimport slotguard\n"
+                    "p = slotguard.Provider('tmp-provider')\n%s\np.serve()\n"
+                    % (os.path.join(ROOT, "python"), body))
+    return "%s %s" % (sys.executable, path)
+
+
+def test_an_exception_is_a_no_fault_finding_naming_it(kernel_cmd_binary, tmp_path):
+    cmd = write_provider(tmp_path, "@p.family('kpool_tail')\ndef run(call):\n    raise KeyError('no ring here')\n")
+    with pytest.raises(slotguard.Failure) as e:
+        slotguard.check([os.path.join(SCENARIOS, "rings", "speculative-step.json")], kernel_cmd=cmd,
+                        backend="host", binary=kernel_cmd_binary)
+    assert "no_fault" in str(e.value) and "KeyError" in str(e.value)
+
+
+def test_skip_is_reported_as_skipped(kernel_cmd_binary, tmp_path):
+    cmd = write_provider(tmp_path, "@p.family('kpool_tail')\ndef run(call):\n"
+                                   "    raise slotguard.Skip('needs num_reqs >= 1')\n")
+    r = slotguard.check([os.path.join(SCENARIOS, "rings", "speculative-step.json")], kernel_cmd=cmd,
+                        backend="host", binary=kernel_cmd_binary, raise_on_failure=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "skip" in (r.stdout + r.stderr).lower()
+
+
+def test_a_crash_costs_only_its_scenario(kernel_cmd_binary, tmp_path):
+    cmd = write_provider(tmp_path, "@p.family('kpool_tail')\ndef run(call):\n"
+                                   "    if call.num_reqs == 4:\n        os._exit(9)\n"
+                                   "    call.slot_mapping[:] = 0\n    raise slotguard.Skip('only the crash matters')\n")
+    r = slotguard.check([os.path.join(SCENARIOS, "rings")], kernel_cmd=cmd, backend="host",
+                        binary=kernel_cmd_binary, raise_on_failure=False)
+    assert r.returncode == 1
+    assert "speculative-step" in "\n".join(r.finding_lines) and "no_fault" in r.stdout
+
+
+def test_an_unknown_family_fails_the_handshake_with_exit_2(kernel_cmd_binary, tmp_path):
+    cmd = write_provider(tmp_path, "@p.family('kpool_tale')\ndef run(call):\n    pass\n")
+    with pytest.raises(slotguard.UsageError) as e:
+        slotguard.check([SCENARIOS], kernel_cmd=cmd, backend="host", binary=kernel_cmd_binary)
+    assert "kpool_tale" in str(e.value)
