@@ -31,7 +31,8 @@ std::unique_ptr<ProviderProcess> ProviderProcess::Start(const ProviderCommand& c
     const std::string how = p->child_.Ended(timed_out);
     *err = what + (timed_out ? "no WELCOME within " + std::to_string(static_cast<int64_t>(command.timeout_seconds)) +
                                    " s (--timeout); the provider was killed"
-                             : "the provider " + how + " before WELCOME") +
+                             : "the provider " + std::string(how.rfind("killed", 0) == 0 ? "was " : "") + how +
+                                   " before WELCOME") +
            "; expected a provider speaking docs/provider-protocol.md";
     return nullptr;
   }

@@ -1,0 +1,187 @@
+// --kernel-cmd end to end with a provider written from the protocol page
+// alone (fixtures/fixture_provider.cc): a correct provider holds, and each
+// way a provider goes wrong costs its scenario (naming the group), not the
+// run: a crash, a hang, a malformed reply (each with a restart), an error
+// reply, a skip; a bad handshake is a one-line error, exit 2.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "backend/backend_setup.h"
+#include "fuzzing/campaign.h"
+#include "registry/invariants.h"
+#include "runner/scenario_run.h"
+#include "testing/scenario_fixtures.h"
+
+namespace slotguard {
+namespace {
+
+std::string Fixture(const std::string& args) { return std::string(SLOTGUARD_FIXTURE_PROVIDER) + " " + args; }
+
+std::unique_ptr<Backend> Open(const std::string& args, std::string* problem, double timeout = 30) {
+  RunSetup setup;
+  setup.provider.kernel_cmd = Fixture(args);
+  setup.timeout_seconds = timeout;
+  bool environment = false;
+  return OpenBackend(BackendKind::kHost, setup, problem, &environment);
+}
+
+// kpool_tail scenarios from the campaign's generator, and a token count
+// that a few of them (not all) have.
+std::vector<Scenario> KpoolScenarios(int64_t* trigger, size_t* hits) {
+  CampaignOptions o;
+  o.generator.families = {Family::kKpoolTail};
+  o.seed = 7;
+  std::vector<Scenario> out;
+  for (int64_t i = 0; i < 60; ++i) out.push_back(CampaignScenario(o, i, nullptr));
+  std::map<int64_t, size_t> count;
+  for (const Scenario& s : out) count[s.batch.num_tokens]++;
+  *trigger = -1;
+  for (const auto& [tokens, n] : count)
+    if (n >= 1 && n <= 3 && tokens > 0) {
+      *trigger = tokens;
+      *hits = n;
+      break;
+    }
+  return out;
+}
+
+std::set<std::string> Fired(const Scenario& s, std::vector<GroupOutputs> outputs) {
+  ScenarioRun run;
+  run.kernel = std::move(outputs);
+  CheckKernelOutputs(s, 1, &run);
+  std::set<std::string> fired;
+  for (const FindingSink& sink : run.findings)
+    for (const auto& [name, count] : sink.counts()) fired.insert(name);
+  return fired;
+}
+
+int Starts(const std::string& path) {
+  std::ifstream in(path);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+TEST(ProviderBackendTest, ACorrectProviderHoldsEveryCuratedScenario) {
+  std::string problem;
+  std::unique_ptr<Backend> backend = Open("serve", &problem);
+  ASSERT_TRUE(backend) << problem;
+  EXPECT_EQ("host with provider fixture-serve (" + Fixture("serve") + ") for kpool_tail", backend->Describe());
+  int kpool_groups = 0;
+  for (const Scenario& s : CuratedScenarios()) {
+    for (const Group& g : s.groups) kpool_groups += g.family == Family::kKpoolTail;
+    const ScenarioReport report = CheckScenario(s, s.name, *backend, 4);
+    EXPECT_EQ(ScenarioStatus::kChecked, report.status) << s.name << ": " << report.error;
+    EXPECT_TRUE(report.holds) << s.name << ": " << report.verdict;
+  }
+  EXPECT_GT(kpool_groups, 5) << "the curated scenarios must exercise the provider";
+}
+
+// Each failure mode: the triggering scenarios carry `expect` in their
+// fault (or skip), every other scenario holds, and a restart happened when
+// `restarts`.
+void ExpectFailuresLandOnTheirScenarios(const std::string& mode, const std::string& expect, bool skipped,
+                                        bool restarts, double timeout = 30) {
+  int64_t trigger;
+  size_t hits = 0;
+  const std::vector<Scenario> scenarios = KpoolScenarios(&trigger, &hits);
+  ASSERT_GT(trigger, 0) << "no token count shared by at most 3 scenarios";
+  const std::string starts = testing::TempDir() + "/starts-" + mode;
+  std::remove(starts.c_str());
+  setenv("FIXTURE_STARTS", starts.c_str(), 1);
+  std::string problem;
+  std::unique_ptr<Backend> backend = Open(mode + " " + std::to_string(trigger), &problem, timeout);
+  ASSERT_TRUE(backend) << problem;
+  std::vector<const Scenario*> pointers;
+  for (const Scenario& s : scenarios) pointers.push_back(&s);
+  std::vector<std::vector<GroupOutputs>> outputs;
+  std::string err;
+  ASSERT_TRUE(backend->RunMany(pointers, &outputs, &err, 2)) << err;
+  ASSERT_EQ(scenarios.size(), outputs.size());
+  size_t failed = 0;
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    const GroupOutputs& first = outputs[i][0];
+    if (scenarios[i].batch.num_tokens == trigger) {
+      ++failed;
+      const std::string& text = skipped ? first.skipped : first.fault;
+      EXPECT_NE(std::string::npos, text.find(expect)) << text;
+      if (!skipped) EXPECT_NE(std::string::npos, text.find(" (kpool_tail)")) << "names the group: " << text;
+      continue;
+    }
+    EXPECT_TRUE(first.fault.empty() && first.skipped.empty()) << scenarios[i].name << ": " << first.fault;
+    EXPECT_TRUE(Fired(scenarios[i], outputs[i]).empty()) << scenarios[i].name;
+  }
+  EXPECT_EQ(hits, failed);
+  unsetenv("FIXTURE_STARTS");
+  if (restarts) EXPECT_GT(Starts(starts), 1) << "the provider was restarted";
+}
+
+TEST(ProviderBackendTest, ACrashCostsOnlyItsScenario) {
+  ExpectFailuresLandOnTheirScenarios("crash", "killed by SIGSEGV (Segmentation fault) while running group", false,
+                                     true);
+}
+
+TEST(ProviderBackendTest, AHangTimesOutAndCostsOnlyItsScenario) {
+  ExpectFailuresLandOnTheirScenarios("hang", "timed out after 1 s (--timeout); the provider was killed", false,
+                                     true, 1);
+}
+
+TEST(ProviderBackendTest, AMalformedReplyCostsOnlyItsScenario) {
+  ExpectFailuresLandOnTheirScenarios("garbage", "answered a malformed RESULTS (too few output bytes", false, true);
+}
+
+TEST(ProviderBackendTest, AnErrorReplyIsAFaultNamingTheGroup) {
+  ExpectFailuresLandOnTheirScenarios("error", "(kpool_tail) failed: ValueError: planted", false,
+                                     false);
+}
+
+TEST(ProviderBackendTest, ASkipIsReportedAsSkipped) {
+  ExpectFailuresLandOnTheirScenarios("skip", "skips it: not this one", true, false);
+}
+
+TEST(ProviderBackendTest, AFaultIsANoFaultFinding) {
+  Scenario s = CuratedScenarios()[0];
+  std::vector<GroupOutputs> outputs;
+  MarkFaulted("the provider exited", s.groups.size(), &outputs);
+  EXPECT_EQ(std::set<std::string>{kInvariantNoFault}, Fired(s, outputs));
+  MarkSkipped("not this one", s.groups.size(), &outputs);
+  EXPECT_TRUE(Fired(s, outputs).empty()) << "a skipped scenario has no finding";
+}
+
+TEST(ProviderBackendTest, ABadHandshakeIsOneLineNamingTheCommand) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"exit-now", "the provider exited with status 1 before WELCOME"},
+      {"bad-version", "bad handshake: protocol version 2; expected 1"},
+      {"unknown-family", "bad handshake: family: "},
+      {"wrong-type", "bad handshake: message type 7; expected WELCOME (101)"},
+      {"silent", "no WELCOME within 1 s (--timeout); the provider was killed"},
+  };
+  for (const auto& [mode, expect] : cases) {
+    std::string problem;
+    EXPECT_FALSE(Open(mode, &problem, 1)) << mode;
+    EXPECT_EQ(0u, problem.find("--kernel-cmd \"" + Fixture(mode) + "\": ")) << problem;
+    EXPECT_NE(std::string::npos, problem.find(expect)) << problem;
+    EXPECT_EQ(std::string::npos, problem.find('\n')) << problem;
+  }
+}
+
+TEST(ProviderBackendTest, TheCliExitsTwoOnABadHandshake) {
+  const std::string cmd = std::string(SLOTGUARD_BINARY) + " check --backend host --kernel-cmd '" +
+                          Fixture("bad-version") + "' scenarios/ 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = pclose(pipe);
+  EXPECT_EQ(2, WIFEXITED(status) ? WEXITSTATUS(status) : -1) << out;
+  EXPECT_EQ(0u, out.find("slotguard: error: --kernel-cmd")) << out;
+  EXPECT_EQ(1, std::count(out.begin(), out.end(), '\n')) << out;
+}
+
+}  // namespace
+}  // namespace slotguard
