@@ -14,6 +14,7 @@
 #include "backend/device_batch.h"
 #include "backend/gpu_device.h"
 #include "backend/gpu_graph_replays.h"
+#include "backend/gpu_provider_chunks.h"
 #include "backend/kernel_inputs.h"
 #include "backend/table_memory.h"
 #include "kernels/launchers.h"
@@ -47,8 +48,10 @@ class GpuBackend : public Backend {
   bool RunMany(const std::vector<const Scenario*>& scenarios,
                std::vector<std::vector<GroupOutputs>>* outputs, std::string* err, int threads) override {
     // The packed launch runs slotguard's own kernels, mappings only; with the
-    // writers or another implementation, one scenario at a time.
-    if (writers_.head_bytes > 0 || provider_) return Backend::RunMany(scenarios, outputs, err, threads);
+    // writers, one scenario at a time; with another implementation, chunks
+    // of calls enqueued on a few streams, one synchronization each.
+    if (writers_.head_bytes > 0) return Backend::RunMany(scenarios, outputs, err, threads);
+    if (provider_) return RunWithProvider(scenarios, outputs, err, threads);
     return OnOwnStream(err, [&](cudaStream_t stream) {
       return RunManyOnStream(scenarios, stream, threads, outputs, err);
     });
@@ -62,6 +65,40 @@ class GpuBackend : public Backend {
   }
 
  private:
+  // Another implementation's chunk: split over up to kProviderStreams
+  // streams, each packed, enqueued and synchronized on its own thread.
+  bool RunWithProvider(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
+                       std::string* err, int threads) {
+    constexpr size_t kProviderStreams = 4;
+    const size_t parts = std::clamp<size_t>(std::min<size_t>(threads, kProviderStreams), 1,
+                                            std::max<size_t>(1, scenarios.size() / 64));
+    std::lock_guard<std::mutex> lock(provider_mu_);
+    while (provider_buffers_.size() < parts) provider_buffers_.push_back(std::make_unique<ProviderChunkBuffers>());
+    std::vector<std::vector<std::vector<GroupOutputs>>> part_outputs(parts);
+    std::vector<std::string> part_errors(parts);
+    std::vector<char> ok(parts, 1);
+    const size_t per = (scenarios.size() + parts - 1) / parts;
+    ParallelFor(parts, static_cast<int>(parts), [&](size_t i) {
+      const size_t begin = std::min(scenarios.size(), i * per), end = std::min(scenarios.size(), begin + per);
+      const std::vector<const Scenario*> mine(scenarios.begin() + begin, scenarios.begin() + end);
+      ok[i] = OnOwnStream(&part_errors[i], [&](cudaStream_t stream) {
+        return RunProviderChunk(mine, *provider_, stream, *provider_buffers_[i], &part_outputs[i], &part_errors[i]);
+      });
+    });
+    outputs->clear();
+    for (size_t i = 0; i < parts; ++i) {
+      if (!ok[i]) {
+        *err = part_errors[i];
+        return false;
+      }
+      for (auto& o : part_outputs[i]) outputs->push_back(std::move(o));
+    }
+    return true;
+  }
+
+  std::mutex provider_mu_;
+  std::vector<std::unique_ptr<ProviderChunkBuffers>> provider_buffers_;
+
   // Runs body(stream) on a stream of its own, destroyed after.
   template <class Body>
   static bool OnOwnStream(std::string* err, Body body) {

@@ -7,9 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include "backend/backend_setup.h"
 #include "backend/gpu_device.h"
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
+#include "fuzzing/campaign.h"
+#include "testing/scenario_fixtures.h"
 
 namespace slotguard {
 namespace {
@@ -88,6 +91,64 @@ TEST_F(PluginGpuTest, ADeviceTrapCostsOnlyItsScenarios) {
   EXPECT_EQ("", err_.str());
   EXPECT_EQ(kExitHolds, Check(Lib("libsg_asserting_paged.so"), false, {kScenarios + "/paged/decode.json"}))
       << out_.str();
+}
+
+// The chunked path (gpu_provider_chunks.cu): many scenarios' calls on a few
+// streams, one synchronization, give what one scenario at a time gives.
+TEST_F(PluginGpuTest, AChunkOfCallsGivesWhatOneScenarioAtATimeGives) {
+  RunSetup setup = Lib("libsg_rings.so");
+  setup.isolate = 0;
+  std::string problem;
+  bool environment;
+  std::unique_ptr<Backend> backend = OpenBackend(BackendKind::kGpu, setup, &problem, &environment);
+  ASSERT_TRUE(backend) << problem;
+  CampaignOptions o;
+  o.generator.families = backend->provider()->families();
+  std::vector<Scenario> scenarios;
+  for (int64_t i = 0; i < 600; ++i) scenarios.push_back(CampaignScenario(o, i, nullptr));
+  std::vector<const Scenario*> pointers;
+  for (const Scenario& s : scenarios) pointers.push_back(&s);
+  std::vector<std::vector<GroupOutputs>> many;
+  std::string err;
+  ASSERT_TRUE(backend->RunMany(pointers, &many, &err, 4)) << err;
+  ASSERT_EQ(scenarios.size(), many.size());
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    std::vector<GroupOutputs> one;
+    ASSERT_TRUE(backend->Run(scenarios[i], &one, &err)) << err;
+    ASSERT_EQ(one.size(), many[i].size());
+    for (size_t g = 0; g < one.size(); ++g) {
+      EXPECT_EQ(one[g].engine, many[i][g].engine) << scenarios[i].name << " group " << g;
+      EXPECT_EQ(one[g].flat, many[i][g].flat) << scenarios[i].name << " group " << g;
+      EXPECT_EQ(one[g].read_past_row, many[i][g].read_past_row) << scenarios[i].name << " group " << g;
+    }
+  }
+}
+
+// A device trap in a chunk (worker processes): the chunk is bisected, and
+// exactly the scenarios that trap on their own are faulted.
+TEST_F(PluginGpuTest, ATrapInAChunkCostsOnlyItsScenarios) {
+  RunSetup setup = Lib("libsg_asserting_paged.so");
+  std::string problem;
+  bool environment;
+  std::unique_ptr<Backend> backend = OpenBackend(BackendKind::kGpu, setup, &problem, &environment);
+  ASSERT_TRUE(backend) << problem;
+  ASSERT_TRUE(backend->Batches());
+  const std::vector<Scenario> scenarios = CuratedScenarios();
+  std::vector<const Scenario*> pointers;
+  for (const Scenario& s : scenarios) pointers.push_back(&s);
+  std::vector<std::vector<GroupOutputs>> many;
+  std::string err;
+  ASSERT_TRUE(backend->RunMany(pointers, &many, &err, 4)) << err;
+  ASSERT_EQ(scenarios.size(), many.size());
+  size_t faulted = 0;
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    std::vector<GroupOutputs> one;
+    ASSERT_TRUE(backend->Run(scenarios[i], &one, &err)) << err;
+    EXPECT_EQ(one[0].fault.empty(), many[i][0].fault.empty()) << scenarios[i].name << ": " << many[i][0].fault;
+    faulted += !many[i][0].fault.empty();
+  }
+  EXPECT_GT(faulted, 0u) << "the asserting plugin traps on some curated scenario";
+  EXPECT_LT(faulted, scenarios.size());
 }
 
 TEST_F(PluginGpuTest, TheCompiledKernelHoldsFromItsSpec) {
