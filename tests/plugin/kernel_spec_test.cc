@@ -657,5 +657,16 @@ TEST(SpecLaunchTest, GroupArraysHoldOneElementPerGroup) {
             err);
 }
 
+TEST(KernelSpecTest, TheFixtureSpecsLoad) {
+  for (const char* name : {"formula_arg_kpool", "scratch_kernels", "scratch_probe", "request_of_token_compressor",
+                           "v2_paged_groups", "kpool_needs_requests", "qsa_ring_baked"}) {
+    KernelSpec spec;
+    std::string err;
+    EXPECT_TRUE(LoadKernelSpec(std::string(SLOTGUARD_SOURCE_DIR "/tests/plugin/fixtures/") + name + ".spec.json",
+                               &spec, &err))
+        << err;
+  }
+}
+
 }  // namespace
 }  // namespace slotguard
