@@ -50,7 +50,9 @@ bool RunProviderChunk(const std::vector<const Scenario*>& scenarios, MappingProv
     Packed& p = packed[k];
     p.skip = ProviderSkips(provider, s);
     if (!p.skip.empty()) continue;
-    p.fault = ProviderCannotTake(provider, b);
+    bool any_provided = false;
+    for (const Group& group : s.groups) any_provided |= provider.Runs(group.family, group.variant);
+    if (any_provided) p.fault = ProviderCannotTake(provider, b);
     if (!p.fault.empty()) continue;
     const size_t n = static_cast<size_t>(b.num_tokens), r = b.seq_lens.size();
     p.extra = ProviderArrays(b);

@@ -70,6 +70,7 @@ class HostBackend : public Backend {
         out.flat[o].assign(n, 0);
       }
       out.fault.clear();
+      out.skipped.clear();
       out.head_bytes = writers_.head_bytes;
       const CacheView view = CacheGeometry(scenario, group, writers_.head_bytes);
       if (writers_.head_bytes > 0 && CacheFits(view, writers_.max_cache_bytes)) {

@@ -50,9 +50,9 @@ class IsolatedBackend : public Backend {
 
   bool RunMany(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
                std::string* err, int threads) override {
-    if (scenarios.size() == 1) {
-      outputs->resize(1);
-      return Run(*scenarios[0], &(*outputs)[0], err);
+    if (scenarios.size() <= 1) {
+      outputs->resize(scenarios.size());
+      return scenarios.empty() || Run(*scenarios[0], &(*outputs)[0], err);
     }
     std::string fault;
     if (!Request(WorkerOp::kRunMany, scenarios, outputs, &fault, err, threads)) return false;
@@ -89,8 +89,10 @@ class IsolatedBackend : public Backend {
     WireBuffer response;
     bool timed_out = false;
     const int timeout_ms =
-        options_.timeout_seconds > 0 ? static_cast<int>(options_.timeout_seconds * 1000 * std::max<size_t>(1, scenarios.size()))
-                                     : -1;
+        options_.timeout_seconds > 0
+            ? static_cast<int>(std::min<double>(options_.timeout_seconds * 1000 * std::max<size_t>(1, scenarios.size()),
+                                                INT32_MAX))
+            : -1;
     if (!WriteFrame(worker->to, request) || !ReadFrame(worker->from, timeout_ms, &response, &timed_out)) {
       *fault = Ended(worker.get(), timed_out);
       return true;  // the worker is gone; the next request starts another

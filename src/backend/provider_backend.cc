@@ -42,8 +42,19 @@ class ProcessProvider : public MappingProvider {
     const std::vector<std::vector<int64_t>>& out = *r->outputs[r->next++];
     const size_t n = static_cast<size_t>(call.num_tokens);
     int64_t* targets[2] = {call.slot_mapping, call.tail_slot_mapping};
-    for (size_t o = 0; o < out.size() && o < 2; ++o)
-      if (targets[o] && out[o].size() == n && n) std::memcpy(targets[o], out[o].data(), n * sizeof(int64_t));
+    const size_t count = targets[1] ? 2 : 1;
+    if (out.size() != count) {
+      *err = name_ + ": the answer recorded for this " + call.family + " call has " + std::to_string(out.size()) +
+             " outputs; expected " + std::to_string(count);
+      return false;
+    }
+    for (size_t o = 0; o < count; ++o) {
+      if (out[o].size() != n) {
+        *err = name_ + ": the answer recorded for this call has the wrong length";
+        return false;
+      }
+      if (n) std::memcpy(targets[o], out[o].data(), n * sizeof(int64_t));
+    }
     return true;
   }
 
@@ -90,6 +101,11 @@ class ProviderBackend : public Backend {
   bool RunMany(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
                std::string* err, int threads) override {
     outputs->resize(scenarios.size());
+    for (std::vector<GroupOutputs>& o : *outputs)  // reused storage: nothing of an earlier chunk may survive
+      for (GroupOutputs& g : o) {
+        g.fault.clear();
+        g.skipped.clear();
+      }
     const size_t n = scenarios.size();
     const int jobs = std::max(1, threads);
     // Messages of up to kMaxPerMessage scenarios, at least one per thread.
@@ -218,6 +234,10 @@ class ProviderBackend : public Backend {
     std::string ignored;  // the host backend reports no environment errors
     host->Run(s, out, &ignored);
     current_replay = nullptr;
+    if (replay && replay->next != replay->outputs.size() && !out->empty() && (*out)[0].fault.empty())
+      MarkFaulted(provider_->name() + ": " + std::to_string(replay->outputs.size()) + " answers for " +
+                      std::to_string(replay->next) + " calls (slotguard's replay of them lost its order)",
+                  s.groups.size(), out);
   }
 
   // Runs scenarios [begin, end) in one message; on a process failure, each
@@ -319,7 +339,15 @@ class ProviderBackend : public Backend {
     }
     ProviderWelcome welcome;
     std::unique_ptr<ProviderProcess> p = ProviderProcess::Start(command_, &welcome, err);
-    if (!p) *err = "could not restart the provider: " + *err;
+    if (!p) {
+      *err = "could not restart the provider: " + *err;
+      return nullptr;
+    }
+    if (welcome.whole_scenarios != whole() || welcome.families != provider_->families()) {
+      *err = "--kernel-cmd \"" + command_.command + "\": the restarted provider's WELCOME names other families or "
+             "another mode than its first";
+      return nullptr;
+    }
     return p;
   }
 

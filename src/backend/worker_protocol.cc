@@ -1,5 +1,6 @@
 #include "backend/worker_protocol.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -160,24 +161,31 @@ bool GetGroupOutputs(WireBuffer* in, std::vector<GroupOutputs>* groups) {
 
 namespace {
 
-// Writes all `size` bytes before `deadline` (none when timeout_ms < 0).
+// Writes all `size` bytes before `deadline` (none when timeout_ms < 0). The
+// fd may be non-blocking: a full pipe waits in poll, where the deadline holds.
 bool WriteAll(int fd, const void* data, size_t size, int timeout_ms = -1,
               std::chrono::steady_clock::time_point deadline = {}, bool* timed_out = nullptr) {
   const uint8_t* p = static_cast<const uint8_t*>(data);
   while (size > 0) {
-    if (timeout_ms >= 0) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      int wait = -1;
+      if (timeout_ms >= 0) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        wait = static_cast<int>(std::clamp<int64_t>(left.count(), 0, INT32_MAX));
+      }
       pollfd pfd{fd, POLLOUT, 0};
-      const int ready = poll(&pfd, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+      const int ready = poll(&pfd, 1, wait);
       if (ready < 0 && errno == EINTR) continue;
       if (ready == 0) {
         if (timed_out) *timed_out = true;
         return false;
       }
       if (ready < 0) return false;
+      continue;
     }
-    const ssize_t n = write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;
     size -= static_cast<size_t>(n);
@@ -225,12 +233,12 @@ bool WriteFrame(int fd, const WireBuffer& message, int timeout_ms, bool* timed_o
          WriteAll(fd, message.bytes.data(), message.bytes.size(), timeout_ms, deadline, timed_out);
 }
 
-bool ReadFrame(int fd, int timeout_ms, WireBuffer* message, bool* timed_out) {
+bool ReadFrame(int fd, int timeout_ms, WireBuffer* message, bool* timed_out, uint64_t max_bytes) {
   *timed_out = false;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
   uint64_t size;
   if (!ReadAll(fd, &size, sizeof(size), timeout_ms, deadline, timed_out)) return false;
-  if (size > (uint64_t{1} << 40)) return false;
+  if (size > max_bytes) return false;
   message->bytes.resize(size);
   return ReadAll(fd, message->bytes.data(), size, timeout_ms, deadline, timed_out);
 }

@@ -71,11 +71,13 @@ bool GetGroupOutputs(WireBuffer* in, std::vector<GroupOutputs>* groups);
 
 /// One framed message (u64 length, bytes) over a file descriptor. ReadFrame
 /// waits at most timeout_ms (-1: forever); *timed_out tells a timeout from
-/// a closed pipe.
+/// a closed pipe. A frame longer than max_bytes is refused before anything
+/// is allocated for it (false, not timed out).
 bool WriteFrame(int fd, const WireBuffer& message);
 /// The same within timeout_ms (-1: forever), for a peer that may stop reading.
 bool WriteFrame(int fd, const WireBuffer& message, int timeout_ms, bool* timed_out);
-bool ReadFrame(int fd, int timeout_ms, WireBuffer* message, bool* timed_out);
+bool ReadFrame(int fd, int timeout_ms, WireBuffer* message, bool* timed_out,
+               uint64_t max_bytes = uint64_t{1} << 40);
 
 }  // namespace slotguard
 

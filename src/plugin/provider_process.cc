@@ -1,9 +1,13 @@
 #include "plugin/provider_process.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace slotguard {
 
 int ProviderProcess::TimeoutMs() const {
-  return command_.timeout_seconds > 0 ? static_cast<int>(command_.timeout_seconds * 1000) : -1;
+  if (command_.timeout_seconds <= 0) return -1;
+  return static_cast<int>(std::min<double>(command_.timeout_seconds * 1000, INT32_MAX));
 }
 
 std::unique_ptr<ProviderProcess> ProviderProcess::Start(const ProviderCommand& command, ProviderWelcome* welcome,
@@ -27,7 +31,7 @@ std::unique_ptr<ProviderProcess> ProviderProcess::Start(const ProviderCommand& c
   WireBuffer reply;
   bool timed_out = false;
   if (!WriteFrame(p->child_.to, hello, p->TimeoutMs(), &timed_out) ||
-      !ReadFrame(p->child_.from, p->TimeoutMs(), &reply, &timed_out)) {
+      !ReadFrame(p->child_.from, p->TimeoutMs(), &reply, &timed_out, kMaxWelcomeBytes)) {
     const std::string how = p->child_.Ended(timed_out);
     *err = what + (timed_out ? "no WELCOME within " + std::to_string(static_cast<int64_t>(command.timeout_seconds)) +
                                    " s (--timeout); the provider was killed"
@@ -49,7 +53,8 @@ ProviderProcess::~ProviderProcess() {
   WireBuffer bye;
   PutBye(&bye);
   bool timed_out;
-  WriteFrame(child_.to, bye, 100, &timed_out);  // ChildProcess then kills what is left
+  WriteFrame(child_.to, bye, 100, &timed_out);
+  child_.Ended(/*timed_out=*/false);  // half a second to exit, then killed
 }
 
 bool ProviderProcess::Run(const std::vector<ProviderRecord>& records, std::vector<ProviderReply>* replies,
@@ -59,7 +64,7 @@ bool ProviderProcess::Run(const std::vector<ProviderRecord>& records, std::vecto
   WireBuffer reply;
   bool timed_out = false;
   if (!WriteFrame(child_.to, request, TimeoutMs(), &timed_out) ||
-      !ReadFrame(child_.from, TimeoutMs(), &reply, &timed_out)) {
+      !ReadFrame(child_.from, TimeoutMs(), &reply, &timed_out, MaxResultsBytes(records))) {
     dead_ = true;
     const std::string how = child_.Ended(timed_out);
     *failure = timed_out ? "timed out after " + std::to_string(static_cast<int64_t>(command_.timeout_seconds)) +

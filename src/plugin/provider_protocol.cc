@@ -23,11 +23,39 @@ void PutText(WireBuffer* out, const std::string& s) {
   out->PutU32(static_cast<uint32_t>(s.size()));
   out->Put(s.data(), s.size());
 }
+// A provider's text as one printable line of valid UTF-8 (reports are
+// lines; JSON and XML writers refuse invalid bytes): control characters
+// become spaces, bytes that are not UTF-8 '?'.
+void Sanitize(std::string* s) {
+  std::string out;
+  for (size_t i = 0; i < s->size();) {
+    const unsigned char c = static_cast<unsigned char>((*s)[i]);
+    if (c < 0x80) {
+      out += c < 0x20 || c == 0x7f ? ' ' : static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    const size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    bool ok = len > 0 && i + len <= s->size();
+    for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>((*s)[i + k]) & 0xc0) == 0x80;
+    if (ok) {
+      out.append(*s, i, len);
+      i += len;
+    } else {
+      out += '?';
+      ++i;
+    }
+  }
+  s->swap(out);
+}
+
 bool GetText(WireBuffer* in, std::string* s) {
   uint32_t n;
-  if (!in->GetU32(&n) || n > (1u << 20)) return false;
+  if (!in->GetU32(&n) || n > (1u << 16)) return false;
   s->resize(n);
-  return in->Get(s->data(), n);
+  if (!in->Get(s->data(), n)) return false;
+  Sanitize(s);
+  return true;
 }
 
 /// The parameters RUN carries for a family: the int and bool rows that
@@ -102,7 +130,7 @@ bool GetWelcome(WireBuffer* in, ProviderWelcome* welcome, std::string* problem) 
     return false;
   }
   welcome->whole_scenarios = mode == 1;
-  if (count == 0 || count > AllFamilies().size() * 4) {
+  if (count == 0 || count > AllFamilies().size()) {
     *problem = std::to_string(count) + " families; expected 1 to " + std::to_string(AllFamilies().size());
     return false;
   }
@@ -124,7 +152,22 @@ bool GetWelcome(WireBuffer* in, ProviderWelcome* welcome, std::string* problem) 
     if (!seen) welcome->families.push_back(family);
   }
   if (welcome->name.empty()) welcome->name = "unnamed";
+  uint8_t extra;
+  if (in->Get(&extra, 1)) {
+    *problem = "bytes after the WELCOME's families";
+    return false;
+  }
   return true;
+}
+
+uint64_t MaxResultsBytes(const std::vector<ProviderRecord>& records) {
+  uint64_t bytes = 8 + 8;
+  for (const ProviderRecord& r : records) {
+    bytes += 12 + kMaxReplyMessageBytes;
+    for (const ProviderGroupInput& g : r.groups)
+      bytes += 8 * static_cast<uint64_t>(OutputCount(r.s->groups[g.group])) * static_cast<uint64_t>(r.s->batch.num_tokens);
+  }
+  return bytes;
 }
 
 void PutRun(const std::vector<ProviderRecord>& records, WireBuffer* out) {
@@ -204,15 +247,19 @@ bool GetResults(WireBuffer* in, const std::vector<ProviderRecord>& records, std:
       return false;
     }
     reply.status = static_cast<ProviderStatus>(status);
-    if (reply.status == ProviderStatus::kError && reply.group >= records[i].s->groups.size()) {
-      *problem = "record " + std::to_string(i) + ": group " + std::to_string(reply.group) + "; the scenario has " +
-                 std::to_string(records[i].s->groups.size());
-      return false;
+    if (reply.status == ProviderStatus::kError) {
+      bool in_record = false;
+      for (const ProviderGroupInput& g : records[i].groups) in_record |= g.group == reply.group;
+      if (!in_record) {
+        *problem = "record " + std::to_string(i) + ": an error for group " + std::to_string(reply.group) +
+                   ", which the record does not hold";
+        return false;
+      }
     }
   }
   for (size_t i = 0; i < records.size(); ++i) {
     std::string& m = (*replies)[i].message;
-    if (message_bytes[i] > (1u << 20)) {
+    if (message_bytes[i] > kMaxReplyMessageBytes) {
       *problem = "record " + std::to_string(i) + ": a " + std::to_string(message_bytes[i]) + "-byte message";
       return false;
     }
@@ -222,8 +269,7 @@ bool GetResults(WireBuffer* in, const std::vector<ProviderRecord>& records, std:
       return false;
     }
     at += m.size();
-    for (char& c : m)
-      if (c == '\n' || c == '\r') c = ' ';  // one line in reports
+    Sanitize(&m);
   }
   std::vector<uint8_t> pad(Align8(at) - at);
   if (!in->Get(pad.data(), pad.size())) {

@@ -17,6 +17,11 @@ namespace slotguard {
 
 constexpr uint32_t kProviderProtocolVersion = 1;
 constexpr int kProviderMaxParams = 8;
+/// The longest WELCOME slotguard reads, and the longest message of one
+/// record in RESULTS (longer ones are malformed): a provider cannot make
+/// slotguard allocate more than a RESULTS for its request can hold.
+constexpr uint64_t kMaxWelcomeBytes = uint64_t{1} << 20;
+constexpr uint32_t kMaxReplyMessageBytes = 1u << 16;
 
 enum class ProviderMessage : uint32_t { kHello = 1, kRun = 2, kBye = 3, kWelcome = 101, kResults = 102 };
 enum class ProviderStatus : uint32_t { kOk = 0, kError = 1, kSkip = 2 };
@@ -63,6 +68,9 @@ struct ProviderReply {
   std::string message;      // kError, kSkip
   std::vector<std::vector<std::vector<int64_t>>> outputs;  // kOk: [record group][output][num_tokens]
 };
+
+/// The largest RESULTS that answers `records`.
+uint64_t MaxResultsBytes(const std::vector<ProviderRecord>& records);
 
 /// False with *problem when RESULTS does not answer `records` exactly.
 bool GetResults(WireBuffer* in, const std::vector<ProviderRecord>& records, std::vector<ProviderReply>* replies,

@@ -33,7 +33,11 @@ MutantsFile RunMutantsFile(const std::string& file, const LoadLimits& limits, Ba
     result.families.insert(g.family);
   }
   const ScenarioReport baseline = CheckScenario(fixed, file, backend, 1);
-  if (baseline.status != ScenarioStatus::kChecked && baseline.status != ScenarioStatus::kSkipped) {
+  if (baseline.status == ScenarioStatus::kSkipped) {  // the implementation does not take it: no evidence either way
+    result.families.clear();
+    return result;
+  }
+  if (baseline.status != ScenarioStatus::kChecked) {
     result.error = baseline.error;
     result.environment = true;
     return result;
@@ -54,6 +58,7 @@ MutantsFile RunMutantsFile(const std::string& file, const LoadLimits& limits, Ba
       for (Group& g : mutant.groups)
         if (g.family == family) g.variant = v;
       const ScenarioReport report = CheckScenario(mutant, file, backend, 1);
+      if (report.status == ScenarioStatus::kSkipped) continue;  // this variant: no evidence from this file
       if (report.status != ScenarioStatus::kChecked) {
         result.error = report.error;
         result.environment = true;

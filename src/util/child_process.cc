@@ -39,11 +39,27 @@ ChildProcess::~ChildProcess() {
 
 std::string ChildProcess::Ended(bool timed_out) {
   if (pid <= 0) return "ended";
-  if (timed_out) kill(pid, SIGKILL);
+  if (to >= 0) {  // no more requests: a child that reads them sees the end
+    close(to);
+    to = -1;
+  }
   int status = 0;
+  if (!timed_out) {
+    // It stopped answering: it exited (a crash), or it closed its pipe, or
+    // it wrote something that is not a frame and still runs. Half a second
+    // to exit on its own, then it is killed.
+    for (int i = 0; i < 50; ++i) {
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        pid = -1;
+        return DescribeExit(status);
+      }
+      usleep(10 * 1000);
+    }
+  }
+  kill(pid, SIGKILL);
   waitpid(pid, &status, 0);
   pid = -1;
-  return DescribeExit(status);
+  return timed_out ? DescribeExit(status) : "stopped answering in frames and was killed";
 }
 
 bool SpawnChild(const ChildOptions& options, ChildProcess* child, std::string* err) {
@@ -59,10 +75,27 @@ bool SpawnChild(const ChildOptions& options, ChildProcess* child, std::string* e
     close(requests[1]);
     return false;
   }
+  // The child's ends above the fds they go to, so that one dup2 cannot
+  // overwrite the other's source (stdio closed, fds 3 and 4 taken).
+  for (int* fd : {&requests[0], &replies[1]}) {
+    const int high = fcntl(*fd, F_DUPFD_CLOEXEC, 10);
+    if (high >= 0) {
+      close(*fd);
+      *fd = high;
+    }
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, requests[0], kChildRequestFd);
   posix_spawn_file_actions_adddup2(&actions, replies[1], kChildReplyFd);
+  // slotguard ignores SIGPIPE; the child starts with the default.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t pipe_signal;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &pipe_signal);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
   if (options.stdin_null) posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   if (options.stdout_to_stderr) posix_spawn_file_actions_adddup2(&actions, 2, 1);
   std::vector<std::string> args = options.argv;
@@ -75,12 +108,15 @@ bool SpawnChild(const ChildOptions& options, ChildProcess* child, std::string* e
   std::vector<char*> envp;
   for (std::string& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
-  const int spawned = posix_spawn(&child->pid, args[0].c_str(), &actions, nullptr, argv.data(), envp.data());
+  const int spawned = posix_spawn(&child->pid, args[0].c_str(), &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   close(requests[0]);
   close(replies[1]);
   child->to = requests[1];
   child->from = replies[0];
+  // Writes never block: a child that stops reading costs a timeout, not a hang.
+  fcntl(child->to, F_SETFL, fcntl(child->to, F_GETFL) | O_NONBLOCK);
   if (spawned != 0) {
     child->pid = -1;
     *err = "could not start " + args[0] + ": " + std::strerror(spawned);

@@ -24,9 +24,10 @@ struct ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
   /// Kills (SIGKILL) and reaps it if it still runs.
   ~ChildProcess();
-  /// Reaps it after it stopped answering (killing it first when
-  /// `timed_out`), and says how it ended: "killed by SIGSEGV
-  /// (Segmentation fault)", "exited with status 3".
+  /// Reaps it after it stopped answering, and says how it ended: "killed
+  /// by SIGSEGV (Segmentation fault)", "exited with status 3". Closes its
+  /// request pipe; when `timed_out`, or when it is still running half a
+  /// second later, kills it first.
   std::string Ended(bool timed_out);
 };
 

@@ -144,6 +144,63 @@ TEST(ProviderBackendTest, ASkipIsReportedAsSkipped) {
   ExpectFailuresLandOnTheirScenarios("skip", "skips it: not this one", true, false);
 }
 
+TEST(ProviderBackendTest, AProviderThatClosesItsReplyPipeCostsOnlyItsScenario) {
+  // It exits once slotguard closes its request pipe.
+  ExpectFailuresLandOnTheirScenarios("close-reply", "exited with status 0 while running group", false, true);
+}
+
+TEST(ProviderBackendTest, TextOnTheReplyPipeCostsOnlyItsScenario) {
+  ExpectFailuresLandOnTheirScenarios("text", "stopped answering in frames and was killed while running group", false,
+                                     true);
+}
+
+TEST(ProviderBackendTest, ControlAndNonUtf8BytesInAMessageBecomeOnePrintableLine) {
+  ExpectFailuresLandOnTheirScenarios("error-bytes", "(kpool_tail) failed: bad ?  byte", false, false);
+}
+
+// A provider that stops reading: slotguard's writes do not block past
+// --timeout (a request bigger than the pipe's buffer included).
+TEST(ProviderBackendTest, AProviderThatStopsReadingTimesOut) {
+  int64_t trigger;
+  size_t hits = 0;
+  std::vector<Scenario> scenarios = KpoolScenarios(&trigger, &hits);
+  scenarios.resize(2);
+  scenarios[1].batch.positions.resize(100000, 0);  // past a pipe's 64 KiB
+  scenarios[1].batch.slot_mapping_in.resize(100000, -1);
+  scenarios[1].batch.num_tokens = 100000;
+  std::string problem;
+  std::unique_ptr<Backend> backend = Open("deaf", &problem, 1);
+  ASSERT_TRUE(backend) << problem;
+  std::vector<const Scenario*> pointers = {&scenarios[0], &scenarios[1]};
+  std::vector<std::vector<GroupOutputs>> outputs;
+  std::string err;
+  ASSERT_TRUE(backend->RunMany(pointers, &outputs, &err, 1)) << err;
+  for (const std::vector<GroupOutputs>& o : outputs)
+    EXPECT_NE(std::string::npos, o[0].fault.find("timed out after 1 s (--timeout)")) << o[0].fault;
+}
+
+// The same output storage across chunks, as a campaign reuses it: a skip
+// of one chunk must not stick to the next.
+TEST(ProviderBackendTest, ASkipDoesNotOutliveItsChunk) {
+  int64_t trigger;
+  size_t hits = 0;
+  const std::vector<Scenario> scenarios = KpoolScenarios(&trigger, &hits);
+  std::string problem;
+  std::unique_ptr<Backend> backend = Open("skip " + std::to_string(trigger), &problem);
+  ASSERT_TRUE(backend) << problem;
+  std::vector<const Scenario*> with, without;
+  for (const Scenario& s : scenarios) (s.batch.num_tokens == trigger ? with : without).push_back(&s);
+  ASSERT_FALSE(with.empty());
+  ASSERT_GE(without.size(), with.size());
+  std::vector<const Scenario*> second(without.begin(), without.begin() + with.size());
+  std::vector<std::vector<GroupOutputs>> outputs;
+  std::string err;
+  ASSERT_TRUE(backend->RunMany(with, &outputs, &err, 1)) << err;
+  for (const auto& o : outputs) EXPECT_FALSE(o[0].skipped.empty());
+  ASSERT_TRUE(backend->RunMany(second, &outputs, &err, 1)) << err;
+  for (const auto& o : outputs) EXPECT_TRUE(o[0].skipped.empty()) << o[0].skipped;
+}
+
 TEST(ProviderBackendTest, AFaultIsANoFaultFinding) {
   Scenario s = CuratedScenarios()[0];
   std::vector<GroupOutputs> outputs;
@@ -160,6 +217,7 @@ TEST(ProviderBackendTest, ABadHandshakeIsOneLineNamingTheCommand) {
       {"unknown-family", "bad handshake: family: "},
       {"wrong-type", "bad handshake: message type 7; expected WELCOME (101)"},
       {"silent", "no WELCOME within 1 s (--timeout); the provider was killed"},
+      {"huge-welcome", "the provider stopped answering in frames and was killed before WELCOME"},
   };
   for (const auto& [mode, expect] : cases) {
     std::string problem;
