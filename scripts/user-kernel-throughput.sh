@@ -4,7 +4,7 @@
 # backend: a plugin (--kernel-lib), a compiled kernel (--kernel-cubin), a
 # Python provider (--kernel-cmd, Triton) and a multi-group Python provider.
 # A benchmark, not a test; the ratio is user kernel over slotguard's own.
-#   BUILD (build), JOBS (16), SECONDS_EACH (20), PYTHON (python3)
+#   BUILD (build), JOBS (16), SECONDS_EACH (20), PYTHON (python3), SKIP_PYTHON (set: only the compiled kinds)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -30,10 +30,13 @@ echo "|---|---|---:|---:|---:|"
 own_rings=$(rate own_rings --family kpool_tail --family qsa_ring)
 plugin=$(rate plugin --kernel-lib "$BUILD/examples/libsg_rings.so")
 row "plugin examples/plugins/rings.cu (--kernel-lib)" "kpool_tail, qsa_ring" "$own_rings" "$plugin"
+plugin_in_process=$(rate plugin_in_process --kernel-lib "$BUILD/examples/libsg_rings.so" --no-isolate)
+row "the same plugin, --no-isolate (no worker process)" "kpool_tail, qsa_ring" "$own_rings" "$plugin_in_process"
 own_kpool=$(rate own_kpool --family kpool_tail)
 cubin=$(rate cubin --kernel-cubin "$BUILD/examples/kpool_tail_kernel.fatbin" \
   --kernel-spec examples/cubin/kpool_tail_kernel.spec.json)
 row "compiled kernel examples/cubin (--kernel-cubin)" "kpool_tail" "$own_kpool" "$cubin"
+[ -n "${SKIP_PYTHON:-}" ] && exit 0
 python=$(rate python --kernel-cmd "$PY examples/python/kpool_tail_provider.py")
 row "Triton + torch fallback, examples/python/kpool_tail_provider.py (--kernel-cmd)" "kpool_tail" "$own_kpool" "$python"
 own_paged=$(rate own_paged --family paged)

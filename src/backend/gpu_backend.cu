@@ -69,7 +69,7 @@ class GpuBackend : public Backend {
   // streams, each packed, enqueued and synchronized on its own thread.
   bool RunWithProvider(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
                        std::string* err, int threads) {
-    constexpr size_t kProviderStreams = 4;
+    constexpr size_t kProviderStreams = 8;
     const size_t parts = std::clamp<size_t>(std::min<size_t>(threads, kProviderStreams), 1,
                                             std::max<size_t>(1, scenarios.size() / 64));
     std::lock_guard<std::mutex> lock(provider_mu_);

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "backend/worker_messages.h"
+#include "util/parallel_for.h"
 #include "util/child_process.h"
 
 namespace slotguard {
@@ -50,6 +51,34 @@ class IsolatedBackend : public Backend {
 
   bool RunMany(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
                std::string* err, int threads) override {
+    // A chunk split over up to `threads` workers at once: the requests'
+    // encoding, the pipes and the workers' decoding run side by side.
+    constexpr size_t kMinPerWorker = 256;
+    const size_t parts = std::clamp<size_t>(threads, 1, std::max<size_t>(1, scenarios.size() / kMinPerWorker));
+    if (parts == 1) return RunOnOneWorker(scenarios, outputs, err, threads);
+    const size_t per = (scenarios.size() + parts - 1) / parts;
+    std::vector<std::vector<std::vector<GroupOutputs>>> part_outputs(parts);
+    std::vector<std::string> part_errors(parts);
+    std::vector<char> ok(parts, 1);
+    ParallelFor(parts, static_cast<int>(parts), [&](size_t i) {
+      const size_t begin = std::min(scenarios.size(), i * per), end = std::min(scenarios.size(), begin + per);
+      const std::vector<const Scenario*> mine(scenarios.begin() + begin, scenarios.begin() + end);
+      ok[i] = RunOnOneWorker(mine, &part_outputs[i], &part_errors[i], 1);
+    });
+    outputs->clear();
+    for (size_t i = 0; i < parts; ++i) {
+      if (!ok[i]) {
+        *err = part_errors[i];
+        return false;
+      }
+      for (auto& o : part_outputs[i]) outputs->push_back(std::move(o));
+    }
+    return true;
+  }
+
+ private:
+  bool RunOnOneWorker(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
+                      std::string* err, int threads) {
     if (scenarios.size() <= 1) {
       outputs->resize(scenarios.size());
       return scenarios.empty() || Run(*scenarios[0], &(*outputs)[0], err);
@@ -63,14 +92,13 @@ class IsolatedBackend : public Backend {
     const std::vector<const Scenario*> first(scenarios.begin(), scenarios.begin() + half),
         second(scenarios.begin() + half, scenarios.end());
     std::vector<std::vector<GroupOutputs>> a, b;
-    if (!RunMany(first, &a, err, threads) || !RunMany(second, &b, err, threads)) return false;
+    if (!RunOnOneWorker(first, &a, err, threads) || !RunOnOneWorker(second, &b, err, threads)) return false;
     outputs->clear();
     for (auto& o : a) outputs->push_back(std::move(o));
     for (auto& o : b) outputs->push_back(std::move(o));
     return true;
   }
 
- private:
   bool Malformed(std::string* err) const {
     *err = "the worker process answered with a malformed response";
     return false;

@@ -127,5 +127,27 @@ TEST(IsolatedBackendTest, ManyScenariosWithAFaultAreAttributedOneByOne) {
   for (const auto& groups : out) EXPECT_NE("", groups.at(0).fault);
 }
 
+// A chunk split over several workers at once gives, in order, what the
+// host backend gives scenario by scenario.
+TEST(IsolatedBackendTest, AChunkSplitOverWorkersKeepsItsOrder) {
+  std::unique_ptr<Backend> isolated = Isolated(SLOTGUARD_BINARY);
+  std::vector<Scenario> scenarios;
+  while (scenarios.size() < 1200)
+    for (const Scenario& s : Curated()) scenarios.push_back(s);
+  std::vector<const Scenario*> pointers;
+  for (const Scenario& s : scenarios) pointers.push_back(&s);
+  std::vector<std::vector<GroupOutputs>> out;
+  std::string err;
+  ASSERT_TRUE(isolated->RunMany(pointers, &out, &err, 4)) << err;
+  ASSERT_EQ(scenarios.size(), out.size());
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  for (size_t i = 0; i < scenarios.size(); i += 37) {
+    std::vector<GroupOutputs> expected;
+    ASSERT_TRUE(host->Run(scenarios[i], &expected, &err)) << err;
+    ASSERT_EQ(expected.size(), out[i].size());
+    for (size_t g = 0; g < expected.size(); ++g) EXPECT_EQ(expected[g].engine, out[i][g].engine) << i;
+  }
+}
+
 }  // namespace
 }  // namespace slotguard
