@@ -16,6 +16,7 @@
 #include "backend/gpu_graph_replays.h"
 #include "backend/gpu_provider_chunks.h"
 #include "backend/kernel_inputs.h"
+#include "backend/run_in_slices.h"
 #include "backend/table_memory.h"
 #include "kernels/launchers.h"
 #include "plugin/mapping_call.h"
@@ -74,26 +75,15 @@ class GpuBackend : public Backend {
                                             std::max<size_t>(1, scenarios.size() / 64));
     std::lock_guard<std::mutex> lock(provider_mu_);
     while (provider_buffers_.size() < parts) provider_buffers_.push_back(std::make_unique<ProviderChunkBuffers>());
-    std::vector<std::vector<std::vector<GroupOutputs>>> part_outputs(parts);
-    std::vector<std::string> part_errors(parts);
-    std::vector<char> ok(parts, 1);
-    const size_t per = (scenarios.size() + parts - 1) / parts;
-    ParallelFor(parts, static_cast<int>(parts), [&](size_t i) {
-      const size_t begin = std::min(scenarios.size(), i * per), end = std::min(scenarios.size(), begin + per);
-      const std::vector<const Scenario*> mine(scenarios.begin() + begin, scenarios.begin() + end);
-      ok[i] = OnOwnStream(&part_errors[i], [&](cudaStream_t stream) {
-        return RunProviderChunk(mine, *provider_, stream, *provider_buffers_[i], &part_outputs[i], &part_errors[i]);
-      });
-    });
-    outputs->clear();
-    for (size_t i = 0; i < parts; ++i) {
-      if (!ok[i]) {
-        *err = part_errors[i];
-        return false;
-      }
-      for (auto& o : part_outputs[i]) outputs->push_back(std::move(o));
-    }
-    return true;
+    return RunInSlices(
+        scenarios, parts,
+        [&](size_t i, const std::vector<const Scenario*>& slice, std::vector<std::vector<GroupOutputs>>* out,
+            std::string* e) {
+          return OnOwnStream(e, [&](cudaStream_t stream) {
+            return RunProviderChunk(slice, *provider_, stream, *provider_buffers_[i], out, e);
+          });
+        },
+        outputs, err);
   }
 
   std::mutex provider_mu_;

@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "backend/worker_messages.h"
-#include "util/parallel_for.h"
+#include "backend/run_in_slices.h"
 #include "util/child_process.h"
 
 namespace slotguard {
@@ -56,24 +56,11 @@ class IsolatedBackend : public Backend {
     constexpr size_t kMinPerWorker = 256;
     const size_t parts = std::clamp<size_t>(threads, 1, std::max<size_t>(1, scenarios.size() / kMinPerWorker));
     if (parts == 1) return RunOnOneWorker(scenarios, outputs, err, threads);
-    const size_t per = (scenarios.size() + parts - 1) / parts;
-    std::vector<std::vector<std::vector<GroupOutputs>>> part_outputs(parts);
-    std::vector<std::string> part_errors(parts);
-    std::vector<char> ok(parts, 1);
-    ParallelFor(parts, static_cast<int>(parts), [&](size_t i) {
-      const size_t begin = std::min(scenarios.size(), i * per), end = std::min(scenarios.size(), begin + per);
-      const std::vector<const Scenario*> mine(scenarios.begin() + begin, scenarios.begin() + end);
-      ok[i] = RunOnOneWorker(mine, &part_outputs[i], &part_errors[i], 1);
-    });
-    outputs->clear();
-    for (size_t i = 0; i < parts; ++i) {
-      if (!ok[i]) {
-        *err = part_errors[i];
-        return false;
-      }
-      for (auto& o : part_outputs[i]) outputs->push_back(std::move(o));
-    }
-    return true;
+    return RunInSlices(
+        scenarios, parts,
+        [&](size_t, const std::vector<const Scenario*>& slice, std::vector<std::vector<GroupOutputs>>* out,
+            std::string* e) { return RunOnOneWorker(slice, out, e, 1); },
+        outputs, err);
   }
 
  private:
