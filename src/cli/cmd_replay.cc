@@ -46,7 +46,8 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
   }
   std::string described = backend->Describe();
   if (std::string(backend->name()) == "gpu") described += " on " + GpuDescription();
-  return PrintReplay(scenario, options.file, described, run, options.all_tokens, out) ? kExitHolds : kExitFindings;
+  return PrintReplay(scenario, options.file, described, run, options.all_tokens, out, options.max_findings)
+             ? kExitHolds : kExitFindings;
 }
 
 }  // namespace slotguard

@@ -41,7 +41,8 @@ struct ReplayOptions {
   BackendKind backend = BackendKind::kAuto;
   RunSetup setup;
   std::string variant;
-  bool all_tokens = false;  // print every token even in long scenarios
+  bool all_tokens = false;  // print every token and every finding, even in long scenarios
+  size_t max_findings = 8;  // findings listed per invariant and group (0: all), as check
   LoadLimits limits;
 };
 int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err);

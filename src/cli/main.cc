@@ -147,7 +147,9 @@ int main(int argc, char** argv) {
   AddRunSetup(replay_cmd, &replay.setup, true);
   replay_cmd->add_option("--variant", replay.variant, "force a variant (see `slotguard list`)");
   replay_cmd->add_flag("--all-tokens", replay.all_tokens,
-                       "print every token, also in scenarios over 256 tokens");
+                       "print every token, also in scenarios over 256 tokens, and every finding");
+  replay_cmd->add_option("--max-findings", replay.max_findings,
+                         "findings listed per invariant and group (0: all; default 8, as check)");
   AddLimits(replay_cmd, &replay.limits);
 
   slotguard::MutantsOptions mutants;

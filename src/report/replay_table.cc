@@ -1,7 +1,9 @@
 #include "report/replay_table.h"
 
+#include <iterator>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "invariants/group_run.h"
 #include "registry/families.h"
@@ -18,9 +20,39 @@ std::string Pad(const std::string& s, size_t width) {
   return s.size() >= width ? " " + s : std::string(width - s.size(), ' ') + s;
 }
 
+/// The first `limit` findings per invariant (all with limit 0), in order.
+std::vector<const Finding*> Listed(const std::vector<Finding>& findings, size_t limit) {
+  std::vector<const Finding*> listed;
+  std::map<std::string, size_t> shown;
+  for (const Finding& f : findings)
+    if (limit == 0 || shown[f.invariant]++ < limit) listed.push_back(&f);
+  return listed;
+}
+
 }  // namespace
 
-void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool all_tokens, std::ostream& out) {
+std::string BlockRanges(const std::map<int64_t, int64_t>& written, int64_t null_entries) {
+  std::string text;
+  auto block = [&](int64_t entry) { return std::to_string(entry) + (entry < null_entries ? "!" : ""); };
+  for (auto it = written.begin(); it != written.end();) {
+    auto last = it;
+    // Extend over the next block ids while they follow on, with the same
+    // count and on the same side of the null block.
+    for (auto next = std::next(last); next != written.end() && next->first == last->first + 1 &&
+                                      next->second == it->second &&
+                                      (next->first < null_entries) == (it->first < null_entries);
+         ++next)
+      last = next;
+    text += " " + block(it->first);
+    if (last != it) text += "-" + block(last->first);
+    text += ":" + std::to_string(it->second);
+    it = std::next(last);
+  }
+  return text;
+}
+
+void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool all_tokens, std::ostream& out,
+                      size_t max_findings) {
   const Group& group = s.groups[gi];
   if (!run.kernel[gi].fault.empty()) {
     out << "\ngroup " << group.name << ": no outputs: " << run.kernel[gi].fault << "\n";
@@ -36,21 +68,25 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
       << (s.batch.table_rows == TableRows::kIdxMapping ? " persistent table (request r reads row idx_mapping[r])"
                                                        : " table")
       << ", null block = slots [0, " << facts.page() << ")\n";
-  // token -> invariants hit, per output
+  const std::vector<const Finding*> listed = Listed(run.findings[gi].kept(), all_tokens ? 0 : max_findings);
+  // token -> invariants hit, per output; and the tokens of the listed findings
   for (size_t o = 0; o < run.output_names[gi].size(); ++o) {
     const std::string& name = run.output_names[gi][o];
     std::map<int64_t, std::set<std::string>> hits;
     for (const Finding& f : run.findings[gi].kept())
       if (f.output == name && f.token >= 0) hits[f.token].insert(f.invariant);
+    std::set<int64_t> shown_hits;
+    for (const Finding* f : listed)
+      if (f->output == name && f->token >= 0) shown_hits.insert(f->token);
     const std::vector<int64_t>& kernel = run.kernel[gi].engine[o];
     const std::vector<int64_t>& reference = run.reference[gi][o];
     if (run.output_names[gi].size() > 1) out << " output " << name << ":\n";
     out << "  token   req       pos   block     kernel  reference  invariants\n";
     const bool every = all_tokens || s.batch.num_tokens <= kReplayEveryToken;
-    int64_t skipped = 0;
+    int64_t skipped = 0, skipped_hits = 0;
     for (int64_t t = 0; t < s.batch.num_tokens; ++t) {
-      if (!every && !hits.count(t)) {
-        ++skipped;
+      if (!every && !shown_hits.count(t)) {
+        ++(hits.count(t) ? skipped_hits : skipped);
         continue;
       }
       const int32_t r = run.request_of_token[gi][t];
@@ -68,6 +104,10 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
     }
     if (skipped)
       out << "  (" << skipped << " tokens without findings not shown; --all-tokens shows them)\n";
+    if (skipped_hits)
+      out << "  (" << skipped_hits
+          << " more tokens with findings not shown: past the first findings per invariant; "
+             "--max-findings or --all-tokens shows them)\n";
     // Blocks written, per request: "!" marks the null block.
     out << "  blocks written by the kernel (block:tokens, ! = null block):\n";
     std::map<int32_t, std::map<int64_t, int64_t>> written;
@@ -82,16 +122,14 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
       else if (r >= 0 && s.batch.table_rows == TableRows::kIdxMapping) out << " (row " << s.batch.row_of(r) << ")";
       out << ":";
       if (it == written.end()) out << " nothing";
-      else
-        for (const auto& [entry, count] : it->second)
-          out << " " << entry << (entry < facts.null_entries ? "!" : "") << ":" << count;
+      else out << BlockRanges(it->second, facts.null_entries);
       out << "\n";
     }
   }
 }
 
 bool PrintReplay(const Scenario& scenario, const std::string& file, const std::string& backend,
-                 const ScenarioRun& run, bool all_tokens, std::ostream& out) {
+                 const ScenarioRun& run, bool all_tokens, std::ostream& out, size_t max_findings) {
   const Batch& b = scenario.batch;
   out << "scenario " << scenario.name << " (" << file << "), backend " << backend << "\n";
   if (!scenario.description.empty()) out << "  " << scenario.description << "\n";
@@ -107,14 +145,24 @@ bool PrintReplay(const Scenario& scenario, const std::string& file, const std::s
     out << "\n" << ScenarioLine(report) << "\n";
     return true;
   }
-  for (size_t gi = 0; gi < scenario.groups.size(); ++gi) PrintReplayGroup(scenario, gi, run, all_tokens, out);
+  for (size_t gi = 0; gi < scenario.groups.size(); ++gi)
+    PrintReplayGroup(scenario, gi, run, all_tokens, out, max_findings);
 
   out << "\n";
   for (size_t gi = 0; gi < scenario.groups.size(); ++gi) {
     for (const auto& [name, count] : run.findings[gi].counts()) report.fired.insert(name);
     report.total_findings += run.findings[gi].total();
-    for (const Finding& f : run.findings[gi].kept())
-      out << FindingLine(report, scenario.groups[gi].name, f) << "\n";
+    const std::string& group = scenario.groups[gi].name;
+    const std::vector<const Finding*> listed = Listed(run.findings[gi].kept(), all_tokens ? 0 : max_findings);
+    for (const Finding* f : listed) out << FindingLine(report, group, *f) << "\n";
+    // As check: what is past the listed ones, counted per invariant.
+    for (const auto& [name, count] : run.findings[gi].counts()) {
+      int64_t shown = 0;
+      for (const Finding* f : listed) shown += f->invariant == name;
+      if (count > shown)
+        out << file << ": " << scenario.name << ": group " << group << ": " << name << ": " << count - shown
+            << " more findings not shown\n";
+    }
   }
   JudgeExpectation(scenario.expect, &report);
   out << ScenarioLine(report) << "\n";

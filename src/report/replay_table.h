@@ -6,6 +6,8 @@
 #define SLOTGUARD_REPORT_REPLAY_TABLE_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 
@@ -17,15 +19,26 @@ namespace slotguard {
 /// tokens with findings, unless all_tokens.
 constexpr int64_t kReplayEveryToken = 256;
 
+/// Findings listed per invariant and group, as check prints them; the rest
+/// are counted ("N more findings not shown"). In scenarios over
+/// kReplayEveryToken tokens the table likewise shows only the tokens of the
+/// listed findings. all_tokens, or max_findings 0, lists everything.
+constexpr size_t kReplayMaxFindings = 8;
+
+/// "1-64:16 65:6": blocks written -> tokens, consecutive block ids with the
+/// same count collapsed to a range; blocks under null_entries get "!".
+std::string BlockRanges(const std::map<int64_t, int64_t>& written, int64_t null_entries);
+
 /// One group's tables: run holds every finding (keep_per_invariant
 /// unbounded) for the "invariants" column.
 void PrintReplayGroup(const Scenario& scenario, size_t group, const ScenarioRun& run, bool all_tokens,
-                      std::ostream& out);
+                      std::ostream& out, size_t max_findings = kReplayMaxFindings);
 
 /// The whole replay. `backend` is how the head names it ("host", "gpu on
 /// NVIDIA ..."). Returns whether the scenario holds (JudgeExpectation).
 bool PrintReplay(const Scenario& scenario, const std::string& file, const std::string& backend,
-                 const ScenarioRun& run, bool all_tokens, std::ostream& out);
+                 const ScenarioRun& run, bool all_tokens, std::ostream& out,
+                 size_t max_findings = kReplayMaxFindings);
 
 }  // namespace slotguard
 

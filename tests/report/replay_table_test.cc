@@ -1,7 +1,9 @@
 // replay's tables (report/replay_table.h) from a run kept whole.
 #include "report/replay_table.h"
 
+#include <algorithm>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -59,6 +61,84 @@ TEST(ReplayTableTest, TheReplayEndsWithTheScenarioLine) {
   EXPECT_EQ(0u, out.str().find("scenario paged-dummy-reads-row (x.json), backend host\n")) << out.str();
   EXPECT_NE(std::string::npos, out.str().find("\nok    x.json (paged-dummy-reads-row): expected finding caught ("))
       << out.str();
+}
+
+TEST(ReplayTableTest, ConsecutiveBlocksWithTheSameCountAreOneRange) {
+  std::map<int64_t, int64_t> written;
+  for (int64_t b = 1; b <= 64; ++b) written[b] = 16;
+  written[65] = 6;
+  EXPECT_EQ(" 1-64:16 65:6", BlockRanges(written, 1));
+  // A gap, a change of count and the null block each end a range.
+  EXPECT_EQ(" 0!:16 1-2:16 4:16 5:3 6-7:16", BlockRanges({{0, 16}, {1, 16}, {2, 16}, {4, 16}, {5, 3}, {6, 16}, {7, 16}}, 1));
+  EXPECT_EQ(" 0!-1!:2 2:2", BlockRanges({{0, 2}, {1, 2}, {2, 2}}, 2));
+  EXPECT_EQ(" 3:1", BlockRanges({{3, 1}}, 1));
+  EXPECT_EQ("", BlockRanges({}, 1));
+}
+
+TEST(ReplayTableTest, TheBlockPictureShowsRanges) {
+  Scenario s = Load(kScenarios + "/paged/tile-crossing-1030-tokens.json");
+  std::ostringstream out;
+  PrintReplayGroup(s, 0, RunWhole(s), false, out);
+  // 1030 tokens, block_size 16, request 0's row holds blocks 1..65: 64 full
+  // blocks and 6 tokens in the last.
+  EXPECT_NE(std::string::npos, out.str().find("\n    request 0: 1-64:16 65:6\n")) << out.str();
+}
+
+/// A 5000-token batch whose one request has 4 tokens: with pad_from_n the
+/// 4996 padding tokens keep stale slots, a finding each in several
+/// invariants.
+Scenario LargeFailure() {
+  Scenario s;
+  std::string err;
+  EXPECT_TRUE(ParseScenario(R"({"slotguard": 1, "name": "large-failure", "num_blocks": 8,
+    "batch": {"query_start_loc": [0, 4], "seq_lens": [4], "num_tokens": 5000},
+    "groups": [{"name": "attn", "kernel": "paged", "block_size": 16, "block_table": [[1]]}],
+    "expect": {"verdict": "pass"}})",
+                            "large.json", LoadLimits(), &s, &err))
+      << err;
+  EXPECT_TRUE(ForceVariant("pad_from_n", &s));
+  return s;
+}
+
+int64_t Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+TEST(ReplayTableTest, ALargeFailureListsAtMostEightFindingsPerInvariant) {
+  const Scenario s = LargeFailure();
+  const ScenarioRun run = RunWhole(s);
+  int64_t total = run.findings[0].total();
+  ASSERT_GT(total, 4990);  // a finding per stale token, at least
+  std::ostringstream capped;
+  EXPECT_FALSE(PrintReplay(s, "large.json", "host", run, false, capped));
+  const std::string text = capped.str();
+  const size_t invariants = run.findings[0].counts().size();
+  // head, table (the tokens of the listed findings), blocks, 8 findings and
+  // a "more" line per invariant, the scenario line: bounded, not ~total.
+  EXPECT_LE(Lines(text), static_cast<int64_t>(30 + 2 * 9 * invariants)) << text;
+  EXPECT_NE(std::string::npos, text.find(" more findings not shown\n")) << text;
+  EXPECT_NE(std::string::npos, text.find(" more tokens with findings not shown: ")) << text;
+  const std::string last = text.substr(text.rfind('\n', text.size() - 2) + 1);
+  EXPECT_EQ(0u, last.find("FAIL  large.json (large-failure): unexpected findings (")) << last;
+  // Per invariant: 8 listed, the rest counted.
+  for (const auto& [name, count] : run.findings[0].counts()) {
+    int64_t listed = 0;
+    for (size_t at = text.find(": " + name + ": "); at != std::string::npos; at = text.find(": " + name + ": ", at + 1))
+      ++listed;
+    if (count > 8) {
+      EXPECT_NE(std::string::npos, text.find("large.json: large-failure: group attn: " + name + ": " +
+                                             std::to_string(count - 8) + " more findings not shown\n"))
+          << name;
+    }
+    EXPECT_LE(listed, 9) << name;  // 8 findings and the "more" line
+  }
+  // --max-findings 2 lists fewer, 0 (or --all-tokens) everything.
+  std::ostringstream two, all, every;
+  PrintReplay(s, "large.json", "host", run, false, two, 2);
+  PrintReplay(s, "large.json", "host", run, false, all, 0);
+  PrintReplay(s, "large.json", "host", run, true, every);
+  EXPECT_LT(Lines(two.str()), Lines(text));
+  EXPECT_GT(Lines(all.str()), total);
+  EXPECT_EQ(std::string::npos, all.str().find("more findings not shown")) << all.str().substr(0, 2000);
+  EXPECT_GT(Lines(every.str()), total + s.batch.num_tokens);
 }
 
 }  // namespace
