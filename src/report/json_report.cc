@@ -2,6 +2,9 @@
 // (--json), built and written here, one writer for both.
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -10,6 +13,12 @@
 #include "report/report.h"
 
 namespace slotguard {
+
+#ifndef SLOTGUARD_PROJECT_VERSION  // set by CMakeLists.txt on this file
+#error "SLOTGUARD_PROJECT_VERSION: build with CMake (the project version)"
+#endif
+const char kSlotguardVersion[] = SLOTGUARD_PROJECT_VERSION;
+
 namespace {
 
 using nlohmann::ordered_json;
@@ -29,6 +38,85 @@ bool WriteJsonFile(const std::string& path, const std::string& text, std::string
 
 }  // namespace
 
+std::string Outcome(const ScenarioReport& r) {
+  switch (r.status) {
+    case ScenarioStatus::kSkipped:
+      return "skipped";
+    case ScenarioStatus::kBadInput:
+      return "bad_input";
+    case ScenarioStatus::kEnvironmentError:
+      return "environment_error";
+    case ScenarioStatus::kChecked:
+      break;
+  }
+  if (r.expect_finding) return r.holds ? "expected_finding" : "missing_expected";
+  return r.holds ? "pass" : "unexpected_findings";
+}
+
+namespace {
+
+ordered_json OrNull(const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); }
+
+/// Counts over the whole run, the numbers of the console's summary line and
+/// more (findings per invariant); every key always present.
+ordered_json SummaryJson(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
+  int64_t hold = 0, fail = 0, skipped = 0, bad = 0, env = 0, groups = 0, tokens = 0, findings = 0,
+          unexpected = 0;
+  std::map<std::string, int64_t> per_invariant, outcomes;
+  for (const char* o : {"pass", "expected_finding", "unexpected_findings", "missing_expected", "skipped",
+                        "bad_input", "environment_error"})
+    outcomes[o] = 0;
+  for (const ScenarioReport& r : reports) {
+    ++outcomes[Outcome(r)];
+    switch (r.status) {
+      case ScenarioStatus::kBadInput:
+        ++bad;
+        continue;
+      case ScenarioStatus::kEnvironmentError:
+        ++env;
+        continue;
+      case ScenarioStatus::kSkipped:
+        ++skipped;
+        continue;
+      case ScenarioStatus::kChecked:
+        break;
+    }
+    (r.holds ? hold : fail)++;
+    groups += static_cast<int64_t>(r.groups.size());
+    tokens += r.tokens;
+    findings += r.total_findings;
+    if (!r.expect_finding) unexpected += r.total_findings;
+    for (const GroupReport& g : r.groups)
+      for (const auto& [name, count] : g.counts) per_invariant[name] += count;
+  }
+  ordered_json j;
+  j["slotguard_version"] = kSlotguardVersion;
+  j["backend"] = summary.backend;
+  j["device"] = OrNull(summary.device);
+  j["implementation"] = OrNull(summary.implementation);
+  j["seconds"] = summary.seconds;
+  j["scenario_runs"] = reports.size();
+  j["hold"] = hold;
+  j["fail"] = fail;
+  j["skipped"] = skipped;
+  j["bad_input"] = bad;
+  j["environment_error"] = env;
+  ordered_json by_outcome;  // in the order Outcome's comment gives
+  for (const char* o : {"pass", "expected_finding", "unexpected_findings", "missing_expected", "skipped",
+                        "bad_input", "environment_error"})
+    by_outcome[o] = outcomes[o];
+  j["outcomes"] = by_outcome;
+  j["groups"] = groups;
+  j["tokens"] = tokens;
+  j["findings"] = findings;
+  j["expected_findings"] = findings - unexpected;
+  j["unexpected_findings"] = unexpected;
+  j["findings_per_invariant"] = per_invariant;
+  return j;
+}
+
+}  // namespace
+
 std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
   ordered_json root;
   root["slotguard_report"] = 1;
@@ -38,31 +126,31 @@ std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSum
   root["seconds"] = summary.seconds;
   ordered_json list = ordered_json::array();
   bool all_hold = true;
+  // One shape for every entry: what a status does not have is null (or [] for
+  // the lists), so a consumer reads the same keys everywhere.
   for (const ScenarioReport& r : reports) {
+    const bool checked = r.status == ScenarioStatus::kChecked;
+    const bool error = r.status == ScenarioStatus::kBadInput || r.status == ScenarioStatus::kEnvironmentError;
     ordered_json s;
     s["file"] = r.file;
     s["name"] = r.name;
-    if (!r.forced_variant.empty()) s["variant"] = r.forced_variant;
-    if (r.status == ScenarioStatus::kSkipped) {
-      s["status"] = "skipped";
-      s["verdict"] = r.verdict;
-      list.push_back(s);
-      continue;
+    s["variant"] = OrNull(r.forced_variant);
+    switch (r.status) {
+      case ScenarioStatus::kChecked: s["status"] = "checked"; break;
+      case ScenarioStatus::kSkipped: s["status"] = "skipped"; break;
+      case ScenarioStatus::kBadInput: s["status"] = "bad_input"; break;
+      case ScenarioStatus::kEnvironmentError: s["status"] = "environment_error"; break;
     }
-    if (r.status != ScenarioStatus::kChecked) {
-      s["status"] = r.status == ScenarioStatus::kBadInput ? "bad_input" : "environment_error";
-      s["error"] = r.error;
-      all_hold = false;
-      list.push_back(s);
-      continue;
-    }
-    s["status"] = "checked";
-    s["holds"] = r.holds;
-    s["verdict"] = r.verdict;
-    s["expected"] = r.expect_finding ? "finding" : "pass";
-    s["tokens"] = r.tokens;
+    s["outcome"] = Outcome(r);
+    s["holds"] = checked ? ordered_json(r.holds) : ordered_json(nullptr);
+    s["verdict"] = error ? ordered_json(nullptr) : ordered_json(r.verdict);
+    s["error"] = error ? ordered_json(r.error) : ordered_json(nullptr);
+    s["expected"] = checked ? ordered_json(r.expect_finding ? "finding" : "pass") : ordered_json(nullptr);
+    s["expected_invariants"] = checked ? r.expected_invariants : std::vector<std::string>();
+    s["tokens"] = checked ? ordered_json(r.tokens) : ordered_json(nullptr);
+    s["total_findings"] = checked ? ordered_json(r.total_findings) : ordered_json(nullptr);
     s["seconds"] = r.seconds;
-    all_hold = all_hold && r.holds;
+    if (error || (checked && !r.holds)) all_hold = false;
     ordered_json groups = ordered_json::array();
     for (const GroupReport& g : r.groups) {
       ordered_json gj;
@@ -94,6 +182,7 @@ std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSum
     list.push_back(s);
   }
   root["all_hold"] = all_hold;
+  root["summary"] = SummaryJson(reports, summary);
   root["scenarios"] = list;
   return Text(root);
 }

@@ -1,5 +1,7 @@
 // JUnit XML: one testcase per scenario run, <failure> when it does not hold,
 // <error> for bad input and environment errors. CI systems render this.
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 
 #include "report/report.h"
@@ -28,6 +30,13 @@ std::string Xml(const std::string& s) {
 
 }  // namespace
 
+std::string DecimalSeconds(double seconds) {
+  if (!(seconds > 0) || !std::isfinite(seconds)) return "0.000000";  // NaN, inf: still a decimal
+  char text[64];
+  std::snprintf(text, sizeof text, "%.6f", seconds);
+  return text;
+}
+
 bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& reports,
                 const CheckSummary& summary, std::string* err) {
   int failures = 0, errors = 0, skipped = 0;
@@ -44,7 +53,7 @@ bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& repo
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites>\n  <testsuite name=\"slotguard check\" tests=\"" << reports.size()
       << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\""
-      << summary.seconds << "\">\n"
+      << DecimalSeconds(summary.seconds) << "\">\n"
       << "    <properties><property name=\"backend\" value=\"" << Xml(summary.backend) << "\"/>"
       << (summary.implementation.empty() ? ""
                                          : "<property name=\"implementation\" value=\"" + Xml(summary.implementation) + "\"/>")
@@ -52,8 +61,9 @@ bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& repo
   for (const ScenarioReport& r : reports) {
     std::string name = r.file;
     if (!r.forced_variant.empty()) name += " [" + r.forced_variant + "]";
-    out << "    <testcase classname=\"slotguard." << Xml(r.name) << "\" name=\"" << Xml(name)
-        << "\" time=\"" << r.seconds << "\">\n";
+    // A bad-input file has no scenario name: its path names the class.
+    out << "    <testcase classname=\"slotguard." << Xml(r.name.empty() ? r.file : r.name) << "\" name=\""
+        << Xml(name) << "\" time=\"" << DecimalSeconds(r.seconds) << "\">\n";
     if (r.status == ScenarioStatus::kSkipped) {
       out << "      <skipped message=\"" << Xml(r.verdict) << "\"/>\n";
     } else if (r.status != ScenarioStatus::kChecked) {

@@ -11,6 +11,9 @@
 
 namespace slotguard {
 
+/// slotguard's version, CMake's project version ("0.1.0"); reports carry it.
+extern const char kSlotguardVersion[];
+
 struct CheckSummary {
   std::string backend;
   std::string device;  // GPU description, "" on host
@@ -34,10 +37,19 @@ void PrintCheckReports(const std::vector<ScenarioReport>& reports, bool verbose,
 /// The one summary line printed last.
 std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckSummary& summary);
 
+/// A scenario run's outcome, one word: "pass", "expected_finding",
+/// "unexpected_findings", "missing_expected", "skipped", "bad_input" or
+/// "environment_error".
+std::string Outcome(const ScenarioReport& report);
+
+/// JUnit's time attributes: a plain decimal (xs:decimal), "0.000025", never
+/// "2.5e-05".
+std::string DecimalSeconds(double seconds);
+
 bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& reports,
                 const CheckSummary& summary, std::string* err);
-/// The --json report ("slotguard_report": 1), and writing it (json_report.cc,
-/// the one JSON writer, beside fuzz's).
+/// The --json report ("slotguard_report": 1; docs/report.schema.json), and
+/// writing it (json_report.cc, the one JSON writer, beside fuzz's).
 std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSummary& summary);
 bool WriteJsonReport(const std::string& path, const std::vector<ScenarioReport>& reports,
                      const CheckSummary& summary, std::string* err);

@@ -23,7 +23,10 @@ TEST(JsonReportTest, CheckReportBytes) {
   ok.file = "a.json";
   ok.name = "a";
   ok.holds = true;
-  ok.verdict = "pass";
+  ok.expect_finding = true;
+  ok.expected_invariants = {"null_block"};
+  ok.total_findings = 2;
+  ok.verdict = "expected finding caught (null_block)";
   ok.tokens = 3;
   ok.seconds = 0.5;
   GroupReport g;
@@ -53,15 +56,52 @@ TEST(JsonReportTest, CheckReportBytes) {
   "backend": "host",
   "seconds": 1.25,
   "all_hold": false,
+  "summary": {
+    "slotguard_version": ")" + std::string(kSlotguardVersion) + R"(",
+    "backend": "host",
+    "device": null,
+    "implementation": null,
+    "seconds": 1.25,
+    "scenario_runs": 2,
+    "hold": 1,
+    "fail": 0,
+    "skipped": 0,
+    "bad_input": 1,
+    "environment_error": 0,
+    "outcomes": {
+      "pass": 0,
+      "expected_finding": 1,
+      "unexpected_findings": 0,
+      "missing_expected": 0,
+      "skipped": 0,
+      "bad_input": 1,
+      "environment_error": 0
+    },
+    "groups": 1,
+    "tokens": 3,
+    "findings": 2,
+    "expected_findings": 2,
+    "unexpected_findings": 0,
+    "findings_per_invariant": {
+      "null_block": 2
+    }
+  },
   "scenarios": [
     {
       "file": "a.json",
       "name": "a",
+      "variant": null,
       "status": "checked",
+      "outcome": "expected_finding",
       "holds": true,
-      "verdict": "pass",
-      "expected": "pass",
+      "verdict": "expected finding caught (null_block)",
+      "error": null,
+      "expected": "finding",
+      "expected_invariants": [
+        "null_block"
+      ],
       "tokens": 3,
+      "total_findings": 2,
       "seconds": 0.5,
       "groups": [
         {
@@ -89,8 +129,18 @@ TEST(JsonReportTest, CheckReportBytes) {
     {
       "file": "b.json",
       "name": "",
+      "variant": null,
       "status": "bad_input",
-      "error": "b.json: not JSON"
+      "outcome": "bad_input",
+      "holds": null,
+      "verdict": null,
+      "error": "b.json: not JSON",
+      "expected": null,
+      "expected_invariants": [],
+      "tokens": null,
+      "total_findings": null,
+      "seconds": 0.0,
+      "groups": []
     }
   ]
 }

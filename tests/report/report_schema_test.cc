@@ -1,0 +1,197 @@
+// check's --json report against docs/report.schema.json: a REAL report (check
+// over scenarios/ plus a malformed file and a failing one), validated by a
+// small validator of the keywords the schema uses (type, required,
+// properties, items, enum, additionalProperties; no JSON Schema library).
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "report/report.h"
+
+namespace slotguard {
+namespace {
+
+using nlohmann::json;
+
+const std::string kSource = SLOTGUARD_SOURCE_DIR;
+
+json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+bool HasType(const json& v, const std::string& type) {
+  if (type == "object") return v.is_object();
+  if (type == "array") return v.is_array();
+  if (type == "string") return v.is_string();
+  if (type == "integer") return v.is_number_integer();
+  if (type == "number") return v.is_number();
+  if (type == "boolean") return v.is_boolean();
+  if (type == "null") return v.is_null();
+  ADD_FAILURE() << "unknown type " << type;
+  return false;
+}
+
+/// The subset of draft 2020-12 the schema uses; errors as "where: problem".
+void Validate(const json& schema, const json& v, const std::string& where, std::vector<std::string>* errors) {
+  if (schema.contains("type")) {
+    bool ok = false;
+    if (schema["type"].is_string()) ok = HasType(v, schema["type"]);
+    else
+      for (const json& t : schema["type"]) ok = ok || HasType(v, t);
+    if (!ok) {
+      errors->push_back(where + ": not of type " + schema["type"].dump());
+      return;
+    }
+  }
+  if (schema.contains("enum")) {
+    bool ok = false;
+    for (const json& e : schema["enum"]) ok = ok || e == v;
+    if (!ok) errors->push_back(where + ": " + v.dump() + " not in " + schema["enum"].dump());
+  }
+  if (v.is_object()) {
+    for (const json& key : schema.value("required", json::array()))
+      if (!v.contains(key.get<std::string>())) errors->push_back(where + ": no " + key.get<std::string>());
+    const json properties = schema.value("properties", json::object());
+    for (const auto& [key, value] : v.items()) {
+      const std::string at = where + "/" + key;
+      if (properties.contains(key)) {
+        Validate(properties[key], value, at, errors);
+      } else if (schema.contains("additionalProperties")) {
+        const json& extra = schema["additionalProperties"];
+        if (extra.is_boolean()) {
+          if (!extra.get<bool>()) errors->push_back(at + ": not allowed");
+        } else {
+          Validate(extra, value, at, errors);
+        }
+      }
+    }
+  }
+  if (v.is_array() && schema.contains("items"))
+    for (size_t i = 0; i < v.size(); ++i) Validate(schema["items"], v[i], where + "/" + std::to_string(i), errors);
+}
+
+std::vector<std::string> Errors(const json& schema, const json& report) {
+  std::vector<std::string> errors;
+  Validate(schema, report, "", &errors);
+  return errors;
+}
+
+/// The schema keeps to what Validate knows (annotations aside), so a
+/// keyword it would silently ignore cannot creep in.
+void KeywordsKnown(const json& schema, const std::string& where) {
+  static const std::set<std::string> known = {"$schema", "$id", "title", "description", "type", "required",
+                                              "properties", "items", "enum", "additionalProperties"};
+  ASSERT_TRUE(schema.is_object()) << where;
+  for (const auto& [key, value] : schema.items()) {
+    EXPECT_TRUE(known.count(key)) << where << ": keyword " << key << " not validated by this test";
+    if (key == "properties")
+      for (const auto& [name, sub] : value.items()) KeywordsKnown(sub, where + "/properties/" + name);
+    if (key == "items" || (key == "additionalProperties" && value.is_object())) KeywordsKnown(value, where + "/" + key);
+  }
+}
+
+class ReportSchemaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) / "report-schema";
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_ / "extra");
+    std::ofstream(dir_ / "extra" / "malformed.json") << "{\"slotguard\": 1, \"name\": ";
+    // A mutant without its expect: a pass expected, findings fire.
+    json doc = ReadJson(kSource + "/scenarios/paged/mutants/pad-from-n.json");
+    doc.erase("expect");
+    std::ofstream(dir_ / "extra" / "failing.json") << doc.dump();
+    schema_ = ReadJson(kSource + "/docs/report.schema.json");
+  }
+
+  json CheckReport() {
+    CheckOptions o;
+    o.paths = {kSource + "/scenarios", (dir_ / "extra").string()};
+    o.backend = BackendKind::kHost;
+    o.json_path = (dir_ / "r.json").string();
+    o.quiet = true;
+    std::ostringstream out, err;
+    EXPECT_EQ(kExitBadInput, RunCheck(o, out, err)) << out.str() << err.str();
+    return ReadJson(o.json_path);
+  }
+
+  std::filesystem::path dir_;
+  json schema_;
+};
+
+TEST_F(ReportSchemaTest, TheSchemaUsesOnlyTheValidatedKeywords) { KeywordsKnown(schema_, ""); }
+
+TEST_F(ReportSchemaTest, ARealReportValidates) {
+  const json report = CheckReport();
+  const std::vector<std::string> errors = Errors(schema_, report);
+  std::string text;
+  for (const std::string& e : errors) text += e + "\n";
+  EXPECT_TRUE(errors.empty()) << text;
+
+  // It covers what it should: each kind of entry, and the summary agrees.
+  std::map<std::string, int64_t> outcomes;
+  std::set<std::set<std::string>> shapes;
+  int64_t findings = 0;
+  for (const json& s : report["scenarios"]) {
+    ++outcomes[s["outcome"].get<std::string>()];
+    std::set<std::string> keys;
+    for (const auto& [key, value] : s.items()) keys.insert(key);
+    shapes.insert(keys);
+    if (!s["total_findings"].is_null()) findings += s["total_findings"].get<int64_t>();
+    if (s["file"].get<std::string>().find("malformed.json") != std::string::npos) {
+      EXPECT_EQ("bad_input", s["outcome"]);
+      EXPECT_TRUE(s["holds"].is_null());
+      EXPECT_TRUE(s["error"].is_string());
+      EXPECT_EQ(json::array(), s["groups"]);
+    }
+    if (s["file"].get<std::string>().find("failing.json") != std::string::npos)
+      EXPECT_EQ("unexpected_findings", s["outcome"]);
+  }
+  EXPECT_EQ(1u, shapes.size()) << "every scenario entry has the same keys";
+  EXPECT_EQ(1, outcomes["bad_input"]);
+  EXPECT_EQ(1, outcomes["unexpected_findings"]);
+  EXPECT_GT(outcomes["pass"], 0);
+  EXPECT_GT(outcomes["expected_finding"], 0);
+  const json& summary = report["summary"];
+  EXPECT_EQ(kSlotguardVersion, summary["slotguard_version"]);
+  EXPECT_EQ("host", summary["backend"]);
+  EXPECT_EQ(report["scenarios"].size(), summary["scenario_runs"].get<size_t>());
+  EXPECT_EQ(1, summary["bad_input"]);
+  EXPECT_EQ(1, summary["fail"]);
+  EXPECT_EQ(outcomes["pass"] + outcomes["expected_finding"], summary["hold"].get<int64_t>());
+  for (const auto& [outcome, count] : summary["outcomes"].items()) EXPECT_EQ(outcomes[outcome], count) << outcome;
+  EXPECT_EQ(findings, summary["findings"].get<int64_t>());
+  int64_t per_invariant = 0;
+  for (const auto& [name, count] : summary["findings_per_invariant"].items()) per_invariant += count.get<int64_t>();
+  EXPECT_EQ(findings, per_invariant);
+  EXPECT_GT(summary["findings_per_invariant"].value("padding_tail", 0), 0);
+  EXPECT_EQ(false, report["all_hold"]);
+}
+
+TEST_F(ReportSchemaTest, TheValidatorRejectsWhatTheSchemaForbids) {
+  const json report = CheckReport();
+  ASSERT_TRUE(Errors(schema_, report).empty());
+  json missing = report;
+  missing["scenarios"][0].erase("outcome");
+  EXPECT_EQ(std::vector<std::string>{"/scenarios/0: no outcome"}, Errors(schema_, missing));
+  json extra = report;
+  extra["summary"]["surprise"] = 1;
+  EXPECT_EQ(std::vector<std::string>{"/summary/surprise: not allowed"}, Errors(schema_, extra));
+  json wrong = report;
+  wrong["scenarios"][0]["outcome"] = "fine";
+  EXPECT_EQ(1u, Errors(schema_, wrong).size());
+  json typed = report;
+  typed["summary"]["findings_per_invariant"]["x"] = "many";
+  EXPECT_EQ(std::vector<std::string>{"/summary/findings_per_invariant/x: not of type \"integer\""},
+            Errors(schema_, typed));
+}
+
+}  // namespace
+}  // namespace slotguard
