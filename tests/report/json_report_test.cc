@@ -51,13 +51,13 @@ TEST(JsonReportTest, CheckReportBytes) {
   CheckSummary summary;
   summary.backend = "host";
   summary.seconds = 1.25;
-  const std::string expected = R"({
+  const std::string expected = R"json({
   "slotguard_report": 1,
   "backend": "host",
   "seconds": 1.25,
   "all_hold": false,
   "summary": {
-    "slotguard_version": ")" + std::string(kSlotguardVersion) + R"(",
+    "slotguard_version": ")json" + std::string(kSlotguardVersion) + R"json(",
     "backend": "host",
     "device": null,
     "implementation": null,
@@ -144,7 +144,7 @@ TEST(JsonReportTest, CheckReportBytes) {
     }
   ]
 }
-)";
+)json";
   EXPECT_EQ(expected, CheckJson({ok, bad}, summary));
   std::string err;
   ASSERT_TRUE(WriteJsonReport(Temp("check.json"), {ok, bad}, summary, &err)) << err;
