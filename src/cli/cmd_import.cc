@@ -1,22 +1,21 @@
 // `slotguard import`: a libFuzzer artifact of fuzz_mapping as a scenario file.
-#include <fstream>
-
 #include "cli/commands.h"
 #include "fuzzing/generators.h"
 #include "registry/families.h"
 #include "scenario/scenario_json.h"
 #include "util/error_line.h"
+#include "util/json_reader.h"
 
 namespace slotguard {
 
 int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err) {
-  std::ifstream in(options.file, std::ios::binary);
-  if (!in) {
-    err << ErrorLine(options.file + ": cannot open file; expected a libFuzzer artifact");
+  // A regular file only (a FIFO or a device would hang or never end), capped
+  // at the default --max-file-mib of the other commands.
+  std::string bytes, problem;
+  if (!ReadTextFile(options.file, "a libFuzzer artifact", &bytes, &problem)) {
+    err << ErrorLine(problem);
     return kExitBadInput;
   }
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string problem;
   const size_t slash = options.variant.find('/');
   if (slash != std::string::npos) {
     Family family;

@@ -41,7 +41,7 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
   const bool ran = options.setup.cuda_graph ? RunGraphReplayScenario(scenario, *backend, keep, &run, &problem)
                                             : RunScenario(scenario, *backend, keep, &run, &problem);
   if (!ran) {
-    err << ErrorLine(options.file + ": " + scenario.name + ": " + backend->name() + " backend: " + problem);
+    err << ErrorLine(EscapeText(options.file, 0) + ": " + EscapeText(scenario.name) + ": " + backend->name() + " backend: " + problem);
     return kExitEnvironment;
   }
   std::string described = backend->Describe();

@@ -41,6 +41,9 @@ void AddLimits(CLI::App* cmd, slotguard::LoadLimits* limits) {
                   "most block-table entries per group, padded to the farthest column a position selects")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-file-mib", limits->max_file_mib, "largest scenario file read, in MiB")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
 }
 
 void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {

@@ -3,14 +3,24 @@
 
 #include "registry/families.h"
 #include "report/report.h"
+#include "util/error_line.h"
 
 namespace slotguard {
+namespace {
+
+// Names and paths from the input, as console lines show them: control
+// characters escaped (a name cannot start a new line or send an ANSI
+// escape), names elided past kEscapeLimit characters.
+std::string File(const std::string& file) { return EscapeText(file, 0); }
+std::string Name(const std::string& name) { return EscapeText(name); }
+
+}  // namespace
 
 std::string FindingLine(const ScenarioReport& report, const std::string& group, const Finding& f) {
-  std::string line = report.file + ": " + report.name;
+  std::string line = File(report.file) + ": " + Name(report.name);
   if (!report.forced_variant.empty()) line += " [" + report.forced_variant + "]";
-  line += ": group " + group;
-  if (f.output != group && !f.output.empty()) line += " output " + f.output;
+  line += ": group " + Name(group);
+  if (f.output != group && !f.output.empty()) line += " output " + Name(f.output);
   if (f.token >= 0) {
     line += ": token " + std::to_string(f.token) + " (";
     line += f.request >= 0 ? "request " + std::to_string(f.request) : std::string("no request");
@@ -19,7 +29,7 @@ std::string FindingLine(const ScenarioReport& report, const std::string& group, 
   line += ": " + f.invariant;
   if (f.has_values)
     line += ": kernel " + std::to_string(f.kernel) + ", reference " + std::to_string(f.reference);
-  if (!f.detail.empty()) line += ": " + f.detail;
+  if (!f.detail.empty()) line += ": " + EscapeText(f.detail, 0);
   return line;
 }
 
@@ -37,7 +47,7 @@ std::string ScenarioLine(const ScenarioReport& report) {
       tag = report.holds ? "ok    " : "FAIL  ";
       break;
   }
-  std::string line = tag + report.file + " (" + report.name + ")";
+  std::string line = tag + File(report.file) + " (" + Name(report.name) + ")";
   if (!report.forced_variant.empty()) line += " [variant " + report.forced_variant + "]";
   return line + ": " + report.verdict;
 }
@@ -60,7 +70,7 @@ void PrintCheckReports(const std::vector<ScenarioReport>& reports, bool verbose,
           int64_t shown = 0;
           for (const Finding& f : g.findings) shown += f.invariant == name;
           if (count > shown)
-            out << r.file << ": " << r.name << ": group " << g.name << ": " << name << ": "
+            out << File(r.file) << ": " << Name(r.name) << ": group " << Name(g.name) << ": " << name << ": "
                 << count - shown << " more findings not shown\n";
         }
       }

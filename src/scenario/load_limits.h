@@ -11,6 +11,7 @@ struct LoadLimits {
   int64_t max_tokens = int64_t{1} << 26;         // --max-tokens
   int64_t max_requests = int64_t{1} << 20;       // --max-requests
   int64_t max_table_entries = int64_t{1} << 26;  // --max-table-entries, per group, padded
+  int64_t max_file_mib = 256;                    // --max-file-mib: the largest scenario file read
 };
 
 }  // namespace slotguard

@@ -3,6 +3,7 @@
 // "FILE:/json/pointer: problem; expected X, got Y".
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "scenario/scenario_json.h"
 #include "scenario/table_extent.h"
 #include "util/did_you_mean.h"
+#include "util/error_line.h"
 #include "util/json_reader.h"
 
 namespace slotguard {
@@ -56,6 +58,8 @@ class Loader : public JsonReader {
   bool LoadIntParam(const json& f, const std::string& ptr, const ParamInfo& p, Group* g);
   bool CheckProducts(const std::string& ptr, const Group& g);
   bool CheckGroupParam(const Scenario& s, size_t index, const ParamInfo& p);
+  /// Every output name (OutputNames) belongs to one group only.
+  bool CheckOutputNames(const Scenario& s);
   bool LoadGroup(const json& v, const std::string& ptr, const Scenario& s, Group* g);
   bool LoadTable(const json& v, const std::string& ptr, const Scenario& s, const Group& g,
                  BlockTable* table);
@@ -69,6 +73,9 @@ class Loader : public JsonReader {
 
   LoadLimits limits_;
   int64_t version_ = 1;
+  std::unordered_map<std::string, size_t> group_index_;   // group name -> index in /groups
+  std::unordered_map<std::string, size_t> output_group_;  // output name -> index of its group
+  std::vector<std::string> elsewhere_;  // every family's own keys, for "does not apply to"
 };
 
 template <class T>
@@ -128,14 +135,20 @@ bool Loader::Load(const json& root, Scenario* s) {
   if (v->empty()) return Fail("/groups", "no groups", "at least one group", "an empty array");
   const json& groups = *v;
   s->groups.resize(groups.size());
+  for (const FamilyInfo& info : AllFamilies())
+    for (const std::string& key : FamilyKeys(info.family))
+      if (std::find(elsewhere_.begin(), elsewhere_.end(), key) == elsewhere_.end()) elsewhere_.push_back(key);
+  group_index_.clear();
+  group_index_.reserve(groups.size());
   for (size_t i = 0; i < groups.size(); ++i) {
     const std::string ptr = JsonChild("/groups", i);
     if (!LoadGroup(groups[i], ptr, *s, &s->groups[i])) return false;
-    for (size_t j = 0; j < i; ++j)
-      if (s->groups[j].name == s->groups[i].name)
-        return Fail(JsonChild(ptr, "name"), "duplicate group name '" + s->groups[i].name + "'",
-                    "a name not used by /groups/" + std::to_string(j));
+    const auto [it, fresh] = group_index_.emplace(s->groups[i].name, i);
+    if (!fresh)
+      return Fail(JsonChild(ptr, "name"), "duplicate group name " + QuoteName(s->groups[i].name),
+                  "a name not used by /groups/" + std::to_string(it->second));
   }
+  if (!CheckOutputNames(*s)) return false;
   // A group parameter names a group of its target family, which depends on
   // nothing (so the run order has no cycle).
   for (size_t i = 0; i < s->groups.size(); ++i)
@@ -298,11 +311,7 @@ bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s,
   const std::vector<std::string> own = FamilyKeys(g->family);
   std::vector<std::string> allowed = common;
   allowed.insert(allowed.end(), own.begin(), own.end());
-  std::vector<std::string> elsewhere;  // keys of the other families, for a clearer message
-  for (const FamilyInfo& info : AllFamilies())
-    for (const std::string& key : FamilyKeys(info.family))
-      if (std::find(elsewhere.begin(), elsewhere.end(), key) == elsewhere.end()) elsewhere.push_back(key);
-  if (!CheckKeys(v, ptr, allowed, elsewhere, "kernel " + text)) return false;
+  if (!CheckKeys(v, ptr, allowed, elsewhere_, "kernel " + text)) return false;
 
   if (!Require(v, ptr, "name", "a non-empty group name", &f) ||
       !String(*f, JsonChild(ptr, "name"), "a non-empty group name", &g->name))
@@ -393,20 +402,40 @@ bool Loader::CheckGroupParam(const Scenario& s, size_t index, const ParamInfo& p
   const std::string& name = *ConstRef(p, s.groups[index]).s;
   if (name.empty()) return true;
   const std::string family = GetFamily(p.target).name;
-  std::vector<std::string> candidates;
-  const Group* target = nullptr;
-  for (const Group& other : s.groups) {
+  const auto found = group_index_.find(name);
+  const Group* target = found == group_index_.end() ? nullptr : &s.groups[found->second];
+  if (target && target->family == p.target) return true;
+  std::vector<std::string> candidates;  // only for the message
+  for (const Group& other : s.groups)
     if (other.family == p.target) candidates.push_back(other.name);
-    if (other.name == name) target = &other;
-  }
   const std::string ptr = ParamPointer(JsonChild("/groups", index), p);
   const std::string expected = candidates.empty()
                                    ? "a " + family + " group in this scenario (there is none)"
                                    : "the name of a " + family + " group: " + JoinNames(candidates);
-  if (!target) return Fail(ptr, "no group named '" + name + "'" + DidYouMean(name, candidates), expected);
+  if (!target) return Fail(ptr, "no group named " + QuoteName(name) + DidYouMean(name, candidates), expected);
   if (target->family != p.target)
-    return Fail(ptr, "group '" + name + "' is not a " + family + " group", expected,
+    return Fail(ptr, "group " + QuoteName(name) + " is not a " + family + " group", expected,
                 std::string("a ") + GetFamily(target->family).name + " group");
+  return true;
+}
+
+bool Loader::CheckOutputNames(const Scenario& s) {
+  output_group_.clear();
+  output_group_.reserve(s.groups.size());
+  for (size_t i = 0; i < s.groups.size(); ++i)
+    for (const std::string& output : OutputNames(s.groups[i])) {
+      const auto [it, fresh] = output_group_.emplace(output, i);
+      if (fresh || it->second == i) continue;
+      const size_t j = it->second;
+      const size_t later = std::max(i, j), earlier = std::min(i, j);
+      return Fail(JsonChild(JsonChild("/groups", later), "name"),
+                  "output name " + QuoteName(output) + " is both an output of group " +
+                      QuoteName(s.groups[earlier].name) + " (/groups/" + std::to_string(earlier) + ", " +
+                      GetFamily(s.groups[earlier].family).name + ") and of group " +
+                      QuoteName(s.groups[later].name) + " (/groups/" + std::to_string(later) + ", " +
+                      GetFamily(s.groups[later].family).name + ")",
+                  "group names whose outputs (a compressor_ring group c has c and c.tail) name one group each");
+    }
   return true;
 }
 
@@ -503,7 +532,7 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
     } else if (text == "finding") {
       e->verdict = Verdict::kFinding;
     } else {
-      return Fail(ptr + "/verdict", "unknown verdict '" + text + "'" +
+      return Fail(ptr + "/verdict", "unknown verdict " + QuoteName(text) +
                                         DidYouMean(text, {"pass", "finding"}),
                   "\"pass\" or \"finding\"");
     }
@@ -515,7 +544,7 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
       const std::string item = JsonChild(ptr + "/findings", i);
       if (!String((*f)[i], item, "an invariant name", &text)) return false;
       if (!IsInvariantName(text))
-        return Fail(item, "unknown invariant '" + text + "'" + DidYouMean(text, names),
+        return Fail(item, "unknown invariant " + QuoteName(text) + DidYouMean(text, names),
                     "one of " + JoinNames(names));
       e->findings.push_back(text);
     }
@@ -526,14 +555,15 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
   if ((f = Find(v, "slot_mapping"))) {
     const std::string sm = ptr + "/slot_mapping";
     if (!Object(*f, sm, "an object from group name to slots")) return false;
-    std::vector<std::string> outputs;
-    for (const Group& g : s.groups)
-      for (const std::string& name : OutputNames(g)) outputs.push_back(name);
     for (auto it = f->begin(); it != f->end(); ++it) {
       const std::string key_ptr = JsonChild(sm, it.key());
-      if (std::find(outputs.begin(), outputs.end(), it.key()) == outputs.end())
-        return Fail(key_ptr, "no output named '" + it.key() + "'" + DidYouMean(it.key(), outputs),
+      if (output_group_.count(it.key()) == 0) {
+        std::vector<std::string> outputs;  // only for the message, in group order
+        for (const Group& g : s.groups)
+          for (const std::string& name : OutputNames(g)) outputs.push_back(name);
+        return Fail(key_ptr, "no output named " + QuoteName(it.key()) + DidYouMean(it.key(), outputs),
                     "one of " + JoinNames(outputs));
+      }
       std::vector<int64_t> slots;
       if (!IntArray(*it, key_ptr, kInt64Min, kInt64Max, "slot",
                     static_cast<size_t>(limits_.max_tokens), "--max-tokens", &slots))
@@ -565,7 +595,7 @@ bool ParseScenario(const std::string& text, const std::string& file, const LoadL
 bool LoadScenarioFile(const std::string& path, const LoadLimits& limits, Scenario* scenario,
                       std::string* err) {
   std::string text;
-  return ReadTextFile(path, "a readable scenario file", &text, err) &&
+  return ReadTextFile(path, "a scenario file", &text, err, limits.max_file_mib << 20, "--max-file-mib") &&
          ParseScenario(text, path, limits, scenario, err);
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/error_line.h"
+
 namespace slotguard {
 namespace {
 
@@ -28,6 +30,10 @@ std::string ClosestMatch(const std::string& word, const std::vector<std::string>
   std::string best;
   size_t best_distance = max_distance + 1;
   for (const std::string& candidate : candidates) {
+    // The distance is at least the difference in length: skip the far ones
+    // (a megabyte-long word costs nothing then).
+    const size_t gap = word.size() > candidate.size() ? word.size() - candidate.size() : candidate.size() - word.size();
+    if (gap >= best_distance) continue;
     const size_t d = EditDistance(word, candidate);
     if (d < best_distance) {
       best_distance = d;
@@ -39,20 +45,24 @@ std::string ClosestMatch(const std::string& word, const std::vector<std::string>
 
 std::string DidYouMean(const std::string& word, const std::vector<std::string>& candidates) {
   const std::string match = ClosestMatch(word, candidates);
-  return match.empty() ? "" : ", did you mean '" + match + "'?";
+  return match.empty() ? "" : ", did you mean " + QuoteName(match) + "?";
 }
 
 NameError UnknownName(const std::string& what, const std::string& name, const std::vector<std::string>& names,
                       const std::string& qualifier) {
-  return {"unknown " + what + " '" + name + "'" + qualifier + DidYouMean(name, names), "one of " + JoinNames(names)};
+  return {"unknown " + what + " " + QuoteName(name) + qualifier + DidYouMean(name, names), "one of " + JoinNames(names)};
 }
 
 std::string JoinNames(const std::vector<std::string>& names) {
+  // Names may come from the file (group names): escaped, and at most
+  // kShown of them, so that a file with many groups makes no long line.
+  constexpr size_t kShown = 32;
   std::string out;
-  for (const std::string& name : names) {
+  for (size_t i = 0; i < names.size() && i < kShown; ++i) {
     if (!out.empty()) out += ", ";
-    out += name;
+    out += EscapeText(names[i]);
   }
+  if (names.size() > kShown) out += ", and " + std::to_string(names.size() - kShown) + " more";
   return out;
 }
 

@@ -1,7 +1,93 @@
 #include "util/error_line.h"
 
+#include <cstdint>
+
 namespace slotguard {
+namespace {
+
+const char kHex[] = "0123456789abcdef";
+
+std::string HexByte(unsigned char c) { return std::string("\\x") + kHex[c >> 4] + kHex[c & 15]; }
+
+/// Length of the valid UTF-8 sequence at text[i] (2..4), or 0.
+size_t Utf8Length(const std::string& text, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(text[i]);
+  size_t n;
+  uint32_t cp;
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2, cp = c & 0x1f;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3, cp = c & 0x0f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4, cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    const unsigned char t = static_cast<unsigned char>(text[i + k]);
+    if ((t & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (t & 0x3f);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+    return 0;
+  return n;
+}
+
+/// One character of `text` at i as it is shown; *len: the bytes it took.
+std::string EscapeOne(const std::string& text, size_t i, char quote, size_t* len) {
+  const unsigned char c = static_cast<unsigned char>(text[i]);
+  *len = 1;
+  switch (c) {
+    case '\n':
+      return "\\n";
+    case '\t':
+      return "\\t";
+    case '\r':
+      return "\\r";
+    case '\\':
+      return "\\\\";
+    default:
+      break;
+  }
+  if (quote && c == static_cast<unsigned char>(quote)) return std::string("\\") + quote;
+  if (c < 0x20 || c == 0x7f) return HexByte(c);
+  if (c < 0x80) return std::string(1, static_cast<char>(c));
+  const size_t n = Utf8Length(text, i);
+  if (n == 0) return HexByte(c);
+  *len = n;
+  if (n == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {  // C1 control (U+0080..U+009F)
+    const unsigned char cp = static_cast<unsigned char>(text[i + 1]);
+    return std::string("\\u00") + kHex[cp >> 4] + kHex[cp & 15];
+  }
+  return text.substr(i, n);
+}
+
+std::string Escape(const std::string& text, size_t max_chars, char quote) {
+  std::string out;
+  size_t shown = 0;
+  for (size_t i = 0; i < text.size();) {
+    size_t len;
+    const std::string piece = EscapeOne(text, i, quote, &len);
+    if (max_chars && shown + 1 > max_chars) {
+      out += "...(" + std::to_string(text.size()) + " bytes)";
+      return out;
+    }
+    out += piece;
+    ++shown;
+    i += len;
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string ErrorLine(const std::string& problem) { return "slotguard: error: " + problem + "\n"; }
+
+std::string EscapeText(const std::string& text, size_t max_chars) { return Escape(text, max_chars, 0); }
+
+std::string QuoteName(const std::string& text, size_t max_chars, char quote) {
+  return quote + Escape(text, max_chars, quote) + quote;
+}
 
 }  // namespace slotguard

@@ -1,15 +1,29 @@
 // The one form of every error slotguard prints (DESIGN section 6: one line
 // each). The commands, the worker and the libFuzzer targets all build their
-// error lines here.
+// error lines here, and every name or key a file gave that goes into one of
+// them (or into a console line) goes through EscapeText / QuoteName first.
 #ifndef SLOTGUARD_UTIL_ERROR_LINE_H_
 #define SLOTGUARD_UTIL_ERROR_LINE_H_
 
+#include <cstddef>
 #include <string>
 
 namespace slotguard {
 
 /// "slotguard: error: PROBLEM\n": the whole line, newline included.
 std::string ErrorLine(const std::string& problem);
+
+/// Text from an input file made safe for one console line: control
+/// characters (C0, DEL and C1) shown as \n, \t, \r, \x1b, \u009b, bytes that
+/// are not UTF-8 as \xHH, a backslash as \\; valid UTF-8 kept. Past
+/// `max_chars` characters of output (0: no limit) the rest is elided as
+/// "...(N bytes)", N the length of `text`.
+constexpr size_t kEscapeLimit = 80;
+std::string EscapeText(const std::string& text, size_t max_chars = kEscapeLimit);
+
+/// 'text', escaped and elided as EscapeText does; the quote inside shown as
+/// \' (or \" with quote '"').
+std::string QuoteName(const std::string& text, size_t max_chars = kEscapeLimit, char quote = '\'');
 
 }  // namespace slotguard
 

@@ -1,11 +1,16 @@
 #include "util/json_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <set>
-#include <sstream>
 
 #include "util/did_you_mean.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -49,7 +54,10 @@ class DuplicateKeyFinder {
       case json::parse_event_t::key: {
         Frame& f = frames_.back();
         f.key = parsed.get<std::string>();
-        if (!f.keys.insert(f.key).second && duplicate_.empty()) duplicate_ = Path() + "/" + EscapePointerToken(f.key);
+        if (!f.keys.insert(f.key).second && duplicate_.empty()) {
+          duplicate_ = Path() + "/" + EscapePointerToken(f.key);
+          duplicate_key_ = f.key;
+        }
         break;
       }
       case json::parse_event_t::object_end:
@@ -63,6 +71,7 @@ class DuplicateKeyFinder {
     return true;
   }
   const std::string& duplicate() const { return duplicate_; }
+  const std::string& duplicate_key() const { return duplicate_key_; }
 
  private:
   struct Frame {
@@ -82,8 +91,52 @@ class DuplicateKeyFinder {
     return out;
   }
   std::vector<Frame> frames_;
-  std::string duplicate_;
+  std::string duplicate_, duplicate_key_;
 };
+
+constexpr size_t kPointerLimit = 160;  // characters of a JSON pointer shown in a message
+
+/// Just past the closing bracket of the object or array `text` starts with
+/// (after whitespace), or npos when it starts with anything else. Only
+/// called on text whose first value the parser accepted.
+size_t ValueEnd(const std::string& text) {
+  size_t i = text.find_first_not_of(" \t\r\n");
+  if (i == std::string::npos || (text[i] != '{' && text[i] != '[')) return std::string::npos;
+  int64_t depth = 0;
+  bool in_string = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return std::string::npos;
+}
+
+/// The offset of the first byte after the document that is not whitespace,
+/// or npos (nlohmann stops at a NUL byte as at the end of input).
+size_t TrailingOffset(const std::string& text) {
+  const size_t end = ValueEnd(text);
+  if (end == std::string::npos) return text.find('\0');
+  return text.find_first_not_of(" \t\r\n", end);
+}
+
+std::string TrailingError(const std::string& text, size_t at, const std::string& file, const std::string& expected) {
+  return EscapeText(file, 0) + ": trailing bytes after the JSON document at byte offset " + std::to_string(at) +
+         " (" + QuoteName(text.substr(at, 8), 8) + (text.size() - at > 8 ? " ..." : "") + ", " +
+         std::to_string(text.size() - at) + (text.size() - at == 1 ? " byte" : " bytes") + "); expected " + expected +
+         " and nothing after it but whitespace";
+}
 
 }  // namespace
 
@@ -100,9 +153,7 @@ std::string DescribeJson(const json& v) {
     case json::value_t::boolean:
       return v.get<bool>() ? "true" : "false";
     case json::value_t::string: {
-      std::string s = v.get<std::string>();
-      if (s.size() > 40) s = s.substr(0, 37) + "...";
-      return "the string " + json(s).dump();
+      return "the string " + QuoteName(v.get<std::string>(), 40, '"');
     }
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
@@ -125,6 +176,14 @@ bool ParseJsonText(const std::string& text, const std::string& file, const std::
       return duplicates.OnEvent(depth, event, parsed);
     });
   } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    if (what.find("expected end of input") != std::string::npos) {
+      const size_t at = TrailingOffset(text);
+      if (at != std::string::npos) {
+        *err = TrailingError(text, at, file, expected);
+        return false;
+      }
+    }
     // Turn the byte offset into line:column and keep nlohmann's reason.
     size_t line = 1, column = 1;
     for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
@@ -135,38 +194,98 @@ bool ParseJsonText(const std::string& text, const std::string& file, const std::
         ++column;
       }
     }
-    std::string what = e.what();
     const size_t colon = what.find(": ", what.find("parse error"));
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    *err = file + ": invalid JSON at line " + std::to_string(line) + ", column " +
-           std::to_string(column) + ": " + what + "; expected " + expected;
+    // nlohmann quotes the token it last read: a long or odd one is elided.
+    *err = EscapeText(file, 0) + ": invalid JSON at line " + std::to_string(line) + ", column " +
+           std::to_string(column) + ": " + EscapeText(what, 200) + "; expected " + expected;
     return false;
   } catch (const std::exception& e) {
-    *err = file + ": invalid JSON: " + e.what() + "; expected " + expected;
+    *err = EscapeText(file, 0) + ": invalid JSON: " + EscapeText(e.what(), 200) + "; expected " + expected;
     return false;
   }
   if (!duplicates.duplicate().empty()) {
-    const std::string& d = duplicates.duplicate();
-    *err = file + ":" + d + ": duplicate key '" + d.substr(d.rfind('/') + 1) +
-           "'; expected each key once per object";
+    *err = EscapeText(file, 0) + ":" + EscapeText(duplicates.duplicate(), kPointerLimit) + ": duplicate key " +
+           QuoteName(duplicates.duplicate_key()) + "; expected each key once per object";
+    return false;
+  }
+  const size_t at = text.find('\0') == std::string::npos ? std::string::npos : TrailingOffset(text);
+  if (at != std::string::npos) {
+    *err = TrailingError(text, at, file, expected);
     return false;
   }
   return true;
 }
 
-bool ReadTextFile(const std::string& path, const std::string& what, std::string* text, std::string* err) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *err = path + ": cannot open file; expected " + what;
-    return false;
+std::string PathErrorText(int errno_value) {
+  switch (errno_value) {
+    case ENOENT:
+      return "no such file or directory";
+    case ELOOP:
+      return "too many levels of symbolic links (a symlink loop)";
+    case EACCES:
+      return "permission denied";
+    case EISDIR:
+      return "is a directory";
+    case ENOTDIR:
+      return "a component of the path is not a directory";
+    default:
+      return std::strerror(errno_value);
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    *err = path + ": read error; expected " + what;
+}
+
+bool ReadTextFile(const std::string& path, const std::string& what, std::string* text, std::string* err,
+                  int64_t max_bytes, const std::string& flag) {
+  const std::string shown = EscapeText(path, 0);
+  auto fail = [&](const std::string& problem) {
+    *err = shown + ": " + problem + "; expected " + what;
     return false;
+  };
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then says
+  // what the path is before anything is read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return fail(PathErrorText(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return fail(PathErrorText(errno));
+  if (S_ISDIR(st.st_mode)) return fail(PathErrorText(EISDIR));
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISFIFO(st.st_mode)  ? "a FIFO"
+                       : S_ISCHR(st.st_mode) ? "a character device"
+                       : S_ISBLK(st.st_mode) ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                             : "not a file";
+    return fail(std::string("not a regular file (") + kind + ")");
   }
-  *text = buffer.str();
+  auto too_large = [&](const std::string& size) {
+    const int64_t mib = max_bytes >> 20;
+    const std::string cap = mib << 20 == max_bytes ? std::to_string(mib) + " MiB" : std::to_string(max_bytes) + " bytes";
+    *err = shown + ": file too large (" + size + "); expected at most " + cap +
+           (flag.empty() ? "" : " (raise with " + flag + ")");
+    return false;
+  };
+  if (st.st_size > max_bytes) return too_large(std::to_string(st.st_size) + " bytes");
+  // A regular file may still grow while it is read: read at most one byte
+  // past the cap.
+  std::string buffer(static_cast<size_t>(st.st_size) + 1, '\0');
+  size_t got = 0;
+  for (;;) {
+    if (got == buffer.size()) {
+      if (static_cast<int64_t>(got) > max_bytes) return too_large("more than " + std::to_string(max_bytes) + " bytes");
+      buffer.resize(std::min<size_t>(buffer.size() * 2, static_cast<size_t>(max_bytes) + 1));
+    }
+    const ssize_t n = ::read(fd, &buffer[got], buffer.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail("read error: " + PathErrorText(errno));
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (static_cast<int64_t>(got) > max_bytes) return too_large("more than " + std::to_string(max_bytes) + " bytes");
+  buffer.resize(got);
+  *text = std::move(buffer);
   return true;
 }
 
@@ -176,7 +295,7 @@ bool JsonReader::Fail(const std::string& ptr, const std::string& problem, const 
 }
 
 bool JsonReader::FailWith(const std::string& ptr, const std::string& message) const {
-  *err_ = file_ + ":" + (ptr.empty() ? "/" : ptr) + ": " + message;
+  *err_ = EscapeText(file_, 0) + ":" + (ptr.empty() ? "/" : EscapeText(ptr, kPointerLimit)) + ": " + message;
   return false;
 }
 
@@ -220,9 +339,9 @@ bool JsonReader::CheckKeys(const json& obj, const std::string& ptr,
     const std::string& key = it.key();
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     if (std::find(elsewhere.begin(), elsewhere.end(), key) != elsewhere.end())
-      return Fail(JsonChild(ptr, key), "key '" + key + "' does not apply to " + owner,
+      return Fail(JsonChild(ptr, key), "key " + QuoteName(key) + " does not apply to " + owner,
                   "one of " + JoinNames(allowed));
-    return Fail(JsonChild(ptr, key), "unknown key '" + key + "'" + DidYouMean(key, allowed),
+    return Fail(JsonChild(ptr, key), "unknown key " + QuoteName(key) + DidYouMean(key, allowed),
                 "one of " + JoinNames(allowed));
   }
   return true;

@@ -23,8 +23,22 @@ namespace slotguard {
 bool ParseJsonText(const std::string& text, const std::string& file, const std::string& expected,
                    nlohmann::json* out, std::string* err);
 
-/// Reads a whole file; false with "PATH: cannot open file; expected `what`".
-bool ReadTextFile(const std::string& path, const std::string& what, std::string* text, std::string* err);
+/// The default of --max-file-mib: the largest input file read.
+constexpr int64_t kDefaultMaxFileMib = 256;
+
+/// Reads a whole regular file of at most `max_bytes` bytes. Never blocks on
+/// a FIFO nor reads a device: false with one line, "PATH: PROBLEM; expected
+/// `what`", PROBLEM one of "no such file or directory", "too many levels of
+/// symbolic links (a symlink loop)", "permission denied", "is a directory",
+/// "not a regular file (a FIFO)" (a character device, ...), "file too large
+/// (N bytes)" (then the expected part names `flag` when it is not empty).
+bool ReadTextFile(const std::string& path, const std::string& what, std::string* text, std::string* err,
+                  int64_t max_bytes = kDefaultMaxFileMib << 20, const std::string& flag = "");
+
+/// What an errno from opening or stat'ing a path means, for messages
+/// ("no such file or directory", "too many levels of symbolic links (a
+/// symlink loop)", ...).
+std::string PathErrorText(int errno_value);
 
 /// "/a" + "b" -> "/a/b", with ~ and / escaped as RFC 6901 says.
 std::string JsonChild(const std::string& pointer, const std::string& key);

@@ -341,7 +341,7 @@ TEST_F(ScenarioJsonTest, MissingFile) {
   Scenario s;
   std::string err;
   EXPECT_FALSE(LoadScenarioFile("/nonexistent/x.json", limits_, &s, &err));
-  EXPECT_EQ("/nonexistent/x.json: cannot open file; expected a readable scenario file", err);
+  EXPECT_EQ("/nonexistent/x.json: no such file or directory; expected a scenario file", err);
 }
 
 }  // namespace
