@@ -31,16 +31,22 @@ struct GroupOutputs {
   // address), the worker process crashed or timed out. The outputs are then
   // empty; the runner reports the fault as a `no_fault` finding.
   std::string fault;
+  // With `fault`: this group's call is the one that faulted (when known; a
+  // worker process that died mid-scenario cannot say which).
+  bool culprit = false;
   // Non-empty when the implementation being checked does not take the
   // scenario (MappingProvider::SkipReason, a provider's skip reply): the
   // outputs are empty and the scenario is reported as skipped.
   std::string skipped;
 };
 
-/// A run that did not complete: `groups` outputs, each empty but for `fault`.
-inline void MarkFaulted(const std::string& fault, size_t groups, std::vector<GroupOutputs>* outputs) {
+/// A run that did not complete: `groups` outputs, each empty but for `fault`;
+/// `culprit` is the group whose call faulted, when known.
+inline void MarkFaulted(const std::string& fault, size_t groups, std::vector<GroupOutputs>* outputs,
+                        size_t culprit = SIZE_MAX) {
   outputs->assign(groups, GroupOutputs());
   for (GroupOutputs& out : *outputs) out.fault = fault;
+  if (culprit < groups) (*outputs)[culprit].culprit = true;
 }
 
 /// A run that was not made: each output empty but for `skipped`.

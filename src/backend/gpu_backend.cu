@@ -382,13 +382,13 @@ class GpuBackend : public Backend {
     std::optional<ProviderCalls> calls;
     if (provider_) calls.emplace(*provider_, /*device=*/true);
     // The provider's own error: a finding for this scenario, unless it broke the context.
-    auto provider_failed = [&](const std::string& failure) {
+    auto provider_failed = [&](const std::string& failure, size_t culprit) {
       const cudaError_t sticky = cudaStreamSynchronize(stream);
       if (sticky != cudaSuccess) {
         *err = failure + "; then " + CudaErrorText("cudaStreamSynchronize", sticky);
         return false;
       }
-      MarkFaulted(failure, scenario.groups.size(), outputs);
+      MarkFaulted(failure, scenario.groups.size(), outputs, culprit);
       return true;
     };
     std::vector<bool> provided(scenario.groups.size(), false);
@@ -417,14 +417,14 @@ class GpuBackend : public Backend {
       std::string failure;
       if (provided[i]) {
         // Someone else's implementation, on our stream: engine output only.
-        if (!cannot_take.empty()) return provider_failed(cannot_take);
+        if (!cannot_take.empty()) return provider_failed(cannot_take, i);
         if (!calls->Add(i, MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, stream),
                         &failure))
-          return provider_failed(failure);
+          return provider_failed(failure, calls->failed_group());
         continue;
       }
       if (calls && common >= 0 && calls->Pending(static_cast<size_t>(common)) && !calls->Flush(&failure))
-        return provider_failed(failure);
+        return provider_failed(failure, calls->failed_group());
       cudaError_t launched = cudaSuccess;
       VisitFamily(group, common_mapping, [&](auto, const auto& params) {
         launched = LaunchMapping(params, b, layout, Geometry::kEngine, engine, stream);
@@ -433,7 +433,7 @@ class GpuBackend : public Backend {
       SG_CUDA_TRY(launched, err);
     }
     std::string failure;
-    if (calls && !calls->Flush(&failure)) return provider_failed(failure);
+    if (calls && !calls->Flush(&failure)) return provider_failed(failure, calls->failed_group());
     // Pass 2: the outputs back, the writers from the engine outputs, one synchronization.
     for (size_t i = 0; i < scenario.groups.size(); ++i) {
       const Group& group = scenario.groups[i];

@@ -24,6 +24,7 @@ struct Packed {
   std::vector<bool> provided;             // [group]
   std::vector<std::array<size_t, 4>> out; // [group]: engine 0, 1, flat 0, 1 (offsets in the output arena)
   std::string skip, fault;
+  size_t culprit = SIZE_MAX;              // the group whose call failed
 };
 
 size_t Take(size_t* at, size_t bytes) {
@@ -135,11 +136,16 @@ bool RunProviderChunk(const std::vector<const Scenario*>& scenarios, MappingProv
       const int64_t* common_mapping = common >= 0 ? out_ptr(p.out[common][0]) : default_common;
       if (p.provided[g]) {
         if (!calls.Add(g, MakeMappingCall(group, p.tables[g].ReadBatch(b), layout, engine, common_mapping, stream),
-                       &p.fault))
+                       &p.fault)) {
+          p.culprit = calls.failed_group();
           break;
+        }
         continue;
       }
-      if (common >= 0 && calls.Pending(static_cast<size_t>(common)) && !calls.Flush(&p.fault)) break;
+      if (common >= 0 && calls.Pending(static_cast<size_t>(common)) && !calls.Flush(&p.fault)) {
+        p.culprit = calls.failed_group();
+        break;
+      }
       const MappingOutputs flat{out_ptr(p.out[g][2]), two ? out_ptr(p.out[g][3]) : nullptr};
       cudaError_t launched = cudaSuccess;
       VisitFamily(group, common_mapping, [&](auto, const auto& params) {
@@ -148,7 +154,7 @@ bool RunProviderChunk(const std::vector<const Scenario*>& scenarios, MappingProv
       });
       SG_CUDA_TRY(launched, err);
     }
-    if (p.fault.empty()) calls.Flush(&p.fault);
+    if (p.fault.empty() && !calls.Flush(&p.fault)) p.culprit = calls.failed_group();
   }
   if (out_bytes)
     SG_CUDA_TRY(cudaMemcpyAsync(host_out.data(), device_out.get(), out_bytes, cudaMemcpyDeviceToHost, stream), err);
@@ -165,7 +171,7 @@ bool RunProviderChunk(const std::vector<const Scenario*>& scenarios, MappingProv
       continue;
     }
     if (!p.fault.empty()) {
-      MarkFaulted(p.fault, s.groups.size(), &result);
+      MarkFaulted(p.fault, s.groups.size(), &result, p.culprit);
       continue;
     }
     const size_t n = static_cast<size_t>(s.batch.num_tokens);

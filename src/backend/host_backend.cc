@@ -26,8 +26,9 @@ class HostBackend : public Backend {
       return true;
     }
     Reset(scenario, outputs);
-    const std::string fault = RunPass(scenario, /*flat=*/true, outputs);
-    if (!fault.empty()) MarkFaulted(fault, scenario.groups.size(), outputs);
+    size_t culprit = SIZE_MAX;
+    const std::string fault = RunPass(scenario, /*flat=*/true, outputs, &culprit);
+    if (!fault.empty()) MarkFaulted(fault, scenario.groups.size(), outputs, culprit);
     return true;
   }
 
@@ -44,10 +45,11 @@ class HostBackend : public Backend {
     std::vector<GroupOutputs> state(replays[0].groups.size());
     Reset(replays[0], &state);
     for (const Scenario& replay : replays) {
-      const std::string fault = RunPass(replay, /*flat=*/false, &state);  // the buffers persist, like a graph's
+      size_t culprit = SIZE_MAX;
+      const std::string fault = RunPass(replay, /*flat=*/false, &state, &culprit);  // the buffers persist, like a graph's
       outputs->push_back(state);
       if (!fault.empty()) {
-        MarkFaulted(fault, replay.groups.size(), &outputs->back());
+        MarkFaulted(fault, replay.groups.size(), &outputs->back(), culprit);
         break;
       }
     }
@@ -82,8 +84,10 @@ class HostBackend : public Backend {
   }
 
   // Every group's mapping (engine geometry, and flat when asked), then the
-  // writers from the engine output. Returns the provider's failure, if any.
-  std::string RunPass(const Scenario& scenario, bool flat, std::vector<GroupOutputs>* outputs) const {
+  // writers from the engine output. Returns the provider's failure, if any,
+  // and in *culprit the group whose call failed.
+  std::string RunPass(const Scenario& scenario, bool flat, std::vector<GroupOutputs>* outputs,
+                      size_t* culprit) const {
     const Batch& batch = scenario.batch;
     const ProviderArrays extra = provider_ ? ProviderArrays(batch) : ProviderArrays();
     const MappingBatch b = HostMappingBatch(batch, provider_ ? &extra : nullptr);
@@ -120,14 +124,21 @@ class HostBackend : public Backend {
         // Someone else's implementation: engine output only; in the padded
         // layout reads past a row show as the poison id in the output.
         const MappingOutputs engine{out.engine[0].data(), two ? out.engine[1].data() : nullptr};
-        if (!cannot_take.empty()) return cannot_take;
+        if (!cannot_take.empty()) {
+          *culprit = i;
+          return cannot_take;
+        }
         if (!calls->Add(i, MakeMappingCall(group, table.ReadBatch(b), layout, engine, common_mapping, nullptr),
-                        &failure))
+                        &failure)) {
+          *culprit = calls->failed_group();
           return failure;
+        }
         continue;
       }
-      if (calls && common >= 0 && calls->Pending(static_cast<size_t>(common)) && !calls->Flush(&failure))
+      if (calls && common >= 0 && calls->Pending(static_cast<size_t>(common)) && !calls->Flush(&failure)) {
+        *culprit = calls->failed_group();
         return failure;
+      }
       VisitFamily(group, common_mapping, [&](auto family, const auto& params) {
         using F = decltype(family);
         const MappingOutputs engine{out.engine[0].data(), two ? out.engine[1].data() : nullptr};
@@ -139,7 +150,10 @@ class HostBackend : public Backend {
       });
     }
     if (calls) {
-      if (!calls->Flush(&failure)) return failure;
+      if (!calls->Flush(&failure)) {
+        *culprit = calls->failed_group();
+        return failure;
+      }
       finish_provided();
     }
     if (!flat)

@@ -71,10 +71,19 @@ class IsolatedBackend : public Backend {
       return scenarios.empty() || Run(*scenarios[0], &(*outputs)[0], err);
     }
     std::string fault;
-    if (!Request(WorkerOp::kRunMany, scenarios, outputs, &fault, err, threads)) return false;
+    bool timed_out = false;
+    if (!Request(WorkerOp::kRunMany, scenarios, outputs, &fault, err, threads, &timed_out)) return false;
     if (fault.empty()) return outputs->size() == scenarios.size() || Malformed(err);
-    // Which one faulted: the chunk bisected, each half in a fresh worker
-    // when the last one died, down to the scenario.
+    if (timed_out) {
+      // A hang: each scenario on its own, with its own --timeout, so that
+      // the hang costs about one timeout more, not one per bisection level.
+      outputs->assign(scenarios.size(), {});
+      for (size_t i = 0; i < scenarios.size(); ++i)
+        if (!Run(*scenarios[i], &(*outputs)[i], err)) return false;
+      return true;
+    }
+    // A crash: the chunk bisected, each half in a fresh worker when the
+    // last one died, down to the scenario.
     const size_t half = scenarios.size() / 2;
     const std::vector<const Scenario*> first(scenarios.begin(), scenarios.begin() + half),
         second(scenarios.begin() + half, scenarios.end());
@@ -92,24 +101,27 @@ class IsolatedBackend : public Backend {
   }
 
   // Sends one request to a worker and reads its answer. A fault (the
-  // kernel's, or the worker dying or timing out) fills *fault and still
-  // returns true; false is an environment error.
+  // kernel's, or the worker dying or timing out: *timed_out) fills *fault
+  // and still returns true; false is an environment error. The deadline is
+  // one --timeout for the request, a chunk of a batched campaign included
+  // (it runs in far less than one scenario's budget).
   bool Request(WorkerOp op, const std::vector<const Scenario*>& scenarios,
                std::vector<std::vector<GroupOutputs>>* results, std::string* fault, std::string* err,
-               int threads = 1) {
+               int threads = 1, bool* timed_out_out = nullptr) {
     std::unique_ptr<Worker> worker = Acquire(err);
     if (!worker) return false;
     WireBuffer request;
     PutWorkerRequest(op, writers_, threads, scenarios, &request);
     WireBuffer response;
     bool timed_out = false;
-    const int timeout_ms =
-        options_.timeout_seconds > 0
-            ? static_cast<int>(std::min<double>(options_.timeout_seconds * 1000 * std::max<size_t>(1, scenarios.size()),
-                                                INT32_MAX))
-            : -1;
-    if (!WriteFrame(worker->to, request) || !ReadFrame(worker->from, timeout_ms, &response, &timed_out)) {
+    const int64_t timeout_ms64 =
+        options_.timeout_seconds > 0 ? static_cast<int64_t>(std::min<double>(options_.timeout_seconds * 1000.0, INT32_MAX))
+                                     : -1;
+    const int timeout_ms = static_cast<int>(timeout_ms64);
+    if (!WriteFrame(worker->to, request, timeout_ms, &timed_out) ||
+        !ReadFrame(worker->from, timeout_ms, &response, &timed_out)) {
       *fault = Ended(worker.get(), timed_out);
+      if (timed_out_out) *timed_out_out = timed_out;
       return true;  // the worker is gone; the next request starts another
     }
     WorkerStatus status;

@@ -214,7 +214,7 @@ class ProviderBackend : public Backend {
         const Group& g = p.s->groups[r.group];
         MarkFaulted(provider_->name() + ": group " + g.name + " (" + GetFamily(g.family).name + ") failed: " +
                         r.message,
-                    p.s->groups.size(), out);
+                    p.s->groups.size(), out, r.group);
         return;
       }
     }
@@ -312,7 +312,7 @@ class ProviderBackend : public Backend {
       std::string failure;
       if (!process->Run({r}, &replies, &failure)) {
         MarkFaulted(provider_->name() + " " + failure + " while running " + GroupsText(*p.s, r.groups),
-                    p.s->groups.size(), out);
+                    p.s->groups.size(), out, r.groups[0].group);
         return true;
       }
       Release(std::move(process));

@@ -133,6 +133,7 @@ void PutGroupOutputs(const std::vector<GroupOutputs>& groups, WireBuffer* out) {
     out->PutVector(g.cache);
     out->PutU32(static_cast<uint32_t>(g.head_bytes));
     out->PutString(g.fault);
+    out->PutU8(g.culprit ? 1 : 0);
     out->PutString(g.skipped);
   }
 }
@@ -143,6 +144,7 @@ bool GetGroupOutputs(WireBuffer* in, std::vector<GroupOutputs>* groups) {
   groups->assign(n, GroupOutputs());
   for (GroupOutputs& g : *groups) {
     uint32_t count, head_bytes;
+    uint8_t culprit;
     if (!in->GetU32(&count) || count > 2) return false;
     g.engine.resize(count);
     for (auto& v : g.engine)
@@ -152,8 +154,9 @@ bool GetGroupOutputs(WireBuffer* in, std::vector<GroupOutputs>* groups) {
     for (auto& v : g.flat)
       if (!in->GetVector(&v)) return false;
     if (!in->GetVector(&g.read_past_row) || !in->GetString(&g.row_bounds_evidence) || !in->GetVector(&g.cache) ||
-        !in->GetU32(&head_bytes) || !in->GetString(&g.fault) || !in->GetString(&g.skipped))
+        !in->GetU32(&head_bytes) || !in->GetString(&g.fault) || !in->GetU8(&culprit) || !in->GetString(&g.skipped))
       return false;
+    g.culprit = culprit != 0;
     g.head_bytes = static_cast<int32_t>(head_bytes);
   }
   return true;

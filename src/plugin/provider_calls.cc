@@ -24,6 +24,7 @@ bool ProviderCalls::Flush(std::string* failure) {
   const bool ok = calls_.size() == 1 && !provider_.takes_whole_scenarios()
                       ? provider_.Launch(calls_[0], device_, failure)
                       : provider_.LaunchScenario(calls_, device_, failure);
+  if (!ok) failed_ = queued_.front();
   ran_.insert(ran_.end(), queued_.begin(), queued_.end());
   calls_.clear();
   queued_.clear();

@@ -32,12 +32,15 @@ class ProviderCalls {
   bool Pending(size_t group) const;
   /// The groups whose calls ran, in the order they were added.
   const std::vector<size_t>& ran() const { return ran_; }
+  /// After a failed Add or Flush: the first group of the failed call.
+  size_t failed_group() const { return failed_; }
 
  private:
   MappingProvider& provider_;
   const bool device_;
   std::vector<sg_mapping_call> calls_;
   std::vector<size_t> queued_, ran_;
+  size_t failed_ = 0;
 };
 
 }  // namespace slotguard

@@ -42,12 +42,16 @@ Finding NoFaultFinding(const std::string& output, const std::string& fault) {
 
 namespace {
 
-// A run that did not complete: one no_fault finding, on the first group.
+// A run that did not complete: one no_fault finding, on the group whose call
+// faulted (GroupOutputs::culprit), else on the first group.
 bool RecordFault(const Scenario& scenario, ScenarioRun* run) {
   for (const GroupOutputs& out : run->kernel) {
     if (out.fault.empty()) continue;
+    size_t on = 0;
+    for (size_t g = 0; g < run->kernel.size() && g < scenario.groups.size(); ++g)
+      if (run->kernel[g].culprit) on = g;
     run->findings.assign(scenario.groups.size(), FindingSink(1));
-    if (!run->findings.empty()) run->findings[0].Add(NoFaultFinding(scenario.groups[0].name, out.fault));
+    if (!run->findings.empty()) run->findings[on].Add(NoFaultFinding(scenario.groups[on].name, out.fault));
     run->request_of_token.assign(scenario.groups.size(), {});
     run->reference.assign(scenario.groups.size(), {});
     run->output_names.clear();

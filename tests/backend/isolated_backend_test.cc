@@ -116,6 +116,25 @@ TEST(IsolatedBackendTest, AHangIsKilledAtTheTimeout) {
   EXPECT_EQ(0u, out[0].fault.find("timed out after")) << out[0].fault;
 }
 
+// A chunk that hangs is rerun one scenario at a time (one worker each), not
+// bisected: 1 + n worker starts, each hang costing one --timeout.
+TEST(IsolatedBackendTest, AHangInAChunkCostsOneTimeoutPerScenarioNotPerLevel) {
+  const std::string starts = (fs::path(::testing::TempDir()) / "slotguard_hang_starts").string();
+  fs::remove(starts);
+  std::unique_ptr<Backend> hanging = Isolated(Script("hang_count", "echo x >> " + starts + "; exec sleep 30"), 0.3);
+  const std::vector<Scenario> scenarios = Curated();
+  std::vector<const Scenario*> pointers = {&scenarios[0], &scenarios[1], &scenarios[2], &scenarios[3]};
+  std::vector<std::vector<GroupOutputs>> out;
+  std::string err;
+  ASSERT_TRUE(hanging->RunMany(pointers, &out, &err, 1)) << err;
+  ASSERT_EQ(4u, out.size());
+  for (const auto& groups : out) EXPECT_EQ(0u, groups.at(0).fault.find("timed out after")) << groups.at(0).fault;
+  std::ifstream in(starts);
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  EXPECT_EQ(5, lines) << "the chunk's worker, then one per scenario (bisection would start 7)";
+}
+
 TEST(IsolatedBackendTest, ManyScenariosWithAFaultAreAttributedOneByOne) {
   std::unique_ptr<Backend> crashing = Isolated(Script("segv_many", "kill -SEGV $$"));
   const std::vector<Scenario> scenarios = Curated();

@@ -6,6 +6,8 @@
 
 #include "backend/backend.h"
 #include "registry/families.h"
+#include "registry/invariants.h"
+#include "runner/scenario_run.h"
 #include "testing/scenario_fixtures.h"
 
 namespace slotguard {
@@ -22,7 +24,11 @@ class RecordingProvider : public MappingProvider {
   bool has_device() const override { return false; }
   bool takes_whole_scenarios() const override { return whole_; }
   std::string SkipReason(const Scenario&, const Group&) const override { return skip_; }
-  bool Launch(const sg_mapping_call& call, bool, std::string*) override {
+  bool Launch(const sg_mapping_call& call, bool, std::string* err) override {
+    if (fail_family == call.family) {
+      *err = "planted failure";
+      return false;
+    }
     calls.push_back({call.family});
     Fill(call);
     return true;
@@ -36,6 +42,7 @@ class RecordingProvider : public MappingProvider {
     return true;
   }
   std::vector<std::vector<std::string>> calls;
+  std::string fail_family;  // Launch fails for this family
 
  private:
   static void Fill(const sg_mapping_call& c) {
@@ -115,6 +122,26 @@ TEST(ProviderCallsTest, AScenarioTheProviderDoesNotTakeIsSkippedNotRun) {
   EXPECT_TRUE(provider->calls.empty());
   ASSERT_EQ(3u, out.size());
   EXPECT_EQ("group swa: no specialization fits", out[0].skipped);
+}
+
+// The no_fault finding lands on the group whose call failed, not on the
+// scenario's first group.
+TEST(ProviderCallsTest, AFailedCallIsTheNoFaultOfItsOwnGroup) {
+  auto provider = std::make_shared<RecordingProvider>(std::vector<Family>{Family::kPaged, Family::kQsaCompressed},
+                                                      false);
+  provider->fail_family = "qsa_compressed";
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  host->set_provider(provider);
+  const Scenario s = ThreeGroups();
+  ScenarioRun run;
+  std::string err;
+  ASSERT_TRUE(RunScenario(s, *host, 4, &run, &err)) << err;
+  ASSERT_EQ(3u, run.findings.size());
+  EXPECT_EQ(0, run.findings[0].total());
+  EXPECT_EQ(0, run.findings[1].total());
+  ASSERT_EQ(1, run.findings[2].total());
+  EXPECT_EQ(kInvariantNoFault, run.findings[2].kept()[0].invariant);
+  EXPECT_EQ("planted failure", run.findings[2].kept()[0].detail);
 }
 
 }  // namespace
