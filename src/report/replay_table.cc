@@ -8,6 +8,7 @@
 #include "invariants/group_run.h"
 #include "registry/families.h"
 #include "report/report.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -55,7 +56,7 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
                       size_t max_findings) {
   const Group& group = s.groups[gi];
   if (!run.kernel[gi].fault.empty()) {
-    out << "\ngroup " << group.name << ": no outputs: " << run.kernel[gi].fault << "\n";
+    out << "\ngroup " << EscapeText(group.name) << ": no outputs: " << EscapeText(run.kernel[gi].fault, 4096) << "\n";
     return;
   }
   GroupRun facts;
@@ -63,7 +64,7 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
   facts.group = &group;
   facts.request_of_token = &run.request_of_token[gi];
   SetAddressing(&facts);
-  out << "\ngroup " << group.name << ": " << GetFamily(group.family).name << ", variant "
+  out << "\ngroup " << EscapeText(group.name) << ": " << GetFamily(group.family).name << ", variant "
       << GetVariant(group.variant).name << ", " << group.table.rows << "x" << group.table.width
       << (s.batch.table_rows == TableRows::kIdxMapping ? " persistent table (request r reads row idx_mapping[r])"
                                                        : " table")
@@ -131,8 +132,8 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
 bool PrintReplay(const Scenario& scenario, const std::string& file, const std::string& backend,
                  const ScenarioRun& run, bool all_tokens, std::ostream& out, size_t max_findings) {
   const Batch& b = scenario.batch;
-  out << "scenario " << scenario.name << " (" << file << "), backend " << backend << "\n";
-  if (!scenario.description.empty()) out << "  " << scenario.description << "\n";
+  out << "scenario " << EscapeText(scenario.name) << " (" << EscapeText(file, 4096) << "), backend " << backend << "\n";
+  if (!scenario.description.empty()) out << "  " << EscapeText(scenario.description, 4096) << "\n";
   out << "  " << b.num_reqs() << " requests, " << b.num_real_tokens() << " real tokens, "
       << "num_actual_tokens " << b.num_actual_tokens << ", num_tokens " << b.num_tokens
       << ", num_blocks " << scenario.num_blocks << "\n";
@@ -160,7 +161,8 @@ bool PrintReplay(const Scenario& scenario, const std::string& file, const std::s
       int64_t shown = 0;
       for (const Finding* f : listed) shown += f->invariant == name;
       if (count > shown)
-        out << file << ": " << scenario.name << ": group " << group << ": " << name << ": " << count - shown
+        out << EscapeText(file, 4096) << ": " << EscapeText(scenario.name) << ": group " << EscapeText(group) << ": "
+            << name << ": " << count - shown
             << " more findings not shown\n";
     }
   }

@@ -315,6 +315,21 @@ TEST(EscapedConsole, ScenarioAndGroupNamesNeverReachTheConsoleRaw) {
       << finding;
 }
 
+// replay's header and group lines, too.
+TEST_F(FileHardening, ReplayNeverPrintsANameRaw) {
+  std::string text = kScenario;
+  const size_t name = text.find("\"name\"");
+  ASSERT_NE(std::string::npos, name);
+  text.insert(text.find('{') + 1, "\"description\": \"line\\u001b[2J\\nFAIL  forged\",");
+  const std::string path = Path("evil.json");
+  std::ofstream(path) << text;
+  std::string first, all;
+  RunBinary("replay --backend host " + path, &first, &all);
+  EXPECT_EQ(std::string::npos, all.find('\x1b')) << all;
+  EXPECT_EQ(std::string::npos, all.find("\nFAIL  forged")) << all;
+  EXPECT_NE(std::string::npos, all.find("line\\x1b[2J\\nFAIL  forged")) << all;
+}
+
 // 6. Output names name one group each.
 
 TEST(AmbiguousOutputs, APagedGroupNamedLikeARingTailIsRejected) {
