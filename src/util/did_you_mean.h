@@ -8,7 +8,8 @@
 namespace slotguard {
 
 /// The candidate closest to `word` by edit distance, or "" when none is close
-/// enough to be a plausible typo.
+/// enough to be a plausible typo; failing that, the one candidate that `word`
+/// (3 characters or more) begins, as a shortened name.
 std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates);
 
 /// ", did you mean 'x'?" or "" (ready to append to a message).
