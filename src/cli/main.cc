@@ -96,7 +96,7 @@ CLI::Validator OneOf(const std::vector<std::string>& names, bool ignore_case) {
         if (ignore_case)
           std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
         if (std::find(names.begin(), names.end(), key) != names.end()) return "";
-        const std::string match = slotguard::ClosestMatch(key, names);
+        const std::string match = slotguard::ClosestCommandLineName(key, names);
         return "expected one of " + slotguard::JoinNames(names) + ", got '" + value + "'" +
                (match.empty() ? "" : "; did you mean '" + match + "'?");
       },
@@ -234,7 +234,7 @@ bool CheckNames(int argc, char** argv, const std::vector<CLI::App*>& commands, s
   for (CLI::App* c : commands)
     if (c->get_name() == word) cmd = c;
   if (!cmd) {
-    const std::string match = slotguard::ClosestMatch(word, names);
+    const std::string match = slotguard::ClosestCommandLineName(word, names);
     err << slotguard::ErrorLine("unknown command '" + word + "'" +
                                 (match.empty() ? "; expected one of " + slotguard::JoinNames(names)
                                                : "; did you mean '" + match + "'?"));
@@ -249,7 +249,7 @@ bool CheckNames(int argc, char** argv, const std::vector<CLI::App*>& commands, s
     if (a.size() <= 2 || a.compare(0, 2, "--") != 0) continue;
     const std::string flag = a.substr(0, a.find('='));
     if (std::find(flags.begin(), flags.end(), flag) != flags.end()) continue;
-    const std::string match = slotguard::ClosestMatch(flag, flags);
+    const std::string match = slotguard::ClosestCommandLineName(flag, flags);
     err << slotguard::ErrorLine(word + ": unknown option '" + flag + "'" +
                                 (match.empty() ? "; see slotguard " + word + " --help"
                                                : "; did you mean '" + match + "'?"));

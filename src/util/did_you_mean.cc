@@ -7,7 +7,7 @@ namespace {
 
 // Optimal string alignment: insertions, deletions, substitutions and
 // transpositions of neighbours ("tigth" is one edit from "tight").
-size_t EditDistance(const std::string& a, const std::string& b) {
+size_t SwapEditDistance(const std::string& a, const std::string& b) {
   std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
   for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
   for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
@@ -20,6 +20,21 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   return d[a.size()][b.size()];
 }
 
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
 }  // namespace
 
 std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates) {
@@ -29,6 +44,20 @@ std::string ClosestMatch(const std::string& word, const std::vector<std::string>
   size_t best_distance = max_distance + 1;
   for (const std::string& candidate : candidates) {
     const size_t d = EditDistance(word, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string ClosestCommandLineName(const std::string& word, const std::vector<std::string>& candidates) {
+  const size_t max_distance = std::max<size_t>(1, word.size() / 3);
+  std::string best;
+  size_t best_distance = max_distance + 1;
+  for (const std::string& candidate : candidates) {
+    const size_t d = SwapEditDistance(word, candidate);
     if (d < best_distance) {
       best_distance = d;
       best = candidate;

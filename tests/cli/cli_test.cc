@@ -458,11 +458,11 @@ TEST(BinaryTest, UnknownCommandsAndFlagsSuggestTheirNames) {
 TEST(BinaryTest, UnknownFamiliesAndVariantsSuggestTheirNames) {
   std::string out;
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family kpool", &out));
-  EXPECT_EQ("slotguard: error: unknown kernel family 'kpool', did you mean 'kpool_tail'?; expected one of paged, "
+  EXPECT_EQ("slotguard: error: --family: unknown kernel family 'kpool', did you mean 'kpool_tail'?; expected one of paged, "
             "kpool_tail, qsa_ring, qsa_compressed, compressor_ring\n",
             out);
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family pagd", &out));
-  EXPECT_EQ(0u, out.find("slotguard: error: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "))
+  EXPECT_EQ(0u, out.find("slotguard: error: --family: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "))
       << out;
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --variant unguardd", &out));
   EXPECT_EQ(0u, out.find("slotguard: error: unknown variant 'unguardd', did you mean 'unguarded'?; expected one of "))
