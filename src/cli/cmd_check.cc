@@ -36,6 +36,23 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   run.limits = options.limits;
   run.table_layout = options.setup.table_layout;
   const std::vector<ScenarioReport> reports = CheckFiles(files, run, *backend);
+  // --variant NAME that no scenario under the paths has: each ran as it is,
+  // and a CI job with a misplaced variant would stay green. A usage error.
+  if (!options.variant.empty() && options.variant != "all") {
+    bool forced = false, loaded = false;
+    for (const ScenarioReport& r : reports) {
+      forced |= r.forced_variant == options.variant;
+      loaded |= r.status != ScenarioStatus::kBadInput;
+    }
+    if (loaded && !forced) {
+      std::vector<std::string> families;
+      for (const VariantInfo& v : AllVariants())
+        if (options.variant == v.name) families.push_back(GetFamily(v.family).name);
+      err << ErrorLine("--variant " + options.variant + ": no group of the scenarios under " + JoinNames(options.paths) +
+                       " has it; expected a group of a family with it (" + JoinNames(families) + ")");
+      return kExitBadInput;
+    }
+  }
   PrintCheckReports(reports, options.verbose, options.quiet, out, err);
 
   bool bad_input = false, environment = false, failed = false;
@@ -52,9 +69,12 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
     return kExitEnvironment;
   }
   out << SummaryLine(reports, summary) << "\n";
+  // Precedence (docs/cli.md#exit-codes): 3, then 1, then 2. A failing
+  // scenario is never hidden behind a bad file: both are printed, and the
+  // code says the kernel is wrong; a bad file alone is 2.
   if (environment) return kExitEnvironment;
-  if (bad_input) return kExitBadInput;
-  return failed ? kExitFindings : kExitHolds;
+  if (failed) return kExitFindings;
+  return bad_input ? kExitBadInput : kExitHolds;
 }
 
 }  // namespace slotguard

@@ -7,8 +7,10 @@
 #include "cli/commands.h"
 #include "fuzzing/campaign.h"
 #include "fuzzing/generators.h"
+#include "registry/families.h"
 #include "report/fuzz_report.h"
 #include "runner/fuzz_setup.h"
+#include "util/did_you_mean.h"
 #include "util/error_line.h"
 
 namespace slotguard {
@@ -50,6 +52,18 @@ FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Ca
 int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   CampaignOptions campaign;
   std::string problem;
+  // The families by name first, with the command line's suggestions
+  // ("kpool" for kpool_tail), then the registry's own checks.
+  for (const std::string& name : options.families) {
+    Family family;
+    if (FindFamily(name, &family, &problem)) continue;
+    std::vector<std::string> names;
+    for (const FamilyInfo& info : AllFamilies()) names.push_back(info.name);
+    const std::string match = ClosestCommandLineName(name, names);
+    err << ErrorLine("--family: unknown kernel family '" + name + "'" +
+                     (match.empty() ? "" : ", did you mean '" + match + "'?") + "; expected one of " + JoinNames(names));
+    return kExitBadInput;
+  }
   if (!ResolveFuzzFamilies(options.families, options.variant, &campaign.generator.families, &problem)) {
     err << ErrorLine(problem);
     return kExitBadInput;

@@ -1,7 +1,13 @@
 // slotguard command line: parses flags (CLI11) and calls the commands in
 // cli/commands.h. Nothing else lives here.
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <map>
 
 #include <CLI/CLI.hpp>
@@ -9,6 +15,7 @@
 
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
+#include "util/did_you_mean.h"
 #include "util/error_line.h"
 
 #ifndef SLOTGUARD_VERSION
@@ -19,31 +26,123 @@ namespace {
 
 using slotguard::BackendKind;
 
+// --- Words for the values a flag takes. CLI11's own messages name a type
+// and a range ("Value abc not in range 0 to 9223372036854775807"); these say
+// what is expected and what was given, and never accept an enum by number.
+
+// An integer from lo to hi (hi: the field's largest value unless the flag
+// has its own), a multiple of `multiple`. `words` overrides the description.
+CLI::Validator Integer(int64_t lo, uint64_t hi, uint64_t type_max, std::string words = "",
+                       uint64_t multiple = 1) {
+  const bool open_top = hi == type_max;
+  if (words.empty()) {
+    if (open_top && lo == 0) words = "a non-negative integer";
+    else if (open_top && lo == 1) words = "a positive integer";
+    else words = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  }
+  return CLI::Validator(
+      [=](std::string& value) -> std::string {
+        const std::string got = "expected " + words + ", got '" + value + "'";
+        const bool negative = !value.empty() && value[0] == '-';
+        const char* first = value.data() + (negative ? 1 : 0);
+        const char* last = value.data() + value.size();
+        if (first == last || !std::all_of(first, last, [](char c) { return c >= '0' && c <= '9'; })) return got;
+        uint64_t magnitude = 0;
+        const auto [end, ec] = std::from_chars(first, last, magnitude);
+        const std::string beyond =
+            open_top ? "expected " + words + " up to " + std::to_string(hi) + ", got '" + value + "'" : got;
+        if (ec != std::errc() || end != last) return beyond;
+        if (negative && magnitude != 0) return got;  // no flag takes a negative number
+        if (lo > 0 && magnitude < static_cast<uint64_t>(lo)) return got;
+        if (magnitude > hi) return beyond;
+        if (magnitude % multiple != 0) return got;
+        return "";
+      },
+      "");
+}
+
+template <typename T>
+CLI::Validator Integer(int64_t lo, std::string words = "", uint64_t multiple = 1) {
+  const uint64_t max = static_cast<uint64_t>(std::numeric_limits<T>::max());
+  return Integer(lo, max, max, words, multiple);
+}
+template <typename T>
+CLI::Validator IntegerTo(int64_t lo, uint64_t hi) {
+  return Integer(lo, hi, static_cast<uint64_t>(std::numeric_limits<T>::max()));
+}
+
+// A finite number >= 0 (seconds).
+CLI::Validator NonNegativeNumber() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const std::string got = "expected a non-negative number, got '" + value + "'";
+        if (value.empty() || !(std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '.')) return got;
+        char* end = nullptr;
+        errno = 0;
+        const double d = std::strtod(value.c_str(), &end);
+        if (errno != 0 || *end != 0 || !std::isfinite(d) || d < 0) return got;
+        return "";
+      },
+      "");
+}
+
+// One of `names`, by name only (never by number), with did-you-mean.
+CLI::Validator OneOf(const std::vector<std::string>& names, bool ignore_case) {
+  std::string desc;
+  for (const std::string& n : names) desc += (desc.empty() ? "" : ",") + n;
+  return CLI::Validator(
+      [names, ignore_case](std::string& value) -> std::string {
+        std::string key = value;
+        if (ignore_case)
+          std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+        if (std::find(names.begin(), names.end(), key) != names.end()) return "";
+        const std::string match = slotguard::ClosestCommandLineName(key, names);
+        return "expected one of " + slotguard::JoinNames(names) + ", got '" + value + "'" +
+               (match.empty() ? "" : "; did you mean '" + match + "'?");
+      },
+      "{" + desc + "}");
+}
+
 const std::map<std::string, BackendKind> kBackends = {
     {"auto", BackendKind::kAuto}, {"gpu", BackendKind::kGpu}, {"host", BackendKind::kHost}};
+const std::vector<std::string> kBackendNames = {"auto", "gpu", "host"};
+
+// --backend NAME (any case), never a number: "2" was gpu through CLI11's enum
+// conversion.
+CLI::Option* AddBackendOption(CLI::App* cmd, BackendKind* backend, const std::string& help) {
+  return cmd
+      ->add_option_function<std::string>(
+          "--backend",
+          [backend](const std::string& name) {
+            std::string key = name;
+            std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+            *backend = kBackends.at(key);
+          },
+          help)
+      ->check(OneOf(kBackendNames, true));
+}
 
 void AddBackend(CLI::App* cmd, BackendKind* backend) {
-  cmd->add_option("--backend", *backend,
-                  "auto (gpu when a device is usable, else host), gpu (CUDA kernels; exit 3 "
-                  "without a device) or host (the same kernel source on the CPU)")
-      ->transform(CLI::CheckedTransformer(kBackends, CLI::ignore_case))
+  AddBackendOption(cmd, backend,
+                   "auto (gpu when a device is usable, else host), gpu (CUDA kernels; exit 3 "
+                   "without a device) or host (the same kernel source on the CPU)")
       ->default_str("auto");
 }
 
 void AddLimits(CLI::App* cmd, slotguard::LoadLimits* limits) {
   cmd->add_option("--max-tokens", limits->max_tokens, "largest num_tokens a scenario may have")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Integer<int64_t>(1));
   cmd->add_option("--max-requests", limits->max_requests, "most requests a scenario may have")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Integer<int64_t>(1));
   cmd->add_option("--max-table-entries", limits->max_table_entries,
                   "most block-table entries per group, padded to the farthest column a position selects")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Integer<int64_t>(1));
   cmd->add_option("--max-file-mib", limits->max_file_mib, "largest scenario file read, in MiB")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+      ->check(IntegerTo<int64_t>(1, uint64_t{1} << 30));
 }
 
 void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
@@ -51,11 +150,12 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
                 "run the cache writers after the mappings on a pool per group (block 0 zero, the rest "
                 "poison) and check null_bytes and write_set on the memory");
   cmd->add_option("--head-bytes", setup->head_bytes, "bytes per slot in the writers' pools (multiple of 8)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(Integer(8, 4096, std::numeric_limits<int32_t>::max(), "a multiple of 8 from 8 to 4096", 8));
   cmd->add_option("--max-cache-mib", setup->max_cache_mib,
                   "largest pool per group for the writers; a bigger group skips the writers and the memory invariants (the report says so)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Integer<int64_t>(1));
   if (graph)
     cmd->add_flag("--cuda-graph", setup->cuda_graph,
                   "capture mappings + writers into a CUDA graph at the padded capture size (1, 2, 4, "
@@ -72,7 +172,7 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
   cmd->add_option("--timeout", setup->timeout_seconds,
                   "seconds per scenario in an isolated run, per message to a --kernel-cmd provider (0: none)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegativeNumber());
   cmd->add_option("--kernel-lib", setup->provider.kernel_lib,
                   "a plugin (.so, include/slotguard/plugin.h) whose mapping kernels replace slotguard's own for "
                   "the families it implements");
@@ -96,7 +196,69 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
          "instead of varying it): padded (poison after each row), tight (row stride = width: the next row follows "
          "directly, poison after the last) or strided (other rows' block ids after each row). A correct kernel "
          "gives the same outputs in every layout")
-      ->check(CLI::IsMember(layouts));
+      ->check(OneOf(layouts, false));
+}
+
+// What every subcommand's --help ends with.
+// `exit_codes`: "0 ...; 1 ...", one line each in the help.
+std::string Footer(const std::string& examples, const std::string& exit_codes) {
+  std::string codes;
+  for (size_t start = 0; start < exit_codes.size();) {
+    size_t end = exit_codes.find("; ", start);
+    if (end == std::string::npos) end = exit_codes.size();
+    codes += "  " + exit_codes.substr(start, end - start) + "\n";
+    start = end + 2;
+  }
+  return "\nExamples:\n" + examples + "\nExit codes:\n" + codes;
+}
+
+// Before CLI11 parses: the command and the long flags, by name, with
+// did-you-mean. CLI11 itself reads `slotguard chek` as "A subcommand is
+// required" and `check --junt` as an unexpected argument. Returns false
+// after printing the one error line.
+bool CheckNames(int argc, char** argv, const std::vector<CLI::App*>& commands, std::ostream& err) {
+  std::vector<std::string> names;
+  for (CLI::App* c : commands)
+    if (!c->get_group().empty()) names.push_back(c->get_name());
+  int i = 1;
+  while (i < argc && argv[i][0] == '-') {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help" || a == "--version") return true;  // CLI11's
+    ++i;
+  }
+  if (i == argc) {
+    if (i > 1) return true;  // only flags: CLI11 names the unknown one
+    err << slotguard::ErrorLine("expected a command: one of " + slotguard::JoinNames(names) +
+                                "; see slotguard --help");
+    return false;
+  }
+  const std::string word = argv[i];
+  CLI::App* cmd = nullptr;
+  for (CLI::App* c : commands)
+    if (c->get_name() == word) cmd = c;
+  if (!cmd) {
+    const std::string match = slotguard::ClosestCommandLineName(word, names);
+    err << slotguard::ErrorLine("unknown command '" + word + "'" +
+                                (match.empty() ? "; expected one of " + slotguard::JoinNames(names)
+                                               : "; did you mean '" + match + "'?"));
+    return false;
+  }
+  std::vector<std::string> flags;
+  for (const CLI::Option* opt : cmd->get_options())
+    for (const std::string& l : opt->get_lnames()) flags.push_back("--" + l);
+  for (int j = i + 1; j < argc; ++j) {
+    const std::string a = argv[j];
+    if (a == "--") break;  // the rest is positional
+    if (a.size() <= 2 || a.compare(0, 2, "--") != 0) continue;
+    const std::string flag = a.substr(0, a.find('='));
+    if (std::find(flags.begin(), flags.end(), flag) != flags.end()) continue;
+    const std::string match = slotguard::ClosestCommandLineName(flag, flags);
+    err << slotguard::ErrorLine(word + ": unknown option '" + flag + "'" +
+                                (match.empty() ? "; see slotguard " + word + " --help"
+                                               : "; did you mean '" + match + "'?"));
+    return false;
+  }
+  return true;
 }
 
 // The running executable, for the worker processes of fault isolation.
@@ -125,6 +287,10 @@ int main(int argc, char** argv) {
   CLI::App* check_cmd = app.add_subcommand(
       "check", "CI gate: every scenario under PATHs, every group, backend vs reference, all "
                "invariants");
+  check_cmd->footer(Footer("  slotguard check                                   # scenarios/, gpu when usable\n"
+"  slotguard check --backend host --writers -q scenarios/\n"
+"  slotguard check --variant unguarded --junit report.xml scenarios/paged/\n",
+                         "0 every scenario holds; 1 a scenario does not hold (also when another file is bad input: every problem is printed); 2 bad input or usage (a file that does not load, a --variant that no group under the paths has); 3 environment (no usable GPU, a CUDA error, a report that cannot be written)"));
   check_cmd->add_option("paths", check.paths, "scenario files or directories (recursive *.json)")
       ->capture_default_str();
   AddBackend(check_cmd, &check.backend);
@@ -136,7 +302,7 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--json", check.json_path, "write a JSON report");
   check_cmd->add_option("-j,--jobs", check.jobs, "scenarios checked in parallel")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1024));
+      ->check(IntegerTo<int>(1, 1024));
   check_cmd->add_flag("-v,--verbose", check.verbose,
                       "also print the findings of scenarios that hold (expected findings)");
   check_cmd->add_flag("-q,--quiet", check.quiet, "print only what fails, and the summary");
@@ -145,6 +311,9 @@ int main(int argc, char** argv) {
   slotguard::ReplayOptions replay;
   CLI::App* replay_cmd = app.add_subcommand(
       "replay", "one scenario, verbose: per-token table and the blocks each request wrote");
+  replay_cmd->footer(Footer("  slotguard replay scenarios/paged/decode.json\n"
+"  slotguard replay --backend host --variant dummy_reads_row scenarios/paged/mutants/dummy-reads-row.json\n",
+                         "0 the scenario holds; 1 it does not; 2 bad input or usage (the file, a --variant no group has); 3 environment"));
   replay_cmd->add_option("file", replay.file, "the scenario file")->required();
   AddBackend(replay_cmd, &replay.backend);
   AddRunSetup(replay_cmd, &replay.setup, true);
@@ -159,41 +328,52 @@ int main(int argc, char** argv) {
   CLI::App* mutants_cmd = app.add_subcommand(
       "mutants", "control experiment: every historical variant forced over the scenarios; "
                  "exit 1 when a variant survives or a fixed kernel has findings");
+  mutants_cmd->footer(Footer("  slotguard mutants --backend host               # scenarios/\n"
+"  slotguard mutants -j 8 scenarios/paged/\n",
+                         "0 every variant is caught and fixed is clean; 1 a variant survives or fixed has findings; 2 bad input or usage (every bad file is printed, no matrix); 3 environment"));
   mutants_cmd->add_option("paths", mutants.paths, "scenario files or directories")->capture_default_str();
   AddBackend(mutants_cmd, &mutants.backend);
   AddRunSetup(mutants_cmd, &mutants.setup, false);
   mutants_cmd->add_option("-j,--jobs", mutants.jobs, "scenarios run in parallel")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1024));
+      ->check(IntegerTo<int>(1, 1024));
   AddLimits(mutants_cmd, &mutants.limits);
 
   slotguard::FuzzOptions fuzz;
   CLI::App* fuzz_cmd = app.add_subcommand(
       "fuzz", "generate engine-consistent scenarios and check them; on a finding, write the "
               "minimized scenario (no expect) to --out and exit 1");
+  fuzz_cmd->footer(Footer("  slotguard fuzz --time 300 --seed 7 -j 8\n"
+"  slotguard fuzz --backend host --family paged --variant unguarded --runs 2000\n"
+"  slotguard fuzz --runs 100000 --json fuzz.json --out findings/\n",
+                         "0 no finding; 1 a finding (the minimized reproducer is in --out); 2 usage (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, a --json that cannot be written: after the summary)"));
   fuzz_cmd->add_option("--family", fuzz.families, "fuzz only these families (repeatable)");
   fuzz_cmd->add_option("--variant", fuzz.variant,
                        "force a variant on the groups whose family has it (a mutant to find)");
   fuzz_cmd->add_option("--time", fuzz.seconds, "seconds to run (default 60, unbounded with --runs)")
-      ->check(CLI::NonNegativeNumber);
-  fuzz_cmd->add_option("--runs", fuzz.runs, "scenarios to check")->check(CLI::NonNegativeNumber);
+      ->check(NonNegativeNumber());
+  fuzz_cmd->add_option("--runs", fuzz.runs, "scenarios to check")->check(Integer<int64_t>(0));
   fuzz_cmd->add_option("--seed", fuzz.seed, "campaign seed: the same seed checks the same scenarios")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(Integer<uint64_t>(0));
   fuzz_cmd->add_option("--out", fuzz.out_dir, "directory for the reproducer")->capture_default_str();
   AddBackend(fuzz_cmd, &fuzz.backend);
   AddRunSetup(fuzz_cmd, &fuzz.setup, false);
-  fuzz_cmd->add_option("-j,--jobs", fuzz.jobs, "threads")->capture_default_str()->check(CLI::Range(1, 1024));
+  fuzz_cmd->add_option("-j,--jobs", fuzz.jobs, "threads")->capture_default_str()->check(IntegerTo<int>(1, 1024));
   fuzz_cmd->add_option("--json", fuzz.json_path, "write a JSON summary");
   fuzz_cmd->add_option("--max-requests", fuzz.max_requests,
                        "most requests per generated batch (small batches: more scenarios per second)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 4096));
+      ->check(IntegerTo<int32_t>(1, 4096));
   fuzz_cmd->add_flag("--inconsistent", fuzz.inconsistent,
                      "also generate runner-state faults (unmarked dummies, live requests on zero columns)");
 
   slotguard::ImportOptions import;
   CLI::App* import_cmd =
       app.add_subcommand("import", "turn a fuzz_mapping libFuzzer artifact into a scenario file");
+  import_cmd->footer(Footer("  slotguard import crash-0123abcd                  # the scenario to stdout\n"
+"  slotguard import --variant paged/unguarded -o crash.json crash-0123abcd\n",
+                         "0 the scenario is written; 2 bad input or usage (an artifact that cannot be read, an unknown variant, an -o that cannot be written)"));
   import_cmd->add_option("file", import.file, "the artifact (crash-..., or any corpus input)")->required();
   import_cmd->add_option("-o,--out", import.out, "scenario file to write (default: stdout)");
   import_cmd->add_option("--variant", import.variant,
@@ -201,6 +381,9 @@ int main(int argc, char** argv) {
 
   CLI::App* list_cmd =
       app.add_subcommand("list", "families (with their parameters), variants and invariants, from the registries");
+  list_cmd->footer(Footer("  slotguard list\n"
+"  slotguard list --params-markdown > params.md\n",
+                         "0 listed; 2 usage"));
   bool params_markdown = false;
   list_cmd->add_flag("--params-markdown", params_markdown,
                      "print only the families' parameter table, as Markdown (docs/families.md holds it)");
@@ -209,29 +392,34 @@ int main(int argc, char** argv) {
   CLI::App* bench_cmd = app.add_subcommand(
       "bench", "speed: every family's GPU mapping vs a device-to-device copy of the same bytes, "
                "and host backend + reference + invariants token-checks per second");
+  bench_cmd->footer(Footer("  slotguard bench                                  # GPU figures when a device is usable, host always\n"
+"  slotguard bench --backend host --host-tokens 1048576\n"
+"  slotguard bench --tokens 65536 1048576 --repeats 20\n",
+                         "0 the figures are printed (bench never gives a verdict); 2 usage; 3 environment (--backend gpu without a device, a CUDA call or a host run that fails)"));
   AddBackend(bench_cmd, &bench.backend);
   bench_cmd->add_option("--tokens", bench.tokens, "GPU batch sizes in tokens")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Integer<int64_t>(1));
   bench_cmd->add_option("--repeats", bench.repeats, "timed launches per measurement (median)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(IntegerTo<int>(1, 100000));
   bench_cmd->add_option("--head-bytes", bench.head_bytes, "bytes per slot for the writers' benchmark")
       ->capture_default_str()
-      ->check(CLI::Range(8, 4096));
+      ->check(IntegerTo<int32_t>(8, 4096));
   bench_cmd->add_option("--host-tokens", bench.host_tokens,
                         "tokens of the host check benchmark scenario")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Integer<int64_t>(1));
 
   slotguard::WorkerOptions worker;
   CLI::App* worker_cmd = app.add_subcommand("__worker", "the worker process of fault isolation")->group("");
-  worker_cmd->add_option("--backend", worker.backend)
-      ->transform(CLI::CheckedTransformer(kBackends, CLI::ignore_case));
+  AddBackendOption(worker_cmd, &worker.backend, "");
   worker_cmd->add_option("--kernel-lib", worker.provider.kernel_lib);
   worker_cmd->add_option("--kernel-cubin", worker.provider.kernel_cubin);
   worker_cmd->add_option("--kernel-spec", worker.provider.kernel_spec);
 
+  if (!CheckNames(argc, argv, app.get_subcommands([](CLI::App*) { return true; }), std::cerr))
+    return slotguard::kExitBadInput;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -240,6 +428,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ValidationError& e) {
+    // Our validators' words: "--runs: expected a non-negative integer, got 'abc'".
+    std::cerr << slotguard::ErrorLine(e.what());
+    return slotguard::kExitBadInput;
   } catch (const CLI::ParseError& e) {
     std::cerr << slotguard::ErrorLine(std::string(e.what()) + "; see slotguard --help");
     return slotguard::kExitBadInput;

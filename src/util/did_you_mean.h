@@ -11,6 +11,13 @@ namespace slotguard {
 /// enough to be a plausible typo.
 std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates);
 
+/// ClosestMatch for what a user types on the command line (commands, flags,
+/// flag values): a swap of two neighbouring letters counts as one edit
+/// ("tigth" for tight), and failing a close name, the one candidate that
+/// `word` (3 characters or more) begins ("kpool" for kpool_tail). File and
+/// spec errors keep ClosestMatch.
+std::string ClosestCommandLineName(const std::string& word, const std::vector<std::string>& candidates);
+
 /// ", did you mean 'x'?" or "" (ready to append to a message).
 std::string DidYouMean(const std::string& word, const std::vector<std::string>& candidates);
 

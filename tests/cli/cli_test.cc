@@ -95,6 +95,48 @@ TEST_F(CliTest, UnknownVariantSuggests) {
             err_.str());
 }
 
+TEST_F(CliTest, AVariantThatNoGroupUnderThePathsHasIsAnError) {
+  // A real variant, but of a family no scenario under the path has: a CI job
+  // with a misplaced --variant must not stay green.
+  CheckOptions o;
+  o.paths = {kScenarios + "/paged"};
+  o.variant = "no_common_guard";
+  EXPECT_EQ(kExitBadInput, Check(o));
+  EXPECT_EQ("slotguard: error: --variant no_common_guard: no group of the scenarios under " + kScenarios +
+                "/paged has it; expected a group of a family with it (qsa_compressed)\n",
+            err_.str());
+  EXPECT_EQ("", out_.str());
+  o.variant = "prefix";  // three families have it
+  o.paths = {kScenarios + "/paged/decode.json", kScenarios + "/paged/dummy-request.json"};
+  EXPECT_EQ(kExitBadInput, Check(o));
+  EXPECT_EQ("slotguard: error: --variant prefix: no group of the scenarios under " + o.paths[0] + ", " + o.paths[1] +
+                " has it; expected a group of a family with it (kpool_tail, qsa_ring, compressor_ring)\n",
+            err_.str());
+  // A variant that some scenario has still runs (the mutant fails the ring
+  // scenarios); the others run as they are, and say so.
+  o.paths = {kScenarios};
+  EXPECT_EQ(kExitFindings, Check(o)) << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("(no group has variant prefix)")) << out_.str();
+}
+
+TEST_F(CliTest, AFailingScenarioIsNotHiddenByABadFile) {
+  // Exit precedence 3 > 1 > 2: both problems are printed, the code is 1.
+  Write("bad.json", "{");
+  std::ifstream in(kScenarios + "/paged/mutants/dummy-reads-row.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc.erase("expect");
+  const std::string failing = Write("failing.json", doc.dump());
+  CheckOptions o;
+  o.paths = {dir_.string()};
+  EXPECT_EQ(kExitFindings, Check(o));
+  EXPECT_EQ(0u, err_.str().find("ERROR " + (dir_ / "bad.json").string() + ":")) << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("FAIL  " + failing)) << out_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find("(0 hold, 1 fail, 1 bad input)")) << out_.str();
+  // The bad file alone is still 2.
+  fs::remove(failing);
+  EXPECT_EQ(kExitBadInput, Check(o));
+}
+
 TEST_F(CliTest, VariantAllRunsEveryVariant) {
   CheckOptions o;
   o.paths = {kScenarios + "/paged/cuda-graph-padded.json"};
@@ -157,7 +199,7 @@ TEST_F(CliTest, JUnitRecordsFailuresAndErrors) {
   CheckOptions o;
   o.paths = {dir_.string()};
   o.junit_path = (dir_ / "r.xml").string();
-  EXPECT_EQ(kExitBadInput, Check(o));
+  EXPECT_EQ(kExitFindings, Check(o));  // the failure is not hidden behind the bad file
   std::ifstream xml_in(o.junit_path);
   const std::string xml((std::istreambuf_iterator<char>(xml_in)), std::istreambuf_iterator<char>());
   EXPECT_NE(std::string::npos, xml.find("tests=\"2\" failures=\"1\" errors=\"1\"")) << xml;
@@ -359,22 +401,181 @@ int RunBinary(const std::string& args, std::string* output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// One stream alone: `redirect` "2>&1 >/dev/null" reads stderr, "2>/dev/null" stdout.
+int RunBinaryWith(const std::string& args, const std::string& redirect, std::string* err) {
+  const std::string cmd = std::string(SLOTGUARD_BINARY) + " " + args + " " + redirect;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  char buf[4096];
+  err->clear();
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) err->append(buf, n);
+  const int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Each case: the arguments, the exit code and the whole output (one line).
+struct UsageCase {
+  const char* args;
+  int code;
+  const char* line;
+};
+
+void ExpectLines(const std::vector<UsageCase>& cases) {
+  for (const UsageCase& c : cases) {
+    std::string out;
+    EXPECT_EQ(c.code, RunBinary(c.args, &out)) << c.args << "\n" << out;
+    EXPECT_EQ(std::string(c.line) + "\n", out) << c.args;
+  }
+}
+
 TEST(BinaryTest, UsageErrorsExit2) {
   std::string out;
   EXPECT_EQ(2, RunBinary("check --backend tpu", &out));
-  EXPECT_EQ(0u, out.find("slotguard: error: --backend: Check tpu value in {"));
+  EXPECT_EQ("slotguard: error: --backend: expected one of auto, gpu, host, got 'tpu'; did you mean 'gpu'?\n", out);
+  EXPECT_EQ(2, RunBinary("replay", &out));  // CLI11's own: the file is required
+  EXPECT_EQ(0u, out.find("slotguard: error: ")) << out;
   EXPECT_EQ(1, std::count(out.begin(), out.end(), '\n')) << out;
-  EXPECT_EQ(2, RunBinary("", &out));
-  EXPECT_EQ(2, RunBinary("frobnicate", &out));
-  EXPECT_EQ(2, RunBinary("check --jobs 0", &out));
-  EXPECT_EQ(2, RunBinary("check --backend host --table-layout tigth scenarios/", &out));
-  EXPECT_EQ("slotguard: error: --table-layout: tigth not in {padded,tight,strided}; see slotguard --help\n", out);
+}
+
+TEST(BinaryTest, UnknownCommandsAndFlagsSuggestTheirNames) {
+  ExpectLines({
+      {"chek", 2, "slotguard: error: unknown command 'chek'; did you mean 'check'?"},
+      {"mutant scenarios/", 2, "slotguard: error: unknown command 'mutant'; did you mean 'mutants'?"},
+      {"frobnicate", 2,
+       "slotguard: error: unknown command 'frobnicate'; expected one of check, replay, mutants, fuzz, import, list, "
+       "bench"},
+      {"", 2,
+       "slotguard: error: expected a command: one of check, replay, mutants, fuzz, import, list, bench; see "
+       "slotguard --help"},
+      {"check --junt x", 2, "slotguard: error: check: unknown option '--junt'; did you mean '--junit'?"},
+      {"check --backend host --writters scenarios/", 2,
+       "slotguard: error: check: unknown option '--writters'; did you mean '--writers'?"},
+      {"fuzz --famly=paged", 2, "slotguard: error: fuzz: unknown option '--famly'; did you mean '--family'?"},
+      {"fuzz --cuda-graph", 2, "slotguard: error: fuzz: unknown option '--cuda-graph'; see slotguard fuzz --help"},
+      {"check --frobnicate", 2, "slotguard: error: check: unknown option '--frobnicate'; see slotguard check --help"},
+  });
+}
+
+TEST(BinaryTest, UnknownFamiliesAndVariantsSuggestTheirNames) {
+  std::string out;
+  EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family kpool", &out));
+  EXPECT_EQ("slotguard: error: --family: unknown kernel family 'kpool', did you mean 'kpool_tail'?; expected one of paged, "
+            "kpool_tail, qsa_ring, qsa_compressed, compressor_ring\n",
+            out);
+  EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family pagd", &out));
+  EXPECT_EQ(0u, out.find("slotguard: error: --family: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "))
+      << out;
+  EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --variant unguardd", &out));
+  EXPECT_EQ(0u, out.find("slotguard: error: unknown variant 'unguardd', did you mean 'unguarded'?; expected one of "))
+      << out;
+  EXPECT_EQ(1, std::count(out.begin(), out.end(), '\n')) << out;
+}
+
+TEST(BinaryTest, NumbersAreCheckedInWords) {
+  ExpectLines({
+      {"fuzz --runs abc", 2, "slotguard: error: --runs: expected a non-negative integer, got 'abc'"},
+      {"fuzz --runs 99999999999999999999", 2,
+       "slotguard: error: --runs: expected a non-negative integer up to 9223372036854775807, got "
+       "'99999999999999999999'"},
+      {"fuzz --runs 1.5", 2, "slotguard: error: --runs: expected a non-negative integer, got '1.5'"},
+      {"fuzz --seed -1", 2, "slotguard: error: --seed: expected a non-negative integer, got '-1'"},
+      {"fuzz --seed 0x10", 2, "slotguard: error: --seed: expected a non-negative integer, got '0x10'"},
+      {"fuzz --seed 18446744073709551616", 2,
+       "slotguard: error: --seed: expected a non-negative integer up to 18446744073709551615, got "
+       "'18446744073709551616'"},
+      {"fuzz --time soon", 2, "slotguard: error: --time: expected a non-negative number, got 'soon'"},
+      {"fuzz --time -5", 2, "slotguard: error: --time: expected a non-negative number, got '-5'"},
+      {"fuzz --time nan", 2, "slotguard: error: --time: expected a non-negative number, got 'nan'"},
+      {"fuzz --max-requests 5000", 2, "slotguard: error: --max-requests: expected an integer from 1 to 4096, got '5000'"},
+      {"fuzz -j 0", 2, "slotguard: error: --jobs: expected an integer from 1 to 1024, got '0'"},
+      {"check --jobs many", 2, "slotguard: error: --jobs: expected an integer from 1 to 1024, got 'many'"},
+      {"mutants -j 2000", 2, "slotguard: error: --jobs: expected an integer from 1 to 1024, got '2000'"},
+      {"check --timeout 1m", 2, "slotguard: error: --timeout: expected a non-negative number, got '1m'"},
+      {"check --max-tokens 0", 2, "slotguard: error: --max-tokens: expected a positive integer, got '0'"},
+      {"replay --max-requests -3 x.json", 2, "slotguard: error: --max-requests: expected a positive integer, got '-3'"},
+      {"check --max-table-entries 1e6", 2,
+       "slotguard: error: --max-table-entries: expected a positive integer, got '1e6'"},
+      {"check --max-cache-mib lots", 2, "slotguard: error: --max-cache-mib: expected a positive integer, got 'lots'"},
+      {"check --head-bytes 12", 2, "slotguard: error: --head-bytes: expected a multiple of 8 from 8 to 4096, got '12'"},
+      {"fuzz --head-bytes x", 2, "slotguard: error: --head-bytes: expected a multiple of 8 from 8 to 4096, got 'x'"},
+      {"bench --repeats 0", 2, "slotguard: error: --repeats: expected an integer from 1 to 100000, got '0'"},
+      {"bench --tokens 1024 x", 2, "slotguard: error: --tokens: expected a positive integer, got 'x'"},
+      {"bench --head-bytes 4", 2, "slotguard: error: --head-bytes: expected an integer from 8 to 4096, got '4'"},
+      {"bench --host-tokens -1", 2, "slotguard: error: --host-tokens: expected a positive integer, got '-1'"},
+  });
+  std::string out;  // the largest seed is a seed
+  EXPECT_EQ(0, RunBinary("fuzz --backend host --runs 3 --seed 18446744073709551615", &out)) << out;
+}
+
+TEST(BinaryTest, EnumsAreTakenByNameOnly) {
+  ExpectLines({
+      {"check --backend hots", 2,
+       "slotguard: error: --backend: expected one of auto, gpu, host, got 'hots'; did you mean 'host'?"},
+      {"check --backend 2", 2, "slotguard: error: --backend: expected one of auto, gpu, host, got '2'"},
+      {"fuzz --backend 0", 2, "slotguard: error: --backend: expected one of auto, gpu, host, got '0'"},
+      {"check --backend host --table-layout tigth scenarios/", 2,
+       "slotguard: error: --table-layout: expected one of padded, tight, strided, got 'tigth'; did you mean "
+       "'tight'?"},
+      {"replay --table-layout 1 x.json", 2,
+       "slotguard: error: --table-layout: expected one of padded, tight, strided, got '1'"},
+  });
+  std::string out;  // names in any case, as before
+  EXPECT_EQ(0, RunBinary("check --backend HOST --quiet scenarios/paged/decode.json", &out)) << out;
+}
+
+TEST(BinaryTest, AVariantThatNoGroupHasIsAnError) {
+  std::string out;
+  EXPECT_EQ(2, RunBinary("check --backend host --variant clamp scenarios/paged", &out));
+  EXPECT_EQ("slotguard: error: --variant clamp: no group of the scenarios under scenarios/paged has it; expected a "
+            "group of a family with it (compressor_ring)\n",
+            out);
+  // One that the scenario has still runs (decode catches no paged mutant).
+  EXPECT_EQ(0, RunBinary("check --backend host --variant unguarded --quiet scenarios/paged/decode.json", &out)) << out;
+}
+
+TEST(BinaryTest, AFailingScenarioOutranksABadFile) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "slotguard_cli_binary_mixed";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "bad.json") << R"({"slotguard": 1, "name": "b", "num_blocks": -4})";
+  std::ifstream in(kScenarios + "/paged/mutants/pad-from-n.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc.erase("expect");
+  std::ofstream(dir / "stale.json") << doc.dump();
+  std::string err, out;
+  EXPECT_EQ(1, RunBinaryWith("check --backend host " + dir.string(), "2>&1 >/dev/null", &err));
+  EXPECT_EQ("ERROR " + (dir / "bad.json").string() +
+                ":/num_blocks: num_blocks out of range; expected 1 <= num_blocks <= 2147483647, got -4\n",
+            err);
+  EXPECT_EQ(1, RunBinaryWith("check --backend host --quiet " + dir.string(), "2>/dev/null", &out));
+  EXPECT_EQ(0u, out.find((dir / "stale.json").string() + ": paged-pad-from-n: group attn: token 3")) << out;
+  EXPECT_NE(std::string::npos, out.find("\nFAIL  " + (dir / "stale.json").string())) << out;
+  EXPECT_NE(std::string::npos, LastLine(out).find("(0 hold, 1 fail, 1 bad input)")) << out;
+}
+
+TEST(BinaryTest, EachCommandsHelpEndsWithExamplesAndExitCodes) {
+  for (const char* command : {"check", "replay", "fuzz", "mutants", "import", "list", "bench"}) {
+    std::string out;
+    EXPECT_EQ(0, RunBinary(std::string(command) + " --help", &out)) << command;
+    const size_t examples = out.find("\nExamples:\n  slotguard " + std::string(command));
+    const size_t codes = out.find("\nExit codes:\n  0 ");
+    ASSERT_NE(std::string::npos, examples) << command << "\n" << out;
+    ASSERT_NE(std::string::npos, codes) << command << "\n" << out;
+    EXPECT_LT(out.find("Options:"), examples) << command;
+    EXPECT_LT(examples, codes) << command;
+    // "\nExamples:\n" + a line per example + "\n" before "Exit codes:".
+    const size_t example_count = std::count(out.begin() + examples, out.begin() + codes, '\n') - 2;
+    EXPECT_GE(example_count, 2u) << command;
+    EXPECT_LE(example_count, 3u) << command;
+    // The exit codes are the last lines.
+    EXPECT_EQ(0u, LastLine(out).find("  ")) << command << "\n" << out;
+    EXPECT_NE(std::string::npos, out.find("  2 ", codes)) << command;
+  }
 }
 
 TEST(BinaryTest, WriterFlags) {
   std::string out;
   EXPECT_EQ(2, RunBinary("check --backend host --writers --head-bytes 12 scenarios/", &out));
-  EXPECT_EQ("slotguard: error: --head-bytes 12: expected a multiple of 8 from 8 to 4096\n", out);
+  EXPECT_EQ("slotguard: error: --head-bytes: expected a multiple of 8 from 8 to 4096, got '12'\n", out);
   EXPECT_EQ(0, RunBinary("check --backend host --writers --quiet scenarios/", &out)) << out;
   EXPECT_EQ(0, RunBinary("check --backend host --cuda-graph --isolate --jobs 2 --quiet scenarios/", &out)) << out;
   EXPECT_NE(std::string::npos, out.find(" 0 fail)")) << out;
