@@ -78,29 +78,37 @@ void PrintCheckReports(const std::vector<ScenarioReport>& reports, bool verbose,
   }
 }
 
-std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
-  int64_t hold = 0, fail = 0, skipped = 0, bad = 0, env = 0, groups = 0, tokens = 0, findings = 0,
-          unexpected = 0;
+CheckTally TallyReports(const std::vector<ScenarioReport>& reports) {
+  CheckTally t;
   for (const ScenarioReport& r : reports) {
     switch (r.status) {
       case ScenarioStatus::kBadInput:
-        ++bad;
+        ++t.bad_input;
         continue;
       case ScenarioStatus::kEnvironmentError:
-        ++env;
+        ++t.environment_error;
         continue;
       case ScenarioStatus::kSkipped:
-        ++skipped;
+        ++t.skipped;
         continue;
       case ScenarioStatus::kChecked:
         break;
     }
-    (r.holds ? hold : fail)++;
-    groups += r.groups.size();
-    tokens += r.tokens;
-    findings += r.total_findings;
-    if (!r.expect_finding) unexpected += r.total_findings;
+    (r.holds ? t.hold : t.fail)++;
+    t.groups += static_cast<int64_t>(r.groups.size());
+    t.tokens += r.tokens;
+    t.findings += r.total_findings;
+    if (!r.expect_finding) t.unexpected += r.total_findings;
+    for (const GroupReport& g : r.groups)
+      for (const auto& [name, count] : g.counts) t.per_invariant[name] += count;
   }
+  return t;
+}
+
+std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
+  const CheckTally t = TallyReports(reports);
+  const int64_t hold = t.hold, fail = t.fail, skipped = t.skipped, bad = t.bad_input, env = t.environment_error,
+                groups = t.groups, tokens = t.tokens, findings = t.findings, unexpected = t.unexpected;
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.3f", summary.seconds);
   std::string line = "slotguard: " + std::to_string(reports.size()) + " scenario runs (" +

@@ -60,35 +60,15 @@ ordered_json OrNull(const std::string& s) { return s.empty() ? ordered_json(null
 /// Counts over the whole run, the numbers of the console's summary line and
 /// more (findings per invariant); every key always present.
 ordered_json SummaryJson(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
-  int64_t hold = 0, fail = 0, skipped = 0, bad = 0, env = 0, groups = 0, tokens = 0, findings = 0,
-          unexpected = 0;
-  std::map<std::string, int64_t> per_invariant, outcomes;
+  const CheckTally t = TallyReports(reports);
+  std::map<std::string, int64_t> outcomes;
   for (const char* o : {"pass", "expected_finding", "unexpected_findings", "missing_expected", "skipped",
                         "bad_input", "environment_error"})
     outcomes[o] = 0;
-  for (const ScenarioReport& r : reports) {
-    ++outcomes[Outcome(r)];
-    switch (r.status) {
-      case ScenarioStatus::kBadInput:
-        ++bad;
-        continue;
-      case ScenarioStatus::kEnvironmentError:
-        ++env;
-        continue;
-      case ScenarioStatus::kSkipped:
-        ++skipped;
-        continue;
-      case ScenarioStatus::kChecked:
-        break;
-    }
-    (r.holds ? hold : fail)++;
-    groups += static_cast<int64_t>(r.groups.size());
-    tokens += r.tokens;
-    findings += r.total_findings;
-    if (!r.expect_finding) unexpected += r.total_findings;
-    for (const GroupReport& g : r.groups)
-      for (const auto& [name, count] : g.counts) per_invariant[name] += count;
-  }
+  for (const ScenarioReport& r : reports) ++outcomes[Outcome(r)];
+  const int64_t hold = t.hold, fail = t.fail, skipped = t.skipped, bad = t.bad_input, env = t.environment_error,
+                groups = t.groups, tokens = t.tokens, findings = t.findings, unexpected = t.unexpected;
+  const std::map<std::string, int64_t>& per_invariant = t.per_invariant;
   ordered_json j;
   j["slotguard_version"] = kSlotguardVersion;
   j["backend"] = summary.backend;

@@ -2,6 +2,8 @@
 #ifndef SLOTGUARD_REPORT_REPORT_H_
 #define SLOTGUARD_REPORT_REPORT_H_
 
+#include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -33,6 +35,14 @@ std::string ScenarioLine(const ScenarioReport& report);
 /// input and environment errors go to err, one line each.
 void PrintCheckReports(const std::vector<ScenarioReport>& reports, bool verbose, bool quiet, std::ostream& out,
                        std::ostream& err);
+
+/// The counts of a check run, for the summary line and the JSON summary.
+struct CheckTally {
+  int64_t hold = 0, fail = 0, skipped = 0, bad_input = 0, environment_error = 0;
+  int64_t groups = 0, tokens = 0, findings = 0, unexpected = 0;  // over checked scenarios
+  std::map<std::string, int64_t> per_invariant;                  // findings
+};
+CheckTally TallyReports(const std::vector<ScenarioReport>& reports);
 
 /// The one summary line printed last.
 std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckSummary& summary);
