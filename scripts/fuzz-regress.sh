@@ -8,7 +8,8 @@ FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 SMOKE_RUNS=${SMOKE_RUNS:-3000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in fuzz_mapping fuzz_scenario_json; do
+# The targets are the folders of corpus/ (each holds its seed corpus).
+for target in $(cd corpus && echo */ | tr -d /); do
   inputs=(corpus/$target/*)
   echo "fuzz-regress: $target: replaying ${#inputs[@]} corpus inputs"
   "$FUZZ_BUILD/$target" -artifact_prefix="$work/" "${inputs[@]}" > "$work/$target.log" 2>&1 ||

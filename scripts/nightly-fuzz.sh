@@ -2,7 +2,11 @@
 # Nightly fuzzing: each libFuzzer target with -fork for a time budget, the
 # corpus merged back into corpus/, every crash turned into a scenario file,
 # then a `slotguard fuzz` campaign per seed, and a summary. `make nightly`.
+# The targets are the folders of corpus/ (each holds its seed corpus).
 #   NIGHTLY_SECONDS (default 3600): budget per target
+#   NIGHTLY_RUNS: a number of executions per target instead of a time budget
+#     (one process per target, no -fork; e.g. 10000000)
+#   NIGHTLY_TARGETS (default every folder of corpus/): the targets to run
 #   NIGHTLY_JOBS (default nproc): libFuzzer -fork workers
 #   NIGHTLY_DIR (default nightly/): artifacts, new corpus, findings, logs
 set -uo pipefail
@@ -13,13 +17,22 @@ SECONDS_PER_TARGET=${NIGHTLY_SECONDS:-3600}
 JOBS=${NIGHTLY_JOBS:-$(nproc)}
 OUT=${NIGHTLY_DIR:-nightly}
 mkdir -p "$OUT/findings" "$OUT/logs"
+RUNS=${NIGHTLY_RUNS:-}
+TARGETS=${NIGHTLY_TARGETS:-$(cd corpus && echo */ | tr -d /)}
 status=0
-for target in fuzz_mapping fuzz_scenario_json; do
+for target in $TARGETS; do
   mkdir -p "$OUT/artifacts/$target" "$OUT/corpus/$target"
-  echo "nightly: $target for ${SECONDS_PER_TARGET}s with $JOBS workers"
-  "$FUZZ_BUILD/$target" -fork="$JOBS" -ignore_crashes=1 -max_total_time="$SECONDS_PER_TARGET" \
-    -artifact_prefix="$OUT/artifacts/$target/" "$OUT/corpus/$target" corpus/$target \
-    > "$OUT/logs/$target.log" 2>&1
+  if [ -n "$RUNS" ]; then
+    echo "nightly: $target for $RUNS executions"
+    "$FUZZ_BUILD/$target" -runs="$RUNS" -print_final_stats=1 \
+      -artifact_prefix="$OUT/artifacts/$target/" "$OUT/corpus/$target" corpus/$target \
+      > "$OUT/logs/$target.log" 2>&1 || status=1
+  else
+    echo "nightly: $target for ${SECONDS_PER_TARGET}s with $JOBS workers"
+    "$FUZZ_BUILD/$target" -fork="$JOBS" -ignore_crashes=1 -max_total_time="$SECONDS_PER_TARGET" \
+      -artifact_prefix="$OUT/artifacts/$target/" "$OUT/corpus/$target" corpus/$target \
+      > "$OUT/logs/$target.log" 2>&1
+  fi
   # Keep only inputs that add coverage, in the committed seed corpus.
   "$FUZZ_BUILD/$target" -merge=1 corpus/$target "$OUT/corpus/$target" > "$OUT/logs/$target-merge.log" 2>&1
   for crash in "$OUT"/artifacts/$target/crash-* "$OUT"/artifacts/$target/leak-* "$OUT"/artifacts/$target/timeout-*; do
@@ -36,8 +49,9 @@ done
 "$BUILD/slotguard" fuzz --backend auto --time "$SECONDS_PER_TARGET" --seed "$(date +%Y%m%d)" \
   --jobs "$JOBS" --out "$OUT/findings" --json "$OUT/fuzz.json" > "$OUT/logs/slotguard-fuzz.log" 2>&1 || status=1
 echo "nightly: summary"
-for target in fuzz_mapping fuzz_scenario_json; do
-  echo "  $target: $(grep -E 'Done|INFO: fuzzed for' "$OUT/logs/$target.log" | tail -n 1)"
+for target in $TARGETS; do
+  echo "  $target: $(grep -E '^Done|INFO: fuzzed for|ERROR' "$OUT/logs/$target.log" | tail -n 1)"
+  [ -z "$RUNS" ] || echo "  $target: $(grep -E 'stat::average_exec_per_sec|stat::peak_rss_mb' "$OUT/logs/$target.log" | tr -s ' ' | tr '\n' ' ')"
   echo "  $target corpus: $(ls corpus/$target | wc -l) inputs after merge"
 done
 echo "  slotguard fuzz: $(tail -n 1 "$OUT/logs/slotguard-fuzz.log")"

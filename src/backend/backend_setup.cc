@@ -8,6 +8,19 @@
 namespace slotguard {
 namespace {
 
+WriterOptions Writers(const RunSetup& setup) {
+  WriterOptions writers;
+  writers.head_bytes = setup.writers || setup.cuda_graph ? setup.head_bytes : 0;
+  writers.max_cache_bytes = setup.max_cache_mib << 20;
+  return writers;
+}
+
+/// Fault isolation: asked for, or by default on the gpu backend and for
+/// another implementation.
+bool Isolates(const RunSetup& setup, const std::string& backend_name, bool provider) {
+  return setup.isolate < 0 ? backend_name == "gpu" || provider : setup.isolate > 0;
+}
+
 // --kernel-cmd: the provider process runs its families on the device it is
 // told; slotguard runs the rest on its host kernels.
 std::unique_ptr<Backend> OpenProviderBackend(BackendKind kind, const RunSetup& setup, std::string* problem) {
@@ -28,10 +41,7 @@ std::unique_ptr<Backend> OpenProviderBackend(BackendKind kind, const RunSetup& s
   command.timeout_seconds = setup.timeout_seconds;
   std::unique_ptr<Backend> backend = MakeProviderBackend(command, problem);
   if (!backend) return nullptr;
-  WriterOptions writers;
-  writers.head_bytes = setup.writers ? setup.head_bytes : 0;
-  writers.max_cache_bytes = setup.max_cache_mib << 20;
-  backend->set_writers(writers);
+  backend->set_writers(Writers(setup));  // no --cuda-graph here (refused above)
   return backend;
 }
 
@@ -78,8 +88,7 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
                " has no host entry point (slotguard_plugin_launch_host); expected --backend gpu on a machine with a GPU";
     return nullptr;
   }
-  const bool isolate = setup.isolate < 0 ? std::string(backend->name()) == "gpu" || provider : setup.isolate > 0;
-  if (isolate) {
+  if (Isolates(setup, backend->name(), provider != nullptr)) {
     if (WorkerExecutable().empty()) {
       *problem = "--isolate: no slotguard executable registered to run as the worker";
       return nullptr;
@@ -92,11 +101,20 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
     backend = MakeIsolatedBackend(isolation);
   }
   backend->set_provider(provider);  // the worker runs it; here it names the reports
-  WriterOptions writers;
-  writers.head_bytes = setup.writers || setup.cuda_graph ? setup.head_bytes : 0;
-  writers.max_cache_bytes = setup.max_cache_mib << 20;
-  backend->set_writers(writers);
+  backend->set_writers(Writers(setup));
   return backend;
+}
+
+RunFootprint FootprintOf(const Backend& backend, const RunSetup& setup) {
+  RunFootprint f;
+  // A --kernel-cmd provider process holds its own copy, as a worker does.
+  f.isolated = Isolates(setup, backend.name(), backend.provider() != nullptr) || !setup.provider.kernel_cmd.empty();
+  f.device = std::string(backend.name()) == "gpu";
+  const WriterOptions writers = Writers(setup);
+  f.head_bytes = writers.head_bytes;
+  f.max_cache_bytes = writers.max_cache_bytes;
+  f.graph_replays = setup.cuda_graph;
+  return f;
 }
 
 }  // namespace slotguard

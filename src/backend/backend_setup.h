@@ -10,6 +10,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "scenario/memory_estimate.h"
 
 namespace slotguard {
 
@@ -36,6 +37,11 @@ struct RunSetup {
 /// writers on, it fills the caches.
 std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, std::string* problem,
                                      bool* environment);
+
+/// What a backend opened from `setup` holds of each scenario besides the
+/// loaded one (a worker's copy, device copies, the writers' pools, graph
+/// replays), for the memory budget (scenario/memory_estimate.h).
+RunFootprint FootprintOf(const Backend& backend, const RunSetup& setup);
 
 }  // namespace slotguard
 

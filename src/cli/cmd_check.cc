@@ -33,7 +33,7 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   run.variant = options.variant;
   run.cuda_graph = options.setup.cuda_graph;
   run.jobs = options.jobs;
-  run.limits = options.limits;
+  run.limits = LimitsFor(options.limits, *backend, options.setup);
   run.table_layout = options.setup.table_layout;
   const std::vector<ScenarioReport> reports = CheckFiles(files, run, *backend);
   // --variant NAME that no scenario under the paths has: each ran as it is,

@@ -17,7 +17,8 @@ int RunMutants(const MutantsOptions& options, std::ostream& out, std::ostream& e
   std::unique_ptr<Backend> backend = OpenBackend(options.backend, options.setup, err, &open_status);
   if (!backend) return open_status;
   const MutantsResult result =
-      RunMutantsExperiment(files, options.limits, options.jobs, *backend, options.setup.table_layout);
+      RunMutantsExperiment(files, LimitsFor(options.limits, *backend, options.setup), options.jobs, *backend,
+                           options.setup.table_layout);
   for (const MutantsFile& f : result.files)
     if (!f.error.empty()) err << "ERROR " << f.error << "\n";
   if (result.environment) return kExitEnvironment;

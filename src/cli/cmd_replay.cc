@@ -20,8 +20,12 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
     err << ErrorLine(problem);
     return kExitBadInput;
   }
+  int open_status;
+  std::unique_ptr<Backend> backend = OpenBackend(options.backend, options.setup, err, &open_status);
+  if (!backend) return open_status;
   Scenario scenario;
-  if (!LoadRunScenario(options.file, options.limits, options.setup.table_layout, &scenario, &problem)) {
+  if (!LoadRunScenario(options.file, LimitsFor(options.limits, *backend, options.setup), options.setup.table_layout,
+                       &scenario, &problem)) {
     err << ErrorLine(problem);
     return kExitBadInput;
   }
@@ -29,9 +33,6 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
     err << ErrorLine("no group of " + options.file + " has variant '" + options.variant + "'");
     return kExitBadInput;
   }
-  int open_status;
-  std::unique_ptr<Backend> backend = OpenBackend(options.backend, options.setup, err, &open_status);
-  if (!backend) return open_status;
   const std::string skipped = SkippedCaches(scenario, backend->writers());
   if (!skipped.empty()) out << "note: " << skipped << "\n";
   // --cuda-graph runs the scenario at its capture size: show that one.

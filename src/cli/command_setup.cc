@@ -16,6 +16,12 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
   return backend;
 }
 
+LoadLimits LimitsFor(const LoadLimits& limits, const Backend& backend, const RunSetup& setup) {
+  LoadLimits out = limits;
+  out.footprint = FootprintOf(backend, setup);
+  return out;
+}
+
 bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::string>* files,
                        std::ostream& err) {
   std::string problem;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/backend_setup.h"
+#include "scenario/load_limits.h"
 
 namespace slotguard {
 
@@ -17,6 +18,10 @@ namespace slotguard {
 /// says which).
 std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, std::ostream& err,
                                      int* exit_code = nullptr);
+
+/// `limits` with the memory footprint of runs on `backend`, so the memory
+/// budget (--max-memory-mib) counts what this backend holds of a scenario.
+LoadLimits LimitsFor(const LoadLimits& limits, const Backend& backend, const RunSetup& setup);
 
 /// The scenario files under `paths`; false after printing why (exit 2).
 bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::string>* files,

@@ -143,6 +143,11 @@ void AddLimits(CLI::App* cmd, slotguard::LoadLimits* limits) {
   cmd->add_option("--max-file-mib", limits->max_file_mib, "largest scenario file read, in MiB")
       ->capture_default_str()
       ->check(IntegerTo<int64_t>(1, uint64_t{1} << 30));
+  cmd->add_option("--max-memory-mib", limits->max_memory_mib,
+                  "most memory parsing or checking one scenario may take, estimated from its sizes before "
+                  "allocating (-j N checks N at once); over it the file is an error")
+      ->capture_default_str()
+      ->check(IntegerTo<int64_t>(1, uint64_t{1} << 40));
 }
 
 void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
@@ -446,8 +451,7 @@ int main(int argc, char** argv) {
     if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
     if (*worker_cmd) return slotguard::RunWorker(worker, std::cerr);
   } catch (const std::bad_alloc&) {
-    std::cerr << slotguard::ErrorLine("out of memory; lower --max-tokens / --max-table-entries or use a "
-                                      "machine with more memory");
+    std::cerr << slotguard::ErrorLine(slotguard::OutOfMemoryText("slotguard"));
     return slotguard::kExitEnvironment;
   } catch (const std::exception& e) {
     std::cerr << slotguard::ErrorLine(std::string("internal error: ") + e.what());

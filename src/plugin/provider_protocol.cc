@@ -4,6 +4,7 @@
 
 #include "registry/families.h"
 #include "scenario/family_params.h"
+#include "util/error_line.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the provider protocol is little-endian; this build writes native byte order"
@@ -23,38 +24,12 @@ void PutText(WireBuffer* out, const std::string& s) {
   out->PutU32(static_cast<uint32_t>(s.size()));
   out->Put(s.data(), s.size());
 }
-// A provider's text as one printable line of valid UTF-8 (reports are
-// lines; JSON and XML writers refuse invalid bytes): control characters
-// become spaces, bytes that are not UTF-8 '?'.
-void Sanitize(std::string* s) {
-  std::string out;
-  for (size_t i = 0; i < s->size();) {
-    const unsigned char c = static_cast<unsigned char>((*s)[i]);
-    if (c < 0x80) {
-      out += c < 0x20 || c == 0x7f ? ' ' : static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    const size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    bool ok = len > 0 && i + len <= s->size();
-    for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>((*s)[i + k]) & 0xc0) == 0x80;
-    if (ok) {
-      out.append(*s, i, len);
-      i += len;
-    } else {
-      out += '?';
-      ++i;
-    }
-  }
-  s->swap(out);
-}
-
 bool GetText(WireBuffer* in, std::string* s) {
   uint32_t n;
   if (!in->GetU32(&n) || n > (1u << 16)) return false;
   s->resize(n);
   if (!in->Get(s->data(), n)) return false;
-  Sanitize(s);
+  *s = PrintableText(*s);
   return true;
 }
 
@@ -269,7 +244,7 @@ bool GetResults(WireBuffer* in, const std::vector<ProviderRecord>& records, std:
       return false;
     }
     at += m.size();
-    Sanitize(&m);
+    m = PrintableText(m);
   }
   std::vector<uint8_t> pad(Align8(at) - at);
   if (!in->Get(pad.data(), pad.size())) {

@@ -1,9 +1,11 @@
 #include "runner/check_run.h"
 
 #include <algorithm>
+#include <new>
 
 #include "registry/families.h"
 #include "runner/scenario_files.h"
+#include "util/error_line.h"
 #include "util/parallel_for.h"
 
 namespace slotguard {
@@ -19,7 +21,10 @@ std::vector<std::string> VariantRuns(const Scenario& scenario, const std::string
   return names;
 }
 
-std::vector<ScenarioReport> CheckFile(const std::string& file, const CheckRunOptions& options, Backend& backend) {
+namespace {
+
+std::vector<ScenarioReport> CheckLoadedFile(const std::string& file, const CheckRunOptions& options, Backend& backend,
+                                            std::string* name) {
   Scenario scenario;
   std::string err;
   if (!LoadRunScenario(file, options.limits, options.table_layout, &scenario, &err)) {
@@ -29,6 +34,7 @@ std::vector<ScenarioReport> CheckFile(const std::string& file, const CheckRunOpt
     bad.error = err;
     return {bad};
   }
+  *name = scenario.name;
   std::vector<ScenarioReport> reports;
   for (const std::string& variant : VariantRuns(scenario, options.variant)) {
     Scenario run = scenario;
@@ -41,6 +47,23 @@ std::vector<ScenarioReport> CheckFile(const std::string& file, const CheckRunOpt
     reports.back().verdict += " (no group has variant " + options.variant + ")";
   }
   return reports;
+}
+
+}  // namespace
+
+std::vector<ScenarioReport> CheckFile(const std::string& file, const CheckRunOptions& options, Backend& backend) {
+  std::string name;
+  try {
+    return CheckLoadedFile(file, options, backend, &name);
+  } catch (const std::bad_alloc&) {
+    // The budget (--max-memory-mib) is an estimate: this machine had less.
+    ScenarioReport oom;
+    oom.file = file;
+    oom.name = name;
+    oom.status = ScenarioStatus::kEnvironmentError;
+    oom.error = OutOfMemoryText(EscapeText(file, 0) + (name.empty() ? "" : " (scenario " + QuoteName(name) + ")"));
+    return {oom};
+  }
 }
 
 std::vector<ScenarioReport> CheckFiles(const std::vector<std::string>& files, const CheckRunOptions& options,

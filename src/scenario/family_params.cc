@@ -150,6 +150,9 @@ void DeriveParams(Group* group) {
 
 int64_t SlotsPerEntry(const Group& group) { return Shape(group.family).slots_per_entry(group); }
 int64_t NullEntries(const Group& group) { return Shape(group.family).null_entries(group); }
+int64_t PoolSlots(int32_t num_blocks, const Group& group) {
+  return int64_t{num_blocks} * SlotsPerEntry(group) * NullEntries(group);
+}
 namespace {
 
 /// A table expression in words: "g.block_size / g.kernel_block_size" ->

@@ -99,6 +99,9 @@ int64_t SlotsPerEntry(const Group& group);
 /// Entries below this id name the null block: block_size / kernel_block_size
 /// for a hybrid paged group (manager block 0), else 1.
 int64_t NullEntries(const Group& group);
+/// Slots of the group's KV pool for the writers: num_blocks manager blocks
+/// of SlotsPerEntry * NullEntries slots each.
+int64_t PoolSlots(int32_t num_blocks, const Group& group);
 /// "block_size / kernel_block_size": the expression behind NullEntries.
 std::string NullEntriesText(Family family);
 /// Columns every row must have (the ring kernels read them unguarded) and

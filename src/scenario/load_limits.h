@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "scenario/memory_estimate.h"
+
 namespace slotguard {
 
 struct LoadLimits {
@@ -12,6 +14,10 @@ struct LoadLimits {
   int64_t max_requests = int64_t{1} << 20;       // --max-requests
   int64_t max_table_entries = int64_t{1} << 26;  // --max-table-entries, per group, padded
   int64_t max_file_mib = 256;                    // --max-file-mib: the largest scenario file read
+  /// --max-memory-mib: the most that parsing one scenario, or checking it,
+  /// may take (scenario/memory_estimate.h); -j N checks N at once.
+  int64_t max_memory_mib = 1024;
+  RunFootprint footprint;  // what the run does with it (the commands set it from their backend)
 };
 
 }  // namespace slotguard

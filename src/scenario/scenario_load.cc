@@ -53,6 +53,9 @@ class Loader : public JsonReader {
   }
 
   bool LoadBatch(const json& v, Batch* b);
+  /// Adds count * per_element bytes to the estimate; false after Fail()
+  /// once the estimate is past --max-memory-mib.
+  bool Budget(int64_t count, int64_t per_element, const std::string& ptr, const std::string& what);
   /// The family's parameters (family_params.def), in table order.
   bool LoadParams(const json& v, const std::string& ptr, Group* g);
   bool LoadIntParam(const json& f, const std::string& ptr, const ParamInfo& p, Group* g);
@@ -72,6 +75,9 @@ class Loader : public JsonReader {
   }
 
   LoadLimits limits_;
+  MemoryCosts costs_ = CostsOf(limits_.footprint);
+  MemoryEstimate estimate_;
+  int64_t outputs_ = 0;  // every group's outputs, counted before the batch is loaded
   int64_t version_ = 1;
   std::unordered_map<std::string, size_t> group_index_;   // group name -> index in /groups
   std::unordered_map<std::string, size_t> output_group_;  // output name -> index of its group
@@ -95,6 +101,18 @@ bool Loader::IntArray(const json& v, const std::string& ptr, int64_t lo, int64_t
     out->push_back(static_cast<T>(x));
   }
   return true;
+}
+
+bool Loader::Budget(int64_t count, int64_t per_element, const std::string& ptr, const std::string& what) {
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  estimate_.Add(count > 0 && per_element > max / count ? max : count * per_element, ptr, what);
+  const int64_t budget = limits_.max_memory_mib > (max >> 20) ? max : limits_.max_memory_mib << 20;
+  if (!estimate_.Over(budget)) return true;
+  const bool most = estimate_.largest_bytes() / 10 * 11 >= estimate_.bytes();  // within 10%: name it alone
+  return Fail(estimate_.largest_pointer(),
+              "checking this scenario would take at least " + MiBText(estimate_.bytes()) + ", " +
+                  (most ? "most" : MiBText(estimate_.largest_bytes())) + " of it for " + estimate_.largest_what(),
+              "at most " + std::to_string(limits_.max_memory_mib) + " MiB (raise with --max-memory-mib)");
 }
 
 bool Loader::Load(const json& root, Scenario* s) {
@@ -127,6 +145,18 @@ bool Loader::Load(const json& root, Scenario* s) {
     s->table_layout = static_cast<TableLayoutKind>(
         std::find(TableLayoutNames().begin(), TableLayoutNames().end(), text) - TableLayoutNames().begin());
   }
+  // The outputs every token will have (the estimate's largest term), from
+  // the groups' kernel names; the groups are checked below.
+  outputs_ = 0;
+  if ((v = Find(root, "groups")) && v->is_array())
+    for (const json& g : *v) {
+      Family family;
+      const json* kernel = g.is_object() ? Find(g, "kernel") : nullptr;
+      std::string ignored;
+      outputs_ += kernel && kernel->is_string() && FindFamily(kernel->get<std::string>(), &family, &ignored)
+                      ? OutputCount(family)
+                      : 1;
+    }
   if (!Require(root, "", "batch", "a batch object", &v) || !LoadBatch(*v, &s->batch)) return false;
 
   if (!Require(root, "", "groups", "a non-empty array of groups", &v) ||
@@ -238,6 +268,15 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
   if (b->num_actual_tokens > num_tokens)
     return Fail(ptr + "/num_actual_tokens", "num_actual_tokens exceeds num_tokens",
                 "<= " + std::to_string(num_tokens), std::to_string(b->num_actual_tokens));
+
+  // The budget, before anything of the batch's size is allocated.
+  const std::string size_ptr = positions || n ? n_ptr : JsonChild(ptr + "/query_start_loc", static_cast<size_t>(R));
+  const int64_t per_token = costs_.per_token + costs_.per_output_token * outputs_;
+  if (!Budget(num_tokens, per_token, size_ptr,
+              "num_tokens " + std::to_string(num_tokens) + " (" + std::to_string(per_token) + " bytes per token, " +
+                  Plural(outputs_, "output", "outputs") + ")") ||
+      !Budget(R, costs_.per_request, ptr + "/query_start_loc", Plural(R, "request", "requests")))
+    return false;
 
   // Derive whichever of positions and seq_lens is missing.
   if (!positions) {
@@ -515,6 +554,18 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
                 "at most " + std::to_string(limits_.max_table_entries) +
                     " entries (raise with --max-table-entries)",
                 std::to_string(padded));
+  const int64_t entries = std::max<int64_t>(padded, static_cast<int64_t>(table->entries.size()));
+  if (!Budget(entries, costs_.per_table_entry, ptr,
+              "the block table of group " + QuoteName(g.name) + " (" + std::to_string(entries) + " entries laid out)"))
+    return false;
+  // The writers' pool, when it is built (a bigger one is skipped).
+  const RunFootprint& run = limits_.footprint;
+  const int64_t slots = PoolSlots(s.num_blocks, g);
+  const int64_t pool = run.head_bytes > 0 && slots > INT64_MAX / run.head_bytes ? INT64_MAX : slots * run.head_bytes;
+  if (run.head_bytes > 0 && pool <= run.max_cache_bytes &&
+      !Budget(pool, costs_.pool_copies, ptr.substr(0, ptr.rfind('/')),
+              "the writers' pool of group " + QuoteName(g.name) + " (" + MiBText(pool) + ")"))
+    return false;
   return true;
 }
 
@@ -580,7 +631,12 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
 bool ParseScenario(const std::string& text, const std::string& file, const LoadLimits& limits,
                    Scenario* scenario, std::string* err) {
   json root;
-  if (!ParseJsonText(text, file, "a scenario object", &root, err)) return false;
+  ParseBudget budget;
+  budget.max_bytes = limits.max_memory_mib > (std::numeric_limits<int64_t>::max() >> 20)
+                         ? std::numeric_limits<int64_t>::max()
+                         : limits.max_memory_mib << 20;
+  budget.flag = "--max-memory-mib";
+  if (!ParseJsonText(text, file, "a scenario object", &root, err, budget)) return false;
   Scenario loaded;
   try {
     if (!Loader(file, limits, err).Load(root, &loaded)) return false;

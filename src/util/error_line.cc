@@ -86,6 +86,36 @@ std::string ErrorLine(const std::string& problem) { return "slotguard: error: " 
 
 std::string EscapeText(const std::string& text, size_t max_chars) { return Escape(text, max_chars, 0); }
 
+std::string OutOfMemoryText(const std::string& what) {
+  return what + ": out of memory; expected more free memory (check fewer scenarios at once with -j, or lower "
+                "--max-memory-mib so that such a scenario is refused before it runs)";
+}
+
+std::string PrintableText(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      out += c < 0x20 || c == 0x7f ? ' ' : static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    const size_t n = Utf8Length(text, i);
+    if (n == 0) {
+      out += '?';
+      ++i;
+    } else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {  // C1 control
+      out += ' ';
+      i += n;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
 std::string QuoteName(const std::string& text, size_t max_chars, char quote) {
   return quote + Escape(text, max_chars, quote) + quote;
 }

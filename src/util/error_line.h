@@ -21,6 +21,17 @@ std::string ErrorLine(const std::string& problem);
 constexpr size_t kEscapeLimit = 80;
 std::string EscapeText(const std::string& text, size_t max_chars = kEscapeLimit);
 
+/// Text from another program (a kernel provider's name or message) as one
+/// printable line of valid UTF-8, for reports whose JSON and XML writers
+/// refuse invalid bytes: control characters (C0, DEL and C1) become spaces,
+/// each byte that does not start a valid UTF-8 sequence (overlong,
+/// surrogate, past U+10FFFF, truncated) becomes '?'.
+std::string PrintableText(const std::string& text);
+
+/// "WHAT: out of memory; expected ..." for a std::bad_alloc (exit 3):
+/// what ran out and what to do about it. `what` is already escaped.
+std::string OutOfMemoryText(const std::string& what);
+
 /// 'text', escaped and elided as EscapeText does; the quote inside shown as
 /// \' (or \" with quote '"').
 std::string QuoteName(const std::string& text, size_t max_chars = kEscapeLimit, char quote = '\'');

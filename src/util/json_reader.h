@@ -17,11 +17,25 @@
 
 namespace slotguard {
 
-/// Parses `text` (named `file` in messages). On malformed JSON or a key
-/// given twice in one object, false with *err saying where and that
+/// What parsing may allocate: the document nlohmann builds is many times
+/// its text (10 MB of '[' took 2.1 GB), so the text is scanned first.
+struct ParseBudget {
+  int64_t max_bytes = std::numeric_limits<int64_t>::max();
+  std::string flag;  // the flag that raises it, for the message ("--max-memory-mib")
+};
+/// Arrays and objects nested deeper than this are an error (a scenario
+/// file nests 5 levels, a kernel spec 6).
+constexpr int kMaxJsonDepth = 32;
+
+/// Parses `text` (named `file` in messages). On malformed JSON, a key given
+/// twice in one object, nesting past kMaxJsonDepth or a document that would
+/// take more than budget.max_bytes, false with *err saying where and that
 /// `expected` ("a scenario object") was expected. Never throws.
 bool ParseJsonText(const std::string& text, const std::string& file, const std::string& expected,
-                   nlohmann::json* out, std::string* err);
+                   nlohmann::json* out, std::string* err, const ParseBudget& budget = {});
+
+/// "4608 MiB" (rounded up).
+std::string MiBText(int64_t bytes);
 
 /// The default of --max-file-mib: the largest input file read.
 constexpr int64_t kDefaultMaxFileMib = 256;

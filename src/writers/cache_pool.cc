@@ -9,7 +9,7 @@ namespace slotguard {
 CacheView CacheGeometry(const Scenario& scenario, const Group& group, int32_t head_bytes) {
   CacheView view;
   view.page_slots = SlotsPerEntry(group) * NullEntries(group);
-  view.slots = int64_t{scenario.num_blocks} * view.page_slots;
+  view.slots = PoolSlots(scenario.num_blocks, group);
   view.head_bytes = head_bytes;
   return view;
 }

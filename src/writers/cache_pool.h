@@ -15,8 +15,11 @@ namespace slotguard {
 /// head_bytes per slot. bytes is null until a backend points it somewhere.
 CacheView CacheGeometry(const Scenario& scenario, const Group& group, int32_t head_bytes);
 
-/// Bytes the pool of `view` spans: slots * head_bytes.
-inline int64_t CacheBytes(const CacheView& view) { return view.slots * view.head_bytes; }
+/// Bytes the pool of `view` spans: slots * head_bytes (saturated at
+/// INT64_MAX: num_blocks * block_size * head_bytes can pass 2^63).
+inline int64_t CacheBytes(const CacheView& view) {
+  return view.head_bytes > 0 && view.slots > INT64_MAX / view.head_bytes ? INT64_MAX : view.slots * view.head_bytes;
+}
 
 /// Bytes of block 0: page_slots * head_bytes (kept zero before the run).
 inline int64_t NullBlockBytes(const CacheView& view) { return view.page_slots * view.head_bytes; }

@@ -326,15 +326,85 @@ TEST_F(ScenarioJsonTest, PointerTokensAreEscaped) {
 TEST_F(ScenarioJsonTest, HostileInputNeverCrashes) {
   Scenario s;
   std::string err;
+  // Nesting is refused before the parser builds anything (10 MB of '['
+  // once took 2.1 GB): past 32 levels, at the first container too deep.
   const std::string deep(100000, '[');
   EXPECT_FALSE(ParseScenario(deep, "x.json", limits_, &s, &err));
-  EXPECT_EQ(0u, err.find("x.json: invalid JSON at line 1"));
+  EXPECT_EQ("x.json: line 1, column 33: arrays and objects nested deeper than 32 levels; expected a scenario object",
+            err);
   const std::string deep_valid = std::string(20000, '[') + std::string(20000, ']');
   EXPECT_FALSE(ParseScenario(deep_valid, "x.json", limits_, &s, &err));
+  EXPECT_EQ(0u, err.find("x.json: line 1, column 33: arrays and objects nested deeper"));
+  // 32 levels are parsed (and are not a scenario); brackets inside strings do not count.
+  const std::string at_limit = std::string(32, '[') + "\"[[[[\"" + std::string(32, ']');
+  EXPECT_FALSE(ParseScenario(at_limit, "x.json", limits_, &s, &err));
   EXPECT_EQ("x.json:/: wrong type; expected a scenario object, got an array of 1 element", err);
   EXPECT_FALSE(ParseScenario(std::string("\0\xff\xfe{", 4), "x.json", limits_, &s, &err));
   EXPECT_FALSE(ParseScenario(Doc(R"({"query_start_loc": [0, 1e400]})"), "x.json", limits_, &s, &err));
   EXPECT_FALSE(ParseScenario(Doc(R"({"query_start_loc": [0, -9223372036854775809]})"), "x.json", limits_, &s, &err));
+}
+
+// --max-memory-mib: the estimate is worked out from the sizes before the
+// arrays of that size exist, and names the dimension that drives it. A
+// paged group has 1 output; with the default footprint (no worker, host)
+// a token costs 16 * 2 (two copies of the scenario) + 32 (the output) = 64
+// bytes (scenario/memory_estimate.cc).
+TEST_F(ScenarioJsonTest, AScenarioOverTheMemoryBudgetIsOneLineNamingItsLargestDimension) {
+  limits_.max_memory_mib = 64;
+  const std::string group = R"([{"name": "p", "kernel": "paged", "block_size": 16, "block_table": [[1]]}])";
+  // 1048000 tokens * 64 bytes (and a few bytes of request and table) are
+  // within 64 MiB; 2^20 + 1 tokens are over.
+  AssertLoads(Doc(R"({"query_start_loc": [0, 1], "num_tokens": 1048000})", group));
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "num_tokens": 1048577})", group),
+              "x.json:/batch/num_tokens: checking this scenario would take at least 65 MiB, most of it for "
+              "num_tokens 1048577 (64 bytes per token, 1 output); expected at most 64 MiB (raise with "
+              "--max-memory-mib)");
+  // A compressor_ring group has two outputs: 96 bytes per token.
+  const std::string ring =
+      R"([{"name": "c", "kernel": "compressor_ring", "capacity": 4, "ring_block_size": 4, "block_table": [[1, 2, 3, 4]]}])";
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "num_tokens": 1048576})", ring),
+              "x.json:/batch/num_tokens: checking this scenario would take at least 96 MiB, most of it for "
+              "num_tokens 1048576 (96 bytes per token, 2 outputs); expected at most 64 MiB (raise with "
+              "--max-memory-mib)");
+  // Without num_tokens the tokens are query_start_loc's last entry.
+  AssertError(Doc(R"({"query_start_loc": [0, 1048577]})", group),
+              "x.json:/batch/query_start_loc/1: checking this scenario would take at least 65 MiB, most of it for "
+              "num_tokens 1048577 (64 bytes per token, 1 output); expected at most 64 MiB (raise with "
+              "--max-memory-mib)");
+}
+
+TEST_F(ScenarioJsonTest, TheWritersPoolAndAWorkerCountInTheBudget) {
+  limits_.max_memory_mib = 64;
+  // 2^18 blocks of 16 slots * 64 bytes = 256 MiB per pool, 2 copies.
+  const std::string doc = R"({"slotguard": 1, "name": "w", "num_blocks": 262144, "batch": {"query_start_loc": [0, 1]},
+      "groups": [{"name": "p", "kernel": "paged", "block_size": 16, "block_table": [[1]]}]})";
+  AssertLoads(doc);  // no writers: no pool
+  limits_.footprint.head_bytes = 64;
+  limits_.footprint.max_cache_bytes = int64_t{1} << 30;
+  AssertError(doc, "x.json:/groups/0: checking this scenario would take at least 513 MiB, most of it for the "
+                   "writers' pool of group 'p' (256 MiB); expected at most 64 MiB (raise with --max-memory-mib)");
+  limits_.footprint.max_cache_bytes = 255 << 20;  // a pool over --max-cache-mib is not built: nothing to count
+  AssertLoads(doc);
+  // A worker process holds a third copy of the scenario and its own outputs: 16 * 3 + 32 * 2 = 112.
+  limits_.footprint = RunFootprint();
+  limits_.footprint.isolated = true;
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "num_tokens": 600000})"),
+              "x.json:/batch/num_tokens: checking this scenario would take at least 65 MiB, most of it for "
+              "num_tokens 600000 (112 bytes per token, 1 output); expected at most 64 MiB (raise with "
+              "--max-memory-mib)");
+}
+
+TEST_F(ScenarioJsonTest, AFileWhoseJsonDocumentWouldBeOverTheBudgetIsRefusedBeforeParsing) {
+  limits_.max_memory_mib = 1;
+  // 40,000 numbers: 48 bytes per value, about 1.9 MiB once parsed.
+  std::string positions;
+  for (int i = 0; i < 40000; ++i) positions += (i ? "," : "") + std::string("0");
+  Scenario s;
+  std::string err;
+  EXPECT_FALSE(ParseScenario(Doc(R"({"query_start_loc": [0, 1], "positions": [)" + positions + "]}"), "x.json",
+                             limits_, &s, &err));
+  EXPECT_EQ(0u, err.find("x.json: parsing it would take about 2 MiB ("));
+  EXPECT_NE(std::string::npos, err.find(" JSON values); expected at most 1 MiB (raise with --max-memory-mib)")) << err;
 }
 
 TEST_F(ScenarioJsonTest, MissingFile) {

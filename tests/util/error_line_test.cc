@@ -9,5 +9,21 @@ TEST(ErrorLineTest, OneLineWithThePrefix) {
   EXPECT_EQ("slotguard: error: --backend gpu: no device\n", ErrorLine("--backend gpu: no device"));
 }
 
+// Every byte that does not start a valid UTF-8 sequence is one '?': a lead
+// byte past 0xf4 (0xff here, which a lax decoder reads as a 3-byte lead),
+// an overlong, a surrogate, a truncated sequence. Controls, C1 included,
+// are spaces; valid characters stay.
+TEST(ErrorLineTest, PrintableTextIsOneLineOfValidUtf8) {
+  EXPECT_EQ("a b c", PrintableText("a\nb\x1b" "c"));
+  EXPECT_EQ("a  b", PrintableText("a\n\tb"));
+  EXPECT_EQ("x y", PrintableText("x\xc2\x9by"));                        // C1 CSI
+  EXPECT_EQ("??? ok", PrintableText("\xff\xab\xab ok"));               // not a lead byte, then two continuations
+  EXPECT_EQ("???", PrintableText("\xe0\x80\x80"));                     // overlong
+  EXPECT_EQ("???", PrintableText("\xed\xa0\x80"));                     // surrogate U+D800
+  EXPECT_EQ("????", PrintableText("\xf4\x90\x80\x80"));               // past U+10FFFF
+  EXPECT_EQ("??", PrintableText("\xe2\x82"));                           // truncated: the lead, then the continuation
+  EXPECT_EQ("\xe2\x82\xac \xc3\xa9", PrintableText("\xe2\x82\xac \xc3\xa9"));  // euro sign, e-acute
+}
+
 }  // namespace
 }  // namespace slotguard

@@ -1,0 +1,128 @@
+// libFuzzer target: arbitrary bytes as a kernel provider's reply
+// (--kernel-cmd, plugin/provider_protocol.h): a WELCOME, or the RESULTS for
+// one of a few fixed requests. Every reply is accepted or refused with a
+// one-line problem, never a crash, an allocation the request cannot explain
+// or undefined behaviour; an accepted reply answers every record with the
+// right number of outputs, and its texts are printable UTF-8 that the JSON
+// report writer takes.
+//
+// Input: byte 0 picks what is read (bit 7: WELCOME, else RESULTS), the
+// request's scenarios (bits 0-2) and its mode (bit 3: whole scenarios, one
+// record per scenario; else one record per group). The rest is the reply.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzzing/generators.h"
+#include "plugin/provider_protocol.h"
+#include "scenario/family_params.h"
+
+namespace {
+
+using namespace slotguard;
+
+// Eight fixed scenarios from the shared generator, a few tokens each.
+const std::vector<Scenario>& Scenarios() {
+  static const std::vector<Scenario> scenarios = [] {
+    std::vector<Scenario> out;
+    GeneratorOptions options;
+    options.max_requests = 4;
+    for (uint64_t seed = 1; out.size() < 8; ++seed) {
+      RandomChoices choices(seed);
+      Scenario s = GenerateScenario(choices, options);
+      if (s.batch.num_tokens <= 64) out.push_back(std::move(s));
+    }
+    return out;
+  }();
+  return scenarios;
+}
+
+// Scenarios `pick` and `pick + 1` (mod 8) as a request of `whole` records.
+std::vector<ProviderRecord> Request(int pick, bool whole) {
+  std::vector<ProviderRecord> records;
+  for (int k = 0; k < 2; ++k) {
+    const Scenario& s = Scenarios()[(pick + k) % 8];
+    ProviderRecord r;
+    r.scenario = static_cast<uint32_t>(k);
+    r.s = &s;
+    std::vector<ProviderGroupInput> groups;
+    for (size_t g = 0; g < s.groups.size(); ++g) {
+      ProviderGroupInput in;
+      in.group = g;
+      groups.push_back(in);
+    }
+    if (whole) {
+      r.groups = groups;
+      records.push_back(r);
+    } else {
+      for (const ProviderGroupInput& in : groups) {
+        r.groups = {in};
+        records.push_back(r);
+      }
+    }
+  }
+  return records;
+}
+
+void Die(const std::string& what) {
+  std::fprintf(stderr, "slotguard: %s\n", what.c_str());
+  std::abort();
+}
+
+void CheckText(const std::string& what, const std::string& text) {
+  for (unsigned char c : text)
+    if (c < 0x20 || c == 0x7f) Die(what + " holds control byte " + std::to_string(c) + ": '" + text + "'");
+  try {
+    (void)nlohmann::json(text).dump();
+  } catch (const std::exception& e) {
+    Die(what + " is not UTF-8 the JSON writer takes: " + e.what());
+  }
+}
+
+void CheckProblem(const std::string& problem) {
+  if (problem.empty() || problem.size() > 4096) Die("a refused reply's problem is empty or long");
+  CheckText("a refused reply's problem", problem);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  WireBuffer in;
+  in.bytes.assign(data + 1, data + size);
+  std::string problem;
+  if (data[0] & 0x80) {
+    ProviderWelcome welcome;
+    if (!GetWelcome(&in, &welcome, &problem)) {
+      CheckProblem(problem);
+      return 0;
+    }
+    CheckText("the provider's name", welcome.name);
+    if (welcome.families.empty()) Die("a WELCOME with no family was accepted");
+    return 0;
+  }
+  const std::vector<ProviderRecord> records = Request(data[0] & 7, (data[0] & 8) != 0);
+  if (size - 1 > MaxResultsBytes(records)) return 0;  // the frame reader refuses these before they are read
+  std::vector<ProviderReply> replies;
+  if (!GetResults(&in, records, &replies, &problem)) {
+    CheckProblem(problem);
+    return 0;
+  }
+  if (replies.size() != records.size()) Die("RESULTS accepted with the wrong number of replies");
+  for (size_t i = 0; i < records.size(); ++i) {
+    const ProviderReply& reply = replies[i];
+    CheckText("a reply's message", reply.message);
+    if (reply.status != ProviderStatus::kOk) continue;
+    if (reply.outputs.size() != records[i].groups.size()) Die("an ok reply without one output set per group");
+    for (size_t g = 0; g < records[i].groups.size(); ++g) {
+      const Group& group = records[i].s->groups[records[i].groups[g].group];
+      if (reply.outputs[g].size() != static_cast<size_t>(OutputCount(group))) Die("an ok reply with the wrong outputs");
+      for (const std::vector<int64_t>& out : reply.outputs[g])
+        if (out.size() != static_cast<size_t>(records[i].s->batch.num_tokens)) Die("an output of the wrong length");
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,55 @@
+#include "scenario/memory_estimate.h"
+
+#include <limits>
+
+namespace slotguard {
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+int64_t SaturatingAdd(int64_t a, int64_t b) { return a > kMax - b ? kMax : a + b; }
+
+}  // namespace
+
+MemoryCosts CostsOf(const RunFootprint& footprint) {
+  // Host, measured (docs/limits.md): 16 bytes per token per copy of the
+  // scenario (positions, slot_mapping_in), two copies (the loaded scenario
+  // and the run's own); ~30 bytes per output token (engine, reference, the
+  // invariants' scratch).
+  int64_t scenario_copies = 2, run_copies = 1;
+  if (footprint.isolated) {  // the worker's copy of the scenario, and its outputs
+    scenario_copies += 1;
+    run_copies += 1;
+  }
+  if (footprint.graph_replays) {  // the padded scenario and three replays of it, each with its outputs
+    scenario_copies += 4;
+    run_copies *= 3;
+  }
+  const int64_t replays = footprint.graph_replays ? 3 : 1;
+  MemoryCosts c;
+  c.per_token = 16 * scenario_copies;
+  c.per_output_token = 32 * run_copies;
+  c.per_request = 40 * scenario_copies;
+  c.per_table_entry = 12 * scenario_copies;
+  c.pool_copies = 2 * run_copies;
+  if (footprint.device) {  // the arrays once more on the device, and its outputs per replay
+    c.per_token += 24;
+    c.per_output_token += 16 * replays;
+    c.per_request += 24;
+    c.per_table_entry += 8;
+    c.pool_copies += 1;
+  }
+  return c;
+}
+
+void MemoryEstimate::Add(int64_t bytes, const std::string& pointer, const std::string& what) {
+  if (bytes < 0) bytes = kMax;
+  bytes_ = SaturatingAdd(bytes_, bytes);
+  if (bytes > largest_bytes_) {
+    largest_bytes_ = bytes;
+    largest_pointer_ = pointer;
+    largest_what_ = what;
+  }
+}
+
+}  // namespace slotguard

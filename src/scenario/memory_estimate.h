@@ -1,0 +1,70 @@
+// The memory budget of one scenario (--max-memory-mib): what checking it
+// will allocate, estimated from its sizes before anything of that size is
+// allocated, so that a 300-byte file with num_tokens 2^26 is one error line
+// (exit 2) instead of gigabytes and an abort.
+//
+// Two estimates, each checked against the budget on its own (the first is
+// freed before the second is allocated):
+//  - parsing: the file's text and the JSON document built from it
+//    (util/json_reader.h: ParseJsonText counts the values first);
+//  - checking: the scenario's arrays and every copy the run makes of them
+//    (the run's own copy of the scenario, a worker process's, CUDA-graph
+//    replays), each group's outputs (engine, reference, findings), laid-out
+//    tables and the writers' pools, on the host and, on the gpu backend,
+//    on the device. The loader adds each term as soon as its size is
+//    known (the batch's token and request counts, then each group) and
+//    fails at the first total over the budget, naming the term that drives
+//    it.
+// The per-element costs were measured (docs/limits.md: RSS of `check` on
+// scenarios of 8M tokens); tests/cli/memory_battery.sh runs hostile inputs
+// under a memory limit set from these figures.
+#ifndef SLOTGUARD_SCENARIO_MEMORY_ESTIMATE_H_
+#define SLOTGUARD_SCENARIO_MEMORY_ESTIMATE_H_
+
+#include <cstdint>
+#include <string>
+
+namespace slotguard {
+
+/// What the run does with a scenario beyond loading it (set by the
+/// commands from their backend: runner/run_footprint.h).
+struct RunFootprint {
+  bool isolated = false;        // a worker process holds a second copy
+  bool device = false;          // the gpu backend: device copies of the arrays
+  int32_t head_bytes = 0;       // the writers' bytes per slot (0: no writers)
+  int64_t max_cache_bytes = 0;  // the writers' largest pool per group
+  bool graph_replays = false;   // --cuda-graph: several replays of the batch
+};
+
+/// Bytes per element of each term, every copy of it on the host and the
+/// device counted.
+struct MemoryCosts {
+  int64_t per_token = 0;         // positions, slot_mapping_in (request_of_token on the device)
+  int64_t per_output_token = 0;  // one output of one group: engine, reference, findings scratch
+  int64_t per_request = 0;       // query_start_loc, seq_lens, idx_mapping and their derived arrays
+  int64_t per_table_entry = 0;   // the scenario's int32 entry, its laid-out and gathered copies
+  int64_t pool_copies = 0;       // of each writers' pool: its initial contents, the result
+};
+MemoryCosts CostsOf(const RunFootprint& footprint);
+
+/// A running estimate with the term that contributes most.
+class MemoryEstimate {
+ public:
+  /// Adds `bytes` (saturating), for the dimension at JSON pointer `pointer`
+  /// described by `what` ("num_tokens 67108864 x 3 outputs").
+  void Add(int64_t bytes, const std::string& pointer, const std::string& what);
+  int64_t bytes() const { return bytes_; }
+  bool Over(int64_t budget_bytes) const { return bytes_ > budget_bytes; }
+  const std::string& largest_pointer() const { return largest_pointer_; }
+  const std::string& largest_what() const { return largest_what_; }
+  int64_t largest_bytes() const { return largest_bytes_; }
+
+ private:
+  int64_t bytes_ = 0;
+  int64_t largest_bytes_ = -1;
+  std::string largest_pointer_, largest_what_;
+};
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_SCENARIO_MEMORY_ESTIMATE_H_
