@@ -6,6 +6,7 @@
 #include "backend/worker_messages.h"
 #include "backend/run_in_slices.h"
 #include "util/child_process.h"
+#include "util/running_group.h"
 
 namespace slotguard {
 namespace {
@@ -15,7 +16,11 @@ std::string& WorkerPath() {
   return path;
 }
 
-using Worker = ChildProcess;
+/// A worker process and the page it says which group's provider call it
+/// is in (util/running_group.h).
+struct Worker : ChildProcess {
+  RunningGroupPage running;
+};
 
 class IsolatedBackend : public Backend {
  public:
@@ -26,9 +31,10 @@ class IsolatedBackend : public Backend {
   bool Run(const Scenario& scenario, std::vector<GroupOutputs>* outputs, std::string* err) override {
     std::vector<std::vector<GroupOutputs>> results;
     std::string fault;
-    if (!Request(WorkerOp::kRun, {&scenario}, &results, &fault, err)) return false;
+    size_t culprit = SIZE_MAX;
+    if (!Request(WorkerOp::kRun, {&scenario}, &results, &fault, err, 1, nullptr, &culprit)) return false;
     if (!fault.empty()) {
-      MarkFaulted(fault, scenario.groups.size(), outputs);
+      MarkFaulted(fault, scenario.groups.size(), outputs, culprit < scenario.groups.size() ? culprit : SIZE_MAX);
       return true;
     }
     if (results.size() != 1) return Malformed(err);
@@ -41,10 +47,12 @@ class IsolatedBackend : public Backend {
     std::vector<const Scenario*> pointers;
     for (const Scenario& s : replays) pointers.push_back(&s);
     std::string fault;
-    if (!Request(WorkerOp::kRunReplays, pointers, outputs, &fault, err)) return false;
+    size_t culprit = SIZE_MAX;
+    if (!Request(WorkerOp::kRunReplays, pointers, outputs, &fault, err, 1, nullptr, &culprit)) return false;
     if (!fault.empty()) {  // one replay's worth of faulted groups
       outputs->assign(1, {});
-      MarkFaulted(fault, replays.empty() ? 0 : replays[0].groups.size(), &(*outputs)[0]);
+      const size_t groups = replays.empty() ? 0 : replays[0].groups.size();
+      MarkFaulted(fault, groups, &(*outputs)[0], culprit < groups ? culprit : SIZE_MAX);
     }
     return true;
   }
@@ -102,14 +110,17 @@ class IsolatedBackend : public Backend {
 
   // Sends one request to a worker and reads its answer. A fault (the
   // kernel's, or the worker dying or timing out: *timed_out) fills *fault
-  // and still returns true; false is an environment error. The deadline is
-  // one --timeout for the request, a chunk of a batched campaign included
-  // (it runs in far less than one scenario's budget).
+  // and still returns true, with *culprit the group whose provider call was
+  // in flight when the worker died (SIZE_MAX: none known); false is an
+  // environment error. The deadline is one --timeout for the request, a
+  // chunk of a batched campaign included (it runs in far less than one
+  // scenario's budget).
   bool Request(WorkerOp op, const std::vector<const Scenario*>& scenarios,
                std::vector<std::vector<GroupOutputs>>* results, std::string* fault, std::string* err,
-               int threads = 1, bool* timed_out_out = nullptr) {
+               int threads = 1, bool* timed_out_out = nullptr, size_t* culprit = nullptr) {
     std::unique_ptr<Worker> worker = Acquire(err);
     if (!worker) return false;
+    worker->running.Clear();
     WireBuffer request;
     PutWorkerRequest(op, writers_, threads, scenarios, &request);
     WireBuffer response;
@@ -122,6 +133,8 @@ class IsolatedBackend : public Backend {
         !ReadFrame(worker->from, timeout_ms, &response, &timed_out)) {
       *fault = Ended(worker.get(), timed_out);
       if (timed_out_out) *timed_out_out = timed_out;
+      const int64_t running = worker->running.Read();
+      if (culprit && running >= 0) *culprit = static_cast<size_t>(running);
       return true;  // the worker is gone; the next request starts another
     }
     WorkerStatus status;
@@ -177,6 +190,8 @@ class IsolatedBackend : public Backend {
     child.argv = {exe};
     child.argv.insert(child.argv.end(), options_.worker_args.begin(), options_.worker_args.end());
     auto worker = std::make_unique<Worker>();
+    std::string no_page;  // without it a crash is blamed on the scenario's first group
+    if (worker->running.Create(&no_page)) child.shared_fd = worker->running.fd();
     if (!SpawnChild(child, worker.get(), err)) {
       *err = "could not start the worker process: " + *err;
       return nullptr;

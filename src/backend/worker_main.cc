@@ -6,6 +6,7 @@
 #include "backend/gpu_device.h"
 #include "backend/worker_messages.h"
 #include "util/error_line.h"
+#include "util/running_group.h"
 
 namespace slotguard {
 namespace {
@@ -70,6 +71,7 @@ Served ServeRequest(Backend* backend, const std::string& why, std::ostream& err)
 }  // namespace
 
 bool ServeWorker(BackendKind kind, const ProviderSource& provider_source, std::ostream& err) {
+  ShareRunningGroup(kChildSharedFd);
   std::string why;
   std::unique_ptr<Backend> backend = MakeBackend(kind, &why);
   if (backend && !provider_source.empty()) {

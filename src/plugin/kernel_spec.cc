@@ -23,9 +23,15 @@ struct GridFormula::Node {
   int64_t number = 0;
   std::string name;
   std::vector<std::shared_ptr<const Node>> args;
+  int depth = 1;  // of the tree under it, at most kMaxFormulaDepth
 };
 
 namespace {
+
+/// How deep a formula's operations may nest, parentheses and unary
+/// operators included: the parser, the evaluator and the tree's destructor
+/// recurse that deep ("------x" once overflowed the stack).
+constexpr int kMaxFormulaDepth = 64;
 
 using NodePtr = std::shared_ptr<const GridFormula::Node>;
 
@@ -84,13 +90,27 @@ class FormulaParser {
     if (c == '|') return Fail("'|' is no operator" + column + "; expected '||'");
     return Fail("unexpected '" + s_.substr(at_, 1) + "'" + column);
   }
+  NodePtr TooDeep() {
+    return Fail("the formula nests deeper than " + std::to_string(kMaxFormulaDepth) +
+                " operations at column " + std::to_string(at_ + 1) + "; expected a shallower formula");
+  }
   NodePtr Node(char op, std::vector<NodePtr> args) {
-    for (const NodePtr& a : args)
-      if (!a) return nullptr;
     auto n = std::make_shared<GridFormula::Node>();
+    for (const NodePtr& a : args) {
+      if (!a) return nullptr;
+      n->depth = std::max(n->depth, a->depth + 1);
+    }
+    if (n->depth > kMaxFormulaDepth) return TooDeep();
     n->op = op;
     n->args = std::move(args);
     return n;
+  }
+  /// The parser's own recursion (unary operators, parentheses, arguments)
+  /// before any node is built: counted on the way down.
+  bool Deeper() {
+    if (++nesting_ <= kMaxFormulaDepth) return true;
+    TooDeep();
+    return false;
   }
   NodePtr Or() {
     NodePtr n = And();
@@ -142,15 +162,22 @@ class FormulaParser {
     }
   }
   NodePtr Unary() {
-    if (Eat('-')) return Node('~', {Unary()});
-    if (EatAlone('!', '=')) return Node('!', {Unary()});
-    return Primary();
+    char op = 0;
+    if (Eat('-')) op = '~';
+    else if (EatAlone('!', '=')) op = '!';
+    if (!op) return Primary();
+    if (!Deeper()) return nullptr;
+    NodePtr n = Node(op, {Unary()});
+    --nesting_;
+    return n;
   }
   NodePtr Primary() {
     Skip();
     if (at_ >= s_.size()) return Fail("the formula ends early");
     if (Eat('(')) {
+      if (!Deeper()) return nullptr;
       NodePtr n = Or();
+      --nesting_;
       if (!n) return nullptr;
       if (!Eat(')')) return Fail("expected ')' at column " + std::to_string(at_ + 1));
       return n;
@@ -171,11 +198,15 @@ class FormulaParser {
         return Fail("unknown function '" + n->name + "'" + DidYouMean(n->name, {"cdiv", "min", "max"}) +
                     "; expected cdiv, min or max");
       n->op = 'f';
+      if (!Deeper()) return nullptr;
       do {
         NodePtr arg = Or();
         if (!arg) return nullptr;
+        n->depth = std::max(n->depth, arg->depth + 1);
         n->args.push_back(arg);
       } while (Eat(','));
+      --nesting_;
+      if (n->depth > kMaxFormulaDepth) return TooDeep();
       if (!Eat(')')) return Fail("expected ')' after the arguments of " + n->name);
       if (n->args.size() != 2) return Fail(n->name + " takes 2 arguments, got " + std::to_string(n->args.size()));
       return n;
@@ -194,6 +225,7 @@ class FormulaParser {
 
   const std::string& s_;
   size_t at_ = 0;
+  int nesting_ = 0;
   std::string error_;
 };
 

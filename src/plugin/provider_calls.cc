@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/running_group.h"
+
 namespace slotguard {
 
 std::string ProviderSkips(const MappingProvider& provider, const Scenario& scenario) {
@@ -21,9 +23,11 @@ bool ProviderCalls::Add(size_t group, const sg_mapping_call& call, std::string* 
 
 bool ProviderCalls::Flush(std::string* failure) {
   if (calls_.empty()) return true;
+  SetRunningGroup(static_cast<int64_t>(queued_.front()));  // a crash in the call is this group's
   const bool ok = calls_.size() == 1 && !provider_.takes_whole_scenarios()
                       ? provider_.Launch(calls_[0], device_, failure)
                       : provider_.LaunchScenario(calls_, device_, failure);
+  SetRunningGroup(-1);
   if (!ok) failed_ = queued_.front();
   ran_.insert(ran_.end(), queued_.begin(), queued_.end());
   calls_.clear();

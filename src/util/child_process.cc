@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/running_group.h"
+
 extern char** environ;
 
 namespace slotguard {
@@ -97,6 +99,10 @@ bool SpawnChild(const ChildOptions& options, ChildProcess* child, std::string* e
   posix_spawnattr_setsigdefault(&attr, &pipe_signal);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
   if (options.stdin_null) posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  // Above fd 10 too (a memfd may be fd 5 itself, and dup2 onto itself
+  // would keep its close-on-exec flag).
+  const int shared = options.shared_fd >= 0 ? fcntl(options.shared_fd, F_DUPFD_CLOEXEC, 10) : -1;
+  if (shared >= 0) posix_spawn_file_actions_adddup2(&actions, shared, kChildSharedFd);
   if (options.stdout_to_stderr) posix_spawn_file_actions_adddup2(&actions, 2, 1);
   std::vector<std::string> args = options.argv;
   std::vector<char*> argv;
@@ -113,6 +119,7 @@ bool SpawnChild(const ChildOptions& options, ChildProcess* child, std::string* e
   posix_spawnattr_destroy(&attr);
   close(requests[0]);
   close(replies[1]);
+  if (shared >= 0) close(shared);
   child->to = requests[1];
   child->from = replies[0];
   // Writes never block: a child that stops reading costs a timeout, not a hang.

@@ -36,6 +36,7 @@ struct ChildOptions {
   std::vector<std::string> extra_env;     // "NAME=value", added to slotguard's environment
   bool stdout_to_stderr = false;          // the child's stdout goes to slotguard's stderr
   bool stdin_null = false;                // the child's stdin is /dev/null
+  int shared_fd = -1;                     // when >= 0: the child's fd 5 (util/running_group.h)
 };
 
 /// Starts it; false with *err when it cannot be started. SIGPIPE is ignored

@@ -79,6 +79,40 @@ TEST(GridFormulaTest, ErrorsNameTheProblem) {
   EXPECT_EQ("division by zero", err);
 }
 
+// fuzz_kernel_spec found "max(num_reqs, ------...": the parser recursed once
+// per unary minus until the stack overflowed. Every nesting (unary
+// operators, parentheses, arguments, a long chain of one operator, which
+// the evaluator and the tree's destructor recurse through) stops at 64.
+TEST(GridFormulaTest, DeepFormulasAreErrorsNotStackOverflows) {
+  const std::vector<std::string> deep = {
+      std::string(100000, '-') + "num_reqs",
+      std::string(100000, '!') + "num_reqs",
+      std::string(100000, '(') + "1" + std::string(100000, ')'),
+      [] {
+        std::string s;
+        for (int i = 0; i < 100000; ++i) s += "min(1, ";
+        return s + "1" + std::string(100000, ')');
+      }(),
+      [] {
+        std::string s = "1";
+        for (int i = 0; i < 100000; ++i) s += " + 1";
+        return s;
+      }(),
+  };
+  for (const std::string& text : deep) {
+    GridFormula f;
+    std::string err;
+    EXPECT_FALSE(f.Parse(text, &err)) << text.substr(0, 20);
+    EXPECT_EQ(0u, err.find("the formula nests deeper than 64 operations at column ")) << err;
+    EXPECT_NE(std::string::npos, err.find("; expected a shallower formula")) << err;
+  }
+  // 64 levels are a formula: 63 minus signs over a number.
+  EXPECT_EQ(-1, Eval(std::string(63, '-') + "1"));
+  GridFormula f;
+  std::string err;
+  EXPECT_FALSE(f.Parse(std::string(64, '-') + "1", &err));
+}
+
 TEST(KernelSpecTest, TheExampleSpecLoads) {
   KernelSpec spec;
   std::string err;
