@@ -31,7 +31,10 @@ MemoryCosts CostsOf(const RunFootprint& footprint) {
   c.per_output_token = 32 * run_copies;
   c.per_request = 40 * scenario_copies;
   c.per_table_entry = 12 * scenario_copies;
-  c.pool_copies = 2 * run_copies;
+  // A pool is filled and written in place (measured: one copy); through a
+  // worker it crosses the pipe: the worker's pool and its reply frame, the
+  // frame and the outputs slotguard reads from it.
+  c.pool_copies = (footprint.isolated ? 4 : 1) * replays;
   if (footprint.device) {  // the arrays once more on the device, and its outputs per replay
     c.per_token += 24;
     c.per_output_token += 16 * replays;

@@ -43,7 +43,7 @@ struct MemoryCosts {
   int64_t per_output_token = 0;  // one output of one group: engine, reference, findings scratch
   int64_t per_request = 0;       // query_start_loc, seq_lens, idx_mapping and their derived arrays
   int64_t per_table_entry = 0;   // the scenario's int32 entry, its laid-out and gathered copies
-  int64_t pool_copies = 0;       // of each writers' pool: its initial contents, the result
+  int64_t pool_copies = 0;       // of each writers' pool (filled and written in place)
 };
 MemoryCosts CostsOf(const RunFootprint& footprint);
 

@@ -375,13 +375,13 @@ TEST_F(ScenarioJsonTest, AScenarioOverTheMemoryBudgetIsOneLineNamingItsLargestDi
 
 TEST_F(ScenarioJsonTest, TheWritersPoolAndAWorkerCountInTheBudget) {
   limits_.max_memory_mib = 64;
-  // 2^18 blocks of 16 slots * 64 bytes = 256 MiB per pool, 2 copies.
+  // 2^18 blocks of 16 slots * 64 bytes = 256 MiB per pool, one copy (filled in place).
   const std::string doc = R"({"slotguard": 1, "name": "w", "num_blocks": 262144, "batch": {"query_start_loc": [0, 1]},
       "groups": [{"name": "p", "kernel": "paged", "block_size": 16, "block_table": [[1]]}]})";
   AssertLoads(doc);  // no writers: no pool
   limits_.footprint.head_bytes = 64;
   limits_.footprint.max_cache_bytes = int64_t{1} << 30;
-  AssertError(doc, "x.json:/groups/0: checking this scenario would take at least 513 MiB, most of it for the "
+  AssertError(doc, "x.json:/groups/0: checking this scenario would take at least 257 MiB, most of it for the "
                    "writers' pool of group 'p' (256 MiB); expected at most 64 MiB (raise with --max-memory-mib)");
   limits_.footprint.max_cache_bytes = 255 << 20;  // a pool over --max-cache-mib is not built: nothing to count
   AssertLoads(doc);
