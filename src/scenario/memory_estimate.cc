@@ -28,7 +28,9 @@ MemoryCosts CostsOf(const RunFootprint& footprint) {
   const int64_t replays = footprint.graph_replays ? 3 : 1;
   MemoryCosts c;
   c.per_token = 16 * scenario_copies;
-  c.per_output_token = 32 * run_copies;
+  // The writers: each group's payload (head_bytes per token) and the
+  // memory invariants' view of what it wrote, both measured.
+  c.per_output_token = (32 + 2 * int64_t{footprint.head_bytes}) * run_copies;
   c.per_request = 40 * scenario_copies;
   c.per_table_entry = 12 * scenario_copies;
   // A pool is filled and written in place (measured: one copy); through a
