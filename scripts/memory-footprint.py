@@ -27,10 +27,17 @@ def check(path, budget, flags):
 
 
 def estimate(path, flags):
-    lo, hi = 0, 64
+    """The smallest budget that loads the file, to 1%: loading stops at the
+    first term over the budget, whose running total the error names."""
+    err = subprocess.run([SG, "check", "--backend", BACKEND, "--max-memory-mib", "1", *flags, path],
+                         capture_output=True, text=True).stderr + \
+          subprocess.run([SG, "check", "--backend", BACKEND, "--max-memory-mib", "1", *flags, path],
+                         capture_output=True, text=True).stdout
+    lo = int(err.split("would take at least ")[1].split(" MiB")[0]) - 1
+    hi = lo * 2 + 2
     while check(path, hi, flags) == 2:
         lo, hi = hi, hi * 2
-    while hi - lo > 1:
+    while hi - lo > max(1, hi // 100):
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if check(path, mid, flags) != 2 else (mid, hi)
     return hi
