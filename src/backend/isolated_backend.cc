@@ -140,8 +140,10 @@ class IsolatedBackend : public Backend {
     WorkerStatus status;
     std::string message;
     if (!GetWorkerResponse(&response, &status, &message, results)) return Malformed(err);
-    if (status == WorkerStatus::kFault) {
+    if (status == WorkerStatus::kFault) {  // a device fault, seen at a synchronization after the launches
       *fault = message;
+      const int64_t last = worker->running.LastStarted();
+      if (culprit && last >= 0) *culprit = static_cast<size_t>(last);
       Ended(worker.get(), false);
       return true;
     }

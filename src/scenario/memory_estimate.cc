@@ -17,9 +17,9 @@ MemoryCosts CostsOf(const RunFootprint& footprint) {
   // and the run's own); ~30 bytes per output token (engine, reference, the
   // invariants' scratch).
   int64_t scenario_copies = 2, run_copies = 1;
-  if (footprint.isolated) {  // the worker's copy of the scenario, and its outputs
+  if (footprint.isolated) {  // the worker's copy of the scenario; its outputs, their reply frame, slotguard's copy
     scenario_copies += 1;
-    run_copies += 1;
+    run_copies += 2;
   }
   if (footprint.graph_replays) {  // the padded scenario and three replays of it, each with its outputs
     scenario_copies += 4;
@@ -34,18 +34,24 @@ MemoryCosts CostsOf(const RunFootprint& footprint) {
   c.per_request = 40 * scenario_copies;
   c.per_table_entry = 12 * scenario_copies;
   // A pool is filled and written in place (measured: one copy); through a
-  // worker it crosses the pipe: the worker's pool and its reply frame, the
-  // frame and the outputs slotguard reads from it.
-  c.pool_copies = (footprint.isolated ? 4 : 1) * replays;
-  if (footprint.device) {  // the arrays once more on the device, and its outputs per replay
-    c.per_token += 24;
-    c.per_output_token += 16 * replays;
+  // worker it crosses the pipe: the worker's pool, its reply frame and the
+  // outputs slotguard reads from it (measured: three).
+  c.pool_copies = (footprint.isolated ? 3 : 1) * replays;
+  if (footprint.device) {
+    // On the device (measured on an H200, docs/limits.md): the batch's
+    // arrays with request_of_token and seq_lens_i32, each output in both
+    // geometries with its staging, the pool, and the CUDA context itself.
+    c.per_token += 48;
+    c.per_output_token += 64 * replays;
     c.per_request += 24;
     c.per_table_entry += 8;
     c.pool_copies += 1;
+    c.fixed = int64_t{640} << 20;
   }
   return c;
 }
+
+void MemoryEstimate::AddFixed(int64_t bytes) { bytes_ = SaturatingAdd(bytes_, bytes); }
 
 void MemoryEstimate::Add(int64_t bytes, const std::string& pointer, const std::string& what) {
   if (bytes < 0) bytes = kMax;

@@ -44,6 +44,7 @@ struct MemoryCosts {
   int64_t per_request = 0;       // query_start_loc, seq_lens, idx_mapping and their derived arrays
   int64_t per_table_entry = 0;   // the scenario's int32 entry, its laid-out and gathered copies
   int64_t pool_copies = 0;       // of each writers' pool (filled and written in place)
+  int64_t fixed = 0;             // once per scenario: the CUDA context of the process that runs it
 };
 MemoryCosts CostsOf(const RunFootprint& footprint);
 
@@ -53,6 +54,9 @@ class MemoryEstimate {
   /// Adds `bytes` (saturating), for the dimension at JSON pointer `pointer`
   /// described by `what` ("num_tokens 67108864 x 3 outputs").
   void Add(int64_t bytes, const std::string& pointer, const std::string& what);
+  /// Adds bytes no dimension of the file drives (the CUDA context): in the
+  /// total, never the term an error names.
+  void AddFixed(int64_t bytes);
   int64_t bytes() const { return bytes_; }
   bool Over(int64_t budget_bytes) const { return bytes_ > budget_bytes; }
   const std::string& largest_pointer() const { return largest_pointer_; }

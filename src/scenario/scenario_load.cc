@@ -272,6 +272,7 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
   // The budget, before anything of the batch's size is allocated.
   const std::string size_ptr = positions || n ? n_ptr : JsonChild(ptr + "/query_start_loc", static_cast<size_t>(R));
   const int64_t per_token = costs_.per_token + costs_.per_output_token * outputs_;
+  estimate_.AddFixed(costs_.fixed);
   if (!Budget(num_tokens, per_token, size_ptr,
               "num_tokens " + std::to_string(num_tokens) + " (" + std::to_string(per_token) + " bytes per token, " +
                   Plural(outputs_, "output", "outputs") + ")") ||

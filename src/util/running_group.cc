@@ -10,10 +10,11 @@
 namespace slotguard {
 namespace {
 
-volatile int64_t* g_worker_word = nullptr;
+constexpr size_t kPageBytes = 2 * sizeof(int64_t);
+volatile int64_t* g_worker_words = nullptr;
 
-volatile int64_t* MapWord(int fd) {
-  void* p = mmap(nullptr, sizeof(int64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+volatile int64_t* MapWords(int fd) {
+  void* p = mmap(nullptr, kPageBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   return p == MAP_FAILED ? nullptr : static_cast<volatile int64_t*>(p);
 }
 
@@ -21,21 +22,23 @@ volatile int64_t* MapWord(int fd) {
 
 void ShareRunningGroup(int fd) {
   if (fcntl(fd, F_GETFD) == -1) return;  // not open: no page
-  g_worker_word = MapWord(fd);
+  g_worker_words = MapWords(fd);
 }
 
 void SetRunningGroup(int64_t group) {
-  if (g_worker_word) *g_worker_word = group;
+  if (!g_worker_words) return;
+  g_worker_words[0] = group;
+  if (group >= 0) g_worker_words[1] = group;
 }
 
 RunningGroupPage::~RunningGroupPage() {
-  if (word_) munmap(const_cast<int64_t*>(word_), sizeof(int64_t));
+  if (words_) munmap(const_cast<int64_t*>(words_), kPageBytes);
   if (fd_ >= 0) close(fd_);
 }
 
 bool RunningGroupPage::Create(std::string* err) {
   fd_ = memfd_create("slotguard-running-group", MFD_CLOEXEC);
-  if (fd_ < 0 || ftruncate(fd_, sizeof(int64_t)) != 0 || !(word_ = MapWord(fd_))) {
+  if (fd_ < 0 || ftruncate(fd_, kPageBytes) != 0 || !(words_ = MapWords(fd_))) {
     *err = std::string("memfd for the worker's running group: ") + std::strerror(errno);
     return false;
   }
@@ -43,10 +46,13 @@ bool RunningGroupPage::Create(std::string* err) {
   return true;
 }
 
-int64_t RunningGroupPage::Read() const { return word_ ? *word_ : -1; }
+int64_t RunningGroupPage::Read() const { return words_ ? words_[0] : -1; }
+int64_t RunningGroupPage::LastStarted() const { return words_ ? words_[1] : -1; }
 
 void RunningGroupPage::Clear() {
-  if (word_) *word_ = -1;
+  if (!words_) return;
+  words_[0] = -1;
+  words_[1] = -1;
 }
 
 }  // namespace slotguard

@@ -19,7 +19,8 @@ constexpr int kChildSharedFd = 5;
 /// a worker started by hand, or slotguard's own process).
 void ShareRunningGroup(int fd);
 /// Worker side: the group whose call starts now (index in the scenario), or
-/// -1 once it returned. A no-op without a shared page.
+/// -1 once it returned; the page also keeps the last group that started a
+/// call. A no-op without a shared page.
 void SetRunningGroup(int64_t group);
 
 /// slotguard's side: one page per worker process.
@@ -33,14 +34,17 @@ class RunningGroupPage {
   /// on the first group, as without it).
   bool Create(std::string* err);
   int fd() const { return fd_; }
-  /// The group the worker last said it runs, -1 for none.
+  /// The group whose call is in flight, -1 for none (a crash: its group).
   int64_t Read() const;
+  /// The last group whose call started, -1 for none (a device fault, which
+  /// CUDA reports at a later synchronization: the last launch before it).
+  int64_t LastStarted() const;
   /// -1 again, before the next request.
   void Clear();
 
  private:
   int fd_ = -1;
-  volatile int64_t* word_ = nullptr;
+  volatile int64_t* words_ = nullptr;  // [0] in flight, [1] last started
 };
 
 }  // namespace slotguard

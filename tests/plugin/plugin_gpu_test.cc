@@ -93,6 +93,16 @@ TEST_F(PluginGpuTest, ADeviceTrapCostsOnlyItsScenarios) {
       << out_.str();
 }
 
+// A device trap surfaces at a synchronization after the launches: it is the
+// no_fault of the last group whose provider call started before it (here
+// the only provided one, the second), not of the scenario's first group.
+TEST_F(PluginGpuTest, ADeviceTrapIsTheNoFaultOfTheLastProvidedGroupLaunched) {
+  const std::string file = SLOTGUARD_SOURCE_DIR "/tests/plugin/fixtures/crash-in-second-group.json";
+  EXPECT_EQ(kExitFindings, Check(Lib("libsg_asserting_paged.so"), false, {file})) << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("group plugin_paged: no_fault: a kernel faulted: ")) << out_.str();
+  EXPECT_EQ(std::string::npos, out_.str().find("group own_kpool: no_fault")) << out_.str();
+}
+
 // The chunked path (gpu_provider_chunks.cu): many scenarios' calls on a few
 // streams, one synchronization, give what one scenario at a time gives.
 TEST_F(PluginGpuTest, AChunkOfCallsGivesWhatOneScenarioAtATimeGives) {

@@ -123,12 +123,8 @@ TEST_F(PluginTest, ACrashingPluginCostsOnlyItsScenarios) {
 // plugin that crashes on the second group is that group's no_fault, not
 // the first group's (which ran on slotguard's own kernels and holds).
 TEST_F(PluginTest, ACrashIsTheNoFaultOfTheGroupWhoseCallCrashed) {
-  const fs::path file = dir_ / "two-groups.json";
-  std::ofstream(file) << R"({"slotguard": 1, "name": "two", "num_blocks": 8,
-      "batch": {"query_start_loc": [0, 1, 2], "seq_lens": [1, 1], "idx_mapping": [0, -1]},
-      "groups": [{"name": "own_kpool", "kernel": "kpool_tail", "kpool": 4, "block_table": [[1], [0]]},
-                 {"name": "plugin_paged", "kernel": "paged", "block_size": 16, "block_table": [[1], [0]]}]})";
-  EXPECT_EQ(kExitFindings, Check(kExamples + "/libsg_asserting_paged.so", {file.string()})) << err_.str();
+  const std::string file = SLOTGUARD_SOURCE_DIR "/tests/plugin/fixtures/crash-in-second-group.json";
+  EXPECT_EQ(kExitFindings, Check(kExamples + "/libsg_asserting_paged.so", {file})) << err_.str();
   EXPECT_NE(std::string::npos,
             out_.str().find("group plugin_paged: no_fault: the worker process killed by SIGABRT (Aborted)"))
       << out_.str();

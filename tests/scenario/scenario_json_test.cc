@@ -385,12 +385,24 @@ TEST_F(ScenarioJsonTest, TheWritersPoolAndAWorkerCountInTheBudget) {
                    "writers' pool of group 'p' (256 MiB); expected at most 64 MiB (raise with --max-memory-mib)");
   limits_.footprint.max_cache_bytes = 255 << 20;  // a pool over --max-cache-mib is not built: nothing to count
   AssertLoads(doc);
-  // A worker process holds a third copy of the scenario and its own outputs: 16 * 3 + 32 * 2 = 112.
+  // A worker process holds a third copy of the scenario, and the outputs
+  // are there three times (the worker's, its reply frame, slotguard's):
+  // 16 * 3 + 32 * 3 = 144 bytes per token.
   limits_.footprint = RunFootprint();
   limits_.footprint.isolated = true;
-  AssertError(Doc(R"({"query_start_loc": [0, 1], "num_tokens": 600000})"),
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "num_tokens": 470000})"),
               "x.json:/batch/num_tokens: checking this scenario would take at least 65 MiB, most of it for "
-              "num_tokens 600000 (112 bytes per token, 1 output); expected at most 64 MiB (raise with "
+              "num_tokens 470000 (144 bytes per token, 1 output); expected at most 64 MiB (raise with "
+              "--max-memory-mib)");
+  // The gpu backend adds the device's arrays (48 per token, 64 per output
+  // token) and the CUDA context (640 MiB, never the term named): with a
+  // worker, 16 * 3 + 48 + (32 * 3 + 64) = 256 bytes per token.
+  limits_.footprint.device = true;
+  limits_.max_memory_mib = 1024;
+  AssertLoads(Doc(R"({"query_start_loc": [0, 1], "num_tokens": 1500000})", R"([{"name": "p", "kernel": "paged", "block_size": 16, "block_table": [[1]]}])"));
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "num_tokens": 1600000})"),
+              "x.json:/batch/num_tokens: checking this scenario would take at least 1031 MiB, 391 MiB of it for "
+              "num_tokens 1600000 (256 bytes per token, 1 output); expected at most 1024 MiB (raise with "
               "--max-memory-mib)");
 }
 
