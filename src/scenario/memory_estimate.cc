@@ -41,8 +41,10 @@ MemoryCosts CostsOf(const RunFootprint& footprint) {
     // On the device (measured on an H200, docs/limits.md): the batch's
     // arrays with request_of_token and seq_lens_i32, each output in both
     // geometries with its staging, the pool, and the CUDA context itself.
+    // With the writers, their payload and the memory invariants' buffers
+    // there too (measured: ~450 bytes per token at 64 head bytes).
     c.per_token += 48;
-    c.per_output_token += 64 * replays;
+    c.per_output_token += (64 + 8 * int64_t{footprint.head_bytes}) * replays;
     c.per_request += 24;
     c.per_table_entry += 8;
     c.pool_copies += 1;
