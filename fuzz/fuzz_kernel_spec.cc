@@ -84,6 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         continue;
       }
       LaunchPlan plan;
+      err.clear();
       if (!PlanLaunch(spec, *choice.kernel, calls, &plan, &err)) {
         OneLineOrDie("launch error", err);
         continue;

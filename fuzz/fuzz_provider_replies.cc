@@ -73,8 +73,12 @@ void Die(const std::string& what) {
 }
 
 void CheckText(const std::string& what, const std::string& text) {
-  for (unsigned char c : text)
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c < 0x20 || c == 0x7f) Die(what + " holds control byte " + std::to_string(c) + ": '" + text + "'");
+    if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0xa0)
+      Die(what + " holds a C1 control character: '" + text + "'");
+  }
   try {
     (void)nlohmann::json(text).dump();
   } catch (const std::exception& e) {

@@ -30,7 +30,7 @@ def check(path, budget, flags):
 
 
 def estimate(path, flags):
-    """The smallest budget that loads the file, to 1%: loading stops at the
+    """The smallest budget that loads the file, to 1 MiB: loading stops at the
     first term over the budget, whose running total the error names."""
     err = subprocess.run([SG, "check", "--backend", BACKEND, "--max-memory-mib", "1", *flags, path],
                          capture_output=True, text=True).stderr + \
@@ -40,7 +40,7 @@ def estimate(path, flags):
     hi = lo * 2 + 2
     while check(path, hi, flags) == 2:
         lo, hi = hi, hi * 2
-    while hi - lo > max(1, hi // 100):
+    while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if check(path, mid, flags) != 2 else (mid, hi)
     return hi

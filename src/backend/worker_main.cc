@@ -91,9 +91,9 @@ bool ServeWorker(BackendKind kind, const ProviderSource& provider_source, std::o
       }
     } catch (const std::bad_alloc&) {
       // Reading the request or running it: not the kernel's fault, an
-      // environment error that slotguard reports (exit 3).
+      // environment error that slotguard reports (exit 3). The memory is
+      // freed by now, and slotguard may send the next request here.
       Answer(WorkerStatus::kEnvironmentError, OutOfMemoryText("worker"), nullptr);
-      return true;
     }
   }
 }

@@ -160,7 +160,7 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
   cmd->add_option("--max-cache-mib", setup->max_cache_mib,
                   "largest pool per group for the writers; a bigger group skips the writers and the memory invariants (the report says so)")
       ->capture_default_str()
-      ->check(Integer<int64_t>(1));
+      ->check(IntegerTo<int64_t>(1, uint64_t{1} << 30));
   if (graph)
     cmd->add_flag("--cuda-graph", setup->cuda_graph,
                   "capture mappings + writers into a CUDA graph at the padded capture size (1, 2, 4, "

@@ -316,6 +316,20 @@ void CollectVariables(const GridFormula::Node& n, std::vector<std::string>* out)
 }  // namespace
 
 bool GridFormula::Parse(const std::string& text, std::string* err) {
+  // Its text is quoted in messages, which are one short line each.
+  constexpr size_t kMaxFormulaChars = 1024;
+  text_.clear();
+  root_ = nullptr;
+  if (text.size() > kMaxFormulaChars) {
+    *err = "a formula of " + std::to_string(text.size()) + " characters; expected at most " +
+           std::to_string(kMaxFormulaChars);
+    return false;
+  }
+  for (size_t i = 0; i < text.size(); ++i)
+    if (static_cast<unsigned char>(text[i]) < 0x20 && text[i] != ' ') {
+      *err = "a control character at column " + std::to_string(i + 1) + "; expected a formula on one line";
+      return false;
+    }
   text_ = text;
   root_ = FormulaParser(text).ParseAll(err);
   return root_ != nullptr;

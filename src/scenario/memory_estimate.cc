@@ -37,6 +37,8 @@ MemoryCosts CostsOf(const RunFootprint& footprint) {
   // worker it crosses the pipe: the worker's pool, its reply frame and the
   // outputs slotguard reads from it (measured: three).
   c.pool_copies = (footprint.isolated ? 3 : 1) * replays;
+  c.per_expect_slot = 8 * scenario_copies;
+  c.fixed = int64_t{footprint.isolated ? 32 : 16} << 20;  // each process's code, data and stacks (~10 MiB measured)
   if (footprint.device) {
     // On the device (measured on an H200, docs/limits.md): the batch's
     // arrays with request_of_token and seq_lens_i32, each output in both
@@ -48,7 +50,7 @@ MemoryCosts CostsOf(const RunFootprint& footprint) {
     c.per_request += 24;
     c.per_table_entry += 8;
     c.pool_copies += 1;
-    c.fixed = int64_t{640} << 20;
+    c.fixed += int64_t{640} << 20;
   }
   return c;
 }

@@ -3,11 +3,12 @@
 // allocated, so that a 300-byte file with num_tokens 2^26 is one error line
 // (exit 2) instead of gigabytes and an abort.
 //
-// Two estimates, each checked against the budget on its own (the first is
-// freed before the second is allocated):
+// Two estimates, each checked against the budget:
 //  - parsing: the file's text and the JSON document built from it
 //    (util/json_reader.h: ParseJsonText counts the values first);
-//  - checking: the scenario's arrays and every copy the run makes of them
+//  - checking: the parsing estimate again (the text and the document are
+//    alive while the scenario is built from them), the scenario's arrays
+//    and every copy the run makes of them
 //    (the run's own copy of the scenario, a worker process's, CUDA-graph
 //    replays), each group's outputs (engine, reference, findings), laid-out
 //    tables and the writers' pools, on the host and, on the gpu backend,
@@ -15,9 +16,9 @@
 //    known (the batch's token and request counts, then each group) and
 //    fails at the first total over the budget, naming the term that drives
 //    it.
-// The per-element costs were measured (docs/limits.md: RSS of `check` on
-// scenarios of 8M tokens); tests/cli/memory_battery.sh runs hostile inputs
-// under a memory limit set from these figures.
+// The per-element costs were measured (docs/limits.md,
+// scripts/memory-footprint.py); tests/cli/memory_battery.sh runs hostile
+// inputs under a memory limit set from these figures.
 #ifndef SLOTGUARD_SCENARIO_MEMORY_ESTIMATE_H_
 #define SLOTGUARD_SCENARIO_MEMORY_ESTIMATE_H_
 
@@ -27,9 +28,9 @@
 namespace slotguard {
 
 /// What the run does with a scenario beyond loading it (set by the
-/// commands from their backend: runner/run_footprint.h).
+/// commands from their backend: FootprintOf, backend/backend_setup.h).
 struct RunFootprint {
-  bool isolated = false;        // a worker process holds a second copy
+  bool isolated = false;        // a worker process holds a third copy
   bool device = false;          // the gpu backend: device copies of the arrays
   int32_t head_bytes = 0;       // the writers' bytes per slot (0: no writers)
   int64_t max_cache_bytes = 0;  // the writers' largest pool per group
@@ -44,7 +45,8 @@ struct MemoryCosts {
   int64_t per_request = 0;       // query_start_loc, seq_lens, idx_mapping and their derived arrays
   int64_t per_table_entry = 0;   // the scenario's int32 entry, its laid-out and gathered copies
   int64_t pool_copies = 0;       // of each writers' pool (filled and written in place)
-  int64_t fixed = 0;             // once per scenario: the CUDA context of the process that runs it
+  int64_t per_expect_slot = 0;   // a golden output's slot (expect.slot_mapping), per copy of the scenario
+  int64_t fixed = 0;             // once per scenario: each process's own code and data, the CUDA context
 };
 MemoryCosts CostsOf(const RunFootprint& footprint);
 

@@ -35,8 +35,12 @@ std::string Plural(size_t n, const char* one, const char* many) {
 /// The JSON-to-Scenario translation. Methods return false after Fail().
 class Loader : public JsonReader {
  public:
-  Loader(const std::string& file, const LoadLimits& limits, std::string* err)
-      : JsonReader(file, err), limits_(limits) {}
+  /// `parse_bytes`: what the text and its document take while the
+  /// scenario is built from them (ParseBudget::estimate).
+  Loader(const std::string& file, const LoadLimits& limits, int64_t parse_bytes, std::string* err)
+      : JsonReader(file, err), limits_(limits) {
+    estimate_.AddFixed(parse_bytes);
+  }
 
   bool Load(const json& root, Scenario* s);
 
@@ -108,7 +112,7 @@ bool Loader::Budget(int64_t count, int64_t per_element, const std::string& ptr, 
   estimate_.Add(count > 0 && per_element > max / count ? max : count * per_element, ptr, what);
   const int64_t budget = limits_.max_memory_mib > (max >> 20) ? max : limits_.max_memory_mib << 20;
   if (!estimate_.Over(budget)) return true;
-  const bool most = estimate_.largest_bytes() / 10 * 11 >= estimate_.bytes();  // within 10%: name it alone
+  const bool most = estimate_.largest_bytes() >= estimate_.bytes() - estimate_.bytes() / 10;  // 90%: name it alone
   return Fail(estimate_.largest_pointer(),
               "checking this scenario would take at least " + MiBText(estimate_.bytes()) + ", " +
                   (most ? "most" : MiBText(estimate_.largest_bytes())) + " of it for " + estimate_.largest_what(),
@@ -270,7 +274,9 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
                 "<= " + std::to_string(num_tokens), std::to_string(b->num_actual_tokens));
 
   // The budget, before anything of the batch's size is allocated.
-  const std::string size_ptr = positions || n ? n_ptr : JsonChild(ptr + "/query_start_loc", static_cast<size_t>(R));
+  const std::string size_ptr = positions || n                  ? n_ptr
+                               : b->num_actual_tokens > real ? ptr + "/num_actual_tokens"
+                                                             : JsonChild(ptr + "/query_start_loc", static_cast<size_t>(R));
   const int64_t per_token = costs_.per_token + costs_.per_output_token * outputs_;
   estimate_.AddFixed(costs_.fixed);
   if (!Budget(num_tokens, per_token, size_ptr,
@@ -616,6 +622,10 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
         return Fail(key_ptr, "no output named " + QuoteName(it.key()) + DidYouMean(it.key(), outputs),
                     "one of " + JoinNames(outputs));
       }
+      if (it->is_array() && !Budget(static_cast<int64_t>(it->size()), costs_.per_expect_slot, key_ptr,
+                                    "golden output " + QuoteName(it.key()) + " (" + std::to_string(it->size()) +
+                                        " slots)"))
+        return false;
       std::vector<int64_t> slots;
       if (!IntArray(*it, key_ptr, kInt64Min, kInt64Max, "slot",
                     static_cast<size_t>(limits_.max_tokens), "--max-tokens", &slots))
@@ -637,10 +647,14 @@ bool ParseScenario(const std::string& text, const std::string& file, const LoadL
                          ? std::numeric_limits<int64_t>::max()
                          : limits.max_memory_mib << 20;
   budget.flag = "--max-memory-mib";
+  int64_t parse_bytes = 0;
+  budget.estimate = &parse_bytes;
   if (!ParseJsonText(text, file, "a scenario object", &root, err, budget)) return false;
   Scenario loaded;
   try {
-    if (!Loader(file, limits, err).Load(root, &loaded)) return false;
+    if (!Loader(file, limits, parse_bytes, err).Load(root, &loaded)) return false;
+  } catch (const std::bad_alloc&) {
+    throw;  // the machine's problem (exit 3), not the file's
   } catch (const std::exception& e) {
     *err = file + ": internal error while loading: " + e.what() + "; expected a scenario object";
     return false;

@@ -108,6 +108,14 @@ std::string PrintableText(const std::string& text) {
     } else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {  // C1 control
       out += ' ';
       i += n;
+    } else if (n == 3 && c == 0xe2 && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(text[i + 2]) & 0xfe) == 0xa8) {  // U+2028, U+2029: line breaks to some viewers
+      out += ' ';
+      i += n;
+    } else if (n == 3 && c == 0xef && static_cast<unsigned char>(text[i + 1]) == 0xbf &&
+               static_cast<unsigned char>(text[i + 2]) >= 0xbe) {  // U+FFFE, U+FFFF: not allowed in XML
+      out += '?';
+      i += n;
     } else {
       out.append(text, i, n);
       i += n;

@@ -23,9 +23,10 @@ std::string EscapeText(const std::string& text, size_t max_chars = kEscapeLimit)
 
 /// Text from another program (a kernel provider's name or message) as one
 /// printable line of valid UTF-8, for reports whose JSON and XML writers
-/// refuse invalid bytes: control characters (C0, DEL and C1) become spaces,
-/// each byte that does not start a valid UTF-8 sequence (overlong,
-/// surrogate, past U+10FFFF, truncated) becomes '?'.
+/// refuse invalid bytes: control characters (C0, DEL and C1) and the line
+/// and paragraph separators (U+2028, U+2029) become spaces; each byte that
+/// does not start a valid UTF-8 sequence (overlong, surrogate, past
+/// U+10FFFF, truncated) and the XML-forbidden U+FFFE and U+FFFF become '?'.
 std::string PrintableText(const std::string& text);
 
 /// "WHAT: out of memory; expected ..." for a std::bad_alloc (exit 3):

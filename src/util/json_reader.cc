@@ -96,74 +96,24 @@ class DuplicateKeyFinder {
 
 constexpr size_t kPointerLimit = 160;  // characters of a JSON pointer shown in a message
 
-/// Just past the closing bracket of the object or array `text` starts with
-/// (after whitespace), or npos when it starts with anything else. Only
-/// called on text whose first value the parser accepted.
-size_t ValueEnd(const std::string& text) {
-  size_t i = text.find_first_not_of(" \t\r\n");
-  if (i == std::string::npos || (text[i] != '{' && text[i] != '[')) return std::string::npos;
-  int64_t depth = 0;
-  bool in_string = false;
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if ((c == '}' || c == ']') && --depth == 0) {
-      return i + 1;
-    }
-  }
-  return std::string::npos;
-}
-
-/// The offset of the first byte after the document that is not whitespace,
-/// or npos (nlohmann stops at a NUL byte as at the end of input).
-size_t TrailingOffset(const std::string& text) {
-  const size_t end = ValueEnd(text);
-  if (end == std::string::npos) return text.find('\0');
-  return text.find_first_not_of(" \t\r\n", end);
-}
-
-std::string TrailingError(const std::string& text, size_t at, const std::string& file, const std::string& expected) {
-  return EscapeText(file, 0) + ": trailing bytes after the JSON document at byte offset " + std::to_string(at) +
-         " (" + QuoteName(text.substr(at, 8), 8) + (text.size() - at > 8 ? " ..." : "") + ", " +
-         std::to_string(text.size() - at) + (text.size() - at == 1 ? " byte" : " bytes") + "); expected " + expected +
-         " and nothing after it but whitespace";
-}
-
-/// "line L, column C" of byte `at`.
-std::string LineColumn(const std::string& text, size_t at) {
-  size_t line = 1, column = 1;
-  for (size_t i = 0; i < at && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(column);
-}
-
 /// What one linear pass over the text sees, before anything is built from it.
 struct JsonShape {
   int64_t values = 1;        // at most: one, plus one per ',' and per container
   int64_t containers = 0;    // '[' and '{'
+  int64_t members = 0;       // ':' (an object member: its map node, its key, the duplicate check's copy)
   int64_t string_bytes = 0;  // inside quotes
   size_t too_deep = std::string::npos;  // the offset of the first container past kMaxJsonDepth
+  /// Just past the closing bracket of the object or array the text starts
+  /// with (after whitespace); npos when it starts with anything else.
+  size_t first_end = std::string::npos;
 };
 
 JsonShape ScanJson(const std::string& text) {
   JsonShape shape;
   int depth = 0;
   bool in_string = false;
+  const size_t start = text.find_first_not_of(" \t\r\n");
+  const bool container = start != std::string::npos && (text[start] == '{' || text[start] == '[');
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
@@ -191,10 +141,13 @@ JsonShape ScanJson(const std::string& text) {
         break;
       case ']':
       case '}':
-        --depth;
+        if (--depth == 0 && container && shape.first_end == std::string::npos) shape.first_end = i + 1;
         break;
       case ',':
         ++shape.values;
+        break;
+      case ':':
+        ++shape.members;
         break;
       default:
         break;
@@ -203,12 +156,43 @@ JsonShape ScanJson(const std::string& text) {
   return shape;
 }
 
-/// nlohmann::json: a 16-byte value per element in its parent's vector (an
-/// object member: a ~80-byte map node with its key), a heap vector or map
-/// per container, a heap string per string; the text itself. Measured: 10
-/// MB of '[' (10M nested arrays) took 2.1 GB, about 210 bytes per container.
+/// The offset of the first byte after the document that is not whitespace,
+/// or npos (nlohmann stops at a NUL byte as at the end of input). Only
+/// called on text whose first value the parser accepted.
+size_t TrailingOffset(const std::string& text, const JsonShape& shape) {
+  if (shape.first_end == std::string::npos) return text.find('\0');
+  return text.find_first_not_of(" \t\r\n", shape.first_end);
+}
+
+std::string TrailingError(const std::string& text, size_t at, const std::string& file, const std::string& expected) {
+  return EscapeText(file, 0) + ": trailing bytes after the JSON document at byte offset " + std::to_string(at) +
+         " (" + QuoteName(text.substr(at, 8), 8) + (text.size() - at > 8 ? " ..." : "") + ", " +
+         std::to_string(text.size() - at) + (text.size() - at == 1 ? " byte" : " bytes") + "); expected " + expected +
+         " and nothing after it but whitespace";
+}
+
+/// "line L, column C" of byte `at`.
+std::string LineColumn(const std::string& text, size_t at) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < at && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+/// nlohmann::json: a 16-byte value per element in its parent's vector, a
+/// ~100-byte map node per object member with its key and the duplicate-key
+/// check's copy of it, a heap vector or map per container, a heap string
+/// per string; the text itself. Measured: 10 MB of '[' (10M nested arrays)
+/// took 2.1 GB, about 210 bytes per container.
 int64_t ParseBytes(const std::string& text, const JsonShape& shape) {
-  return static_cast<int64_t>(text.size()) + 48 * shape.values + 256 * shape.containers + 2 * shape.string_bytes;
+  return static_cast<int64_t>(text.size()) + 48 * shape.values + 200 * shape.members + 256 * shape.containers +
+         2 * shape.string_bytes;
 }
 
 }  // namespace
@@ -255,6 +239,7 @@ bool ParseJsonText(const std::string& text, const std::string& file, const std::
     return false;
   }
   const int64_t parse_bytes = ParseBytes(text, shape);
+  if (budget.estimate) *budget.estimate = parse_bytes;
   if (parse_bytes > budget.max_bytes) {
     *err = EscapeText(file, 0) + ": parsing it would take about " + MiBText(parse_bytes) + " (" +
            std::to_string(text.size()) + " bytes, " + std::to_string(shape.values) +
@@ -270,7 +255,7 @@ bool ParseJsonText(const std::string& text, const std::string& file, const std::
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     if (what.find("expected end of input") != std::string::npos) {
-      const size_t at = TrailingOffset(text);
+      const size_t at = TrailingOffset(text, shape);
       if (at != std::string::npos) {
         *err = TrailingError(text, at, file, expected);
         return false;
@@ -283,6 +268,8 @@ bool ParseJsonText(const std::string& text, const std::string& file, const std::
     *err = EscapeText(file, 0) + ": invalid JSON at " + LineColumn(text, e.byte == 0 ? 0 : e.byte - 1) + ": " +
            EscapeText(what, 200) + "; expected " + expected;
     return false;
+  } catch (const std::bad_alloc&) {
+    throw;  // the machine's problem (exit 3), not the file's
   } catch (const std::exception& e) {
     *err = EscapeText(file, 0) + ": invalid JSON: " + EscapeText(e.what(), 200) + "; expected " + expected;
     return false;
@@ -292,7 +279,7 @@ bool ParseJsonText(const std::string& text, const std::string& file, const std::
            QuoteName(duplicates.duplicate_key()) + "; expected each key once per object";
     return false;
   }
-  const size_t at = text.find('\0') == std::string::npos ? std::string::npos : TrailingOffset(text);
+  const size_t at = text.find('\0') == std::string::npos ? std::string::npos : TrailingOffset(text, shape);
   if (at != std::string::npos) {
     *err = TrailingError(text, at, file, expected);
     return false;

@@ -22,6 +22,7 @@ namespace slotguard {
 struct ParseBudget {
   int64_t max_bytes = std::numeric_limits<int64_t>::max();
   std::string flag;  // the flag that raises it, for the message ("--max-memory-mib")
+  int64_t* estimate = nullptr;  // when set: the estimate, for a caller that builds more while it lives
 };
 /// Arrays and objects nested deeper than this are an error (a scenario
 /// file nests 5 levels, a kernel spec 6).

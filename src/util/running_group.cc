@@ -6,11 +6,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 namespace slotguard {
 namespace {
 
 constexpr size_t kPageBytes = 2 * sizeof(int64_t);
+constexpr char kMemfdName[] = "slotguard-running-group";
 volatile int64_t* g_worker_words = nullptr;
 
 volatile int64_t* MapWords(int fd) {
@@ -21,8 +23,14 @@ volatile int64_t* MapWords(int fd) {
 }  // namespace
 
 void ShareRunningGroup(int fd) {
-  if (fcntl(fd, F_GETFD) == -1) return;  // not open: no page
+  // Only slotguard's memfd: an fd 5 inherited from elsewhere (a shell, a
+  // jobserver) is left alone, never mapped and written.
+  char link[128] = {};
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  const ssize_t n = readlink(path.c_str(), link, sizeof(link) - 1);
+  if (n <= 0 || std::string(link, static_cast<size_t>(n)).rfind("/memfd:" + std::string(kMemfdName), 0) != 0) return;
   g_worker_words = MapWords(fd);
+  close(fd);  // the mapping stays; a plugin's own children do not inherit the fd
 }
 
 void SetRunningGroup(int64_t group) {
@@ -37,7 +45,7 @@ RunningGroupPage::~RunningGroupPage() {
 }
 
 bool RunningGroupPage::Create(std::string* err) {
-  fd_ = memfd_create("slotguard-running-group", MFD_CLOEXEC);
+  fd_ = memfd_create(kMemfdName, MFD_CLOEXEC);
   if (fd_ < 0 || ftruncate(fd_, kPageBytes) != 0 || !(words_ = MapWords(fd_))) {
     *err = std::string("memfd for the worker's running group: ") + std::strerror(errno);
     return false;

@@ -494,7 +494,7 @@ TEST(BinaryTest, NumbersAreCheckedInWords) {
       {"replay --max-requests -3 x.json", 2, "slotguard: error: --max-requests: expected a positive integer, got '-3'"},
       {"check --max-table-entries 1e6", 2,
        "slotguard: error: --max-table-entries: expected a positive integer, got '1e6'"},
-      {"check --max-cache-mib lots", 2, "slotguard: error: --max-cache-mib: expected a positive integer, got 'lots'"},
+      {"check --max-cache-mib lots", 2, "slotguard: error: --max-cache-mib: expected an integer from 1 to 1073741824, got 'lots'"},
       {"check --head-bytes 12", 2, "slotguard: error: --head-bytes: expected a multiple of 8 from 8 to 4096, got '12'"},
       {"fuzz --head-bytes x", 2, "slotguard: error: --head-bytes: expected a multiple of 8 from 8 to 4096, got 'x'"},
       {"bench --repeats 0", 2, "slotguard: error: --repeats: expected an integer from 1 to 100000, got '0'"},

@@ -38,12 +38,19 @@ paged4='[{"name": "a", "kernel": "paged", "block_size": 16, "block_table": [[1]]
          {"name": "c", "kernel": "paged", "block_size": 16, "block_table": [[1]]},
          {"name": "d", "kernel": "paged", "block_size": 16, "block_table": [[1]]}]'
 
-# Everything below runs with at most 1.5 GiB of address space.
-ulimit -v $((1536 * 1024))
+# Everything below runs with at most 1.5 GiB of address space (per
+# process: ulimit -v limits each one, a worker process included). Few
+# malloc arenas, so that the address space a thread reserves stays small.
+export MALLOC_ARENA_MAX=2
+if ! ulimit -v $((1536 * 1024)) 2>/dev/null; then
+  echo "memory battery skipped: ulimit -v is not available here"
+  exit 77
+fi
 
-# A 200-byte file asking for 2^26 tokens: 4 GiB to check, refused up front.
+# A 200-byte file asking for 2^26 tokens: 2^26 * 64 bytes = 4096 MiB to
+# check, plus 16 MiB for the process and its few KiB of document; refused up front.
 scenario huge-tokens '{"query_start_loc": [0, 1], "num_tokens": 67108864}' "$paged"
-expect 2 "huge-tokens.json:/batch/num_tokens: checking this scenario would take at least 4096 MiB" -- \
+expect 2 "huge-tokens.json:/batch/num_tokens: checking this scenario would take at least 4113 MiB" -- \
   "$SG" check --backend host "$work/huge-tokens.json"
 expect 2 "/batch/num_tokens: checking this scenario would take at least" -- \
   "$SG" replay --backend host "$work/huge-tokens.json"
@@ -93,6 +100,7 @@ expect 0 "ok    $work/many-groups.json" -- "$SG" check --backend host "$work/man
 # still checked and the JSON report written.
 scenario oom '{"query_start_loc": [0, 1], "num_tokens": 8388608}' "$paged4"
 (
+  failures=0
   ulimit -v $((1024 * 1024))
   expect 3 "oom.json (scenario 'oom'): out of memory" -- \
     "$SG" check --backend host -j 2 --max-memory-mib 100000 --json "$work/oom-report.json" \
@@ -101,11 +109,18 @@ scenario oom '{"query_start_loc": [0, 1], "num_tokens": 8388608}' "$paged4"
 ) || failures=$((failures + 1))
 grep -q '"environment_error": 1' "$work/oom-report.json" && grep -q '"hold": 1' "$work/oom-report.json" ||
   { echo "FAIL: oom-report.json lacks environment_error 1 and hold 1"; failures=$((failures + 1)); }
-# ... and in a worker process (--isolate) the same, not a kernel fault.
+# ... and in a worker process (--isolate) the same, not a kernel fault;
+# the worker goes on serving, so the next file holds (no no_fault).
 (
+  failures=0
   ulimit -v $((1024 * 1024))
   expect 3 "oom.json: oom: host backend: worker: out of memory" -- \
     "$SG" check --backend host --isolate --max-memory-mib 100000 "$work/oom.json"
+  out=$("$SG" check --backend host --isolate --max-memory-mib 100000 "$work/oom.json" "$work/small.json" 2>&1)
+  if [[ "$out" != *"ok    $work/small.json"* || "$out" == *no_fault* ]]; then
+    echo "FAIL: after a worker ran out of memory the next file did not hold: $out"
+    failures=$((failures + 1))
+  fi
   exit $failures
 ) || failures=$((failures + 1))
 
@@ -121,11 +136,17 @@ for run in "tokens" "tokens --isolate" "ring" "pool --writers" "pool --writers -
   shift
   estimate=$("$SG" check --backend host --max-memory-mib 1 "$@" "$work/$file.json" 2>&1 |
              sed -n 's/.*would take at least \([0-9]*\) MiB.*/\1/p' | head -n 1)
+  if [ -z "$estimate" ]; then
+    echo "FAIL: no estimate in the error of --max-memory-mib 1 for $run"
+    failures=$((failures + 1))
+    continue
+  fi
   # The error stops at the first term over the budget: the smallest budget
   # that loads is the whole estimate (bisected, in MiB).
   lo=$((estimate - 1)) hi=$estimate
   while ! "$SG" check --backend host --max-memory-mib "$hi" "$@" "$work/$file.json" > /dev/null 2>&1; do
     lo=$hi hi=$((hi * 2))
+    [ "$hi" -lt $((1 << 20)) ] || { echo "FAIL: $run does not load at any budget"; failures=$((failures + 1)); continue 2; }
   done
   while [ $((hi - lo)) -gt 1 ]; do
     mid=$(((lo + hi) / 2))
@@ -133,6 +154,7 @@ for run in "tokens" "tokens --isolate" "ring" "pool --writers" "pool --writers -
   done
   estimate=$hi
   (
+    failures=0
     ulimit -v $(((estimate + 128) * 1024))
     expect 0 "ok    $work/$file.json" -- "$SG" check --backend host "$@" --max-memory-mib "$estimate" "$work/$file.json"
     echo "      (estimate $estimate MiB: ${run})"

@@ -84,18 +84,19 @@ TEST(GridFormulaTest, ErrorsNameTheProblem) {
 // operators, parentheses, arguments, a long chain of one operator, which
 // the evaluator and the tree's destructor recurse through) stops at 64.
 TEST(GridFormulaTest, DeepFormulasAreErrorsNotStackOverflows) {
+  // Each under the 1024-character limit of a formula, each deeper than 64.
   const std::vector<std::string> deep = {
-      std::string(100000, '-') + "num_reqs",
-      std::string(100000, '!') + "num_reqs",
-      std::string(100000, '(') + "1" + std::string(100000, ')'),
+      std::string(900, '-') + "num_reqs",
+      std::string(900, '!') + "num_reqs",
+      std::string(450, '(') + "1" + std::string(450, ')'),
       [] {
         std::string s;
-        for (int i = 0; i < 100000; ++i) s += "min(1, ";
-        return s + "1" + std::string(100000, ')');
+        for (int i = 0; i < 120; ++i) s += "min(1, ";
+        return s + "1" + std::string(120, ')');
       }(),
       [] {
         std::string s = "1";
-        for (int i = 0; i < 100000; ++i) s += " + 1";
+        for (int i = 0; i < 240; ++i) s += " + 1";
         return s;
       }(),
   };
@@ -111,6 +112,12 @@ TEST(GridFormulaTest, DeepFormulasAreErrorsNotStackOverflows) {
   GridFormula f;
   std::string err;
   EXPECT_FALSE(f.Parse(std::string(64, '-') + "1", &err));
+  // A formula's text is quoted in messages: one short line, so no control
+  // character and at most 1024 characters.
+  EXPECT_FALSE(f.Parse("num_tokens\n- 1", &err));
+  EXPECT_EQ("a control character at column 11; expected a formula on one line", err);
+  EXPECT_FALSE(f.Parse("1" + std::string(2000, ' '), &err));
+  EXPECT_EQ("a formula of 2001 characters; expected at most 1024", err);
 }
 
 TEST(KernelSpecTest, TheExampleSpecLoads) {

@@ -23,6 +23,8 @@ TEST(ErrorLineTest, PrintableTextIsOneLineOfValidUtf8) {
   EXPECT_EQ("????", PrintableText("\xf4\x90\x80\x80"));               // past U+10FFFF
   EXPECT_EQ("??", PrintableText("\xe2\x82"));                           // truncated: the lead, then the continuation
   EXPECT_EQ("\xe2\x82\xac \xc3\xa9", PrintableText("\xe2\x82\xac \xc3\xa9"));  // euro sign, e-acute
+  EXPECT_EQ("a b c", PrintableText("a\xe2\x80\xa8" "b\xe2\x80\xa9" "c"));       // U+2028, U+2029
+  EXPECT_EQ("?\xef\xbf\xbd?", PrintableText("\xef\xbf\xbe\xef\xbf\xbd\xef\xbf\xbf"));  // U+FFFE, U+FFFD kept, U+FFFF
 }
 
 }  // namespace
