@@ -19,6 +19,7 @@ namespace {
 FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const CampaignResult& result) {
   FuzzReport report;
   report.seed = options.seed;
+  report.shard = options.shard;
   report.backend = backend.Describe();
   report.variant = options.variant;
   report.max_requests = options.max_requests;
@@ -73,6 +74,10 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   campaign.generator.table_layout = options.setup.table_layout;
   campaign.variant = options.variant;
   campaign.seed = options.seed;
+  if (!options.shard.empty() && !ParseShard(options.shard, &campaign.shard, &campaign.shards, &problem)) {
+    err << ErrorLine("--shard: " + problem);
+    return kExitBadInput;
+  }
   campaign.runs = options.runs;
   campaign.seconds = options.seconds >= 0 ? options.seconds : (options.runs >= 0 ? 0 : 60);
   campaign.out_dir = options.out_dir;

@@ -76,6 +76,7 @@ struct FuzzOptions {
   double seconds = -1;                // --time; unset: 60 s, or unbounded with --runs
   int64_t runs = -1;
   uint64_t seed = 1;
+  std::string shard;                  // --shard I/N; "" for the whole stream
   std::string out_dir = "fuzz-findings";
   BackendKind backend = BackendKind::kAuto;
   RunSetup setup;

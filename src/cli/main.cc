@@ -15,6 +15,7 @@
 
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
+#include "fuzzing/campaign.h"
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
 
@@ -361,6 +362,16 @@ int main(int argc, char** argv) {
   fuzz_cmd->add_option("--seed", fuzz.seed, "campaign seed: the same seed checks the same scenarios")
       ->capture_default_str()
       ->check(Integer<uint64_t>(0));
+  fuzz_cmd->add_option("--shard", fuzz.shard,
+                       "I/N: check only scenarios I, I+N, I+2N, ... of the seed's stream, so N jobs or GPUs "
+                       "split one campaign (--runs and --time are per shard)")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            int64_t i, n;
+            std::string problem;
+            return slotguard::ParseShard(value, &i, &n, &problem) ? "" : problem;
+          },
+          ""));
   fuzz_cmd->add_option("--out", fuzz.out_dir, "directory for the reproducer")->capture_default_str();
   AddBackend(fuzz_cmd, &fuzz.backend);
   AddRunSetup(fuzz_cmd, &fuzz.setup, false);

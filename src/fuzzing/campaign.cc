@@ -28,6 +28,24 @@ void Report(const CampaignResult& r, double seconds, bool tty, std::ostream& pro
 
 }  // namespace
 
+bool ParseShard(const std::string& text, int64_t* shard, int64_t* shards, std::string* err) {
+  const size_t slash = text.find('/');
+  auto number = [](const std::string& s, int64_t* v) {
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    *v = std::stoll(s);
+    return true;
+  };
+  int64_t i = -1, n = -1;
+  if (slash == std::string::npos || !number(text.substr(0, slash), &i) || !number(text.substr(slash + 1), &n) ||
+      n < 1 || i >= n) {
+    *err = "expected I/N with 0 <= I < N (this campaign's shard of N), got '" + text + "'";
+    return false;
+  }
+  *shard = i;
+  *shards = n;
+  return true;
+}
+
 Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classification* classes) {
   RandomChoices choices(Mix(options.seed, static_cast<uint64_t>(index)));
   Scenario s = GenerateScenario(choices, options.generator, classes);
@@ -82,11 +100,11 @@ Outcome Classify(const CampaignOptions& options, const std::set<std::string>& fi
   return options.generator.inconsistent && !BlamesKernel(fired) ? Outcome::kRunnerState : Outcome::kFinding;
 }
 
-void AddRunnerState(const std::vector<int64_t>& indices, int64_t base, CampaignResult* result) {
+void AddRunnerState(const std::vector<int64_t>& indices, CampaignResult* result) {
   for (int64_t i : indices) {
     ++result->runner_state_findings;
-    if (result->first_runner_state_finding < 0 || base + i < result->first_runner_state_finding)
-      result->first_runner_state_finding = base + i;
+    if (result->first_runner_state_finding < 0 || i < result->first_runner_state_finding)
+      result->first_runner_state_finding = i;
   }
 }
 

@@ -25,7 +25,13 @@ struct CampaignOptions {
   int jobs = 1;
   bool tty_progress = false;  // a \r progress line (else a plain line every 10 s)
   int64_t batch_chunk = 8192; // scenarios per RunMany call on a batching backend
+  /// --shard I/N: this campaign checks scenarios I, I + N, I + 2N, ... of
+  /// the seed's stream (N campaigns with I = 0..N-1 check it all, disjoint).
+  int64_t shard = 0, shards = 1;
 };
+
+/// The stream index of this campaign's k-th scenario (its shard's).
+inline int64_t StreamIndex(const CampaignOptions& options, int64_t k) { return options.shard + k * options.shards; }
 
 struct CampaignResult {
   int64_t scenarios = 0;
@@ -49,7 +55,7 @@ struct CampaignResult {
   int64_t skipped = 0;
   std::string first_skip;       // why the first one was skipped
   bool found = false;
-  int64_t finding_index = -1;   // which scenario of the seed
+  int64_t finding_index = -1;   // which scenario of the seed's stream (StreamIndex)
   std::string invariant;        // the invariant the reproducer keeps firing
   std::vector<std::string> fired;
   Scenario original;
@@ -58,9 +64,13 @@ struct CampaignResult {
   std::vector<std::string> finding_lines;  // of the minimized scenario
 };
 
-/// The scenario the campaign checks at `index`: generated, in the
-/// generator's table_layout when one is given, variant forced.
+/// The scenario at stream index `index` (StreamIndex): generated, in the
+/// generator's table_layout when one is given, variant forced. It depends
+/// on (seed, index) only, so every shard's scenario is the whole stream's.
 Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classification* classes);
+
+/// "I/N" (--shard): 0 <= I < N, N >= 1. False with *err in words.
+bool ParseShard(const std::string& text, int64_t* shard, int64_t* shards, std::string* err);
 
 /// Runs the campaign. Returns false with *err on an environment failure or
 /// when the reproducer cannot be written.

@@ -76,7 +76,7 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
       }
       if (i < n_gen) {
         Scenario& s = gen->scenarios[i];
-        s = CampaignScenario(options, base + static_cast<int64_t>(i), &gen->classes[w]);
+        s = CampaignScenario(options, StreamIndex(options, base + static_cast<int64_t>(i)), &gen->classes[w]);
         gen->pointers[i] = &s;
         gen->tokens[w] += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
         gen_seconds[w] += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -98,13 +98,15 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
   // Adds a checked chunk to the result; true when it holds the finding.
   auto account = [&](const Chunk& c) {
     AddTallies(c.classes, c.tokens, result);
-    AddRunnerState(c.runner_state, c.base, result);
+    std::vector<int64_t> runner_state;  // as stream indices
+    for (int64_t i : c.runner_state) runner_state.push_back(StreamIndex(options, c.base + i));
+    AddRunnerState(runner_state, result);
     const size_t counted = c.first_finding >= 0 ? static_cast<size_t>(c.first_finding) + 1 : c.skipped.size();
     for (size_t i = 0; i < counted && i < c.skipped.size(); ++i) AddSkipped(c.skipped[i], result);
     if (c.first_finding >= 0) {
       result->scenarios += c.first_finding + 1;
       result->found = true;
-      result->finding_index = c.base + c.first_finding;
+      result->finding_index = StreamIndex(options, c.base + c.first_finding);
       return true;
     }
     result->scenarios += static_cast<int64_t>(c.scenarios.size());

@@ -57,9 +57,8 @@ enum class Outcome { kClean, kFinding, kRunnerState };
 /// kFinding stops the campaign; kRunnerState (only with --inconsistent: the
 /// findings do not blame the kernel) is counted and the campaign goes on.
 Outcome Classify(const CampaignOptions& options, const std::set<std::string>& fired);
-/// Counts the runner-state findings [base, base + count) holds (their
-/// indices relative to base), remembering the first.
-void AddRunnerState(const std::vector<int64_t>& indices, int64_t base, CampaignResult* result);
+/// Counts runner-state findings (their stream indices), remembering the first.
+void AddRunnerState(const std::vector<int64_t>& stream_indices, CampaignResult* result);
 
 /// Adds the workers' operator counts and token-groups to the result.
 void AddTallies(const std::vector<Classification>& classes, const std::vector<int64_t>& tokens,

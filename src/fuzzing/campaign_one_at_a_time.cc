@@ -32,7 +32,7 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
     std::vector<CampaignResult> skips(jobs);                // skipped scenarios per worker
     auto worker = [&](int w) {
       for (int64_t i = next++; i < end && i < lowest; i = next++) {
-        const Scenario s = CampaignScenario(options, i, &classes[w]);
+        const Scenario s = CampaignScenario(options, StreamIndex(options, i), &classes[w]);
         std::set<std::string> fired;
         std::string e, skipped;
         if (!Fired(s, backend, &fired, &e, &skipped)) {
@@ -45,7 +45,7 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
         checked[w]++;
         AddSkipped(skipped, &skips[w]);
         const Outcome outcome = Classify(options, fired);
-        if (outcome == Outcome::kRunnerState) runner_state[w].push_back(i);
+        if (outcome == Outcome::kRunnerState) runner_state[w].push_back(StreamIndex(options, i));
         if (outcome == Outcome::kFinding) {
           int64_t seen = lowest.load();
           while (i < seen && !lowest.compare_exchange_weak(seen, i)) {}
@@ -67,13 +67,14 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
       result->skipped += s.skipped;
     }
     for (std::vector<int64_t>& indices : runner_state) {
-      indices.erase(std::remove_if(indices.begin(), indices.end(), [&](int64_t i) { return i > lowest; }),
+      const int64_t last = StreamIndex(options, lowest);
+      indices.erase(std::remove_if(indices.begin(), indices.end(), [&](int64_t i) { return i > last; }),
                     indices.end());
-      AddRunnerState(indices, 0, result);
+      AddRunnerState(indices, result);
     }
     if (lowest < end) {
       result->found = true;
-      result->finding_index = lowest;
+      result->finding_index = StreamIndex(options, lowest);
       break;
     }
     budget.MaybeReport(*result);

@@ -38,7 +38,8 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
     out << "fuzz: classification: " << classes << "\n";
     if (!never.empty()) out << "fuzz: operators never exercised: " << never << "\n";
     out << "slotguard: fuzz: " << report.scenarios << " scenarios, " << report.tokens << " token-groups, " << rate
-        << ", no finding, backend " << report.backend << ", seed " << report.seed << "\n";
+        << ", no finding, backend " << report.backend << ", seed " << report.seed
+        << (report.shard.empty() ? "" : ", shard " + report.shard) << "\n";
     return;
   }
   for (const std::string& line : report.finding_lines) out << line << "\n";

@@ -16,6 +16,7 @@ namespace slotguard {
 /// A campaign's outcome (fuzzing/campaign.h's CampaignResult) with the flags it ran under.
 struct FuzzReport {
   uint64_t seed = 1;
+  std::string shard;         // --shard I/N, "" for the whole stream
   std::string backend;       // Backend::Describe()
   std::string variant;       // forced; "" for fixed
   int32_t max_requests = 0;

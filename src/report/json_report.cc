@@ -176,6 +176,7 @@ std::string FuzzJson(const FuzzReport& report) {
   ordered_json j;
   j["slotguard_fuzz"] = 1;
   j["seed"] = report.seed;
+  if (!report.shard.empty()) j["shard"] = report.shard;
   j["backend"] = report.backend;
   j["variant"] = report.variant.empty() ? "fixed" : report.variant;
   j["max_requests"] = report.max_requests;

@@ -495,6 +495,8 @@ TEST(BinaryTest, NumbersAreCheckedInWords) {
       {"check --max-table-entries 1e6", 2,
        "slotguard: error: --max-table-entries: expected a positive integer, got '1e6'"},
       {"check --max-cache-mib lots", 2, "slotguard: error: --max-cache-mib: expected an integer from 1 to 1073741824, got 'lots'"},
+      {"fuzz --shard 2/2", 2, "slotguard: error: --shard: expected I/N with 0 <= I < N (this campaign's shard of N), got '2/2'"},
+      {"fuzz --shard 1", 2, "slotguard: error: --shard: expected I/N with 0 <= I < N (this campaign's shard of N), got '1'"},
       {"check --head-bytes 12", 2, "slotguard: error: --head-bytes: expected a multiple of 8 from 8 to 4096, got '12'"},
       {"fuzz --head-bytes x", 2, "slotguard: error: --head-bytes: expected a multiple of 8 from 8 to 4096, got 'x'"},
       {"bench --repeats 0", 2, "slotguard: error: --repeats: expected an integer from 1 to 100000, got '0'"},

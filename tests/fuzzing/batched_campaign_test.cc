@@ -3,7 +3,11 @@
 // check exactly the scenarios the one-at-a-time campaign checks, and stop at
 // the same first finding, whatever chunk it falls in. A stand-in backend
 // batches the host backend, so this runs without a GPU.
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
+#include <mutex>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -27,6 +31,10 @@ class StandInBackend : public Backend {
   const char* name() const override { return "host"; }
   bool Batches() const override { return batches_; }
   bool Run(const Scenario& s, std::vector<GroupOutputs>* outputs, std::string* err) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      seen.insert(WriteScenarioJson(s));
+    }
     if (!host_->Run(s, outputs, err)) return false;
     if (bug_from_tokens_ > 0 && s.batch.num_tokens >= bug_from_tokens_ && !outputs->empty())
       (*outputs)[0].engine[0][0] = -7;
@@ -42,8 +50,10 @@ class StandInBackend : public Backend {
     return Backend::RunMany(scenarios, outputs, err, threads);
   }
   int run_many_calls = 0;
+  std::multiset<std::string> seen;  // every scenario run, as JSON
 
  private:
+  std::mutex mu_;
   std::unique_ptr<Backend> host_ = MakeHostBackend();
   bool batches_;
   int64_t bug_from_tokens_;
@@ -77,6 +87,71 @@ TEST(BatchedCampaignTest, ChecksTheSameScenariosAsOneAtATime) {
   EXPECT_EQ(b.tokens, a.tokens);
   EXPECT_EQ(b.classes, a.classes);
   EXPECT_GT(a.kernel_seconds + a.check_seconds + a.generate_seconds, 0);
+}
+
+// --shard I/N: N campaigns split the seed's stream. Two shards of 300
+// check exactly the 600 scenarios of the whole campaign, none twice,
+// batched or one at a time.
+TEST(ShardedCampaignTest, TwoShardsCheckExactlyTheWholeStream) {
+  for (bool batches : {true, false}) {
+    CampaignOptions whole = Options("shards");
+    whole.runs = 600;
+    whole.jobs = 2;
+    StandInBackend all(batches, 0);
+    CampaignResult r;
+    std::string err;
+    std::ostringstream progress;
+    ASSERT_TRUE(RunCampaign(whole, all, progress, &r, &err)) << err;
+    ASSERT_EQ(600u, all.seen.size());
+    std::multiset<std::string> together;
+    for (int64_t shard : {0, 1}) {
+      CampaignOptions part = whole;
+      part.runs = 300;
+      part.shard = shard;
+      part.shards = 2;
+      StandInBackend backend(batches, 0);
+      CampaignResult shard_result;
+      ASSERT_TRUE(RunCampaign(part, backend, progress, &shard_result, &err)) << err;
+      EXPECT_EQ(300, shard_result.scenarios);
+      together.insert(backend.seen.begin(), backend.seen.end());
+    }
+    EXPECT_EQ(all.seen, together) << (batches ? "batched" : "one at a time");
+  }
+}
+
+// A shard names its finding by its index in the whole stream: the shard
+// that holds the whole campaign's first finding finds it at the same index;
+// the other finds a later one of its own parity.
+TEST(ShardedCampaignTest, AShardsFindingIsNamedByItsIndexInTheWholeStream) {
+  const int64_t kTokens = 300;
+  CampaignOptions whole = Options("shard_finding");
+  whole.runs = 4000;
+  int64_t first = -1;  // the whole stream's first scenario the stand-in bug fires on
+  for (int64_t i = 0; i < whole.runs && first < 0; ++i) {
+    const Scenario s = CampaignScenario(whole, i, nullptr);
+    if (s.batch.num_tokens >= kTokens && !s.groups.empty()) first = i;
+  }
+  ASSERT_GE(first, 0);
+  for (int64_t shard : {0, 1}) {
+    CampaignOptions part = whole;
+    part.shard = shard;
+    part.shards = 2;
+    part.out_dir += "_" + std::to_string(shard);
+    fs::remove_all(part.out_dir);
+    StandInBackend backend(true, kTokens);
+    CampaignResult r;
+    std::string err;
+    std::ostringstream progress;
+    ASSERT_TRUE(RunCampaign(part, backend, progress, &r, &err)) << err;
+    ASSERT_TRUE(r.found);
+    EXPECT_EQ(shard, r.finding_index % 2);
+    if (shard == first % 2) {
+      EXPECT_EQ(first, r.finding_index);
+    } else {
+      EXPECT_GT(r.finding_index, first);
+    }
+    EXPECT_EQ(r.finding_index / 2 + 1, r.scenarios) << "this shard's scenarios up to its finding";
+  }
 }
 
 TEST(BatchedCampaignTest, StopsAtTheFirstFindingInALaterChunk) {
