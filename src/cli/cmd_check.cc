@@ -64,7 +64,8 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // A report that cannot be written is the machine's problem, not the input's.
   if ((!options.junit_path.empty() && !WriteJUnit(options.junit_path, reports, summary, &problem)) ||
-      (!options.json_path.empty() && !WriteJsonReport(options.json_path, reports, summary, &problem))) {
+      (!options.json_path.empty() && !WriteJsonReport(options.json_path, reports, summary, &problem)) ||
+      (!options.sarif_path.empty() && !WriteSarif(options.sarif_path, reports, summary, &problem))) {
     err << ErrorLine(problem);
     return kExitEnvironment;
   }

@@ -29,6 +29,7 @@ struct CheckOptions {
   std::string variant;  // "" each group's own; a variant name; or "all"
   std::string junit_path;
   std::string json_path;
+  std::string sarif_path;
   int jobs = 1;
   bool verbose = false;  // also print the findings of scenarios that hold
   bool quiet = false;    // print only what fails and the summary

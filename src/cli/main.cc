@@ -306,6 +306,8 @@ int main(int argc, char** argv) {
                         "each scenario once per variant (see `slotguard list`)");
   check_cmd->add_option("--junit", check.junit_path, "write a JUnit XML report");
   check_cmd->add_option("--json", check.json_path, "write a JSON report");
+  check_cmd->add_option("--sarif", check.sarif_path,
+                        "write a SARIF 2.1.0 report for code scanning (a result per unexpected finding)");
   check_cmd->add_option("-j,--jobs", check.jobs, "scenarios checked in parallel")
       ->capture_default_str()
       ->check(IntegerTo<int>(1, 1024));

@@ -1,0 +1,155 @@
+// SARIF 2.1.0 (OASIS): the check results as code-scanning alerts, from the
+// same reports as JUnit and JSON. One rule per invariant (ruleId
+// "slotguard/<invariant>", the registry's description), plus rules for a
+// scenario that expected a finding none gave, bad input and environment
+// errors. A result is located at the scenario file and, as a logical
+// location, the JSON pointer of the group (never at slotguard's own
+// source); its partialFingerprints hash what the finding is, not where the
+// run happened, so re-runs update one alert instead of adding one.
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "registry/families.h"
+#include "registry/invariants.h"
+#include "report/report.h"
+
+namespace slotguard {
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr char kMissingRule[] = "slotguard/expected-finding-missing";
+constexpr char kBadInputRule[] = "slotguard/bad-input";
+constexpr char kEnvironmentRule[] = "slotguard/environment-error";
+
+/// FNV-1a, 64 bits, as 16 hex digits: a stable fingerprint of a text.
+std::string Fingerprint(const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<size_t>(i)] = kHex[h & 15];
+  return out;
+}
+
+ordered_json Rule(const std::string& id, const std::string& name, const std::string& text) {
+  ordered_json r;
+  r["id"] = id;
+  r["name"] = name;
+  r["shortDescription"] = {{"text", text}};
+  r["fullDescription"] = {{"text", text}};
+  return r;
+}
+
+/// The JSON pointer at the start of a one-line load error
+/// ("FILE:/groups/0/kernel: problem"), "" when it has none.
+std::string ErrorPointer(const ScenarioReport& r) {
+  if (r.error.compare(0, r.file.size() + 2, r.file + ":/") != 0) return "";
+  const size_t start = r.file.size() + 1;
+  const size_t end = r.error.find(": ", start);
+  return r.error.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+ordered_json Result(const std::string& rule, const std::string& level, const std::string& message,
+                    const ScenarioReport& r, const std::string& pointer, const std::string& identity) {
+  ordered_json res;
+  res["ruleId"] = rule;
+  res["level"] = level;
+  res["message"] = {{"text", message}};
+  ordered_json location;
+  location["physicalLocation"] = {{"artifactLocation", {{"uri", r.file}}}, {"region", {{"startLine", 1}}}};
+  if (!pointer.empty())
+    location["logicalLocations"] = ordered_json::array({{{"fullyQualifiedName", pointer}, {"kind", "object"}}});
+  res["locations"] = ordered_json::array({location});
+  res["partialFingerprints"] = {{"slotguardFinding/v1", Fingerprint(rule + "\n" + r.file + "\n" + identity)}};
+  return res;
+}
+
+}  // namespace
+
+std::string CheckSarif(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
+  ordered_json rules = ordered_json::array();
+  for (const InvariantInfo& info : AllInvariants())
+    rules.push_back(Rule(std::string("slotguard/") + info.name, info.name, info.description));
+  rules.push_back(Rule(kMissingRule, "expected-finding-missing",
+                       "the scenario expects a finding (its expect block), and the invariant did not fire"));
+  rules.push_back(Rule(kBadInputRule, "bad-input", "the scenario file cannot be loaded"));
+  rules.push_back(Rule(kEnvironmentRule, "environment-error",
+                       "the backend failed to run the scenario (no device, out of memory, a CUDA error)"));
+  ordered_json results = ordered_json::array();
+  for (const ScenarioReport& r : reports) {
+    if (r.status == ScenarioStatus::kBadInput) {
+      results.push_back(Result(kBadInputRule, "error", r.error, r, ErrorPointer(r), r.error));
+      continue;
+    }
+    if (r.status == ScenarioStatus::kEnvironmentError) {
+      results.push_back(Result(kEnvironmentRule, "error", r.error, r, "", r.name));
+      continue;
+    }
+    if (r.status != ScenarioStatus::kChecked || r.holds) continue;
+    if (r.expect_finding) {  // it fails only by what did not fire (JudgeExpectation)
+      std::vector<std::string> missing;
+      for (const std::string& name : r.expected_invariants)
+        if (!r.fired.count(name)) missing.push_back(name);
+      if (r.total_findings == 0) missing = {""};
+      for (const std::string& name : missing)
+        results.push_back(Result(kMissingRule, "error",
+                                 (name.empty() ? r.verdict : "expected " + name + ", it did not fire (" + r.verdict + ")") +
+                                     " in scenario " + r.name,
+                                 r, "/expect", r.name + "\n" + name + "\n" + r.forced_variant));
+      continue;
+    }
+    for (size_t g = 0; g < r.groups.size(); ++g) {  // every finding is unexpected
+      const GroupReport& group = r.groups[g];
+      for (const auto& [invariant, count] : group.counts) {
+        std::string first;
+        for (const Finding& f : group.findings)
+          if (f.invariant == invariant) {
+            first = FindingLine(r, group.name, f);
+            break;
+          }
+        const std::string message = std::to_string(count) + " " + invariant + " finding" + (count == 1 ? "" : "s") +
+                                    " in group " + group.name + " (" + GetFamily(group.family).name + ", variant " +
+                                    GetVariant(group.variant).name + ") of scenario " + r.name +
+                                    (first.empty() ? "" : ": " + first);
+        // What the finding is: the scenario, the group, its kernel and
+        // variant, the invariant (not the count, the backend or the run).
+        const std::string identity = r.name + "\n" + group.name + "\n" + GetFamily(group.family).name + "\n" +
+                                     GetVariant(group.variant).name + "\n" + invariant;
+        results.push_back(Result("slotguard/" + invariant, "error", message, r, "/groups/" + std::to_string(g),
+                                 identity));
+      }
+    }
+  }
+  ordered_json driver;
+  driver["name"] = "slotguard";
+  driver["version"] = std::string(kSlotguardVersion);
+  driver["rules"] = rules;
+  ordered_json run;
+  run["tool"] = {{"driver", driver}};
+  run["results"] = results;
+  run["properties"] = {{"backend", summary.backend}, {"implementation", summary.implementation}};
+  ordered_json root;
+  root["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
+  root["version"] = "2.1.0";
+  root["runs"] = ordered_json::array({run});
+  return root.dump(2) + "\n";
+}
+
+bool WriteSarif(const std::string& path, const std::vector<ScenarioReport>& reports, const CheckSummary& summary,
+                std::string* err) {
+  std::ofstream out(path);
+  out << CheckSarif(reports, summary);
+  out.close();
+  if (!out) {
+    *err = path + ": cannot write the SARIF report";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace slotguard

@@ -1,0 +1,115 @@
+// check --sarif: SARIF 2.1.0 from the same reports as JUnit and JSON. The
+// log has SARIF's required structure (validated against its transcription,
+// tests/report/fixtures/sarif-2.1.0-required.schema.json), a rule per
+// invariant, results at the scenario file and a JSON pointer, and
+// fingerprints that identify the finding, not the run.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "registry/invariants.h"
+#include "testing/json_schema.h"
+
+namespace slotguard {
+namespace {
+
+const std::string kSource = SLOTGUARD_SOURCE_DIR;
+
+class SarifTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) / "sarif";
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_ / "extra");
+    std::ofstream(dir_ / "extra" / "malformed.json") << "{\"slotguard\": 1, \"name\": \"m\", \"num_blocks\": 0}";
+    // A mutant without its expect: findings fire where a pass is expected.
+    json doc = ReadJson(kSource + "/scenarios/paged/mutants/pad-from-n.json");
+    doc.erase("expect");
+    std::ofstream(dir_ / "extra" / "failing.json") << doc.dump();
+  }
+  json Sarif(int jobs, const std::string& name) {
+    CheckOptions o;
+    o.paths = {kSource + "/scenarios", (dir_ / "extra").string()};
+    o.backend = BackendKind::kHost;
+    o.jobs = jobs;
+    o.sarif_path = (dir_ / name).string();
+    o.quiet = true;
+    std::ostringstream out, err;
+    EXPECT_EQ(kExitFindings, RunCheck(o, out, err)) << out.str() << err.str();
+    return ReadJson(o.sarif_path);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(SarifTest, TheLogHasSarifsRequiredStructure) {
+  const json schema = ReadJson(kSource + "/tests/report/fixtures/sarif-2.1.0-required.schema.json");
+  KeywordsKnown(schema, "");
+  const json log = Sarif(1, "a.sarif");
+  std::string text;
+  for (const std::string& e : Errors(schema, log)) text += e + "\n";
+  EXPECT_TRUE(text.empty()) << text;
+  ASSERT_EQ(1u, log["runs"].size());
+  EXPECT_EQ("slotguard", log["runs"][0]["tool"]["driver"]["name"]);
+}
+
+TEST_F(SarifTest, ARulePerInvariantAndAResultPerUnexpectedFinding) {
+  const json log = Sarif(1, "a.sarif");
+  const json& run = log["runs"][0];
+  std::set<std::string> rules;
+  for (const json& r : run["tool"]["driver"]["rules"]) EXPECT_TRUE(rules.insert(r["id"].get<std::string>()).second);
+  for (const InvariantInfo& info : AllInvariants()) {
+    EXPECT_TRUE(rules.count(std::string("slotguard/") + info.name)) << info.name;
+  }
+  std::map<std::string, int> by_rule;
+  for (const json& res : run["results"]) {
+    const std::string rule = res["ruleId"];
+    EXPECT_TRUE(rules.count(rule)) << rule;
+    ++by_rule[rule];
+    const json& location = res["locations"][0];
+    const std::string uri = location["physicalLocation"]["artifactLocation"]["uri"];
+    EXPECT_TRUE(std::filesystem::exists(uri)) << "located at the scenario file: " << uri;
+    EXPECT_EQ(std::string::npos, uri.find("/src/")) << "never at slotguard's own source";
+    EXPECT_FALSE(res["message"]["text"].get<std::string>().empty());
+    if (uri.find("failing.json") != std::string::npos) {
+      EXPECT_EQ("/groups/0", location["logicalLocations"][0]["fullyQualifiedName"]) << res.dump();
+    }
+    if (uri.find("malformed.json") != std::string::npos) {
+      EXPECT_EQ("slotguard/bad-input", rule);
+      EXPECT_EQ("/num_blocks", location["logicalLocations"][0]["fullyQualifiedName"]) << res.dump();
+    }
+  }
+  // The failing mutant: pad_from_n's findings, padding_tail among them,
+  // each (group, invariant) once; the malformed file once; every curated
+  // scenario holds, so nothing else.
+  EXPECT_EQ(1, by_rule["slotguard/bad-input"]);
+  EXPECT_EQ(1, by_rule["slotguard/padding_tail"]);
+  EXPECT_EQ(0, by_rule["slotguard/expected-finding-missing"]);
+  int from_failing = 0;
+  for (const json& res : run["results"])
+    from_failing += res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].get<std::string>().find(
+                        "failing.json") != std::string::npos;
+  EXPECT_EQ(static_cast<int>(run["results"].size()) - 1, from_failing);
+}
+
+// Code scanning matches alerts across runs by partialFingerprints: the same
+// findings give the same fingerprints whatever --jobs, and two results never
+// share one.
+TEST_F(SarifTest, FingerprintsIdentifyTheFindingNotTheRun) {
+  const json a = Sarif(1, "a.sarif"), b = Sarif(3, "b.sarif");
+  std::set<std::string> fa, fb;
+  for (const json& res : a["runs"][0]["results"])
+    EXPECT_TRUE(fa.insert(res["partialFingerprints"]["slotguardFinding/v1"].get<std::string>()).second);
+  for (const json& res : b["runs"][0]["results"])
+    fb.insert(res["partialFingerprints"]["slotguardFinding/v1"].get<std::string>());
+  EXPECT_EQ(fa, fb);
+  EXPECT_GT(fa.size(), 1u);
+}
+
+}  // namespace
+}  // namespace slotguard
