@@ -57,4 +57,26 @@ done
 echo "  slotguard fuzz: $(tail -n 1 "$OUT/logs/slotguard-fuzz.log")"
 findings=$(ls "$OUT/findings" | wc -l)
 echo "  findings: $findings scenario files in $OUT/findings (replay each with: slotguard replay FILE)"
+# The same as Markdown, for a CI job to post ($OUT/summary.md).
+{
+  echo "## slotguard nightly $(date -u +%Y-%m-%d) — $([ $status = 0 ] && echo 'clean' || echo 'FINDINGS')"
+  echo
+  echo "| target | result | corpus after merge |"
+  echo "|---|---|---|"
+  for target in $TARGETS; do
+    result=$(grep -E '^Done|INFO: fuzzed for|ERROR' "$OUT/logs/$target.log" | tail -n 1 | tr '|' '/')
+    echo "| \`$target\` | ${result:-no result} | $(ls corpus/$target | wc -l) inputs |"
+  done
+  echo
+  echo "slotguard fuzz: \`$(tail -n 1 "$OUT/logs/slotguard-fuzz.log")\`"
+  echo
+  if [ "$findings" -gt 0 ]; then
+    echo "Findings ($findings), each replayed with \`slotguard replay FILE\`:"
+    echo
+    for f in "$OUT"/findings/*; do echo "- \`$(basename "$f")\`"; done
+  else
+    echo "No findings."
+  fi
+} > "$OUT/summary.md"
+echo "  markdown: $OUT/summary.md"
 exit $status
