@@ -42,6 +42,7 @@ FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Ca
   if (result.found) {
     report.original_shape = ScenarioShape(result.original);
     report.minimized_shape = ScenarioShape(result.minimized);
+    for (const Group& g : result.minimized.groups) report.families.push_back(GetFamily(g.family).name);
   }
   report.file = result.file;
   report.finding_lines = result.finding_lines;
@@ -108,7 +109,8 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   // The summary (and the reproducer's name) first, whatever happens to the
   // JSON: a nightly run must not lose its finding to a bad --json path.
   PrintFuzzReport(report, GeneratorOperators(), out);
-  if (!options.json_path.empty() && !WriteFuzzJson(options.json_path, report, &problem)) {
+  if ((!options.json_path.empty() && !WriteFuzzJson(options.json_path, report, &problem)) ||
+      (!options.sarif_path.empty() && !WriteFuzzSarif(options.sarif_path, report, &problem))) {
     err << ErrorLine(problem);  // the machine's problem, as in check
     return kExitEnvironment;
   }

@@ -78,6 +78,7 @@ struct FuzzOptions {
   int64_t runs = -1;
   uint64_t seed = 1;
   std::string shard;                  // --shard I/N; "" for the whole stream
+  std::string sarif_path;             // --sarif
   std::string out_dir = "fuzz-findings";
   BackendKind backend = BackendKind::kAuto;
   RunSetup setup;

@@ -379,6 +379,7 @@ int main(int argc, char** argv) {
   AddRunSetup(fuzz_cmd, &fuzz.setup, false);
   fuzz_cmd->add_option("-j,--jobs", fuzz.jobs, "threads")->capture_default_str()->check(IntegerTo<int>(1, 1024));
   fuzz_cmd->add_option("--json", fuzz.json_path, "write a JSON summary");
+  fuzz_cmd->add_option("--sarif", fuzz.sarif_path, "write a SARIF 2.1.0 log: the finding, at its reproducer");
   fuzz_cmd->add_option("--max-requests", fuzz.max_requests,
                        "most requests per generated batch (small batches: more scenarios per second)")
       ->capture_default_str()

@@ -35,6 +35,7 @@ struct FuzzReport {
   std::string invariant;
   std::vector<std::string> fired;
   std::string original_shape, minimized_shape;  // ScenarioShape of the finding before and after shrinking
+  std::vector<std::string> families;            // of the minimized scenario's groups, in order
   std::string file;                             // the reproducer
   std::vector<std::string> finding_lines;       // of the minimized scenario
 };
@@ -51,6 +52,11 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
 /// *err when it cannot be written.
 std::string FuzzJson(const FuzzReport& report);
 bool WriteFuzzJson(const std::string& path, const FuzzReport& report, std::string* err);
+/// SARIF 2.1.0 of a campaign (report/sarif.cc): its finding as a result at
+/// the reproducer file, fingerprinted by what the finding is (variant,
+/// families, invariants, minimized shape).
+std::string FuzzSarif(const FuzzReport& report);
+bool WriteFuzzSarif(const std::string& path, const FuzzReport& report, std::string* err);
 
 }  // namespace slotguard
 

@@ -5,13 +5,17 @@
 // errors. A result is located at the scenario file and, as a logical
 // location, the JSON pointer of the group (never at slotguard's own
 // source); its partialFingerprints hash what the finding is, not where the
-// run happened, so re-runs update one alert instead of adding one.
+// run happened, so re-runs update one alert instead of adding one. A fuzz
+// campaign's finding is a result at its reproducer file, fingerprinted by
+// its signature (variant, families, invariants, minimized shape), not by
+// the seed or the stream index that found it.
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "registry/families.h"
 #include "registry/invariants.h"
+#include "report/fuzz_report.h"
 #include "report/report.h"
 
 namespace slotguard {
@@ -55,23 +59,21 @@ std::string ErrorPointer(const ScenarioReport& r) {
 }
 
 ordered_json Result(const std::string& rule, const std::string& level, const std::string& message,
-                    const ScenarioReport& r, const std::string& pointer, const std::string& identity) {
+                    const std::string& file, const std::string& pointer, const std::string& identity) {
   ordered_json res;
   res["ruleId"] = rule;
   res["level"] = level;
   res["message"] = {{"text", message}};
   ordered_json location;
-  location["physicalLocation"] = {{"artifactLocation", {{"uri", r.file}}}, {"region", {{"startLine", 1}}}};
+  location["physicalLocation"] = {{"artifactLocation", {{"uri", file}}}, {"region", {{"startLine", 1}}}};
   if (!pointer.empty())
     location["logicalLocations"] = ordered_json::array({{{"fullyQualifiedName", pointer}, {"kind", "object"}}});
   res["locations"] = ordered_json::array({location});
-  res["partialFingerprints"] = {{"slotguardFinding/v1", Fingerprint(rule + "\n" + r.file + "\n" + identity)}};
+  res["partialFingerprints"] = {{"slotguardFinding/v1", Fingerprint(rule + "\n" + identity)}};
   return res;
 }
 
-}  // namespace
-
-std::string CheckSarif(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
+ordered_json Rules() {
   ordered_json rules = ordered_json::array();
   for (const InvariantInfo& info : AllInvariants())
     rules.push_back(Rule(std::string("slotguard/") + info.name, info.name, info.description));
@@ -80,14 +82,48 @@ std::string CheckSarif(const std::vector<ScenarioReport>& reports, const CheckSu
   rules.push_back(Rule(kBadInputRule, "bad-input", "the scenario file cannot be loaded"));
   rules.push_back(Rule(kEnvironmentRule, "environment-error",
                        "the backend failed to run the scenario (no device, out of memory, a CUDA error)"));
+  return rules;
+}
+
+/// The log: one run of slotguard with `results`.
+std::string Log(ordered_json results, ordered_json properties) {
+  ordered_json driver;
+  driver["name"] = "slotguard";
+  driver["version"] = std::string(kSlotguardVersion);
+  driver["rules"] = Rules();
+  ordered_json run;
+  run["tool"] = {{"driver", driver}};
+  run["results"] = std::move(results);
+  run["properties"] = std::move(properties);
+  ordered_json root;
+  root["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
+  root["version"] = "2.1.0";
+  root["runs"] = ordered_json::array({run});
+  return root.dump(2) + "\n";
+}
+
+bool WriteText(const std::string& path, const std::string& text, std::string* err) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out) {
+    *err = path + ": cannot write the SARIF report";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string CheckSarif(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
   ordered_json results = ordered_json::array();
   for (const ScenarioReport& r : reports) {
     if (r.status == ScenarioStatus::kBadInput) {
-      results.push_back(Result(kBadInputRule, "error", r.error, r, ErrorPointer(r), r.error));
+      results.push_back(Result(kBadInputRule, "error", r.error, r.file, ErrorPointer(r), r.file + "\n" + r.error));
       continue;
     }
     if (r.status == ScenarioStatus::kEnvironmentError) {
-      results.push_back(Result(kEnvironmentRule, "error", r.error, r, "", r.name));
+      results.push_back(Result(kEnvironmentRule, "error", r.error, r.file, "", r.file + "\n" + r.name));
       continue;
     }
     if (r.status != ScenarioStatus::kChecked || r.holds) continue;
@@ -100,7 +136,7 @@ std::string CheckSarif(const std::vector<ScenarioReport>& reports, const CheckSu
         results.push_back(Result(kMissingRule, "error",
                                  (name.empty() ? r.verdict : "expected " + name + ", it did not fire (" + r.verdict + ")") +
                                      " in scenario " + r.name,
-                                 r, "/expect", r.name + "\n" + name + "\n" + r.forced_variant));
+                                 r.file, "/expect", r.file + "\n" + r.name + "\n" + name + "\n" + r.forced_variant));
       continue;
     }
     for (size_t g = 0; g < r.groups.size(); ++g) {  // every finding is unexpected
@@ -118,38 +154,42 @@ std::string CheckSarif(const std::vector<ScenarioReport>& reports, const CheckSu
                                     (first.empty() ? "" : ": " + first);
         // What the finding is: the scenario, the group, its kernel and
         // variant, the invariant (not the count, the backend or the run).
-        const std::string identity = r.name + "\n" + group.name + "\n" + GetFamily(group.family).name + "\n" +
+        const std::string identity = r.file + "\n" + r.name + "\n" + group.name + "\n" + GetFamily(group.family).name + "\n" +
                                      GetVariant(group.variant).name + "\n" + invariant;
-        results.push_back(Result("slotguard/" + invariant, "error", message, r, "/groups/" + std::to_string(g),
+        results.push_back(Result("slotguard/" + invariant, "error", message, r.file, "/groups/" + std::to_string(g),
                                  identity));
       }
     }
   }
-  ordered_json driver;
-  driver["name"] = "slotguard";
-  driver["version"] = std::string(kSlotguardVersion);
-  driver["rules"] = rules;
-  ordered_json run;
-  run["tool"] = {{"driver", driver}};
-  run["results"] = results;
-  run["properties"] = {{"backend", summary.backend}, {"implementation", summary.implementation}};
-  ordered_json root;
-  root["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
-  root["version"] = "2.1.0";
-  root["runs"] = ordered_json::array({run});
-  return root.dump(2) + "\n";
+  return Log(std::move(results), {{"backend", summary.backend}, {"implementation", summary.implementation}});
 }
 
 bool WriteSarif(const std::string& path, const std::vector<ScenarioReport>& reports, const CheckSummary& summary,
                 std::string* err) {
-  std::ofstream out(path);
-  out << CheckSarif(reports, summary);
-  out.close();
-  if (!out) {
-    *err = path + ": cannot write the SARIF report";
-    return false;
+  return WriteText(path, CheckSarif(reports, summary), err);
+}
+
+std::string FuzzSarif(const FuzzReport& report) {
+  ordered_json results = ordered_json::array();
+  if (report.found) {
+    std::string fired, families;
+    for (const std::string& f : report.fired) fired += (fired.empty() ? "" : ", ") + f;
+    for (const std::string& f : report.families) families += (families.empty() ? "" : ",") + f;
+    const std::string variant = report.variant.empty() ? "fixed" : report.variant;
+    const std::string message = "fuzz (seed " + std::to_string(report.seed) + ", scenario " +
+                                std::to_string(report.finding_index) + ", variant " + variant + "): " + fired +
+                                "; minimized to " + report.minimized_shape + "; replay it with: slotguard replay " +
+                                report.file;
+    // The finding's signature: what it is, not where in the stream it was
+    // found (another seed that finds the same bug gives the same one).
+    const std::string identity = variant + "\n" + families + "\n" + fired + "\n" + report.minimized_shape;
+    results.push_back(Result("slotguard/" + report.invariant, "error", message, report.file, "", identity));
   }
-  return true;
+  return Log(std::move(results), {{"backend", report.backend}, {"seed", report.seed}});
+}
+
+bool WriteFuzzSarif(const std::string& path, const FuzzReport& report, std::string* err) {
+  return WriteText(path, FuzzSarif(report), err);
 }
 
 }  // namespace slotguard

@@ -17,8 +17,6 @@ namespace {
 
 using nlohmann::json;
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-constexpr int64_t kInt64Max = JsonReader::kInt64Max;
-constexpr int64_t kInt64Min = JsonReader::kInt64Min;
 
 std::string EscapePointerToken(const std::string& key) {
   std::string out;

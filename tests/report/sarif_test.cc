@@ -111,5 +111,43 @@ TEST_F(SarifTest, FingerprintsIdentifyTheFindingNotTheRun) {
   EXPECT_GT(fa.size(), 1u);
 }
 
+// fuzz --sarif: the campaign's finding at its reproducer file. Two seeds
+// that find the same bug (kpool_tail's prefix) give one fingerprint: it
+// is the finding's signature, not the seed or the index that found it. A
+// campaign without a finding has no result.
+TEST_F(SarifTest, AFuzzFindingIsFingerprintedByItsSignature) {
+  const json schema = ReadJson(kSource + "/tests/report/fixtures/sarif-2.1.0-required.schema.json");
+  std::vector<std::string> fingerprints;
+  for (uint64_t seed : {1, 2}) {
+    FuzzOptions o;
+    o.backend = BackendKind::kHost;
+    o.variant = "prefix";
+    o.runs = 1000;
+    o.seed = seed;
+    o.out_dir = (dir_ / ("fuzz" + std::to_string(seed))).string();
+    o.sarif_path = (dir_ / ("fuzz" + std::to_string(seed) + ".sarif")).string();
+    std::ostringstream out, err;
+    ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();
+    const json log = ReadJson(o.sarif_path);
+    EXPECT_TRUE(Errors(schema, log).empty());
+    const json& results = log["runs"][0]["results"];
+    ASSERT_EQ(1u, results.size());
+    const std::string uri = results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+    EXPECT_EQ(0u, uri.find(o.out_dir)) << uri;
+    EXPECT_TRUE(std::filesystem::exists(uri));
+    EXPECT_EQ(0u, results[0]["ruleId"].get<std::string>().find("slotguard/"));
+    fingerprints.push_back(results[0]["partialFingerprints"]["slotguardFinding/v1"]);
+  }
+  EXPECT_EQ(fingerprints[0], fingerprints[1]);
+  FuzzOptions fixed;
+  fixed.backend = BackendKind::kHost;
+  fixed.runs = 200;
+  fixed.out_dir = (dir_ / "fixed").string();
+  fixed.sarif_path = (dir_ / "fixed.sarif").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(kExitHolds, RunFuzz(fixed, out, err)) << out.str() << err.str();
+  EXPECT_EQ(0u, ReadJson(fixed.sarif_path)["runs"][0]["results"].size());
+}
+
 }  // namespace
 }  // namespace slotguard
