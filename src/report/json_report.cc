@@ -25,18 +25,18 @@ using nlohmann::ordered_json;
 
 std::string Text(const ordered_json& root) { return root.dump(2) + "\n"; }
 
-bool WriteJsonFile(const std::string& path, const std::string& text, std::string* err) {
+}  // namespace
+
+bool WriteReportFile(const std::string& path, const std::string& text, const std::string& format, std::string* err) {
   std::ofstream out(path);
   out << text;
   out.close();
   if (!out) {
-    *err = path + ": cannot write the JSON report";
+    *err = path + ": cannot write the " + format + " report";
     return false;
   }
   return true;
 }
-
-}  // namespace
 
 std::string Outcome(const ScenarioReport& r) {
   switch (r.status) {
@@ -169,7 +169,7 @@ std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSum
 
 bool WriteJsonReport(const std::string& path, const std::vector<ScenarioReport>& reports,
                      const CheckSummary& summary, std::string* err) {
-  return WriteJsonFile(path, CheckJson(reports, summary), err);
+  return WriteReportFile(path, CheckJson(reports, summary), "JSON", err);
 }
 
 std::string FuzzJson(const FuzzReport& report) {
@@ -208,7 +208,7 @@ std::string FuzzJson(const FuzzReport& report) {
 }
 
 bool WriteFuzzJson(const std::string& path, const FuzzReport& report, std::string* err) {
-  return WriteJsonFile(path, FuzzJson(report), err);
+  return WriteReportFile(path, FuzzJson(report), "JSON", err);
 }
 
 }  // namespace slotguard

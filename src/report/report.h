@@ -60,6 +60,9 @@ bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& repo
                 const CheckSummary& summary, std::string* err);
 /// The --json report ("slotguard_report": 1; docs/report.schema.json), and
 /// writing it (json_report.cc, the one JSON writer, beside fuzz's).
+/// Writes a report's text; false with "PATH: cannot write the FORMAT report".
+bool WriteReportFile(const std::string& path, const std::string& text, const std::string& format, std::string* err);
+
 /// SARIF 2.1.0 for code scanning (report/sarif.cc): a result per unexpected
 /// (group, invariant), per missing expected finding, per bad input and
 /// environment error, located at the scenario file and its JSON pointer.

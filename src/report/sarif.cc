@@ -9,8 +9,6 @@
 // campaign's finding is a result at its reproducer file, fingerprinted by
 // its signature (variant, families, invariants, minimized shape), not by
 // the seed or the stream index that found it.
-#include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "registry/families.h"
@@ -102,17 +100,6 @@ std::string Log(ordered_json results, ordered_json properties) {
   return root.dump(2) + "\n";
 }
 
-bool WriteText(const std::string& path, const std::string& text, std::string* err) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) {
-    *err = path + ": cannot write the SARIF report";
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string CheckSarif(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
@@ -166,7 +153,7 @@ std::string CheckSarif(const std::vector<ScenarioReport>& reports, const CheckSu
 
 bool WriteSarif(const std::string& path, const std::vector<ScenarioReport>& reports, const CheckSummary& summary,
                 std::string* err) {
-  return WriteText(path, CheckSarif(reports, summary), err);
+  return WriteReportFile(path, CheckSarif(reports, summary), "SARIF", err);
 }
 
 std::string FuzzSarif(const FuzzReport& report) {
@@ -189,7 +176,7 @@ std::string FuzzSarif(const FuzzReport& report) {
 }
 
 bool WriteFuzzSarif(const std::string& path, const FuzzReport& report, std::string* err) {
-  return WriteText(path, FuzzSarif(report), err);
+  return WriteReportFile(path, FuzzSarif(report), "SARIF", err);
 }
 
 }  // namespace slotguard
