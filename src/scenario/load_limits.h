@@ -18,6 +18,9 @@ struct LoadLimits {
   /// may take (scenario/memory_estimate.h); -j N checks N at once.
   int64_t max_memory_mib = 1024;
   RunFootprint footprint;  // what the run does with it (the commands set it from their backend)
+
+  /// --max-memory-mib in bytes (saturated).
+  int64_t max_memory_bytes() const { return max_memory_mib > (INT64_MAX >> 20) ? INT64_MAX : max_memory_mib << 20; }
 };
 
 }  // namespace slotguard

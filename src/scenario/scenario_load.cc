@@ -110,8 +110,7 @@ bool Loader::IntArray(const json& v, const std::string& ptr, int64_t lo, int64_t
 bool Loader::Budget(int64_t count, int64_t per_element, const std::string& ptr, const std::string& what) {
   const int64_t max = std::numeric_limits<int64_t>::max();
   estimate_.Add(count > 0 && per_element > max / count ? max : count * per_element, ptr, what);
-  const int64_t budget = limits_.max_memory_mib > (max >> 20) ? max : limits_.max_memory_mib << 20;
-  if (!estimate_.Over(budget)) return true;
+  if (!estimate_.Over(limits_.max_memory_bytes())) return true;
   const bool most = estimate_.largest_bytes() >= estimate_.bytes() - estimate_.bytes() / 10;  // 90%: name it alone
   return Fail(estimate_.largest_pointer(),
               "checking this scenario would take at least " + MiBText(estimate_.bytes()) + ", " +
@@ -643,9 +642,7 @@ bool ParseScenario(const std::string& text, const std::string& file, const LoadL
                    Scenario* scenario, std::string* err) {
   json root;
   ParseBudget budget;
-  budget.max_bytes = limits.max_memory_mib > (std::numeric_limits<int64_t>::max() >> 20)
-                         ? std::numeric_limits<int64_t>::max()
-                         : limits.max_memory_mib << 20;
+  budget.max_bytes = limits.max_memory_bytes();
   budget.flag = "--max-memory-mib";
   int64_t parse_bytes = 0;
   budget.estimate = &parse_bytes;
