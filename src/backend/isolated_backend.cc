@@ -34,7 +34,7 @@ class IsolatedBackend : public Backend {
     size_t culprit = SIZE_MAX;
     if (!Request(WorkerOp::kRun, {&scenario}, &results, &fault, err, 1, nullptr, &culprit)) return false;
     if (!fault.empty()) {
-      MarkFaulted(fault, scenario.groups.size(), outputs, culprit < scenario.groups.size() ? culprit : SIZE_MAX);
+      MarkFaulted(fault, scenario.groups.size(), outputs, culprit);  // a culprit out of range marks none
       return true;
     }
     if (results.size() != 1) return Malformed(err);
@@ -51,8 +51,7 @@ class IsolatedBackend : public Backend {
     if (!Request(WorkerOp::kRunReplays, pointers, outputs, &fault, err, 1, nullptr, &culprit)) return false;
     if (!fault.empty()) {  // one replay's worth of faulted groups
       outputs->assign(1, {});
-      const size_t groups = replays.empty() ? 0 : replays[0].groups.size();
-      MarkFaulted(fault, groups, &(*outputs)[0], culprit < groups ? culprit : SIZE_MAX);
+      MarkFaulted(fault, replays.empty() ? 0 : replays[0].groups.size(), &(*outputs)[0], culprit);
     }
     return true;
   }
