@@ -1,5 +1,8 @@
 #include "backend/backend_setup.h"
 
+#include <cstdlib>
+
+#include "backend/cuda_device_select.h"
 #include "backend/gpu_device.h"
 #include "backend/isolated_backend.h"
 #include "backend/provider_backend.h"
@@ -50,6 +53,7 @@ std::unique_ptr<Backend> OpenProviderBackend(BackendKind kind, const RunSetup& s
 std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, std::string* problem,
                                      bool* environment) {
   *environment = false;
+  if (setup.device >= 0 && !SelectCudaDevice(setup.device, problem)) return nullptr;
   if ((setup.writers || setup.cuda_graph) &&
       (setup.head_bytes < kPayloadWordBytes || setup.head_bytes > kMaxHeadBytes ||
        setup.head_bytes % kPayloadWordBytes != 0)) {
@@ -80,6 +84,9 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
   std::unique_ptr<Backend> backend = MakeBackend(kind, &why);
   if (!backend) {
     *problem = "--backend gpu: " + why;
+    if (setup.device >= 0)
+      *problem += " (--device " + std::to_string(setup.device) + ": CUDA_VISIBLE_DEVICES=" +
+                  std::getenv("CUDA_VISIBLE_DEVICES") + ")";
     *environment = true;
     return nullptr;
   }

@@ -28,6 +28,7 @@ struct RunSetup {
   /// it on each scenario it loads; fuzz generates them so); unset, each
   /// scenario's own (fuzz: the generator varies it).
   std::optional<TableLayoutKind> table_layout;
+  int device = -1;  // --device K: the CUDA device (SelectCudaDevice); -1: CUDA's default
 };
 
 /// The backend asked for, or nullptr with a one-line *problem: bad setup

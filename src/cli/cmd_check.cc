@@ -21,6 +21,11 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   }
   std::vector<std::string> files;
   if (!OpenScenarioFiles(options.paths, &files, err)) return kExitBadInput;
+  Suppressions suppressions;
+  if (!options.suppressions_path.empty() && !LoadSuppressions(options.suppressions_path, &suppressions, &problem)) {
+    err << ErrorLine(problem);
+    return kExitBadInput;
+  }
   int open_status;
   std::unique_ptr<Backend> backend = OpenBackend(options.backend, options.setup, err, &open_status);
   if (!backend) return open_status;
@@ -29,7 +34,9 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   if (summary.backend == "gpu") summary.device = GpuDescription();
   summary.implementation = backend->provider() ? backend->provider()->name() : "";
 
+  if (!options.suppressions_path.empty()) summary.suppressions = &suppressions;
   CheckRunOptions run;
+  run.suppressions = summary.suppressions;
   run.variant = options.variant;
   run.cuda_graph = options.setup.cuda_graph;
   run.jobs = options.jobs;
@@ -54,6 +61,10 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
     }
   }
   PrintCheckReports(reports, options.verbose, options.quiet, out, err);
+  if (summary.suppressions)
+    for (const std::string& line :
+         SuppressionLines(suppressions, SuppressionMatches(TallyReports(reports), suppressions), "check: ", "scenario run"))
+      out << line << "\n";
 
   bool bad_input = false, environment = false, failed = false;
   for (const ScenarioReport& r : reports) {

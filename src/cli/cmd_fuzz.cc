@@ -1,6 +1,7 @@
 // `slotguard fuzz`: a time- or run-bounded campaign (fuzzing/campaign.h). On a
-// finding, the minimized scenario is written first; the last output line
-// names the file and the exit code is 1. Without one: a summary and exit 0.
+// finding no suppression covers, the minimized scenario is written first;
+// the last output line names the file and the exit code is 1. Without one:
+// a summary and exit 0.
 #include <unistd.h>
 
 #include "cli/command_setup.h"
@@ -16,7 +17,8 @@
 namespace slotguard {
 namespace {
 
-FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const CampaignResult& result) {
+FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Suppressions* suppressions,
+                    CampaignResult result) {
   FuzzReport report;
   report.seed = options.seed;
   report.shard = options.shard;
@@ -24,28 +26,9 @@ FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Ca
   report.variant = options.variant;
   report.max_requests = options.max_requests;
   report.inconsistent = options.inconsistent;
-  report.scenarios = result.scenarios;
-  report.tokens = result.tokens;
-  report.seconds = result.seconds;
-  report.generate_seconds = result.generate_seconds;
-  report.kernel_seconds = result.kernel_seconds;
-  report.check_seconds = result.check_seconds;
-  report.classes = result.classes;
-  report.runner_state_findings = result.runner_state_findings;
-  report.first_runner_state_finding = result.first_runner_state_finding;
-  report.skipped = result.skipped;
-  report.first_skip = result.first_skip;
-  report.found = result.found;
-  report.finding_index = result.finding_index;
-  report.invariant = result.invariant;
-  report.fired = result.fired;
-  if (result.found) {
-    report.original_shape = ScenarioShape(result.original);
-    report.minimized_shape = ScenarioShape(result.minimized);
-    for (const Group& g : result.minimized.groups) report.families.push_back(GetFamily(g.family).name);
-  }
-  report.file = result.file;
-  report.finding_lines = result.finding_lines;
+  report.keep_going = options.keep_going;
+  report.suppressions = suppressions;
+  report.result = std::move(result);
   return report;
 }
 
@@ -79,6 +62,15 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     err << ErrorLine("--shard: " + problem);
     return kExitBadInput;
   }
+  campaign.keep_going = options.keep_going;
+  Suppressions suppressions;
+  if (!options.suppressions_path.empty()) {
+    if (!LoadSuppressions(options.suppressions_path, &suppressions, &problem)) {
+      err << ErrorLine(problem);
+      return kExitBadInput;
+    }
+    campaign.suppressions = &suppressions;
+  }
   campaign.runs = options.runs;
   campaign.seconds = options.seconds >= 0 ? options.seconds : (options.runs >= 0 ? 0 : 60);
   campaign.out_dir = options.out_dir;
@@ -100,12 +92,13 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     err << ErrorLine(problem);
     return kExitBadInput;
   }
+  campaign.implementation = ImplementationName(*backend);
   CampaignResult result;
   if (!RunCampaign(campaign, *backend, err, &result, &problem)) {
     err << ErrorLine("fuzz: " + problem);
     return kExitEnvironment;
   }
-  const FuzzReport report = ReportOf(options, *backend, result);
+  const FuzzReport report = ReportOf(options, *backend, campaign.suppressions, std::move(result));
   // The summary (and the reproducer's name) first, whatever happens to the
   // JSON: a nightly run must not lose its finding to a bad --json path.
   PrintFuzzReport(report, GeneratorOperators(), out);
@@ -114,7 +107,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     err << ErrorLine(problem);  // the machine's problem, as in check
     return kExitEnvironment;
   }
-  return result.found ? kExitFindings : kExitHolds;
+  return report.result.Found() ? kExitFindings : kExitHolds;
 }
 
 }  // namespace slotguard

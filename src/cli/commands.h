@@ -30,6 +30,7 @@ struct CheckOptions {
   std::string junit_path;
   std::string json_path;
   std::string sarif_path;
+  std::string suppressions_path;  // --suppressions FILE
   int jobs = 1;
   bool verbose = false;  // also print the findings of scenarios that hold
   bool quiet = false;    // print only what fails and the summary
@@ -79,6 +80,8 @@ struct FuzzOptions {
   uint64_t seed = 1;
   std::string shard;                  // --shard I/N; "" for the whole stream
   std::string sarif_path;             // --sarif
+  bool keep_going = false;            // --keep-going: every distinct finding of the whole budget
+  std::string suppressions_path;      // --suppressions FILE
   std::string out_dir = "fuzz-findings";
   BackendKind backend = BackendKind::kAuto;
   RunSetup setup;

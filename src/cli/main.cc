@@ -175,6 +175,10 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
   cmd->add_flag_callback("--no-isolate", [setup] { setup->isolate = 0; },
                          "run the kernels in this process (a CUDA error then ends the run, exit 3)")
       ->excludes(isolate);
+  cmd->add_option("--device", setup->device,
+                  "K: run on CUDA device K only (an index into CUDA_VISIBLE_DEVICES when it is set), for this "
+                  "process, its workers and a --kernel-cmd provider: one process per GPU")
+      ->check(IntegerTo<int>(0, 1023));
   cmd->add_option("--timeout", setup->timeout_seconds,
                   "seconds per scenario in an isolated run, per message to a --kernel-cmd provider (0: none)")
       ->capture_default_str()
@@ -308,6 +312,10 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--json", check.json_path, "write a JSON report");
   check_cmd->add_option("--sarif", check.sarif_path,
                         "write a SARIF 2.1.0 report for code scanning (a result per unexpected finding)");
+  check_cmd->add_option("--suppressions", check.suppressions_path,
+                        "a suppressions file (docs/suppressions.md): a scenario whose unexpected findings an "
+                        "entry covers is counted as suppressed, not failed; entries that match nothing are "
+                        "reported stale");
   check_cmd->add_option("-j,--jobs", check.jobs, "scenarios checked in parallel")
       ->capture_default_str()
       ->check(IntegerTo<int>(1, 1024));
@@ -350,11 +358,12 @@ int main(int argc, char** argv) {
   slotguard::FuzzOptions fuzz;
   CLI::App* fuzz_cmd = app.add_subcommand(
       "fuzz", "generate engine-consistent scenarios and check them; on a finding, write the "
-              "minimized scenario (no expect) to --out and exit 1");
+              "minimized scenario (no expect) to --out and exit 1 (with --keep-going: every distinct "
+              "finding of the budget, one reproducer each)");
   fuzz_cmd->footer(Footer("  slotguard fuzz --time 300 --seed 7 -j 8\n"
 "  slotguard fuzz --backend host --family paged --variant unguarded --runs 2000\n"
-"  slotguard fuzz --runs 100000 --json fuzz.json --out findings/\n",
-                         "0 no finding; 1 a finding (the minimized reproducer is in --out); 2 usage (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, a --json that cannot be written: after the summary)"));
+"  slotguard fuzz --time 600 --keep-going --suppressions known.json --json fuzz.json --out findings/\n",
+                         "0 no finding (or only suppressed ones); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage or a bad --suppressions file (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, a --json that cannot be written: after the summary)"));
   fuzz_cmd->add_option("--family", fuzz.families, "fuzz only these families (repeatable)");
   fuzz_cmd->add_option("--variant", fuzz.variant,
                        "force a variant on the groups whose family has it (a mutant to find)");
@@ -379,7 +388,16 @@ int main(int argc, char** argv) {
   AddRunSetup(fuzz_cmd, &fuzz.setup, false);
   fuzz_cmd->add_option("-j,--jobs", fuzz.jobs, "threads")->capture_default_str()->check(IntegerTo<int>(1, 1024));
   fuzz_cmd->add_option("--json", fuzz.json_path, "write a JSON summary");
-  fuzz_cmd->add_option("--sarif", fuzz.sarif_path, "write a SARIF 2.1.0 log: the finding, at its reproducer");
+  fuzz_cmd->add_option("--sarif", fuzz.sarif_path,
+                       "write a SARIF 2.1.0 log: each distinct finding at its reproducer, fingerprinted by its "
+                       "signature");
+  fuzz_cmd->add_flag("--keep-going", fuzz.keep_going,
+                     "do not stop at the first finding: check the whole budget and report every distinct "
+                     "finding (by signature: implementation, families, variants, invariants, kernel or batch, "
+                     "minimized shape), the smallest reproducer and a count each");
+  fuzz_cmd->add_option("--suppressions", fuzz.suppressions_path,
+                       "a suppressions file (docs/suppressions.md): the known differences it covers are counted "
+                       "and listed, not failures; entries that match nothing are reported stale");
   fuzz_cmd->add_option("--max-requests", fuzz.max_requests,
                        "most requests per generated batch (small batches: more scenarios per second)")
       ->capture_default_str()

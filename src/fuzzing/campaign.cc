@@ -79,15 +79,8 @@ void Budget::MaybeReport(const CampaignResult& result) {
   next_report_ = Elapsed() + (options_.tty_progress ? 0.5 : 10);
 }
 
-bool Fired(const Scenario& s, Backend& backend, std::set<std::string>* fired, std::string* err,
-           std::string* skipped) {
-  thread_local ScenarioRun run;  // its buffers reused scenario after scenario
-  if (!RunScenario(s, backend, 1, &run, err)) return false;
-  if (skipped) *skipped = run.skipped;
-  fired->clear();
-  for (const FindingSink& sink : run.findings)
-    for (const auto& [name, count] : sink.counts()) fired->insert(name);
-  return true;
+bool RunOne(const Scenario& s, Backend& backend, ScenarioRun* run, std::string* err) {
+  return RunScenario(s, backend, 1, run, err);
 }
 
 void AddSkipped(const std::string& why, CampaignResult* result) {
@@ -95,17 +88,54 @@ void AddSkipped(const std::string& why, CampaignResult* result) {
   if (result->skipped++ == 0) result->first_skip = why;
 }
 
-Outcome Classify(const CampaignOptions& options, const std::set<std::string>& fired) {
-  if (fired.empty()) return Outcome::kClean;
-  return options.generator.inconsistent && !BlamesKernel(fired) ? Outcome::kRunnerState : Outcome::kFinding;
+Judged Judge(const CampaignOptions& options, const Scenario& s, const ScenarioRun& run) {
+  Judged j;
+  std::set<std::string> fired;
+  for (const FindingSink& sink : run.findings)
+    for (const auto& [name, count] : sink.counts()) fired.insert(name);
+  if (fired.empty()) return j;
+  if (options.generator.inconsistent && !BlamesKernel(fired)) {
+    j.outcome = Outcome::kRunnerState;
+    return j;
+  }
+  j.key = SignatureOf(s, run.findings, options.implementation).Key();
+  if (options.suppressions) {
+    SuppressionSubject subject;
+    subject.signature = &j.key;
+    subject.scenario = &s;
+    j.suppressed_by = MatchSuppression(*options.suppressions, subject);
+  }
+  j.outcome = j.suppressed_by >= 0 ? Outcome::kSuppressed : Outcome::kFinding;
+  return j;
 }
 
-void AddRunnerState(const std::vector<int64_t>& indices, CampaignResult* result) {
-  for (int64_t i : indices) {
-    ++result->runner_state_findings;
-    if (result->first_runner_state_finding < 0 || i < result->first_runner_state_finding)
-      result->first_runner_state_finding = i;
+bool Account(const CampaignOptions& options, int64_t stream_index, const Judged& judged, CampaignResult* r) {
+  switch (judged.outcome) {
+    case Outcome::kClean:
+      return false;
+    case Outcome::kRunnerState:
+      if (r->runner_state_findings++ == 0 || stream_index < r->first_runner_state_finding)
+        r->first_runner_state_finding = stream_index;
+      return false;
+    case Outcome::kSuppressed:
+      ++r->suppressed_scenarios;
+      r->suppression_matches.resize(options.suppressions->entries.size());
+      ++r->suppression_matches[static_cast<size_t>(judged.suppressed_by)];
+      return false;
+    case Outcome::kFinding:
+      break;
   }
+  ++r->finding_scenarios;
+  const std::string text = judged.key.Text();
+  auto it = std::find_if(r->keys.begin(), r->keys.end(),
+                         [&](const CampaignResult::KeyTally& k) { return k.key.Text() == text; });
+  if (it == r->keys.end()) {
+    r->keys.push_back({judged.key, 0, {}});
+    it = std::prev(r->keys.end());
+  }
+  ++it->count;
+  if (static_cast<int>(it->first.size()) < (options.keep_going ? kShrinksPerKey : 1)) it->first.push_back(stream_index);
+  return !options.keep_going;
 }
 
 void AddTallies(const std::vector<Classification>& classes, const std::vector<int64_t>& tokens,
@@ -126,8 +156,8 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
   if (!ran) return false;
   if (options.tty_progress) progress << "\n";
   result->seconds = budget.Elapsed();
-  if (!result->found) return true;
-  return MinimizeFinding(options, backend, result, err) && WriteReproducer(options, backend, result, err);
+  if (options.suppressions) result->suppression_matches.resize(options.suppressions->entries.size());
+  return ShrinkFindings(options, backend, result, err);
 }
 
 }  // namespace slotguard

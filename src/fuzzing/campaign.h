@@ -1,5 +1,8 @@
 // A fuzz campaign: generate scenarios, check them, and on the first finding
-// that blames the kernel shrink it and write the reproducer. Deterministic for a seed: scenario i
+// that blames the kernel (or, with keep_going, on every finding of the whole
+// budget) shrink it and write the reproducer: one per distinct signature
+// (runner/finding_signature.h), known differences suppressed
+// (suppressions/suppressions.h). Deterministic for a seed: scenario i
 // depends only on (seed, i), whatever the number of jobs.
 #ifndef SLOTGUARD_FUZZING_CAMPAIGN_H_
 #define SLOTGUARD_FUZZING_CAMPAIGN_H_
@@ -11,7 +14,9 @@
 
 #include "backend/backend.h"
 #include "fuzzing/generators.h"
+#include "runner/finding_signature.h"
 #include "scenario/scenario.h"
+#include "suppressions/suppressions.h"
 
 namespace slotguard {
 
@@ -28,6 +33,31 @@ struct CampaignOptions {
   /// --shard I/N: this campaign checks scenarios I, I + N, I + 2N, ... of
   /// the seed's stream (N campaigns with I = 0..N-1 check it all, disjoint).
   int64_t shard = 0, shards = 1;
+  /// --keep-going: check the whole budget and report every distinct
+  /// finding; else stop at the first finding no suppression covers.
+  bool keep_going = false;
+  const Suppressions* suppressions = nullptr;  // --suppressions; null: none
+  std::string implementation = "slotguard";    // ImplementationName of the backend
+};
+
+/// With keep_going, the findings of one key (FindingSignature::Key) shrunk
+/// at most: the first ones in stream order. The key's other findings are
+/// counted, and attributed to a signature when all its shrunk ones gave it.
+constexpr int kShrinksPerKey = 4;
+
+/// One distinct finding of a campaign: a signature, its smallest reproducer.
+struct CampaignFinding {
+  FindingSignature signature;   // of the minimized scenario
+  int64_t count = 0;            // findings with this signature (shrunk to it, or attributed by key)
+  int64_t shrunk = 0;           // of those, shrunk to it
+  int64_t finding_index = -1;   // the reproducer's scenario in the seed's stream (StreamIndex)
+  std::string invariant;        // the invariant the reproducer keeps firing
+  std::vector<std::string> fired;  // by the reproducer
+  Scenario original;
+  Scenario minimized;
+  int suppressed_by = -1;       // the suppression entry its signature matches; -1: none
+  std::string file;             // where the reproducer was written ("" when suppressed)
+  std::vector<std::string> finding_lines;  // of the reproducer
 };
 
 /// The stream index of this campaign's k-th scenario (its shard's).
@@ -54,14 +84,27 @@ struct CampaignResult {
   // clean nor a finding.
   int64_t skipped = 0;
   std::string first_skip;       // why the first one was skipped
-  bool found = false;
-  int64_t finding_index = -1;   // which scenario of the seed's stream (StreamIndex)
-  std::string invariant;        // the invariant the reproducer keeps firing
-  std::vector<std::string> fired;
-  Scenario original;
-  Scenario minimized;
-  std::string file;             // where the reproducer was written
-  std::vector<std::string> finding_lines;  // of the minimized scenario
+  // Findings: every scenario whose findings blame the kernel (or, without
+  // --inconsistent, any finding) that no suppression covered.
+  int64_t finding_scenarios = 0;
+  int64_t unattributed = 0;     // findings of keys whose shrunk ones gave several signatures, not shrunk
+  std::vector<CampaignFinding> findings;  // distinct, in stream order of their first finding
+  int64_t suppressed_scenarios = 0;       // findings a suppression covered before shrinking
+  std::vector<int64_t> suppression_matches;  // per suppression entry: findings it covered
+  // The findings' keys (FindingSignature::Key) as the schedulers met them,
+  // in stream order of each key's first finding: what gets shrunk.
+  struct KeyTally {
+    FindingSignature key;
+    int64_t count = 0;
+    std::vector<int64_t> first;  // stream indices of the first kShrinksPerKey (1 without keep_going)
+  };
+  std::vector<KeyTally> keys;
+  /// A finding no suppression covers: the campaign fails (exit 1).
+  bool Found() const {
+    for (const CampaignFinding& f : findings)
+      if (f.suppressed_by < 0) return true;
+    return false;
+  }
 };
 
 /// The scenario at stream index `index` (StreamIndex): generated, in the

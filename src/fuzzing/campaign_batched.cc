@@ -21,8 +21,7 @@ struct Chunk {
   std::vector<std::vector<GroupOutputs>> outputs;  // kept between chunks: storage reused
   std::vector<Classification> classes;             // per worker
   std::vector<int64_t> tokens;                     // per worker
-  int64_t first_finding = -1;                      // index in the chunk
-  std::vector<int64_t> runner_state;               // indices of runner-state findings before it
+  std::vector<std::pair<int64_t, Judged>> judged;  // (index in the chunk, not clean), in order
   std::vector<std::string> skipped;                // per scenario: why the implementation did not take it
 };
 
@@ -49,13 +48,12 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
     const size_t n_chk = chk ? chk->scenarios.size() : 0;
     if (gen) {
       gen->base = base;
-      gen->first_finding = -1;
       gen->scenarios.resize(n_gen);
       gen->pointers.resize(n_gen);
       gen->classes.assign(jobs, Classification());
       gen->tokens.assign(jobs, 0);
     }
-    std::vector<Outcome> outcome(n_chk, Outcome::kClean);
+    std::vector<Judged> judged(n_chk);
     if (chk) chk->skipped.assign(n_chk, std::string());
     std::vector<double> gen_seconds(jobs, 0), chk_seconds(jobs, 0);
     ParallelForWorkers(std::max(n_gen, n_chk), jobs, [&](size_t i, int w) {
@@ -65,10 +63,7 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
         run.kernel.swap(chk->outputs[i]);
         CheckKernelOutputs(chk->scenarios[i], 1, &run);
         chk->skipped[i] = run.skipped;
-        std::set<std::string> fired;
-        for (const FindingSink& sink : run.findings)
-          for (const auto& [name, count] : sink.counts()) fired.insert(name);
-        outcome[i] = Classify(options, fired);
+        judged[i] = Judge(options, chk->scenarios[i], run);
         run.kernel.swap(chk->outputs[i]);
         const auto t1 = Clock::now();
         chk_seconds[w] += std::chrono::duration<double>(t1 - t0).count();
@@ -86,31 +81,28 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
       result->generate_seconds += gen_seconds[w] / jobs;
       result->check_seconds += chk_seconds[w] / jobs;
     }
-    if (chk) chk->runner_state.clear();
-    for (size_t i = 0; i < n_chk; ++i) {
-      if (outcome[i] == Outcome::kRunnerState) chk->runner_state.push_back(static_cast<int64_t>(i));
-      if (outcome[i] == Outcome::kFinding) {
-        chk->first_finding = static_cast<int64_t>(i);
-        break;
-      }
+    if (chk) {
+      chk->judged.clear();
+      for (size_t i = 0; i < n_chk; ++i)
+        if (judged[i].outcome != Outcome::kClean) chk->judged.emplace_back(static_cast<int64_t>(i), std::move(judged[i]));
     }
   };
-  // Adds a checked chunk to the result; true when it holds the finding.
+  // Adds a checked chunk to the result in stream order; true when the
+  // campaign stops in it.
   auto account = [&](const Chunk& c) {
     AddTallies(c.classes, c.tokens, result);
-    std::vector<int64_t> runner_state;  // as stream indices
-    for (int64_t i : c.runner_state) runner_state.push_back(StreamIndex(options, c.base + i));
-    AddRunnerState(runner_state, result);
-    const size_t counted = c.first_finding >= 0 ? static_cast<size_t>(c.first_finding) + 1 : c.skipped.size();
-    for (size_t i = 0; i < counted && i < c.skipped.size(); ++i) AddSkipped(c.skipped[i], result);
-    if (c.first_finding >= 0) {
-      result->scenarios += c.first_finding + 1;
-      result->found = true;
-      result->finding_index = StreamIndex(options, c.base + c.first_finding);
-      return true;
-    }
-    result->scenarios += static_cast<int64_t>(c.scenarios.size());
-    return false;
+    int64_t counted = static_cast<int64_t>(c.scenarios.size());
+    bool stopped = false;
+    for (const auto& [i, j] : c.judged)
+      if (Account(options, StreamIndex(options, c.base + i), j, result)) {
+        counted = i + 1;
+        stopped = true;
+        break;
+      }
+    for (int64_t i = 0; i < counted && i < static_cast<int64_t>(c.skipped.size()); ++i)
+      AddSkipped(c.skipped[static_cast<size_t>(i)], result);
+    result->scenarios += counted;
+    return stopped;
   };
   Chunk next, running, checking;  // generated; on the backend; to check
   bool have_next = false, have_checking = false;

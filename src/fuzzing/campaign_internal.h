@@ -1,7 +1,8 @@
 // The parts of a campaign (campaign.h), one file each: the two schedulers,
-// which check scenarios 0, 1, 2, ... of the seed until the budget is spent or
-// one of them fails, and the reproducer. RunCampaign (campaign.cc) runs the
-// scheduler the backend calls for, then, on a finding, the reproducer.
+// which check scenarios 0, 1, 2, ... of the seed until the budget is spent
+// (or, without keep_going, one of them fails), and the reproducers.
+// RunCampaign (campaign.cc) runs the scheduler the backend calls for, then
+// shrinks what it found.
 // Only the campaign's own files include this header.
 #ifndef SLOTGUARD_FUZZING_CAMPAIGN_INTERNAL_H_
 #define SLOTGUARD_FUZZING_CAMPAIGN_INTERNAL_H_
@@ -15,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "fuzzing/campaign.h"
+#include "runner/scenario_run.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {
@@ -44,21 +46,26 @@ class Budget {
   double next_report_;
 };
 
-/// Checks one scenario: the invariants that fired (empty: none), and with
-/// `skipped` whether the implementation did not take it. False on an
-/// environment failure.
-bool Fired(const Scenario& s, Backend& backend, std::set<std::string>* fired, std::string* err,
-           std::string* skipped = nullptr);
+/// Runs one scenario into *run (its findings, whether it was skipped).
+/// False on an environment failure.
+bool RunOne(const Scenario& s, Backend& backend, ScenarioRun* run, std::string* err);
 /// Counts a scenario the implementation did not take.
 void AddSkipped(const std::string& why, CampaignResult* result);
 
 /// What a checked scenario means to the campaign.
-enum class Outcome { kClean, kFinding, kRunnerState };
-/// kFinding stops the campaign; kRunnerState (only with --inconsistent: the
-/// findings do not blame the kernel) is counted and the campaign goes on.
-Outcome Classify(const CampaignOptions& options, const std::set<std::string>& fired);
-/// Counts runner-state findings (their stream indices), remembering the first.
-void AddRunnerState(const std::vector<int64_t>& stream_indices, CampaignResult* result);
+enum class Outcome { kClean, kFinding, kRunnerState, kSuppressed };
+struct Judged {
+  Outcome outcome = Outcome::kClean;
+  FindingSignature key;   // kFinding, kSuppressed: FindingSignature::Key of the run
+  int suppressed_by = -1;  // kSuppressed: the entry
+};
+/// kFinding is what the campaign is after; kRunnerState (only with
+/// --inconsistent: the findings do not blame the kernel) and kSuppressed (a
+/// suppression entry covers it) are counted and the campaign goes on.
+Judged Judge(const CampaignOptions& options, const Scenario& s, const ScenarioRun& run);
+/// Adds a judged scenario to the result; the schedulers call it in stream
+/// order. True when the campaign stops there (a finding, without keep_going).
+bool Account(const CampaignOptions& options, int64_t stream_index, const Judged& judged, CampaignResult* result);
 
 /// Adds the workers' operator counts and token-groups to the result.
 void AddTallies(const std::vector<Classification>& classes, const std::vector<int64_t>& tokens,
@@ -66,9 +73,9 @@ void AddTallies(const std::vector<Classification>& classes, const std::vector<in
 
 /// The scheduler of a backend that runs one scenario per call (the host):
 /// each of the jobs workers checks one scenario at a time, in chunks of
-/// 2048 * jobs; the lowest failing index of a chunk is the finding. Fills
-/// scenarios, tokens, classes, found and finding_index. False with *err on
-/// an environment failure.
+/// 2048 * jobs; each chunk's judged scenarios are accounted in stream
+/// order (Account). Fills scenarios, tokens, classes and what Account
+/// fills. False with *err on an environment failure.
 bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& budget,
                    CampaignResult* result, std::string* err);
 
@@ -79,18 +86,27 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
 bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget,
                 CampaignResult* result, std::string* err);
 
-/// Regenerates the finding (result->finding_index) and shrinks it, keeping
-/// its most specific invariant firing: fills original, invariant, minimized
-/// and fired. False with *err on an environment failure.
-bool MinimizeFinding(const CampaignOptions& options, Backend& backend, CampaignResult* result,
-                     std::string* err);
+/// Shrinks the findings the schedulers tallied (result->keys): up to
+/// kShrinksPerKey of each key with keep_going, else the one. Fills
+/// result->findings (distinct signatures, each with its smallest reproducer,
+/// suppressed by signature where an entry says so) and unattributed, and
+/// writes each unsuppressed reproducer (WriteReproducer). False with *err on
+/// an environment failure or when a reproducer cannot be written.
+bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignResult* result, std::string* err);
+
+/// Regenerates scenario `stream_index` and shrinks it, keeping its most
+/// specific invariant firing and never into a scenario a suppression
+/// covers: fills original, invariant, minimized, fired and signature.
+/// False with *err on an environment failure.
+bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t stream_index,
+                     CampaignFinding* finding, std::string* err);
 
 /// Writes the minimized scenario to options.out_dir as a reproducer (named
 /// after the variant, the invariant, the seed and the index; no expect), and
 /// collects its finding lines as `check` prints them: fills file,
 /// finding_lines and minimized (now as written). False with *err when the
 /// file cannot be written or on an environment failure.
-bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignResult* result,
+bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignFinding* finding,
                      std::string* err);
 
 }  // namespace campaign_internal

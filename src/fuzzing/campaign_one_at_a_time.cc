@@ -4,6 +4,7 @@
 #include <atomic>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "fuzzing/campaign_internal.h"
 
@@ -23,19 +24,21 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
   for (int64_t base = 0;; base += chunk) {
     const int64_t end = budget.ChunkEnd(base, chunk);
     if (end <= base) break;
-    // Workers take indices in order; the lowest failing index wins.
+    // Workers take indices in order. Without keep_going, the lowest index
+    // that stops the campaign (a finding) ends the chunk: no worker starts
+    // one past it.
     std::atomic<int64_t> next{base};
     std::atomic<int64_t> lowest{end};
     std::vector<Classification> classes(jobs);
     std::vector<int64_t> tokens(jobs, 0), checked(jobs, 0);
-    std::vector<std::vector<int64_t>> runner_state(jobs);  // indices, counted below the finding
-    std::vector<CampaignResult> skips(jobs);                // skipped scenarios per worker
+    std::vector<std::vector<std::pair<int64_t, Judged>>> judged(jobs);  // (index, not clean)
+    std::vector<std::vector<std::pair<int64_t, std::string>>> skips(jobs);
     auto worker = [&](int w) {
+      ScenarioRun run;  // its buffers reused scenario after scenario
       for (int64_t i = next++; i < end && i < lowest; i = next++) {
         const Scenario s = CampaignScenario(options, StreamIndex(options, i), &classes[w]);
-        std::set<std::string> fired;
-        std::string e, skipped;
-        if (!Fired(s, backend, &fired, &e, &skipped)) {
+        std::string e;
+        if (!RunOne(s, backend, &run, &e)) {
           std::lock_guard<std::mutex> lock(mu);
           failure = e;
           lowest = std::min<int64_t>(lowest, i);
@@ -43,13 +46,14 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
         }
         tokens[w] += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
         checked[w]++;
-        AddSkipped(skipped, &skips[w]);
-        const Outcome outcome = Classify(options, fired);
-        if (outcome == Outcome::kRunnerState) runner_state[w].push_back(StreamIndex(options, i));
-        if (outcome == Outcome::kFinding) {
+        if (!run.skipped.empty()) skips[w].emplace_back(i, run.skipped);
+        Judged j = Judge(options, s, run);
+        if (j.outcome == Outcome::kClean) continue;
+        if (j.outcome == Outcome::kFinding && !options.keep_going) {
           int64_t seen = lowest.load();
           while (i < seen && !lowest.compare_exchange_weak(seen, i)) {}
         }
+        judged[w].emplace_back(i, std::move(j));
       }
     };
     std::vector<std::thread> threads;
@@ -62,21 +66,26 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
     }
     AddTallies(classes, tokens, result);
     for (int64_t n : checked) result->scenarios += n;
-    for (const CampaignResult& s : skips) {
-      if (s.skipped && !result->skipped) result->first_skip = s.first_skip;
-      result->skipped += s.skipped;
+    // In stream order, up to where the campaign stops.
+    std::vector<std::pair<int64_t, std::string>> all_skips;
+    for (auto& s : skips) all_skips.insert(all_skips.end(), s.begin(), s.end());
+    std::sort(all_skips.begin(), all_skips.end());
+    std::vector<std::pair<int64_t, Judged>> all;
+    for (auto& j : judged)
+      for (auto& entry : j) all.push_back(std::move(entry));
+    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    const int64_t stop = lowest;  // == end unless a finding stopped the campaign
+    for (const auto& [i, why] : all_skips)
+      if (i <= stop) AddSkipped(why, result);
+    bool stopped = false;
+    for (const auto& [i, j] : all) {
+      if (i > stop) break;
+      if (Account(options, StreamIndex(options, i), j, result)) {
+        stopped = true;
+        break;
+      }
     }
-    for (std::vector<int64_t>& indices : runner_state) {
-      const int64_t last = StreamIndex(options, lowest);
-      indices.erase(std::remove_if(indices.begin(), indices.end(), [&](int64_t i) { return i > last; }),
-                    indices.end());
-      AddRunnerState(indices, result);
-    }
-    if (lowest < end) {
-      result->found = true;
-      result->finding_index = StreamIndex(options, lowest);
-      break;
-    }
+    if (stopped) break;
     budget.MaybeReport(*result);
   }
   return true;

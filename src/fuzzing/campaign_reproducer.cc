@@ -1,7 +1,11 @@
-// The end of a campaign that found something: the finding shrunk, then
+// The end of a campaign that found something: each finding shrunk, grouped
+// by signature, and each unsuppressed signature's smallest reproducer
 // written as a scenario file before anything is reported.
 #include <filesystem>
+#include <map>
+#include <set>
 #include <system_error>
+#include <tuple>
 
 #include "fuzzing/campaign_internal.h"
 #include "fuzzing/shrink.h"
@@ -15,82 +19,157 @@ namespace slotguard {
 namespace campaign_internal {
 namespace {
 
-std::string Describe(const CampaignOptions& o, const CampaignResult& r, const Backend& backend) {
+std::string Describe(const CampaignOptions& o, const CampaignFinding& f, const Backend& backend) {
   std::string fired;
-  for (const std::string& f : r.fired) fired += (fired.empty() ? "" : ", ") + f;
+  for (const std::string& name : f.fired) fired += (fired.empty() ? "" : ", ") + name;
   std::string command = "slotguard fuzz --seed " + std::to_string(o.seed);
-  for (Family f : o.generator.families) command += std::string(" --family ") + GetFamily(f).name;
+  for (Family family : o.generator.families) command += std::string(" --family ") + GetFamily(family).name;
   if (!o.variant.empty()) command += " --variant " + o.variant;
   if (o.generator.inconsistent) command += " --inconsistent";
   if (o.generator.table_layout) command += std::string(" --table-layout ") + TableLayoutName(*o.generator.table_layout);
   if (o.generator.max_requests != GeneratorOptions().max_requests)
     command += " --max-requests " + std::to_string(o.generator.max_requests);
-  std::string text = "found by " + command + " (scenario " +
-                     std::to_string(r.finding_index) + ", backend " + backend.Describe() +
-                     "); invariants fired: " + fired + "; minimized to keep " + r.invariant +
-                     " firing. Add \"expect\": {\"verdict\": \"finding\", \"findings\": [\"" + r.invariant +
+  std::string text = "found by " + command + " (scenario " + std::to_string(f.finding_index) + ", backend " +
+                     backend.Describe() + "); signature " + f.signature.Id() + " (" + f.signature.Text() +
+                     "); invariants fired: " + fired + "; minimized to keep " + f.invariant +
+                     " firing. Add \"expect\": {\"verdict\": \"finding\", \"findings\": [\"" + f.invariant +
                      "\"]} to keep it as a regression scenario.";
-  if (!r.original.description.empty()) text += " The generator made an " + r.original.description + ".";
+  if (!f.original.description.empty()) text += " The generator made an " + f.original.description + ".";
   return text;
+}
+
+/// Smaller first: what a reader of the reproducer has to look at.
+bool Smaller(const CampaignFinding& a, const CampaignFinding& b) {
+  auto size = [](const CampaignFinding& f) {
+    int64_t entries = 0;
+    for (const Group& g : f.minimized.groups) entries += static_cast<int64_t>(g.table.entries.size());
+    return std::make_tuple(f.minimized.batch.num_tokens * static_cast<int64_t>(f.minimized.groups.size()),
+                           f.minimized.batch.num_reqs(), entries, f.finding_index);
+  };
+  return size(a) < size(b);
+}
+
+/// The suppression entry that covers a run of `s`, or -1.
+int Suppressed(const CampaignOptions& options, const Scenario& s, const ScenarioRun& run, bool shape_known) {
+  if (!options.suppressions) return -1;
+  FindingSignature sig = SignatureOf(s, run.findings, options.implementation);
+  if (!shape_known) sig = sig.Key();
+  SuppressionSubject subject;
+  subject.signature = &sig;
+  subject.scenario = &s;
+  return MatchSuppression(*options.suppressions, subject);
 }
 
 }  // namespace
 
-bool MinimizeFinding(const CampaignOptions& options, Backend& backend, CampaignResult* result,
-                     std::string* err) {
-  result->original = CampaignScenario(options, result->finding_index, nullptr);
+bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t stream_index,
+                     CampaignFinding* finding, std::string* err) {
+  finding->finding_index = stream_index;
+  finding->original = CampaignScenario(options, stream_index, nullptr);
+  ScenarioRun run;
+  if (!RunOne(finding->original, backend, &run, err)) return false;
   std::set<std::string> fired;
-  if (!Fired(result->original, backend, &fired, err)) return false;
+  for (const FindingSink& sink : run.findings)
+    for (const auto& [name, count] : sink.counts()) fired.insert(name);
   // The reproducer must blame the kernel as the finding did. On a batch a
   // correct kernel passes (the reference's own output raises nothing), every
   // candidate must be such a batch too: then the reproducer holds once the
   // kernel is fixed. On a batch the runner got wrong (--inconsistent), the
   // reproducer keeps an invariant that blames the kernel firing.
-  const bool sound = ReferencePasses(result->original);
+  const bool sound = ReferencePasses(finding->original);
   std::set<std::string> blaming;
   for (const std::string& name : fired)
     if (BlamesKernel({name})) blaming.insert(name);
   // (A finding nothing blames on a batch a correct kernel fails too, from a
   // consistent campaign, keeps its most specific invariant: a generator bug.)
   const bool blame = !sound && !blaming.empty();
-  result->invariant = MostSpecificInvariant(blame ? blaming : fired);  // what the reproducer must keep firing
+  finding->invariant = MostSpecificInvariant(blame ? blaming : fired);  // what the reproducer must keep firing
   std::string shrink_error;
-  const std::string target = result->invariant;
+  const std::string target = finding->invariant;
   const std::optional<TableLayoutKind> fixed_layout = options.generator.table_layout;
-  result->minimized = Shrink(result->original, [&](const Scenario& candidate) {
-    std::set<std::string> f;
+  ScenarioRun candidate_run;
+  finding->minimized = Shrink(finding->original, [&](const Scenario& candidate) {
     // --table-layout fixed the layout: the reproducer keeps it.
     if (fixed_layout && candidate.table_layout != *fixed_layout) return false;
-    return Fired(candidate, backend, &f, &shrink_error) && f.count(target) > 0 &&
+    if (!RunOne(candidate, backend, &candidate_run, &shrink_error)) return false;
+    bool fires = false;
+    for (const FindingSink& sink : candidate_run.findings) fires |= sink.counts().count(target) > 0;
+    // Never into a known difference: a finding that shrinks into a
+    // suppressed class would hide the bug it was found by.
+    return fires && Suppressed(options, candidate, candidate_run, false) < 0 &&
            (!sound || ReferencePasses(candidate));
   });
-  if (!Fired(result->minimized, backend, &fired, err)) return false;
-  result->fired.assign(fired.begin(), fired.end());
+  if (!RunOne(finding->minimized, backend, &run, err)) return false;
+  fired.clear();
+  for (const FindingSink& sink : run.findings)
+    for (const auto& [name, count] : sink.counts()) fired.insert(name);
+  finding->fired.assign(fired.begin(), fired.end());
+  finding->signature = SignatureOf(finding->minimized, run.findings, options.implementation);
+  finding->suppressed_by = Suppressed(options, finding->minimized, run, true);
   return true;
 }
 
-bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignResult* result,
+bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignResult* result, std::string* err) {
+  std::map<std::string, size_t> by_id;  // signature id -> result->findings
+  for (const CampaignResult::KeyTally& key : result->keys) {
+    std::set<size_t> gave;  // the signatures this key's shrunk findings gave
+    for (int64_t index : key.first) {
+      CampaignFinding f;
+      if (!MinimizeFinding(options, backend, index, &f, err)) return false;
+      const auto [it, fresh] = by_id.emplace(f.signature.Id(), result->findings.size());
+      if (fresh) {
+        result->findings.push_back(std::move(f));
+      } else if (Smaller(f, result->findings[it->second])) {
+        CampaignFinding& kept = result->findings[it->second];
+        f.count = kept.count;
+        f.shrunk = kept.shrunk;
+        kept = std::move(f);
+      }
+      CampaignFinding& kept = result->findings[it->second];
+      ++kept.count;
+      ++kept.shrunk;
+      gave.insert(it->second);
+    }
+    // The key's findings that were not shrunk: its signature's, when all
+    // the shrunk ones agree on one.
+    const int64_t rest = key.count - static_cast<int64_t>(key.first.size());
+    if (gave.size() == 1)
+      result->findings[*gave.begin()].count += rest;
+    else
+      result->unattributed += rest;
+  }
+  for (CampaignFinding& f : result->findings) {
+    if (f.suppressed_by >= 0) {
+      result->suppression_matches[static_cast<size_t>(f.suppressed_by)] += f.count;
+      continue;
+    }
+    if (!WriteReproducer(options, backend, &f, err)) return false;
+  }
+  return true;
+}
+
+bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignFinding* finding,
                      std::string* err) {
-  Scenario out = result->minimized;
+  Scenario out = finding->minimized;
   out.name = "fuzz-" + (options.variant.empty() ? std::string("fixed") : options.variant) + "-" +
-             result->invariant + "-seed" + std::to_string(options.seed) + "-" +
-             std::to_string(result->finding_index);
-  out.description = Describe(options, *result, backend);
+             finding->invariant + "-seed" + std::to_string(options.seed) + "-" +
+             std::to_string(finding->finding_index);
+  out.description = Describe(options, *finding, backend);
   out.expect = Expect();
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
-  result->file = (std::filesystem::path(options.out_dir) / (out.name + ".json")).string();
-  if (!WriteScenarioFile(result->file, out, err)) return false;
-  result->minimized = out;
+  finding->file = (std::filesystem::path(options.out_dir) / (out.name + ".json")).string();
+  if (!WriteScenarioFile(finding->file, out, err)) return false;
+  finding->minimized = out;
   // The reproducer's own finding lines, as `check` prints them.
   ScenarioRun run;
   if (!RunScenario(out, backend, 2, &run, err)) return false;
   ScenarioReport report;
-  report.file = result->file;
+  report.file = finding->file;
   report.name = out.name;
   for (size_t g = 0; g < out.groups.size(); ++g)
     for (const Finding& f : run.findings[g].kept())
-      result->finding_lines.push_back(FindingLine(report, out.groups[g].name, f));
+      finding->finding_lines.push_back(FindingLine(report, out.groups[g].name, f));
   return true;
 }
 

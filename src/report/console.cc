@@ -44,7 +44,7 @@ std::string ScenarioLine(const ScenarioReport& report) {
       tag = "skip  ";
       break;
     case ScenarioStatus::kChecked:
-      tag = report.holds ? "ok    " : "FAIL  ";
+      tag = report.suppressed_by >= 0 ? "supp  " : report.holds ? "ok    " : "FAIL  ";
       break;
   }
   std::string line = tag + File(report.file) + " (" + Name(report.name) + ")";
@@ -94,11 +94,19 @@ CheckTally TallyReports(const std::vector<ScenarioReport>& reports) {
       case ScenarioStatus::kChecked:
         break;
     }
-    (r.holds ? t.hold : t.fail)++;
+    if (r.suppressed_by >= 0) {
+      ++t.suppressed;
+      ++t.per_suppression[r.suppressed_by];
+    } else {
+      (r.holds ? t.hold : t.fail)++;
+    }
     t.groups += static_cast<int64_t>(r.groups.size());
     t.tokens += r.tokens;
     t.findings += r.total_findings;
-    if (!r.expect_finding) t.unexpected += r.total_findings;
+    if (r.suppressed_by >= 0)
+      t.suppressed_findings += r.total_findings;
+    else if (!r.expect_finding)
+      t.unexpected += r.total_findings;
     for (const GroupReport& g : r.groups)
       for (const auto& [name, count] : g.counts) t.per_invariant[name] += count;
   }
@@ -113,16 +121,40 @@ std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckS
   std::snprintf(seconds, sizeof seconds, "%.3f", summary.seconds);
   std::string line = "slotguard: " + std::to_string(reports.size()) + " scenario runs (" +
                      std::to_string(hold) + " hold, " + std::to_string(fail) + " fail";
+  if (t.suppressed) line += ", " + std::to_string(t.suppressed) + " suppressed";
   if (skipped) line += ", " + std::to_string(skipped) + " skipped";
   if (bad) line += ", " + std::to_string(bad) + " bad input";
   if (env) line += ", " + std::to_string(env) + " environment errors";
   line += "), " + std::to_string(groups) + " groups, " + std::to_string(tokens) +
           " tokens checked, " + std::to_string(findings) + " findings (" +
-          std::to_string(findings - unexpected) + " expected, " + std::to_string(unexpected) +
-          " unexpected), backend " + summary.backend;
+          std::to_string(findings - unexpected - t.suppressed_findings) + " expected, " + std::to_string(unexpected) +
+          " unexpected" + (t.suppressed ? ", " + std::to_string(t.suppressed_findings) + " suppressed" : "") +
+          "), backend " + summary.backend;
   if (!summary.device.empty()) line += " on " + summary.device;
   if (!summary.implementation.empty()) line += ", kernels from " + summary.implementation;
   return line + ", " + seconds + " s";
+}
+
+std::vector<std::string> SuppressionLines(const Suppressions& suppressions, const std::vector<int64_t>& matches,
+                                          const std::string& prefix, const std::string& unit) {
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < suppressions.entries.size(); ++i) {
+    const Suppression& e = suppressions.entries[i];
+    const int64_t n = i < matches.size() ? matches[i] : 0;
+    if (n > 0)
+      lines.push_back(prefix + "suppressed " + std::to_string(n) + " " + unit + (n == 1 ? "" : "s") + " by " +
+                      SuppressionLabel(e));
+    else
+      lines.push_back(prefix + "stale suppression " + QuoteName(e.id) + " (" + File(suppressions.file) + ":" +
+                      e.pointer + "): it matched nothing in this run");
+  }
+  return lines;
+}
+
+std::vector<int64_t> SuppressionMatches(const CheckTally& tally, const Suppressions& suppressions) {
+  std::vector<int64_t> matches(suppressions.entries.size(), 0);
+  for (const auto& [entry, n] : tally.per_suppression) matches[static_cast<size_t>(entry)] = n;
+  return matches;
 }
 
 }  // namespace slotguard

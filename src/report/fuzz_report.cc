@@ -3,32 +3,39 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace slotguard {
+#include "report/report.h"
+#include "util/error_line.h"
 
-std::string ScenarioShape(const Scenario& s) {
-  return std::to_string(s.batch.num_reqs()) + " requests, " + std::to_string(s.batch.num_tokens) + " tokens, " +
-         std::to_string(s.groups.size()) + " groups";
+namespace slotguard {
+namespace {
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
+}  // namespace
+
 void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& operators, std::ostream& out) {
+  const CampaignResult& r = report.result;
   char rate[64];
-  std::snprintf(rate, sizeof rate, "%.0f scenarios/s, %.2f s", report.scenarios / std::max(report.seconds, 1e-9),
-                report.seconds);
+  std::snprintf(rate, sizeof rate, "%.0f scenarios/s, %.2f s", r.scenarios / std::max(r.seconds, 1e-9), r.seconds);
   if (report.inconsistent)
-    out << "fuzz: " << report.runner_state_findings
+    out << "fuzz: " << r.runner_state_findings
         << " runner-state findings (the batch state routes tokens to block 0; a correct kernel has them too)"
-        << (report.first_runner_state_finding >= 0
-                ? "; the first in scenario " + std::to_string(report.first_runner_state_finding)
-                : std::string())
+        << (r.first_runner_state_finding >= 0 ? "; the first in scenario " + std::to_string(r.first_runner_state_finding)
+                                              : std::string())
         << "\n";
-  if (report.skipped)
-    out << "fuzz: " << report.skipped << " scenarios skipped: the implementation does not take them (first: "
-        << report.first_skip << ")\n";
-  if (!report.found) {
+  if (r.skipped)
+    out << "fuzz: " << r.skipped << " scenarios skipped: the implementation does not take them (first: "
+        << r.first_skip << ")\n";
+  const bool found = r.Found();
+  if (!found || report.keep_going) {
     std::string classes, never;
     for (const std::string& op : operators) {
-      auto it = report.classes.find(op);
-      if (it == report.classes.end()) {
+      auto it = r.classes.find(op);
+      if (it == r.classes.end()) {
         if (op.rfind("fault_", 0) == 0 && !report.inconsistent) continue;  // only with --inconsistent
         never += (never.empty() ? "" : ", ") + op;
       } else {
@@ -37,19 +44,67 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
     }
     out << "fuzz: classification: " << classes << "\n";
     if (!never.empty()) out << "fuzz: operators never exercised: " << never << "\n";
-    out << "slotguard: fuzz: " << report.scenarios << " scenarios, " << report.tokens << " token-groups, " << rate
-        << ", no finding, backend " << report.backend << ", seed " << report.seed
-        << (report.shard.empty() ? "" : ", shard " + report.shard) << "\n";
+  }
+  // The suppressions: what each covered, and the stale ones.
+  if (report.suppressions)
+    for (const std::string& line : SuppressionLines(*report.suppressions, r.suppression_matches, "fuzz: ", "finding"))
+      out << line << "\n";
+  // Each distinct finding: its reproducer's lines, then what it is.
+  int64_t distinct = 0, suppressed = 0;
+  for (const CampaignFinding& f : r.findings) (f.suppressed_by >= 0 ? suppressed : distinct)++;
+  int64_t k = 0;
+  for (const CampaignFinding& f : r.findings) {
+    const std::string counts = std::to_string(f.count) + " finding" + (f.count == 1 ? "" : "s") + " (" +
+                               std::to_string(f.shrunk) + " shrunk), reproducer from scenario " +
+                               std::to_string(f.finding_index);
+    if (f.suppressed_by >= 0) {
+      out << "fuzz: suppressed finding, signature " << f.signature.Id() << ": " << f.signature.Text() << "; " << counts
+          << "; by " << SuppressionLabel(report.suppressions->entries[static_cast<size_t>(f.suppressed_by)]) << "\n";
+      continue;
+    }
+    for (const std::string& line : f.finding_lines) out << line << "\n";
+    if (!report.keep_going) {  // the one finding the campaign stopped at
+      out << "fuzz: finding in scenario " << f.finding_index << " after " << r.scenarios << " scenarios (" << rate
+          << "): " << Join(f.fired) << "; minimized from " << ScenarioShape(f.original) << " to "
+          << ScenarioShape(f.minimized) << "\n";
+      out << "fuzz: signature " << f.signature.Id() << ": " << f.signature.Text() << "\n";
+      continue;
+    }
+    out << "fuzz: finding " << ++k << " of " << distinct << ", signature " << f.signature.Id() << ": "
+        << f.signature.Text() << "\n";
+    out << "fuzz:   " << counts << ", firing " << Join(f.fired) << "; minimized from " << ScenarioShape(f.original)
+        << " to " << ScenarioShape(f.minimized) << "; written to " << f.file << "\n";
+  }
+  if (r.unattributed)
+    out << "fuzz: " << r.unattributed << " more findings not shrunk: their keys' shrunk findings gave several signatures\n";
+  const std::string where = ", backend " + report.backend + ", seed " + std::to_string(report.seed) +
+                            (report.shard.empty() ? "" : ", shard " + report.shard);
+  const int64_t all_suppressed = r.suppressed_scenarios + [&] {
+    int64_t n = 0;
+    for (const CampaignFinding& f : r.findings) n += f.suppressed_by >= 0 ? f.count : 0;
+    return n;
+  }();
+  const std::string suppressed_text =
+      all_suppressed ? ", " + std::to_string(all_suppressed) + " suppressed findings" : std::string();
+  if (!found) {
+    out << "slotguard: fuzz: " << r.scenarios << " scenarios, " << r.tokens << " token-groups, " << rate
+        << ", no finding" << suppressed_text << where << "\n";
+    if (!report.keep_going && suppressed)
+      out << "slotguard: fuzz: the campaign stopped at a finding its signature suppresses; run with --keep-going "
+             "to look past it\n";
     return;
   }
-  for (const std::string& line : report.finding_lines) out << line << "\n";
-  std::string fired;
-  for (const std::string& f : report.fired) fired += (fired.empty() ? "" : ", ") + f;
-  out << "fuzz: finding in scenario " << report.finding_index << " after " << report.scenarios << " scenarios ("
-      << rate << "): " << fired << "; minimized from " << report.original_shape << " to " << report.minimized_shape
-      << "\n";
-  out << "slotguard: fuzz: finding written to " << report.file << "; replay it with: slotguard replay "
-      << report.file << "\n";
+  const CampaignFinding* first = nullptr;
+  for (const CampaignFinding& f : r.findings)
+    if (f.suppressed_by < 0 && !first) first = &f;
+  if (!report.keep_going) {
+    out << "slotguard: fuzz: finding written to " << first->file << "; replay it with: slotguard replay "
+        << first->file << "\n";
+    return;
+  }
+  out << "slotguard: fuzz: " << distinct << " distinct finding" << (distinct == 1 ? "" : "s") << " in "
+      << r.scenarios << " scenarios (" << r.finding_scenarios << " with findings, " << rate << ")"
+      << suppressed_text << where << "; replay one with: slotguard replay " << first->file << "\n";
 }
 
 }  // namespace slotguard

@@ -49,11 +49,16 @@ std::string Outcome(const ScenarioReport& r) {
     case ScenarioStatus::kChecked:
       break;
   }
+  if (r.suppressed_by >= 0) return "suppressed";
   if (r.expect_finding) return r.holds ? "expected_finding" : "missing_expected";
   return r.holds ? "pass" : "unexpected_findings";
 }
 
 namespace {
+
+/// Every outcome Outcome() gives, in the order its comment lists them.
+constexpr const char* kOutcomes[] = {"pass", "expected_finding", "unexpected_findings", "missing_expected",
+                                     "suppressed", "skipped", "bad_input", "environment_error"};
 
 ordered_json OrNull(const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); }
 
@@ -62,9 +67,7 @@ ordered_json OrNull(const std::string& s) { return s.empty() ? ordered_json(null
 ordered_json SummaryJson(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
   const CheckTally t = TallyReports(reports);
   std::map<std::string, int64_t> outcomes;
-  for (const char* o : {"pass", "expected_finding", "unexpected_findings", "missing_expected", "skipped",
-                        "bad_input", "environment_error"})
-    outcomes[o] = 0;
+  for (const char* o : kOutcomes) outcomes[o] = 0;
   for (const ScenarioReport& r : reports) ++outcomes[Outcome(r)];
   const int64_t hold = t.hold, fail = t.fail, skipped = t.skipped, bad = t.bad_input, env = t.environment_error,
                 groups = t.groups, tokens = t.tokens, findings = t.findings, unexpected = t.unexpected;
@@ -78,21 +81,33 @@ ordered_json SummaryJson(const std::vector<ScenarioReport>& reports, const Check
   j["scenario_runs"] = reports.size();
   j["hold"] = hold;
   j["fail"] = fail;
+  j["suppressed"] = t.suppressed;
   j["skipped"] = skipped;
   j["bad_input"] = bad;
   j["environment_error"] = env;
   ordered_json by_outcome;  // in the order Outcome's comment gives
-  for (const char* o : {"pass", "expected_finding", "unexpected_findings", "missing_expected", "skipped",
-                        "bad_input", "environment_error"})
-    by_outcome[o] = outcomes[o];
+  for (const char* o : kOutcomes) by_outcome[o] = outcomes[o];
   j["outcomes"] = by_outcome;
   j["groups"] = groups;
   j["tokens"] = tokens;
   j["findings"] = findings;
-  j["expected_findings"] = findings - unexpected;
+  j["expected_findings"] = findings - unexpected - t.suppressed_findings;
   j["unexpected_findings"] = unexpected;
+  j["suppressed_findings"] = t.suppressed_findings;
   j["findings_per_invariant"] = per_invariant;
   return j;
+}
+
+/// Each suppression entry, what it matched, whether it is stale.
+ordered_json SuppressionsJson(const Suppressions* suppressions, const std::vector<int64_t>& matches) {
+  ordered_json list = ordered_json::array();
+  if (!suppressions) return list;
+  for (size_t i = 0; i < suppressions->entries.size(); ++i) {
+    const Suppression& e = suppressions->entries[i];
+    const int64_t n = i < matches.size() ? matches[i] : 0;
+    list.push_back({{"id", e.id}, {"reason", e.reason}, {"pointer", e.pointer}, {"matched", n}, {"stale", n == 0}});
+  }
+  return list;
 }
 
 }  // namespace
@@ -130,6 +145,8 @@ std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSum
     s["tokens"] = checked ? ordered_json(r.tokens) : ordered_json(nullptr);
     s["total_findings"] = checked ? ordered_json(r.total_findings) : ordered_json(nullptr);
     s["seconds"] = r.seconds;
+    s["signature"] = r.fired.empty() ? ordered_json(nullptr) : ordered_json(r.signature.Id());
+    s["suppressed_by"] = OrNull(r.suppressed_id);
     if (error || (checked && !r.holds)) all_hold = false;
     ordered_json groups = ordered_json::array();
     for (const GroupReport& g : r.groups) {
@@ -163,6 +180,9 @@ std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSum
   }
   root["all_hold"] = all_hold;
   root["summary"] = SummaryJson(reports, summary);
+  if (summary.suppressions)
+    root["suppressions"] =
+        SuppressionsJson(summary.suppressions, SuppressionMatches(TallyReports(reports), *summary.suppressions));
   root["scenarios"] = list;
   return Text(root);
 }
@@ -173,6 +193,7 @@ bool WriteJsonReport(const std::string& path, const std::vector<ScenarioReport>&
 }
 
 std::string FuzzJson(const FuzzReport& report) {
+  const CampaignResult& r = report.result;
   ordered_json j;
   j["slotguard_fuzz"] = 1;
   j["seed"] = report.seed;
@@ -180,30 +201,67 @@ std::string FuzzJson(const FuzzReport& report) {
   j["backend"] = report.backend;
   j["variant"] = report.variant.empty() ? "fixed" : report.variant;
   j["max_requests"] = report.max_requests;
-  j["scenarios"] = report.scenarios;
-  j["token_groups"] = report.tokens;
-  j["seconds"] = report.seconds;
-  j["scenarios_per_second"] = report.scenarios / std::max(report.seconds, 1e-9);
-  if (report.kernel_seconds > 0)  // batched campaigns: where the time went
-    j["phase_seconds"] = {{"generate", report.generate_seconds},
-                          {"kernels", report.kernel_seconds},
-                          {"check", report.check_seconds}};
-  j["classification"] = report.classes;
-  if (report.skipped) {  // the implementation being checked did not take them
-    j["skipped"] = report.skipped;
-    j["first_skip"] = report.first_skip;
+  j["keep_going"] = report.keep_going;
+  j["scenarios"] = r.scenarios;
+  j["token_groups"] = r.tokens;
+  j["seconds"] = r.seconds;
+  j["scenarios_per_second"] = r.scenarios / std::max(r.seconds, 1e-9);
+  if (r.kernel_seconds > 0)  // batched campaigns: where the time went
+    j["phase_seconds"] = {{"generate", r.generate_seconds}, {"kernels", r.kernel_seconds}, {"check", r.check_seconds}};
+  j["classification"] = r.classes;
+  if (r.skipped) {  // the implementation being checked did not take them
+    j["skipped"] = r.skipped;
+    j["first_skip"] = r.first_skip;
   }
   if (report.inconsistent) {
-    j["runner_state_findings"] = report.runner_state_findings;
-    j["first_runner_state_finding"] = report.first_runner_state_finding;
+    j["runner_state_findings"] = r.runner_state_findings;
+    j["first_runner_state_finding"] = r.first_runner_state_finding;
   }
-  j["found"] = report.found;
-  if (report.found) {
-    j["file"] = report.file;
-    j["invariant"] = report.invariant;
-    j["fired"] = report.fired;
-    j["scenario_index"] = report.finding_index;
+  j["found"] = r.Found();
+  int64_t distinct = 0, suppressed = r.suppressed_scenarios;
+  const CampaignFinding* first = nullptr;
+  ordered_json findings = ordered_json::array();
+  for (const CampaignFinding& f : r.findings) {
+    if (f.suppressed_by < 0) {
+      ++distinct;
+      if (!first) first = &f;
+    } else {
+      suppressed += f.count;
+    }
+    const FindingSignature& sig = f.signature;
+    ordered_json fj;
+    fj["signature"] = sig.Id();
+    fj["text"] = sig.Text();
+    fj["implementation"] = sig.implementation;
+    fj["families"] = sig.families;
+    fj["variants"] = sig.variants;
+    fj["invariants"] = sig.invariants;
+    fj["blame"] = sig.blames_kernel ? "kernel" : "batch";
+    fj["shape"] = sig.shape;
+    fj["count"] = f.count;
+    fj["shrunk"] = f.shrunk;
+    fj["scenario_index"] = f.finding_index;
+    fj["invariant"] = f.invariant;
+    fj["fired"] = f.fired;
+    fj["original_shape"] = ScenarioShape(f.original);
+    fj["file"] = OrNull(f.file);
+    fj["suppressed_by"] =
+        f.suppressed_by < 0 ? ordered_json(nullptr)
+                            : ordered_json(report.suppressions->entries[static_cast<size_t>(f.suppressed_by)].id);
+    findings.push_back(fj);
   }
+  if (first) {  // the first finding no suppression covers, as before --keep-going
+    j["file"] = first->file;
+    j["invariant"] = first->invariant;
+    j["fired"] = first->fired;
+    j["scenario_index"] = first->finding_index;
+  }
+  j["distinct_findings"] = distinct;
+  j["finding_scenarios"] = r.finding_scenarios;
+  j["unattributed"] = r.unattributed;
+  j["suppressed_findings"] = suppressed;
+  j["findings"] = findings;
+  j["suppressions"] = SuppressionsJson(report.suppressions, r.suppression_matches);
   return Text(j);
 }
 

@@ -10,6 +10,7 @@
 
 #include "invariants/finding.h"
 #include "runner/scenario_run.h"
+#include "suppressions/suppressions.h"
 
 namespace slotguard {
 
@@ -21,6 +22,7 @@ struct CheckSummary {
   std::string device;  // GPU description, "" on host
   std::string implementation;  // the plugin or compiled kernel checked, "" for slotguard's own
   double seconds = 0;
+  const Suppressions* suppressions = nullptr;  // --suppressions; null: none
 };
 
 /// "FILE: SCENARIO: group G: token T (request R, pos P): INVARIANT: kernel K, reference F: detail"
@@ -41,15 +43,26 @@ struct CheckTally {
   int64_t hold = 0, fail = 0, skipped = 0, bad_input = 0, environment_error = 0;
   int64_t groups = 0, tokens = 0, findings = 0, unexpected = 0;  // over checked scenarios
   std::map<std::string, int64_t> per_invariant;                  // findings
+  int64_t suppressed = 0, suppressed_findings = 0;  // scenario runs a suppression covered, their findings
+  std::map<int, int64_t> per_suppression;           // entry index -> scenario runs
 };
 CheckTally TallyReports(const std::vector<ScenarioReport>& reports);
+
+/// Per suppression entry, what it covered ("PREFIXsuppressed N UNITs by
+/// 'id' (reason)") or that it is stale ("PREFIXstale suppression 'id'
+/// (FILE:/suppressions/2): it matched nothing in this run").
+std::vector<std::string> SuppressionLines(const Suppressions& suppressions, const std::vector<int64_t>& matches,
+                                          const std::string& prefix, const std::string& unit);
+
+/// The per-entry counts of SuppressionLines for a check run.
+std::vector<int64_t> SuppressionMatches(const CheckTally& tally, const Suppressions& suppressions);
 
 /// The one summary line printed last.
 std::string SummaryLine(const std::vector<ScenarioReport>& reports, const CheckSummary& summary);
 
 /// A scenario run's outcome, one word: "pass", "expected_finding",
-/// "unexpected_findings", "missing_expected", "skipped", "bad_input" or
-/// "environment_error".
+/// "unexpected_findings", "missing_expected", "suppressed", "skipped",
+/// "bad_input" or "environment_error".
 std::string Outcome(const ScenarioReport& report);
 
 /// JUnit's time attributes: a plain decimal (xs:decimal), "0.000025", never

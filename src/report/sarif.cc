@@ -6,15 +6,18 @@
 // location, the JSON pointer of the group (never at slotguard's own
 // source); its partialFingerprints hash what the finding is, not where the
 // run happened, so re-runs update one alert instead of adding one. A fuzz
-// campaign's finding is a result at its reproducer file, fingerprinted by
-// its signature (variant, families, invariants, minimized shape), not by
-// the seed or the stream index that found it.
+// campaign's distinct findings are results at their reproducer files,
+// fingerprinted by their signatures (runner/finding_signature.h), not by
+// the seed or the stream index that found them. A finding a suppression
+// covers is a result with a SARIF suppression (kind external, the entry's
+// reason as its justification): code scanning shows it dismissed.
 #include <nlohmann/json.hpp>
 
 #include "registry/families.h"
 #include "registry/invariants.h"
 #include "report/fuzz_report.h"
 #include "report/report.h"
+#include "util/fingerprint.h"
 
 namespace slotguard {
 namespace {
@@ -24,19 +27,6 @@ using nlohmann::ordered_json;
 constexpr char kMissingRule[] = "slotguard/expected-finding-missing";
 constexpr char kBadInputRule[] = "slotguard/bad-input";
 constexpr char kEnvironmentRule[] = "slotguard/environment-error";
-
-/// FNV-1a, 64 bits, as 16 hex digits: a stable fingerprint of a text.
-std::string Fingerprint(const std::string& text) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  static const char kHex[] = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<size_t>(i)] = kHex[h & 15];
-  return out;
-}
 
 ordered_json Rule(const std::string& id, const std::string& name, const std::string& text) {
   ordered_json r;
@@ -69,6 +59,12 @@ ordered_json Result(const std::string& rule, const std::string& level, const std
   res["locations"] = ordered_json::array({location});
   res["partialFingerprints"] = {{"slotguardFinding/v1", Fingerprint(rule + "\n" + identity)}};
   return res;
+}
+
+/// A SARIF suppression: the finding is known, for `reason`.
+void Suppress(const std::string& id, const std::string& reason, ordered_json* result) {
+  (*result)["suppressions"] =
+      ordered_json::array({{{"kind", "external"}, {"status", "accepted"}, {"justification", id + ": " + reason}}});
 }
 
 ordered_json Rules() {
@@ -113,7 +109,8 @@ std::string CheckSarif(const std::vector<ScenarioReport>& reports, const CheckSu
       results.push_back(Result(kEnvironmentRule, "error", r.error, r.file, "", r.file + "\n" + r.name));
       continue;
     }
-    if (r.status != ScenarioStatus::kChecked || r.holds) continue;
+    const bool suppressed = r.suppressed_by >= 0;
+    if (r.status != ScenarioStatus::kChecked || (r.holds && !suppressed)) continue;
     if (r.expect_finding) {  // it fails only by what did not fire (JudgeExpectation)
       std::vector<std::string> missing;
       for (const std::string& name : r.expected_invariants)
@@ -145,6 +142,7 @@ std::string CheckSarif(const std::vector<ScenarioReport>& reports, const CheckSu
                                      GetVariant(group.variant).name + "\n" + invariant;
         results.push_back(Result("slotguard/" + invariant, "error", message, r.file, "/groups/" + std::to_string(g),
                                  identity));
+        if (suppressed) Suppress(r.suppressed_id, r.suppressed_reason, &results.back());
       }
     }
   }
@@ -158,19 +156,23 @@ bool WriteSarif(const std::string& path, const std::vector<ScenarioReport>& repo
 
 std::string FuzzSarif(const FuzzReport& report) {
   ordered_json results = ordered_json::array();
-  if (report.found) {
-    std::string fired, families;
-    for (const std::string& f : report.fired) fired += (fired.empty() ? "" : ", ") + f;
-    for (const std::string& f : report.families) families += (families.empty() ? "" : ",") + f;
-    const std::string variant = report.variant.empty() ? "fixed" : report.variant;
+  for (const CampaignFinding& f : report.result.findings) {
+    std::string fired;
+    for (const std::string& name : f.fired) fired += (fired.empty() ? "" : ", ") + name;
     const std::string message = "fuzz (seed " + std::to_string(report.seed) + ", scenario " +
-                                std::to_string(report.finding_index) + ", variant " + variant + "): " + fired +
-                                "; minimized to " + report.minimized_shape + "; replay it with: slotguard replay " +
-                                report.file;
+                                std::to_string(f.finding_index) + "), signature " + f.signature.Id() + ": " +
+                                f.signature.Text() + "; " + std::to_string(f.count) + " findings; the reproducer fires " +
+                                fired + (f.file.empty() ? "" : "; replay it with: slotguard replay " + f.file);
+    // A suppressed signature has no reproducer file: its result sits where
+    // the reproducers go.
+    const std::string file = f.file.empty() ? "fuzz-campaign" : f.file;
     // The finding's signature: what it is, not where in the stream it was
     // found (another seed that finds the same bug gives the same one).
-    const std::string identity = variant + "\n" + families + "\n" + fired + "\n" + report.minimized_shape;
-    results.push_back(Result("slotguard/" + report.invariant, "error", message, report.file, "", identity));
+    results.push_back(Result("slotguard/" + f.invariant, "error", message, file, "", f.signature.Text()));
+    if (f.suppressed_by >= 0) {
+      const Suppression& e = report.suppressions->entries[static_cast<size_t>(f.suppressed_by)];
+      Suppress(e.id, e.reason, &results.back());
+    }
   }
   return Log(std::move(results), {{"backend", report.backend}, {"seed", report.seed}});
 }

@@ -21,6 +21,25 @@ std::vector<std::string> VariantRuns(const Scenario& scenario, const std::string
   return names;
 }
 
+void ApplySuppressions(const Suppressions& suppressions, const Scenario& scenario, ScenarioReport* report) {
+  // Only unexpected findings: a scenario that expects a finding and misses
+  // it is a regression of the gate itself, never a known difference.
+  if (report->status != ScenarioStatus::kChecked || report->holds || report->expect_finding || report->fired.empty())
+    return;
+  SuppressionSubject subject;
+  subject.signature = &report->signature;
+  subject.scenario = &scenario;
+  subject.file = report->file;
+  const int entry = MatchSuppression(suppressions, subject);
+  if (entry < 0) return;
+  const Suppression& e = suppressions.entries[static_cast<size_t>(entry)];
+  report->suppressed_by = entry;
+  report->suppressed_id = e.id;
+  report->suppressed_reason = e.reason;
+  report->holds = true;
+  report->verdict = "suppressed by " + SuppressionLabel(e) + ": " + report->verdict;
+}
+
 namespace {
 
 std::vector<ScenarioReport> CheckLoadedFile(const std::string& file, const CheckRunOptions& options, Backend& backend,
@@ -41,10 +60,12 @@ std::vector<ScenarioReport> CheckLoadedFile(const std::string& file, const Check
     if (!variant.empty() && !ForceVariant(variant, &run)) continue;  // no group has it
     reports.push_back(CheckScenario(run, file, backend, 8, options.cuda_graph));
     reports.back().forced_variant = variant;
+    if (options.suppressions) ApplySuppressions(*options.suppressions, run, &reports.back());
   }
   if (reports.empty()) {  // --variant NAME that no group of this scenario has
     reports.push_back(CheckScenario(scenario, file, backend, 8, options.cuda_graph));
     reports.back().verdict += " (no group has variant " + options.variant + ")";
+    if (options.suppressions) ApplySuppressions(*options.suppressions, scenario, &reports.back());
   }
   return reports;
 }

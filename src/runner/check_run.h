@@ -10,6 +10,7 @@
 #include "backend/backend.h"
 #include "runner/scenario_run.h"
 #include "scenario/load_limits.h"
+#include "suppressions/suppressions.h"
 
 namespace slotguard {
 
@@ -19,7 +20,13 @@ struct CheckRunOptions {
   int jobs = 1;             // files checked in parallel
   LoadLimits limits;
   std::optional<TableLayoutKind> table_layout;  // --table-layout: over each file's own
+  const Suppressions* suppressions = nullptr;   // --suppressions: known differences; null: none
 };
+
+/// A report whose unexpected findings an entry of `suppressions` covers
+/// (matched on its signature, its file and the scenario's measures) holds,
+/// as suppressed: its verdict names the entry and its reason.
+void ApplySuppressions(const Suppressions& suppressions, const Scenario& scenario, ScenarioReport* report);
 
 /// The variant runs of one scenario: its own (""), the one forced name, or
 /// with "all" every variant name its groups' families have.

@@ -185,6 +185,7 @@ ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
     report.groups.push_back(std::move(g));
   }
   JudgeExpectation(scenario.expect, &report);
+  if (!report.fired.empty()) report.signature = SignatureOf(scenario, run.findings, ImplementationName(backend));
   const std::string skipped = SkippedCaches(scenario, backend.writers());
   if (!skipped.empty()) report.verdict += " (" + skipped + ")";
   report.seconds =

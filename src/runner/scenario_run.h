@@ -11,6 +11,7 @@
 
 #include "backend/backend.h"
 #include "invariants/finding.h"
+#include "runner/finding_signature.h"
 #include "scenario/family_params.h"  // OutputNames
 #include "scenario/scenario.h"
 
@@ -90,6 +91,11 @@ struct ScenarioReport {
   bool holds = false;
   std::string verdict;         // one line: why it holds or does not
   double seconds = 0;
+  FindingSignature signature;  // when an invariant fired (shape: the scenario's own)
+  // A suppression entry covered its unexpected findings (check
+  // --suppressions): it holds, counted as suppressed.
+  int suppressed_by = -1;      // the entry's index; -1: none
+  std::string suppressed_id, suppressed_reason;
 };
 
 /// RunScenario (or, with cuda_graph, RunGraphReplayScenario) plus the

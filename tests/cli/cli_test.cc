@@ -427,6 +427,18 @@ void ExpectLines(const std::vector<UsageCase>& cases) {
   }
 }
 
+// --device K indexes into CUDA_VISIBLE_DEVICES when it is set: past its
+// list is bad input, before any CUDA call (so also on a machine without a GPU).
+TEST(BinaryTest, ADevicePastCudaVisibleDevicesIsOneLine) {
+  setenv("CUDA_VISIBLE_DEVICES", "4,5", 1);  // this test's process only (ctest runs each alone)
+  ExpectLines({{"check --device 2 scenarios/paged", 2,
+                "slotguard: error: --device 2: CUDA_VISIBLE_DEVICES=4,5 lists 2 devices; expected an index from 0 "
+                "to 1 into that list"},
+               {"fuzz --device -1", 2,
+                "slotguard: error: --device: expected an integer from 0 to 1023, got '-1'"}});
+  unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
 TEST(BinaryTest, UsageErrorsExit2) {
   std::string out;
   EXPECT_EQ(2, RunBinary("check --backend tpu", &out));

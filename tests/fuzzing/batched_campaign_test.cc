@@ -81,7 +81,7 @@ TEST(BatchedCampaignTest, ChecksTheSameScenariosAsOneAtATime) {
   ASSERT_TRUE(RunCampaign(o, single, progress, &b, &err)) << err;
   EXPECT_EQ(13, batched.run_many_calls);
   EXPECT_EQ(0, single.run_many_calls);
-  EXPECT_FALSE(a.found);
+  EXPECT_FALSE(a.Found());
   EXPECT_EQ(1234, a.scenarios);
   EXPECT_EQ(b.scenarios, a.scenarios);
   EXPECT_EQ(b.tokens, a.tokens);
@@ -143,14 +143,14 @@ TEST(ShardedCampaignTest, AShardsFindingIsNamedByItsIndexInTheWholeStream) {
     std::string err;
     std::ostringstream progress;
     ASSERT_TRUE(RunCampaign(part, backend, progress, &r, &err)) << err;
-    ASSERT_TRUE(r.found);
-    EXPECT_EQ(shard, r.finding_index % 2);
+    ASSERT_TRUE(r.Found());
+    EXPECT_EQ(shard, r.findings.at(0).finding_index % 2);
     if (shard == first % 2) {
-      EXPECT_EQ(first, r.finding_index);
+      EXPECT_EQ(first, r.findings.at(0).finding_index);
     } else {
-      EXPECT_GT(r.finding_index, first);
+      EXPECT_GT(r.findings.at(0).finding_index, first);
     }
-    EXPECT_EQ(r.finding_index / 2 + 1, r.scenarios) << "this shard's scenarios up to its finding";
+    EXPECT_EQ(r.findings.at(0).finding_index / 2 + 1, r.scenarios) << "this shard's scenarios up to its finding";
   }
 }
 
@@ -177,12 +177,12 @@ TEST(BatchedCampaignTest, StopsAtTheFirstFindingInALaterChunk) {
     std::string err;
     std::ostringstream progress;
     ASSERT_TRUE(RunCampaign(run, backend, progress, &r, &err)) << err;
-    ASSERT_TRUE(r.found);
-    EXPECT_EQ(expected, r.finding_index);
+    ASSERT_TRUE(r.Found());
+    EXPECT_EQ(expected, r.findings.at(0).finding_index);
     EXPECT_EQ(expected + 1, r.scenarios) << "every scenario before the finding, and the finding";
-    EXPECT_FALSE(r.invariant.empty());
+    EXPECT_FALSE(r.findings.at(0).invariant.empty());
     Scenario reproducer;
-    ASSERT_TRUE(LoadScenarioFile(r.file, LoadLimits(), &reproducer, &err)) << err;
+    ASSERT_TRUE(LoadScenarioFile(r.findings.at(0).file, LoadLimits(), &reproducer, &err)) << err;
     EXPECT_GE(reproducer.batch.num_tokens, kTokens);
     files[batches] = WriteScenarioJson(reproducer);
   }

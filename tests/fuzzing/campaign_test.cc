@@ -165,7 +165,7 @@ TEST(FuzzCampaignTest, InconsistentBatchesWithTheFixedKernelAreCountedNotStopped
   CampaignResult result;
   ASSERT_NO_FATAL_FAILURE(RunOnHost(o, &result));
   std::string err;
-  EXPECT_FALSE(result.found);
+  EXPECT_FALSE(result.Found());
   EXPECT_EQ(3000, result.scenarios);
   EXPECT_GT(result.runner_state_findings, 0);
   // Each counted scenario really is one: findings, none that blames the kernel.
@@ -211,14 +211,14 @@ TEST(ShrinkTest, KpoolPrefixEndsAtOneTokenOnANullColumn) {
   o.out_dir = OutDir("shrink");
   CampaignResult result;
   ASSERT_NO_FATAL_FAILURE(RunOnHost(o, &result));
-  ASSERT_TRUE(result.found);
-  const Scenario& s = result.minimized;
+  ASSERT_TRUE(result.Found());
+  const Scenario& s = result.findings.at(0).minimized;
   EXPECT_EQ(1, s.batch.num_reqs());
   EXPECT_EQ(1, s.batch.num_tokens);
   ASSERT_EQ(1u, s.groups.size());
   EXPECT_EQ(1, s.groups[0].table.width);
   EXPECT_EQ(0, s.groups[0].table.entries[0]);
-  EXPECT_EQ("null_block", result.invariant);
+  EXPECT_EQ("null_block", result.findings.at(0).invariant);
 }
 
 TEST(ShrinkTest, KeepsOnlyWhatStillFails) {

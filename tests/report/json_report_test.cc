@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "report/fuzz_report.h"
+#include "util/fingerprint.h"
 #include "report/report.h"
 
 namespace slotguard {
@@ -29,6 +30,12 @@ TEST(JsonReportTest, CheckReportBytes) {
   ok.verdict = "expected finding caught (null_block)";
   ok.tokens = 3;
   ok.seconds = 0.5;
+  ok.fired = {"null_block"};
+  ok.signature.implementation = "slotguard";
+  ok.signature.families = {"paged"};
+  ok.signature.variants = {"unguarded"};
+  ok.signature.invariants = {"null_block"};
+  ok.signature.shape = "2 requests, 3 tokens, 1 groups";
   GroupReport g;
   g.name = "attn";
   g.counts = {{"null_block", 2}};
@@ -65,6 +72,7 @@ TEST(JsonReportTest, CheckReportBytes) {
     "scenario_runs": 2,
     "hold": 1,
     "fail": 0,
+    "suppressed": 0,
     "skipped": 0,
     "bad_input": 1,
     "environment_error": 0,
@@ -73,6 +81,7 @@ TEST(JsonReportTest, CheckReportBytes) {
       "expected_finding": 1,
       "unexpected_findings": 0,
       "missing_expected": 0,
+      "suppressed": 0,
       "skipped": 0,
       "bad_input": 1,
       "environment_error": 0
@@ -82,6 +91,7 @@ TEST(JsonReportTest, CheckReportBytes) {
     "findings": 2,
     "expected_findings": 2,
     "unexpected_findings": 0,
+    "suppressed_findings": 0,
     "findings_per_invariant": {
       "null_block": 2
     }
@@ -103,6 +113,8 @@ TEST(JsonReportTest, CheckReportBytes) {
       "tokens": 3,
       "total_findings": 2,
       "seconds": 0.5,
+      "signature": ")json" + Fingerprint("paged/unguarded: null_block (batch) on 2 requests, 3 tokens, 1 groups; implementation slotguard") + R"json(",
+      "suppressed_by": null,
       "groups": [
         {
           "name": "attn",
@@ -140,6 +152,8 @@ TEST(JsonReportTest, CheckReportBytes) {
       "tokens": null,
       "total_findings": null,
       "seconds": 0.0,
+      "signature": null,
+      "suppressed_by": null,
       "groups": []
     }
   ]
@@ -156,19 +170,20 @@ TEST(JsonReportTest, FuzzReportBytes) {
   r.seed = 3;
   r.backend = "gpu";
   r.max_requests = 64;
-  r.scenarios = 8;
-  r.tokens = 100;
-  r.seconds = 2;
-  r.generate_seconds = 0.5;
-  r.kernel_seconds = 0.25;
-  r.check_seconds = 1;
-  r.classes = {{"decode", 5}, {"dcp", 1}};
+  r.result.scenarios = 8;
+  r.result.tokens = 100;
+  r.result.seconds = 2;
+  r.result.generate_seconds = 0.5;
+  r.result.kernel_seconds = 0.25;
+  r.result.check_seconds = 1;
+  r.result.classes = {{"decode", 5}, {"dcp", 1}};
   EXPECT_EQ(R"({
   "slotguard_fuzz": 1,
   "seed": 3,
   "backend": "gpu",
   "variant": "fixed",
   "max_requests": 64,
+  "keep_going": false,
   "scenarios": 8,
   "token_groups": 100,
   "seconds": 2.0,
@@ -182,23 +197,75 @@ TEST(JsonReportTest, FuzzReportBytes) {
     "dcp": 1,
     "decode": 5
   },
-  "found": false
+  "found": false,
+  "distinct_findings": 0,
+  "finding_scenarios": 0,
+  "unattributed": 0,
+  "suppressed_findings": 0,
+  "findings": [],
+  "suppressions": []
 }
 )",
             FuzzJson(r));
-  r.kernel_seconds = 0;  // not batched: no phases
+  // --keep-going with a suppressions file: one finding, one suppressed
+  // signature, one entry that suppressed 4 scenarios before shrinking and
+  // one stale entry.
+  r.result.kernel_seconds = 0;  // not batched: no phases
   r.variant = "prefix";
-  r.found = true;
-  r.file = "out/x.json";
-  r.invariant = "null_block";
-  r.fired = {"null_block", "own_block"};
-  r.finding_index = 7;
+  r.keep_going = true;
+  Suppressions suppressions;
+  suppressions.file = "known.json";
+  suppressions.entries.resize(3);
+  suppressions.entries[0].id = "empty";
+  suppressions.entries[0].reason = "the launcher never sends it";
+  suppressions.entries[0].pointer = "/suppressions/0";
+  suppressions.entries[1].id = "sig";
+  suppressions.entries[1].reason = "known";
+  suppressions.entries[1].pointer = "/suppressions/1";
+  suppressions.entries[2].id = "old";
+  suppressions.entries[2].reason = "fixed long ago";
+  suppressions.entries[2].pointer = "/suppressions/2";
+  r.suppressions = &suppressions;
+  CampaignFinding f;
+  f.signature.implementation = "slotguard";
+  f.signature.families = {"paged"};
+  f.signature.variants = {"prefix"};
+  f.signature.invariants = {"null_block", "own_block"};
+  f.signature.blames_kernel = false;
+  f.signature.shape = "1 requests, 1 tokens, 1 groups";
+  f.count = 5;
+  f.shrunk = 2;
+  f.finding_index = 7;
+  f.invariant = "null_block";
+  f.fired = {"null_block", "own_block"};
+  f.file = "out/x.json";
+  f.original.batch.query_start_loc = {0, 1, 3};  // the generated scenario, before shrinking
+  f.original.batch.num_tokens = 3;
+  r.result.findings.push_back(f);
+  f.signature.invariants = {"differential"};
+  f.signature.blames_kernel = true;
+  f.count = 3;
+  f.shrunk = 1;
+  f.finding_index = 9;
+  f.invariant = "differential";
+  f.fired = {"differential"};
+  f.file = "";
+  f.suppressed_by = 1;
+  r.result.findings.push_back(f);
+  r.result.finding_scenarios = 8;
+  r.result.suppressed_scenarios = 4;
+  r.result.suppression_matches = {4, 3, 0};
+  // The signature ids are FNV-1a of the texts, computed here, not pasted.
+  const std::string id0 = Fingerprint("paged/prefix: null_block, own_block (batch) on 1 requests, 1 tokens, 1 groups; implementation slotguard");
+  const std::string id1 = Fingerprint("paged/prefix: differential (kernel) on 1 requests, 1 tokens, 1 groups; implementation slotguard");
+  EXPECT_EQ(id0, r.result.findings[0].signature.Id());
   const std::string expected = R"({
   "slotguard_fuzz": 1,
   "seed": 3,
   "backend": "gpu",
   "variant": "prefix",
   "max_requests": 64,
+  "keep_going": true,
   "scenarios": 8,
   "token_groups": 100,
   "seconds": 2.0,
@@ -214,7 +281,90 @@ TEST(JsonReportTest, FuzzReportBytes) {
     "null_block",
     "own_block"
   ],
-  "scenario_index": 7
+  "scenario_index": 7,
+  "distinct_findings": 1,
+  "finding_scenarios": 8,
+  "unattributed": 0,
+  "suppressed_findings": 7,
+  "findings": [
+    {
+      "signature": ")" + id0 + R"(",
+      "text": "paged/prefix: null_block, own_block (batch) on 1 requests, 1 tokens, 1 groups; implementation slotguard",
+      "implementation": "slotguard",
+      "families": [
+        "paged"
+      ],
+      "variants": [
+        "prefix"
+      ],
+      "invariants": [
+        "null_block",
+        "own_block"
+      ],
+      "blame": "batch",
+      "shape": "1 requests, 1 tokens, 1 groups",
+      "count": 5,
+      "shrunk": 2,
+      "scenario_index": 7,
+      "invariant": "null_block",
+      "fired": [
+        "null_block",
+        "own_block"
+      ],
+      "original_shape": "2 requests, 3 tokens, 0 groups",
+      "file": "out/x.json",
+      "suppressed_by": null
+    },
+    {
+      "signature": ")" + id1 + R"(",
+      "text": "paged/prefix: differential (kernel) on 1 requests, 1 tokens, 1 groups; implementation slotguard",
+      "implementation": "slotguard",
+      "families": [
+        "paged"
+      ],
+      "variants": [
+        "prefix"
+      ],
+      "invariants": [
+        "differential"
+      ],
+      "blame": "kernel",
+      "shape": "1 requests, 1 tokens, 1 groups",
+      "count": 3,
+      "shrunk": 1,
+      "scenario_index": 9,
+      "invariant": "differential",
+      "fired": [
+        "differential"
+      ],
+      "original_shape": "2 requests, 3 tokens, 0 groups",
+      "file": null,
+      "suppressed_by": "sig"
+    }
+  ],
+  "suppressions": [
+    {
+      "id": "empty",
+      "reason": "the launcher never sends it",
+      "pointer": "/suppressions/0",
+      "matched": 4,
+      "stale": false
+    },
+    {
+      "id": "sig",
+      "reason": "known",
+      "pointer": "/suppressions/1",
+      "matched": 3,
+      "stale": false
+    },
+    {
+      "id": "old",
+      "reason": "fixed long ago",
+      "pointer": "/suppressions/2",
+      "matched": 0,
+      "stale": true
+    }
+  ]
 }
 )";
   EXPECT_EQ(expected, FuzzJson(r));

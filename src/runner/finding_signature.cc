@@ -1,0 +1,63 @@
+#include "runner/finding_signature.h"
+
+#include <algorithm>
+#include <set>
+
+#include "registry/families.h"
+#include "runner/scenario_run.h"
+#include "util/fingerprint.h"
+
+namespace slotguard {
+namespace {
+
+std::string Join(const std::vector<std::string>& names, const char* sep) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : sep) + n;
+  return out;
+}
+
+}  // namespace
+
+FindingSignature FindingSignature::Key() const {
+  FindingSignature key = *this;
+  key.shape.clear();
+  return key;
+}
+
+std::string FindingSignature::Text() const {
+  return Join(families, "+") + "/" + Join(variants, "+") + ": " + Join(invariants, ", ") + " (" +
+         (blames_kernel ? "kernel" : "batch") + ")" + (shape.empty() ? "" : " on " + shape) + "; implementation " +
+         implementation;
+}
+
+std::string FindingSignature::Id() const { return Fingerprint(Text()); }
+
+std::string ScenarioShape(const Scenario& s) {
+  return std::to_string(s.batch.num_reqs()) + " requests, " + std::to_string(s.batch.num_tokens) + " tokens, " +
+         std::to_string(s.groups.size()) + " groups";
+}
+
+std::string ImplementationName(const Backend& backend) {
+  return backend.provider() ? backend.provider()->name() : "slotguard";
+}
+
+FindingSignature SignatureOf(const Scenario& scenario, const std::vector<FindingSink>& findings,
+                             const std::string& implementation) {
+  std::set<std::string> families, variants, invariants;
+  for (size_t g = 0; g < findings.size() && g < scenario.groups.size(); ++g) {
+    if (findings[g].counts().empty()) continue;
+    families.insert(GetFamily(scenario.groups[g].family).name);
+    variants.insert(GetVariant(scenario.groups[g].variant).name);
+    for (const auto& [name, count] : findings[g].counts()) invariants.insert(name);
+  }
+  FindingSignature s;
+  s.implementation = implementation;
+  s.families.assign(families.begin(), families.end());
+  s.variants.assign(variants.begin(), variants.end());
+  s.invariants.assign(invariants.begin(), invariants.end());
+  s.blames_kernel = BlamesKernel(invariants);
+  s.shape = ScenarioShape(scenario);
+  return s;
+}
+
+}  // namespace slotguard

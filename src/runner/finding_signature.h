@@ -1,0 +1,49 @@
+// What a finding is, independent of where a run met it: the signature that
+// fuzz --keep-going collects findings by, that suppressions match, and that
+// SARIF fingerprints (docs/suppressions.md). A fuzz reproducer checked with
+// `check` has the signature the campaign printed for it.
+#ifndef SLOTGUARD_RUNNER_FINDING_SIGNATURE_H_
+#define SLOTGUARD_RUNNER_FINDING_SIGNATURE_H_
+
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "invariants/finding.h"
+#include "scenario/scenario.h"
+
+namespace slotguard {
+
+struct FindingSignature {
+  std::string implementation;           // ImplementationName: "slotguard" or the provider's name
+  std::vector<std::string> families;    // of the groups with findings; sorted, unique
+  std::vector<std::string> variants;    // of those groups; sorted, unique
+  std::vector<std::string> invariants;  // that fired, in any group; sorted
+  bool blames_kernel = false;           // BlamesKernel(invariants): "kernel", else "batch"
+  std::string shape;                    // ScenarioShape of the scenario; "" for a key
+
+  /// Everything but the shape: what a campaign knows of a finding before it
+  /// is shrunk.
+  FindingSignature Key() const;
+  /// "kpool_tail/fixed: differential, own_block (kernel) on 1 requests, 3
+  /// tokens, 1 groups; implementation slotguard".
+  std::string Text() const;
+  /// Fingerprint(Text()): the 16 hex digits fuzz prints and a suppression's
+  /// "signature" names.
+  std::string Id() const;
+};
+
+/// "R requests, T tokens, G groups".
+std::string ScenarioShape(const Scenario& scenario);
+
+/// "slotguard" for slotguard's own kernels, else the provider's name.
+std::string ImplementationName(const Backend& backend);
+
+/// The signature of a run of `scenario` whose per-group findings are
+/// `findings` (at least one fired).
+FindingSignature SignatureOf(const Scenario& scenario, const std::vector<FindingSink>& findings,
+                             const std::string& implementation);
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_RUNNER_FINDING_SIGNATURE_H_

@@ -1,0 +1,49 @@
+// Matching a finding against the entries of a suppressions file.
+#include <fnmatch.h>
+
+#include <algorithm>
+
+#include "suppressions/suppressions.h"
+#include "util/error_line.h"
+
+namespace slotguard {
+namespace {
+
+/// Every one of `have` is in `allowed` (an empty `allowed` allows all).
+bool AllIn(const std::vector<std::string>& have, const std::vector<std::string>& allowed) {
+  if (allowed.empty()) return true;
+  for (const std::string& h : have)
+    if (std::find(allowed.begin(), allowed.end(), h) == allowed.end()) return false;
+  return true;
+}
+
+bool Matches(const Suppression& e, const SuppressionSubject& s) {
+  const FindingSignature& sig = *s.signature;
+  if (!AllIn(sig.families, e.families) || !AllIn(sig.variants, e.variants) || !AllIn(sig.invariants, e.invariants))
+    return false;
+  if (!e.blame.empty() && e.blame != (sig.blames_kernel ? "kernel" : "batch")) return false;
+  if (!e.implementation.empty() && sig.implementation.find(e.implementation) == std::string::npos) return false;
+  if (!e.files.empty() && (s.file.empty() || fnmatch(e.files.c_str(), s.file.c_str(), 0) != 0)) return false;
+  if (!e.signature.empty() && (sig.shape.empty() || sig.Id() != e.signature)) return false;
+  if (s.scenario) {
+    const Scenario& sc = *s.scenario;
+    if (!e.num_reqs.Holds(sc.batch.num_reqs()) || !e.num_tokens.Holds(sc.batch.num_tokens) ||
+        !e.num_groups.Holds(static_cast<int64_t>(sc.groups.size())))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int MatchSuppression(const Suppressions& suppressions, const SuppressionSubject& subject) {
+  for (size_t i = 0; i < suppressions.entries.size(); ++i)
+    if (Matches(suppressions.entries[i], subject)) return static_cast<int>(i);
+  return -1;
+}
+
+std::string SuppressionLabel(const Suppression& entry) {
+  return QuoteName(entry.id) + " (" + EscapeText(entry.reason, 200) + ")";
+}
+
+}  // namespace slotguard

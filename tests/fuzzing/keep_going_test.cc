@@ -1,0 +1,217 @@
+// fuzz --keep-going: every distinct finding of the budget, one smallest
+// reproducer and a count per signature, the same whatever the jobs; with
+// suppressions: known classes counted, not failures, never shrunk into.
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "backend/backend.h"
+#include "cli/commands.h"
+#include "fuzzing/campaign.h"
+#include "runner/scenario_run.h"
+#include "scenario/scenario_json.h"
+
+namespace slotguard {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string OutDir(const std::string& name) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("slotguard_keep_going_" + name);
+  fs::remove_all(dir);
+  return dir.string();
+}
+
+/// Two planted bugs: "prefix" on kpool_tail and on qsa_ring, each writing
+/// the null block for a request whose entry is 0.
+CampaignOptions TwoBugs(const std::string& name) {
+  CampaignOptions o;
+  o.generator.families = {Family::kKpoolTail, Family::kQsaRing};
+  o.variant = "prefix";
+  o.seed = 7;
+  o.runs = 3000;
+  o.seconds = 0;
+  o.keep_going = true;
+  o.out_dir = OutDir(name);
+  return o;
+}
+
+CampaignResult RunHost(const CampaignOptions& o) {
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  CampaignResult result;
+  std::string err;
+  std::ostringstream progress;
+  EXPECT_TRUE(RunCampaign(o, *host, progress, &result, &err)) << err;
+  return result;
+}
+
+std::set<std::string> FamiliesOf(const CampaignResult& r, bool suppressed) {
+  std::set<std::string> families;
+  for (const CampaignFinding& f : r.findings)
+    if ((f.suppressed_by >= 0) == suppressed)
+      for (const std::string& family : f.signature.families) families.insert(family);
+  return families;
+}
+
+TEST(KeepGoingTest, FindsBothBugsWithOneReproducerEach) {
+  const CampaignOptions o = TwoBugs("both");
+  const CampaignResult r = RunHost(o);
+  EXPECT_EQ(3000, r.scenarios) << "the whole budget";
+  ASSERT_TRUE(r.Found());
+  // The single-family findings shrink to one signature per bug.
+  std::set<std::string> single;
+  for (const CampaignFinding& f : r.findings) {
+    ASSERT_EQ(1u, f.signature.families.size()) << f.signature.Text();
+    EXPECT_TRUE(single.insert(f.signature.families[0]).second) << "one signature per family: " << f.signature.Text();
+    EXPECT_TRUE(f.signature.blames_kernel);
+    EXPECT_EQ(std::vector<std::string>{"prefix"}, f.signature.variants);
+    EXPECT_GE(f.count, f.shrunk);
+    EXPECT_GE(f.shrunk, 1);
+    // Each reproducer is a file that `check` gives the same signature.
+    Scenario s;
+    std::string err;
+    ASSERT_TRUE(LoadScenarioFile(f.file, LoadLimits(), &s, &err)) << err;
+    std::unique_ptr<Backend> host = MakeHostBackend();
+    const ScenarioReport report = CheckScenario(s, f.file, *host, 8);
+    EXPECT_FALSE(report.holds);
+    EXPECT_EQ(f.signature.Id(), report.signature.Id()) << f.signature.Text() << " vs " << report.signature.Text();
+  }
+  EXPECT_EQ((std::set<std::string>{"kpool_tail", "qsa_ring"}), single);
+  int64_t counted = r.unattributed;
+  for (const CampaignFinding& f : r.findings) counted += f.count;
+  EXPECT_EQ(r.finding_scenarios, counted) << "every finding is in one signature's count or unattributed";
+  // Without --keep-going the campaign stops at its first finding.
+  CampaignOptions first = o;
+  first.keep_going = false;
+  first.out_dir = OutDir("first");
+  const CampaignResult one = RunHost(first);
+  ASSERT_EQ(1u, one.findings.size());
+  EXPECT_LT(one.scenarios, 3000);
+  EXPECT_EQ(1, one.findings[0].count);
+}
+
+TEST(KeepGoingTest, TheSameFindingsWhateverTheJobs) {
+  std::vector<std::string> seen[2];
+  for (int jobs : {1, 3}) {
+    CampaignOptions o = TwoBugs("jobs" + std::to_string(jobs));
+    o.jobs = jobs;
+    const CampaignResult r = RunHost(o);
+    for (const CampaignFinding& f : r.findings)
+      seen[jobs == 3].push_back(f.signature.Id() + " " + std::to_string(f.finding_index) + " " +
+                                std::to_string(f.count) + " " + WriteScenarioJson(f.minimized));
+  }
+  EXPECT_FALSE(seen[0].empty());
+  EXPECT_EQ(seen[0], seen[1]);
+}
+
+std::string SuppressionsFile(const std::string& name, const std::string& entries) {
+  const std::string path = (fs::path(::testing::TempDir()) / name).string();
+  std::ofstream(path) << R"({"slotguard_suppressions": 1, "suppressions": [)" << entries << "]}";
+  return path;
+}
+
+TEST(KeepGoingTest, ASuppressedBugIsCountedAndTheOtherStillFails) {
+  CampaignOptions o = TwoBugs("suppressed");
+  Suppressions s;
+  std::string err;
+  ASSERT_TRUE(LoadSuppressions(SuppressionsFile("kpool.json", R"(
+      {"id": "kpool-prefix", "reason": "known", "families": ["kpool_tail"]},
+      {"id": "stale", "reason": "fixed long ago", "families": ["paged"]})"),
+                               &s, &err))
+      << err;
+  o.suppressions = &s;
+  const CampaignResult r = RunHost(o);
+  ASSERT_TRUE(r.Found());
+  EXPECT_EQ(std::set<std::string>{"qsa_ring"}, FamiliesOf(r, false));
+  ASSERT_EQ(2u, r.suppression_matches.size());
+  EXPECT_GT(r.suppression_matches[0], 0);
+  EXPECT_EQ(r.suppressed_scenarios, r.suppression_matches[0]) << "all before shrinking: a family entry";
+  EXPECT_EQ(0, r.suppression_matches[1]) << "stale";
+}
+
+TEST(KeepGoingTest, ASignatureEntrySuppressesThatSignatureOnly) {
+  const CampaignResult plain = RunHost(TwoBugs("sig_plain"));
+  std::string kpool;
+  for (const CampaignFinding& f : plain.findings)
+    if (f.signature.families == std::vector<std::string>{"kpool_tail"}) kpool = f.signature.Id();
+  ASSERT_FALSE(kpool.empty());
+  CampaignOptions o = TwoBugs("sig");
+  Suppressions s;
+  std::string err;
+  ASSERT_TRUE(LoadSuppressions(SuppressionsFile("sig.json", R"({"id": "k", "reason": "known", "signature": ")" +
+                                                                 kpool + "\"}"),
+                               &s, &err))
+      << err;
+  o.suppressions = &s;
+  const CampaignResult r = RunHost(o);
+  EXPECT_EQ(std::set<std::string>{"qsa_ring"}, FamiliesOf(r, false));
+  EXPECT_EQ(std::set<std::string>{"kpool_tail"}, FamiliesOf(r, true));
+  for (const CampaignFinding& f : r.findings)
+    if (f.suppressed_by >= 0) {
+      EXPECT_TRUE(f.file.empty()) << "no reproducer for a known difference";
+      EXPECT_EQ(f.count, r.suppression_matches[0]);
+    }
+}
+
+TEST(KeepGoingTest, NeverShrinksIntoASuppressedClass) {
+  // One- and zero-request batches are "known": the kpool_tail bug is still
+  // found, and its reproducer keeps two requests rather than slip into the
+  // class (which would hide it behind the suppression).
+  CampaignOptions o = TwoBugs("slip");
+  o.generator.families = {Family::kKpoolTail};
+  Suppressions s;
+  std::string err;
+  ASSERT_TRUE(LoadSuppressions(SuppressionsFile("slip.json", R"(
+      {"id": "small", "reason": "the launcher batches at least two requests", "num_reqs": {"max": 1}})"),
+                               &s, &err))
+      << err;
+  o.suppressions = &s;
+  const CampaignResult r = RunHost(o);
+  ASSERT_TRUE(r.Found());
+  for (const CampaignFinding& f : r.findings) {
+    EXPECT_EQ(2, f.minimized.batch.num_reqs()) << f.signature.Text();
+    EXPECT_LT(f.suppressed_by, 0);
+  }
+  EXPECT_GT(r.suppressed_scenarios, 0);
+}
+
+TEST(KeepGoingTest, TheCommandListsEveryFindingAndExitsZeroWhenAllAreSuppressed) {
+  FuzzOptions o;
+  o.backend = BackendKind::kHost;
+  o.families = {"kpool_tail", "qsa_ring"};
+  o.variant = "prefix";
+  o.seed = 7;
+  o.runs = 3000;
+  o.keep_going = true;
+  o.out_dir = OutDir("cli");
+  o.json_path = (fs::path(::testing::TempDir()) / "keep_going.json").string();
+  {
+    std::ostringstream out, err;
+    ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();
+    EXPECT_NE(std::string::npos, out.str().find("fuzz: finding 1 of 2, signature ")) << out.str();
+    EXPECT_NE(std::string::npos, out.str().find("fuzz: finding 2 of 2, signature ")) << out.str();
+    EXPECT_NE(std::string::npos, out.str().find("slotguard: fuzz: 2 distinct findings in 3000 scenarios")) << out.str();
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(o.json_path));
+    EXPECT_EQ(2, j["distinct_findings"]);
+    EXPECT_EQ(2u, j["findings"].size());
+    EXPECT_TRUE(j["found"]);
+  }
+  o.suppressions_path = SuppressionsFile("both.json", R"(
+      {"id": "prefix", "reason": "both still ship the prefix kernel", "variants": ["prefix"]})");
+  std::ostringstream out, err;
+  ASSERT_EQ(kExitHolds, RunFuzz(o, out, err)) << out.str() << err.str();
+  EXPECT_NE(std::string::npos, out.str().find("fuzz: suppressed ")) << out.str();
+  EXPECT_NE(std::string::npos, out.str().find(" suppressed findings, backend host")) << out.str();
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(o.json_path));
+  EXPECT_FALSE(j["found"]);
+  EXPECT_EQ(0, j["distinct_findings"]);
+  EXPECT_GT(j["suppressed_findings"].get<int64_t>(), 0);
+  EXPECT_EQ(false, j["suppressions"][0]["stale"]);
+}
+
+}  // namespace
+}  // namespace slotguard
