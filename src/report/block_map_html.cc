@@ -338,7 +338,7 @@ font-size:calc(var(--cell)*.32);line-height:1.1;white-space:nowrap;user-select:n
 .cell.alarm{background:linear-gradient(var(--alarm) 0 74%,var(--a,var(--alarm)) 74%);color:#fff;
 border:2px solid #111;text-shadow:none}
 .cell.hit{outline:3px solid var(--hit);outline-offset:1px;z-index:1}
-.cell.sel{box-shadow:0 0 0 2px #fff,0 0 0 4px var(--sel);z-index:2}
+.cell.sel{box-shadow:0 0 0 5px #fff,0 0 0 8px var(--sel);z-index:2}
 .outside{margin-top:8px}
 ol.findings{margin:4px 0 0;padding-left:22px}
 ol.findings li{margin:2px 0;word-break:break-word}
