@@ -204,7 +204,13 @@ std::string CellHtml(const Cell& c, const std::string& group, const std::string&
   std::string cls = "cell";
   std::string style;
   cls += c.written > 0 ? " w" : " e";
-  if (c.range()) cls += " range";
+  if (c.range()) {
+    cls += " range";
+    // "123 457–999 997" needs a fourth column; 7 characters fit in three.
+    const std::string label = Blocks(c);
+    const size_t chars = std::count_if(label.begin(), label.end(), [](char ch) { return (ch & 0xC0) != 0x80; });
+    if (chars > 9) cls += " r4";
+  }
   if (c.null) cls += " null";
   auto colour = [](int32_t r) { return r < 0 ? std::string("pn") : "p" + std::to_string(r % kPaletteSize); };
   if (c.outside || (c.written > 0 && c.null)) {
@@ -328,7 +334,7 @@ font-size:calc(var(--cell)*.32);line-height:1.1;white-space:nowrap;user-select:n
 .p8{background:var(--p8)}.p9{background:var(--p9)}.p10{background:var(--p10)}.p11{background:var(--p11)}
 .pn{background:var(--pn)}
 .multi{background:repeating-linear-gradient(45deg,var(--a) 0 5px,var(--b) 5px 10px)}
-.cell.range{grid-column:span 3}
+.cell.range{grid-column:span 3}.cell.range.r4{grid-column:span 4}
 .cell.range.e{background:repeating-linear-gradient(90deg,#eef1f4 0 6px,#e2e6ea 6px 7px)}
 .cell.range small{font-size:.8em;opacity:.85}
 .cell.d5{font-size:calc(var(--cell)*.26)}.cell.d6{font-size:calc(var(--cell)*.22)}
