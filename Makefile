@@ -9,7 +9,8 @@ BUILD_TYPE   ?= Release
 #   make CUDA_ARCHS="80;89;90;100"
 CUDA_ARCHS   ?= 80;90
 JOBS         ?= $(shell nproc)
-DEB_PACKAGES := cmake ninja-build g++ make libcli11-dev nlohmann-json3-dev librapidcheck-dev libgtest-dev python3-pytest python3-numpy
+# chromium: the headless-browser test of replay --html (tests/report/render_block_map.sh).
+DEB_PACKAGES := cmake ninja-build g++ make libcli11-dev nlohmann-json3-dev librapidcheck-dev libgtest-dev python3-pytest python3-numpy chromium
 # libFuzzer targets: clang and its runtime (libFuzzer, ASan, UBSan).
 FUZZ_BUILD   ?= build-fuzz
 # Sanitizers of the libFuzzer targets. "undefined" alone (with FUZZ_BUILD set

@@ -1,10 +1,12 @@
-// `slotguard replay FILE`: one scenario, verbose (report/replay_table.h).
+// `slotguard replay FILE`: one scenario, verbose (report/replay_table.h), and
+// with --html the block map page (report/block_map_html.h).
 #include <limits>
 
 #include "backend/gpu_device.h"
 #include "cli/command_setup.h"
 #include "cli/commands.h"
 #include "registry/families.h"
+#include "report/block_map_html.h"
 #include "report/replay_table.h"
 #include "runner/graph_replays.h"
 #include "runner/scenario_files.h"
@@ -47,8 +49,14 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
   }
   std::string described = backend->Describe();
   if (std::string(backend->name()) == "gpu") described += " on " + GpuDescription();
-  return PrintReplay(scenario, options.file, described, run, options.all_tokens, out, options.max_findings)
-             ? kExitHolds : kExitFindings;
+  const bool holds = PrintReplay(scenario, options.file, described, run, options.all_tokens, out, options.max_findings);
+  // A page that cannot be written is the machine's problem, as check's reports.
+  if (!options.html_path.empty() &&
+      !WriteBlockMapHtml(options.html_path, scenario, options.file, described, run, &problem)) {
+    err << ErrorLine(problem);
+    return kExitEnvironment;
+  }
+  return holds ? kExitHolds : kExitFindings;
 }
 
 }  // namespace slotguard

@@ -45,6 +45,7 @@ struct ReplayOptions {
   std::string variant;
   bool all_tokens = false;  // print every token and every finding, even in long scenarios
   size_t max_findings = 8;  // findings listed per invariant and group (0: all), as check
+  std::string html_path;    // --html: also write the block map page (report/block_map_html.h)
   LoadLimits limits;
 };
 int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err);

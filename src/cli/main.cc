@@ -328,8 +328,9 @@ int main(int argc, char** argv) {
   CLI::App* replay_cmd = app.add_subcommand(
       "replay", "one scenario, verbose: per-token table and the blocks each request wrote");
   replay_cmd->footer(Footer("  slotguard replay scenarios/paged/decode.json\n"
-"  slotguard replay --backend host --variant dummy_reads_row scenarios/paged/mutants/dummy-reads-row.json\n",
-                         "0 the scenario holds; 1 it does not; 2 bad input or usage (the file, a --variant no group has); 3 environment"));
+"  slotguard replay --backend host --variant dummy_reads_row scenarios/paged/mutants/dummy-reads-row.json\n"
+"  slotguard replay --html map.html scenarios/rings/mutants/kpool-prefix.json\n",
+                         "0 the scenario holds; 1 it does not; 2 bad input or usage (the file, a --variant no group has); 3 environment (no usable GPU, a CUDA error, an --html page that cannot be written)"));
   replay_cmd->add_option("file", replay.file, "the scenario file")->required();
   AddBackend(replay_cmd, &replay.backend);
   AddRunSetup(replay_cmd, &replay.setup, true);
@@ -338,6 +339,11 @@ int main(int argc, char** argv) {
                        "print every token, also in scenarios over 256 tokens, and every finding");
   replay_cmd->add_option("--max-findings", replay.max_findings,
                          "findings listed per invariant and group (0: all; default 8, as check)");
+  replay_cmd->add_option("--html", replay.html_path,
+                         "also write the run to this path as one self-contained HTML page (no network): per group, the block "
+                         "pool as a grid coloured by the requests that wrote each block, the null block and the "
+                         "findings marked, and each block's tokens on hover or click; long runs of unwritten "
+                         "blocks are one range cell, and a zoom control sizes the cells");
   AddLimits(replay_cmd, &replay.limits);
 
   slotguard::MutantsOptions mutants;

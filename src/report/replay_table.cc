@@ -129,6 +129,24 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
   }
 }
 
+ScenarioReport ReplayReport(const Scenario& scenario, const std::string& file, const ScenarioRun& run) {
+  ScenarioReport report;
+  report.file = file;
+  report.name = scenario.name;
+  if (!run.skipped.empty()) {
+    report.status = ScenarioStatus::kSkipped;
+    report.verdict = "skipped: " + run.skipped;
+    report.holds = true;
+    return report;
+  }
+  for (size_t gi = 0; gi < scenario.groups.size(); ++gi) {
+    for (const auto& [name, count] : run.findings[gi].counts()) report.fired.insert(name);
+    report.total_findings += run.findings[gi].total();
+  }
+  JudgeExpectation(scenario.expect, &report);
+  return report;
+}
+
 bool PrintReplay(const Scenario& scenario, const std::string& file, const std::string& backend,
                  const ScenarioRun& run, bool all_tokens, std::ostream& out, size_t max_findings) {
   const Batch& b = scenario.batch;
@@ -137,12 +155,8 @@ bool PrintReplay(const Scenario& scenario, const std::string& file, const std::s
   out << "  " << b.num_reqs() << " requests, " << b.num_real_tokens() << " real tokens, "
       << "num_actual_tokens " << b.num_actual_tokens << ", num_tokens " << b.num_tokens
       << ", num_blocks " << scenario.num_blocks << "\n";
-  ScenarioReport report;
-  report.file = file;
-  report.name = scenario.name;
-  if (!run.skipped.empty()) {  // the implementation did not take it: nothing to show
-    report.status = ScenarioStatus::kSkipped;
-    report.verdict = "skipped: " + run.skipped;
+  const ScenarioReport report = ReplayReport(scenario, file, run);
+  if (report.status == ScenarioStatus::kSkipped) {  // the implementation did not take it: nothing to show
     out << "\n" << ScenarioLine(report) << "\n";
     return true;
   }
@@ -151,8 +165,6 @@ bool PrintReplay(const Scenario& scenario, const std::string& file, const std::s
 
   out << "\n";
   for (size_t gi = 0; gi < scenario.groups.size(); ++gi) {
-    for (const auto& [name, count] : run.findings[gi].counts()) report.fired.insert(name);
-    report.total_findings += run.findings[gi].total();
     const std::string& group = scenario.groups[gi].name;
     const std::vector<const Finding*> listed = Listed(run.findings[gi].kept(), all_tokens ? 0 : max_findings);
     for (const Finding* f : listed) out << FindingLine(report, group, *f) << "\n";
@@ -166,7 +178,6 @@ bool PrintReplay(const Scenario& scenario, const std::string& file, const std::s
             << " more findings not shown\n";
     }
   }
-  JudgeExpectation(scenario.expect, &report);
   out << ScenarioLine(report) << "\n";
   return report.holds;
 }

@@ -34,6 +34,12 @@ std::string BlockRanges(const std::map<int64_t, int64_t>& written, int64_t null_
 void PrintReplayGroup(const Scenario& scenario, size_t group, const ScenarioRun& run, bool all_tokens,
                       std::ostream& out, size_t max_findings = kReplayMaxFindings);
 
+/// The replay's verdict: the run's findings judged against the scenario's
+/// expectation (JudgeExpectation), or skipped when the implementation did
+/// not take the scenario. The text replay and the HTML block map both end
+/// with its ScenarioLine.
+ScenarioReport ReplayReport(const Scenario& scenario, const std::string& file, const ScenarioRun& run);
+
 /// The whole replay. `backend` is how the head names it ("host", "gpu on
 /// NVIDIA ..."). Returns whether the scenario holds (JudgeExpectation).
 bool PrintReplay(const Scenario& scenario, const std::string& file, const std::string& backend,

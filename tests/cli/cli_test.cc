@@ -283,6 +283,26 @@ TEST_F(CliTest, ReplayPrintsTheTokenTable) {
   EXPECT_NE(std::string::npos, out_.str().find("expected a finding, none fired")) << out_.str();
 }
 
+TEST_F(CliTest, ReplayHtmlWritesThePageBesideTheTextReplay) {
+  ReplayOptions o;
+  o.backend = BackendKind::kHost;
+  o.file = kScenarios + "/paged/mutants/dummy-reads-row.json";
+  o.html_path = (dir_ / "map.html").string();
+  EXPECT_EQ(kExitHolds, RunReplay(o, out_, err_));
+  EXPECT_NE(std::string::npos, out_.str().find("    request 1 (dummy): 0!:2\n")) << out_.str();
+  EXPECT_EQ("", err_.str());
+  std::ifstream in(o.html_path);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(0u, html.find("<!DOCTYPE html>")) << html.substr(0, 200);
+  EXPECT_NE(std::string::npos, html.find("data-block=\"0\" data-null=\"1\" data-requests=\"1\"")) << html;
+  // A page that cannot be written: one line, exit 3, after the text replay.
+  o.html_path = (dir_ / "no-such-dir" / "map.html").string();
+  out_.str("");
+  EXPECT_EQ(kExitEnvironment, RunReplay(o, out_, err_));
+  EXPECT_EQ("slotguard: error: " + o.html_path + ": cannot write the HTML report\n", err_.str());
+  EXPECT_NE(std::string::npos, out_.str().find("\nok    " + o.file)) << out_.str();
+}
+
 TEST_F(CliTest, TheTableLayoutFlagOverridesTheFilesLayout) {
   ReplayOptions o;
   o.backend = BackendKind::kHost;
