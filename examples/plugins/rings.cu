@@ -34,13 +34,20 @@ __host__ __device__ int64_t FloorMod(int64_t a, int64_t m) { return ((a % m) + m
 
 __host__ __device__ int64_t KpoolTailSlot(const sg_mapping_call& c, int64_t t) {
   if (t >= c.num_actual_tokens) return c.slot_mapping_in[t];
+#ifdef SG_EXAMPLE_EMPTY_BATCH_WRITES_SLOT_0
+  if (c.num_reqs == 0) return 0;  // the known difference: an empty batch maps its tokens to slot 0
+#endif
   if (c.num_reqs == 0 || c.block_table_width == 0) return kPad;
   int32_t r = RequestOf(c, t);
   if (r > c.num_reqs - 1) r = c.num_reqs - 1;  // tokens past qsl[R] belong to the last request
   const int32_t row = TableRow(c, r);
   if (row < 0) return kPad;
   const int64_t b = c.block_table[row * c.block_table_row_stride];
+#ifdef SG_EXAMPLE_KPOOL_ACCEPTS_BLOCK_0
+  if (b < 0) return kPad;  // the bug: block 0, the null block, is accepted
+#else
   if (b <= 0) return kPad;  // block 0 is the null block: never write it
+#endif
   return b * c.kpool_tail.kpool + FloorMod(c.positions[t], c.kpool_tail.kpool);
 }
 
@@ -74,7 +81,9 @@ __global__ void RingsKernel(sg_mapping_call c, bool kpool) {
 
 extern "C" const sg_plugin_info* slotguard_plugin_info(void) {
   static const char* const families[] = {"kpool_tail", "qsa_ring", nullptr};
-#ifdef SG_EXAMPLE_KEEP_LAST_OFF_BY_ONE
+#if defined(SG_EXAMPLE_KPOOL_ACCEPTS_BLOCK_0)
+  static const sg_plugin_info info = {SLOTGUARD_PLUGIN_ABI_VERSION, "example-rings-campaign", families};
+#elif defined(SG_EXAMPLE_KEEP_LAST_OFF_BY_ONE)
   static const sg_plugin_info info = {SLOTGUARD_PLUGIN_ABI_VERSION, "example-rings-buggy", families};
 #else
   static const sg_plugin_info info = {SLOTGUARD_PLUGIN_ABI_VERSION, "example-rings", families};

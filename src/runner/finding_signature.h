@@ -36,7 +36,8 @@ struct FindingSignature {
 /// "R requests, T tokens, G groups".
 std::string ScenarioShape(const Scenario& scenario);
 
-/// "slotguard" for slotguard's own kernels, else the provider's name.
+/// "slotguard" for slotguard's own kernels, else the provider's name
+/// without the path of its file ("plugin example-rings", "kernel SYMBOL").
 std::string ImplementationName(const Backend& backend);
 
 /// The signature of a run of `scenario` whose per-group findings are

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "backend/backend_setup.h"
 #include "backend/gpu_device.h"
@@ -82,6 +83,29 @@ TEST_F(PluginGpuTest, TheCorrectPluginHoldsEagerAndThroughGraphReplays) {
 TEST_F(PluginGpuTest, FuzzOnTheGpuPassesTheCorrectPluginAndFindsTheBuggyOne) {
   EXPECT_EQ(kExitHolds, Fuzz(kExamples + "/libsg_rings.so", 3000)) << out_.str() << err_.str();
   EXPECT_EQ(kExitFindings, Fuzz(kExamples + "/libsg_rings_buggy.so", 20000)) << out_.str() << err_.str();
+}
+
+// The GPU twin of PluginTest's keep-going campaign over the campaign plugin.
+TEST_F(PluginGpuTest, AKeepGoingCampaignReportsBothPlantedBugsAndSuppressesTheKnownDifference) {
+  FuzzOptions o;
+  o.backend = BackendKind::kGpu;
+  o.runs = 20000;
+  o.seed = 1;
+  o.jobs = 4;
+  o.keep_going = true;
+  o.out_dir = (dir_ / "findings").string();
+  const std::string json_path = (dir_ / "fuzz.json").string(), sarif_path = (dir_ / "fuzz.sarif").string();
+  o.json_path = json_path;
+  o.sarif_path = sarif_path;
+  o.suppressions_path = SLOTGUARD_SOURCE_DIR "/examples/plugins/rings_campaign.suppressions.json";
+  o.setup.provider.kernel_lib = kExamples + "/libsg_rings_campaign.so";
+  out_.str("");
+  err_.str("");
+  EXPECT_EQ(kExitFindings, RunFuzz(o, out_, err_)) << out_.str() << err_.str();
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(json_path));
+  EXPECT_EQ(2, j["distinct_findings"]) << out_.str();
+  EXPECT_GT(j["suppressions"][0]["matched"].get<int64_t>(), 0) << out_.str();
+  EXPECT_NE(std::string::npos, j["backend"].get<std::string>().find("gpu")) << j["backend"];
 }
 
 TEST_F(PluginGpuTest, ADeviceTrapCostsOnlyItsScenarios) {

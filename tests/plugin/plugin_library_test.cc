@@ -6,7 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <set>
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
@@ -22,6 +25,33 @@ namespace fs = std::filesystem;
 const std::string kExamples = SLOTGUARD_EXAMPLES_DIR;
 const std::string kFixtures = SLOTGUARD_FIXTURES_DIR;
 const std::string kScenarios = SLOTGUARD_SOURCE_DIR "/scenarios";
+
+// A campaign over a plugin with two planted bugs and a known difference
+// (examples/plugins/rings_campaign.cu): --keep-going reports exactly the
+// two, one reproducer each, and counts the known one as suppressed.
+void ExpectTwoBugsAndTheKnownDifference(const std::string& json_path, const std::string& sarif_path,
+                                        const std::string& out) {
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(json_path));
+  EXPECT_TRUE(j["found"]) << out;
+  EXPECT_EQ(2, j["distinct_findings"]) << out;
+  std::set<std::string> families;
+  for (const nlohmann::json& f : j["findings"]) {
+    ASSERT_TRUE(f["suppressed_by"].is_null()) << f.dump();
+    ASSERT_EQ(1u, f["families"].size()) << f.dump();
+    families.insert(f["families"][0].get<std::string>());
+    EXPECT_EQ("plugin example-rings-campaign", f["implementation"]);
+    EXPECT_TRUE(fs::exists(f["file"].get<std::string>())) << f.dump();
+  }
+  EXPECT_EQ((std::set<std::string>{"kpool_tail", "qsa_ring"}), families);
+  ASSERT_EQ(1u, j["suppressions"].size());
+  EXPECT_EQ("kpool-empty-batch", j["suppressions"][0]["id"]);
+  EXPECT_GT(j["suppressions"][0]["matched"].get<int64_t>(), 0) << "the known difference fired, and was suppressed";
+  const nlohmann::json sarif = nlohmann::json::parse(std::ifstream(sarif_path));
+  const nlohmann::json& results = sarif["runs"][0]["results"];
+  ASSERT_EQ(2u, results.size());
+  EXPECT_NE(results[0]["partialFingerprints"]["slotguardFinding/v1"],
+            results[1]["partialFingerprints"]["slotguardFinding/v1"]);
+}
 
 std::string LastLine(const std::string& text) {
   std::istringstream in(text);
@@ -234,6 +264,21 @@ TEST_F(PluginTest, PluginsThatCannotBeUsedAreRefusedInOneLine) {
                 "/libsg_bad_device_only.so) has no host entry point (slotguard_plugin_launch_host); expected "
                 "--backend gpu on a machine with a GPU\n",
             err_.str());
+}
+
+TEST_F(PluginTest, AKeepGoingCampaignReportsBothPlantedBugsAndSuppressesTheKnownDifference) {
+  FuzzOptions o;
+  o.backend = BackendKind::kHost;
+  o.runs = 20000;
+  o.seed = 1;
+  o.keep_going = true;
+  o.out_dir = (dir_ / "findings").string();
+  o.json_path = (dir_ / "fuzz.json").string();
+  o.sarif_path = (dir_ / "fuzz.sarif").string();
+  o.suppressions_path = SLOTGUARD_SOURCE_DIR "/examples/plugins/rings_campaign.suppressions.json";
+  o.setup.provider.kernel_lib = kExamples + "/libsg_rings_campaign.so";
+  EXPECT_EQ(kExitFindings, RunFuzz(o, out_, err_)) << out_.str() << err_.str();
+  ExpectTwoBugsAndTheKnownDifference(o.json_path, o.sarif_path, out_.str());
 }
 
 TEST_F(PluginTest, FuzzRefusesFamiliesThePluginLacks) {
