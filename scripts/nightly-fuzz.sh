@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Nightly fuzzing: each libFuzzer target with -fork for a time budget, the
 # corpus merged back into corpus/, every crash turned into a scenario file,
-# then a `slotguard fuzz` campaign per seed, and a summary. `make nightly`.
+# then a `slotguard fuzz --keep-going` campaign (every distinct finding,
+# one reproducer each; SARIF beside its JSON), and a summary. `make nightly`.
 # The targets are the folders of corpus/ (each holds its seed corpus).
 #   NIGHTLY_SECONDS (default 3600): budget per target
 #   NIGHTLY_RUNS: a number of executions per target instead of a time budget
@@ -9,6 +10,8 @@
 #   NIGHTLY_TARGETS (default every folder of corpus/): the targets to run
 #   NIGHTLY_JOBS (default nproc): libFuzzer -fork workers
 #   NIGHTLY_DIR (default nightly/): artifacts, new corpus, findings, logs
+#   NIGHTLY_SUPPRESSIONS (default .slotguard/suppressions.json when it
+#     exists): the campaign's known differences (docs/suppressions.md)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
@@ -46,8 +49,11 @@ for target in $TARGETS; do
     fi
   done
 done
-"$BUILD/slotguard" fuzz --backend auto --time "$SECONDS_PER_TARGET" --seed "$(date +%Y%m%d)" \
-  --jobs "$JOBS" --out "$OUT/findings" --json "$OUT/fuzz.json" > "$OUT/logs/slotguard-fuzz.log" 2>&1 || status=1
+SUPPRESSIONS=${NIGHTLY_SUPPRESSIONS:-}
+[ -n "$SUPPRESSIONS" ] || { [ -f .slotguard/suppressions.json ] && SUPPRESSIONS=.slotguard/suppressions.json; }
+"$BUILD/slotguard" fuzz --backend auto --time "$SECONDS_PER_TARGET" --seed "$(date +%Y%m%d)" --keep-going \
+  ${SUPPRESSIONS:+--suppressions "$SUPPRESSIONS"} --jobs "$JOBS" --out "$OUT/findings" --json "$OUT/fuzz.json" \
+  --sarif "$OUT/fuzz.sarif" > "$OUT/logs/slotguard-fuzz.log" 2>&1 || status=1
 echo "nightly: summary"
 for target in $TARGETS; do
   echo "  $target: $(grep -E '^Done|INFO: fuzzed for|ERROR' "$OUT/logs/$target.log" | tail -n 1)"
@@ -55,6 +61,9 @@ for target in $TARGETS; do
   echo "  $target corpus: $(ls corpus/$target | wc -l) inputs after merge"
 done
 echo "  slotguard fuzz: $(tail -n 1 "$OUT/logs/slotguard-fuzz.log")"
+# The campaign's distinct findings, suppressions and stale entries, one line each.
+campaign_lines() { grep -E '^fuzz: (finding [0-9]+ of [0-9]+, signature|suppressed |stale suppression )' "$OUT/logs/slotguard-fuzz.log"; }
+campaign_lines | sed 's/^/  /'
 findings=$(ls "$OUT/findings" | wc -l)
 echo "  findings: $findings scenario files in $OUT/findings (replay each with: slotguard replay FILE)"
 # The same as Markdown, for a CI job to post ($OUT/summary.md).
@@ -69,6 +78,8 @@ echo "  findings: $findings scenario files in $OUT/findings (replay each with: s
   done
   echo
   echo "slotguard fuzz: \`$(tail -n 1 "$OUT/logs/slotguard-fuzz.log")\`"
+  echo
+  campaign_lines | sed 's/^fuzz: \(.*\)$/- \1/'
   echo
   if [ "$findings" -gt 0 ]; then
     echo "Findings ($findings), each replayed with \`slotguard replay FILE\`:"
