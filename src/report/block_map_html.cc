@@ -13,6 +13,7 @@
 
 #include "invariants/group_run.h"
 #include "registry/families.h"
+#include "report/markup.h"
 #include "report/replay_table.h"
 #include "report/report.h"
 #include "util/error_line.h"
@@ -24,21 +25,7 @@ namespace {
 constexpr int kPaletteSize = 12;
 
 
-std::string Html(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string Html(const std::string& text) { return EscapeMarkup(text); }
 
 /// A name from the scenario: made one printable line (EscapeText), then HTML.
 std::string Name(const std::string& text, size_t max_chars = kEscapeLimit) {

@@ -4,19 +4,10 @@
 #include <cstdio>
 
 #include "report/report.h"
+#include "util/did_you_mean.h"
 #include "util/error_line.h"
 
 namespace slotguard {
-namespace {
-
-std::string Join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-}  // namespace
-
 void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& operators, std::ostream& out) {
   const CampaignResult& r = report.result;
   char rate[64];
@@ -65,14 +56,14 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
     for (const std::string& line : f.finding_lines) out << line << "\n";
     if (!report.keep_going) {  // the one finding the campaign stopped at
       out << "fuzz: finding in scenario " << f.finding_index << " after " << r.scenarios << " scenarios (" << rate
-          << "): " << Join(f.fired) << "; minimized from " << ScenarioShape(f.original) << " to "
+          << "): " << JoinNames(f.fired) << "; minimized from " << ScenarioShape(f.original) << " to "
           << ScenarioShape(f.minimized) << "\n";
       out << "fuzz: signature " << f.signature.Id() << ": " << f.signature.Text() << "\n";
       continue;
     }
     out << "fuzz: finding " << ++k << " of " << distinct << ", signature " << f.signature.Id() << ": "
         << f.signature.Text() << "\n";
-    out << "fuzz:   " << counts << ", firing " << Join(f.fired) << "; minimized from " << ScenarioShape(f.original)
+    out << "fuzz:   " << counts << ", firing " << JoinNames(f.fired) << "; minimized from " << ScenarioShape(f.original)
         << " to " << ScenarioShape(f.minimized) << "; written to " << f.file << "\n";
   }
   if (r.unattributed)

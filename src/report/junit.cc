@@ -4,29 +4,13 @@
 #include <cstdio>
 #include <fstream>
 
+#include "report/markup.h"
 #include "report/report.h"
 
 namespace slotguard {
 namespace {
 
-std::string Xml(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-          out += ' ';  // control characters are not allowed in XML 1.0
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
+std::string Xml(const std::string& s) { return EscapeMarkup(s); }
 
 }  // namespace
 

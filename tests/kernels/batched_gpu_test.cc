@@ -81,7 +81,9 @@ TEST(BatchedGpuTest, GpuCampaignsFindWhatHostCampaignsFind) {
     ASSERT_TRUE(RunCampaign(o, *gpu, progress, &on_gpu, &problem)) << problem;
     ASSERT_TRUE(RunCampaign(o, *host, progress, &on_host, &problem)) << problem;
     EXPECT_EQ(on_host.Found(), on_gpu.Found()) << variant;
-    if (on_host.Found() && on_gpu.Found()) EXPECT_EQ(on_host.findings.at(0).finding_index, on_gpu.findings.at(0).finding_index) << variant;
+    if (on_host.Found() && on_gpu.Found()) {
+      EXPECT_EQ(on_host.findings.at(0).finding_index, on_gpu.findings.at(0).finding_index) << variant;
+    }
     EXPECT_EQ(*variant != 0, on_gpu.Found()) << variant;
   }
 }

@@ -15,26 +15,12 @@
 
 #include "runner/scenario_files.h"
 #include "scenario/scenario_json.h"
+#include "testing/scenario_fixtures.h"
 
 namespace slotguard {
 namespace {
 
 const std::string kScenarios = SLOTGUARD_SOURCE_DIR "/scenarios";
-
-ScenarioRun RunWhole(const Scenario& s) {
-  const std::unique_ptr<Backend> host = MakeHostBackend();
-  ScenarioRun run;
-  std::string err;
-  EXPECT_TRUE(RunScenario(s, *host, std::numeric_limits<size_t>::max(), &run, &err)) << err;
-  return run;
-}
-
-Scenario Load(const std::string& file) {
-  Scenario s;
-  std::string err;
-  EXPECT_TRUE(LoadScenarioFile(file, LoadLimits(), &s, &err)) << err;
-  return s;
-}
 
 Scenario Parse(const std::string& text) {
   Scenario s;
@@ -43,7 +29,7 @@ Scenario Parse(const std::string& text) {
   return s;
 }
 
-std::string Page(const Scenario& s) { return BlockMapHtml(s, "x.json", "host", RunWhole(s)); }
+std::string Page(const Scenario& s) { return BlockMapHtml(s, "x.json", "host", RunWholeOnHost(s)); }
 
 /// One grid cell: its attributes, "class" included, and its text.
 using Cell = std::map<std::string, std::string>;
@@ -101,7 +87,7 @@ size_t Count(const std::string& text, const std::string& what) {
 // [0], and the dummy_reads_row variant maps its positions 0, 1 through it
 // to slots 0, 1: block 0, the null block. Blocks 1, 3..7: nothing.
 TEST(BlockMapHtmlTest, DummyReadsRowWritesTheNullBlockAndTheCellsSaySo) {
-  const std::string html = Page(Load(kScenarios + "/paged/mutants/dummy-reads-row.json"));
+  const std::string html = Page(LoadTestScenario(kScenarios + "/paged/mutants/dummy-reads-row.json"));
   const std::vector<Cell> cells = Cells(html);
   ASSERT_EQ(8u, cells.size()) << html;
   for (int b = 0; b < 8; ++b) {
@@ -158,7 +144,7 @@ TEST(BlockMapHtmlTest, DummyReadsRowWritesTheNullBlockAndTheCellsSaySo) {
 }
 
 TEST(BlockMapHtmlTest, TheFixedKernelLeavesTheNullBlockAloneAndNothingIsOutlined) {
-  Scenario s = Load(kScenarios + "/paged/mutants/dummy-reads-row.json");
+  Scenario s = LoadTestScenario(kScenarios + "/paged/mutants/dummy-reads-row.json");
   ASSERT_TRUE(ForceVariant("fixed", &s));
   const std::string html = Page(s);
   const std::vector<Cell> cells = Cells(html);
@@ -178,7 +164,7 @@ TEST(BlockMapHtmlTest, TheFixedKernelLeavesTheNullBlockAloneAndNothingIsOutlined
 // outputs; the dummy request 1 (row [0, 0]) with b >= 0 accepted writes
 // slots 0, 1: block 0.
 TEST(BlockMapHtmlTest, AFamilyWithTwoOutputsHasAGridForEach) {
-  const std::string html = Page(Load(kScenarios + "/rings/mutants/compressor-prefix.json"));
+  const std::string html = Page(LoadTestScenario(kScenarios + "/rings/mutants/compressor-prefix.json"));
   for (const std::string output : {"c128", "c128.tail"}) {
     const std::vector<Cell> cells = CellsOf(html, output);
     ASSERT_EQ(8u, cells.size()) << output;
@@ -281,7 +267,7 @@ TEST(BlockMapHtmlTest, ABlocksTokenDetailsAreCapped) {
 TEST(BlockMapHtmlTest, AWriteOutsideThePoolIsItsOwnAlarmCell) {
   // unguarded-past-row in the padded layout: request 0's positions 8, 9 read
   // the poison column past its row, block 2147483647.
-  Scenario s = Load(kScenarios + "/paged/mutants/unguarded-past-row.json");
+  Scenario s = LoadTestScenario(kScenarios + "/paged/mutants/unguarded-past-row.json");
   s.table_layout = TableLayoutKind::kPadded;
   const std::string html = Page(s);
   const std::vector<Cell> cells = Cells(html);
@@ -303,7 +289,7 @@ TEST(BlockMapHtmlTest, HostileNamesAreEscapedEverywhere) {
   doc["description"] = "<b>bold</b> & \"quoted\" 'single' <!-- comment";
   doc["groups"][0]["name"] = "</script><svg onload=alert(2)>";
   const Scenario s = Parse(doc.dump());
-  const std::string html = BlockMapHtml(s, "<x>.json", "host", RunWhole(s));
+  const std::string html = BlockMapHtml(s, "<x>.json", "host", RunWholeOnHost(s));
   for (const char* raw : {"<img", "<svg", "<b>", "<!--", "<x>", "onerror=alert(1)>"})
     EXPECT_EQ(std::string::npos, html.find(raw)) << raw;
   EXPECT_EQ(2u, Count(html, "<script"));
@@ -324,7 +310,7 @@ TEST(BlockMapHtmlTest, NoPageLoadsAnythingFromAnywhere) {
   ASSERT_TRUE(CollectScenarioFiles({kScenarios}, &files, &err)) << err;
   ASSERT_GT(files.size(), 20u);
   for (const std::string& file : files) {
-    const std::string html = Page(Load(file));
+    const std::string html = Page(LoadTestScenario(file));
     for (const char* url : {"http://", "https://", "//cdn", " src=", " href=", "url(", "@import", "<link"})
       EXPECT_EQ(std::string::npos, html.find(url)) << file << ": " << url;
     EXPECT_NE(std::string::npos, html.find("Content-Security-Policy\" content=\"default-src 'none'")) << file;
@@ -334,10 +320,10 @@ TEST(BlockMapHtmlTest, NoPageLoadsAnythingFromAnywhere) {
 }
 
 TEST(BlockMapHtmlTest, APageThatCannotBeWrittenIsOneLine) {
-  const Scenario s = Load(kScenarios + "/paged/decode.json");
+  const Scenario s = LoadTestScenario(kScenarios + "/paged/decode.json");
   const std::string path = (std::filesystem::temp_directory_path() / "no-such-dir" / "map.html").string();
   std::string err;
-  EXPECT_FALSE(WriteBlockMapHtml(path, s, "x.json", "host", RunWhole(s), &err));
+  EXPECT_FALSE(WriteBlockMapHtml(path, s, "x.json", "host", RunWholeOnHost(s), &err));
   EXPECT_EQ(path + ": cannot write the HTML report", err);
 }
 

@@ -9,32 +9,18 @@
 #include <gtest/gtest.h>
 
 #include "scenario/scenario_json.h"
+#include "testing/scenario_fixtures.h"
 
 namespace slotguard {
 namespace {
 
 const std::string kScenarios = SLOTGUARD_SOURCE_DIR "/scenarios";
 
-ScenarioRun RunWhole(const Scenario& s) {
-  const std::unique_ptr<Backend> host = MakeHostBackend();
-  ScenarioRun run;
-  std::string err;
-  EXPECT_TRUE(RunScenario(s, *host, std::numeric_limits<size_t>::max(), &run, &err)) << err;
-  return run;
-}
-
-Scenario Load(const std::string& file) {
-  Scenario s;
-  std::string err;
-  EXPECT_TRUE(LoadScenarioFile(file, LoadLimits(), &s, &err)) << err;
-  return s;
-}
-
 TEST(ReplayTableTest, LongScenariosShowOnlyTheTokensWithFindings) {
-  Scenario s = Load(kScenarios + "/paged/tile-crossing-1030-tokens.json");
+  Scenario s = LoadTestScenario(kScenarios + "/paged/tile-crossing-1030-tokens.json");
   ASSERT_GT(s.batch.num_tokens, kReplayEveryToken);
   ForceVariant("pad_from_n", &s);
-  const ScenarioRun run = RunWhole(s);
+  const ScenarioRun run = RunWholeOnHost(s);
   std::ostringstream some, every;
   PrintReplayGroup(s, 0, run, false, some);
   PrintReplayGroup(s, 0, run, true, every);
@@ -45,8 +31,8 @@ TEST(ReplayTableTest, LongScenariosShowOnlyTheTokensWithFindings) {
 }
 
 TEST(ReplayTableTest, AFaultedGroupHasNoTable) {
-  const Scenario s = Load(kScenarios + "/paged/decode.json");
-  ScenarioRun run = RunWhole(s);
+  const Scenario s = LoadTestScenario(kScenarios + "/paged/decode.json");
+  ScenarioRun run = RunWholeOnHost(s);
   run.kernel[0].fault = "the worker process killed by SIGSEGV (Segmentation fault)";
   std::ostringstream out;
   PrintReplayGroup(s, 0, run, false, out);
@@ -55,9 +41,9 @@ TEST(ReplayTableTest, AFaultedGroupHasNoTable) {
 }
 
 TEST(ReplayTableTest, TheReplayEndsWithTheScenarioLine) {
-  const Scenario s = Load(kScenarios + "/paged/mutants/dummy-reads-row.json");
+  const Scenario s = LoadTestScenario(kScenarios + "/paged/mutants/dummy-reads-row.json");
   std::ostringstream out;
-  EXPECT_TRUE(PrintReplay(s, "x.json", "host", RunWhole(s), false, out));
+  EXPECT_TRUE(PrintReplay(s, "x.json", "host", RunWholeOnHost(s), false, out));
   EXPECT_EQ(0u, out.str().find("scenario paged-dummy-reads-row (x.json), backend host\n")) << out.str();
   EXPECT_NE(std::string::npos, out.str().find("\nok    x.json (paged-dummy-reads-row): expected finding caught ("))
       << out.str();
@@ -76,9 +62,9 @@ TEST(ReplayTableTest, ConsecutiveBlocksWithTheSameCountAreOneRange) {
 }
 
 TEST(ReplayTableTest, TheBlockPictureShowsRanges) {
-  Scenario s = Load(kScenarios + "/paged/tile-crossing-1030-tokens.json");
+  Scenario s = LoadTestScenario(kScenarios + "/paged/tile-crossing-1030-tokens.json");
   std::ostringstream out;
-  PrintReplayGroup(s, 0, RunWhole(s), false, out);
+  PrintReplayGroup(s, 0, RunWholeOnHost(s), false, out);
   // 1030 tokens, block_size 16, request 0's row holds blocks 1..65: 64 full
   // blocks and 6 tokens in the last.
   EXPECT_NE(std::string::npos, out.str().find("\n    request 0: 1-64:16 65:6\n")) << out.str();
@@ -104,7 +90,7 @@ int64_t Lines(const std::string& text) { return std::count(text.begin(), text.en
 
 TEST(ReplayTableTest, ALargeFailureListsAtMostEightFindingsPerInvariant) {
   const Scenario s = LargeFailure();
-  const ScenarioRun run = RunWhole(s);
+  const ScenarioRun run = RunWholeOnHost(s);
   int64_t total = run.findings[0].total();
   ASSERT_GT(total, 4990);  // a finding per stale token, at least
   std::ostringstream capped;

@@ -8,7 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <memory>
+
+#include "backend/backend.h"
 #include "runner/scenario_files.h"
+#include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
 
 namespace slotguard {
@@ -33,6 +38,23 @@ inline Scenario ParseTestScenario(const std::string& text) {
   std::string err;
   EXPECT_TRUE(ParseScenario(text, "test.json", LoadLimits(), &s, &err)) << err;
   return s;
+}
+
+/// A scenario file, loaded (a test failure when it does not load).
+inline Scenario LoadTestScenario(const std::string& file) {
+  Scenario s;
+  std::string err;
+  EXPECT_TRUE(LoadScenarioFile(file, LoadLimits(), &s, &err)) << err;
+  return s;
+}
+
+/// The scenario on the host backend, every finding kept (as replay runs it).
+inline ScenarioRun RunWholeOnHost(const Scenario& s) {
+  const std::unique_ptr<Backend> host = MakeHostBackend();
+  ScenarioRun run;
+  std::string err;
+  EXPECT_TRUE(RunScenario(s, *host, std::numeric_limits<size_t>::max(), &run, &err)) << err;
+  return run;
 }
 
 }  // namespace slotguard
