@@ -55,6 +55,11 @@ class Result(object):
                 self.reproducer = m.group(1)
         if self.reproducer is None and isinstance(report, dict) and report.get("file"):
             self.reproducer = report["file"]
+        # fuzz: every distinct finding's reproducer (one with --keep-going
+        # unless it found several), suppressed ones left out.
+        self.reproducers = []
+        if isinstance(report, dict) and isinstance(report.get("findings"), list):
+            self.reproducers = [f["file"] for f in report["findings"] if f.get("file") and not f.get("suppressed_by")]
 
     @property
     def finding_lines(self):
@@ -90,6 +95,7 @@ class SlotguardError(Exception):
         self.result = result
         self.returncode = result.returncode
         self.reproducer = result.reproducer
+        self.reproducers = result.reproducers
 
 
 class Failure(SlotguardError, AssertionError):
@@ -178,25 +184,27 @@ def _json_arg(extra_args):
     return None
 
 
-def _common(kernel_cmd, backend):
+def _common(kernel_cmd, backend, suppressions=None):
     args = []
     if backend:
         args += ["--backend", backend]
     if kernel_cmd:
         args += ["--kernel-cmd", kernel_cmd]
+    if suppressions:
+        args += ["--suppressions", os.fspath(suppressions)]
     return args
 
 
 def check(paths, kernel_cmd=None, backend="host", extra_args=(), binary=None, cwd=None, env=None, timeout=None,
-          raise_on_failure=True):
-    """`slotguard check [--backend B] [--kernel-cmd CMD] EXTRA PATHS`.
+          raise_on_failure=True, suppressions=None):
+    """`slotguard check [--backend B] [--kernel-cmd CMD] [--suppressions F] EXTRA PATHS`.
 
     Returns a Result (returncode, stdout, stderr, summary, report when
     extra_args has --json FILE); raises Failure / UsageError /
     EnvironmentError for exit 1 / 2 / 3 unless raise_on_failure is False."""
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    args = _common(kernel_cmd, backend) + [str(a) for a in extra_args] + [os.fspath(p) for p in paths]
+    args = _common(kernel_cmd, backend, suppressions) + [str(a) for a in extra_args] + [os.fspath(p) for p in paths]
     return _run("check", args, _json_arg(extra_args), binary, cwd, env, timeout, raise_on_failure)
 
 
@@ -208,17 +216,21 @@ def replay(path, kernel_cmd=None, backend="host", extra_args=(), binary=None, cw
 
 
 def fuzz(kernel_cmd=None, backend="host", time=None, runs=None, seed=None, families=(), out=None, extra_args=(),
-         binary=None, cwd=None, env=None, timeout=None, raise_on_failure=True):
+         binary=None, cwd=None, env=None, timeout=None, raise_on_failure=True, keep_going=False, suppressions=None):
     """`slotguard fuzz` with a JSON summary (result.report).
 
     time/runs bound the campaign (slotguard's default without either is 60 s);
     families: --family for each; out: the reproducer directory (default: a
-    new temporary directory, kept when there is a finding). On a finding
-    raises Failure with the finding lines and `.reproducer` (the minimized
-    scenario file)."""
+    new temporary directory, kept when there is a finding); keep_going:
+    --keep-going (every distinct finding, `.reproducers` lists their files);
+    suppressions: a --suppressions file. On a finding no suppression covers
+    raises Failure with the finding lines and `.reproducer` (the first
+    minimized scenario file)."""
     if isinstance(families, str):
         families = [families]
-    args = _common(kernel_cmd, backend)
+    args = _common(kernel_cmd, backend, suppressions)
+    if keep_going:
+        args += ["--keep-going"]
     if time is not None:
         args += ["--time", str(time)]
     if runs is not None:

@@ -54,6 +54,23 @@ def test_usage_and_input_errors(binary, tmp_path):
         slotguard.check([], binary=binary, extra_args=["--no-such-flag"])
 
 
+def test_fuzz_keep_going_lists_every_reproducer_and_suppressions_hold(binary, tmp_path):
+    # "prefix" on kpool_tail and qsa_ring: two bugs, one reproducer each.
+    with pytest.raises(slotguard.Failure) as e:
+        slotguard.fuzz(runs=3000, seed=7, binary=binary, out=str(tmp_path / "f"), keep_going=True,
+                       families=["kpool_tail", "qsa_ring"], extra_args=["--variant", "prefix"])
+    f = e.value
+    assert len(f.reproducers) == 2 and all(os.path.exists(p) for p in f.reproducers)
+    assert f.result.report["distinct_findings"] == 2
+    known = tmp_path / "known.json"
+    known.write_text(json.dumps({"slotguard_suppressions": 1, "suppressions": [
+        {"id": "prefix", "reason": "both still ship the prefix kernels", "variants": ["prefix"]}]}))
+    r = slotguard.fuzz(runs=3000, seed=7, binary=binary, keep_going=True, suppressions=known,
+                       families=["kpool_tail", "qsa_ring"], extra_args=["--variant", "prefix"])
+    assert r.returncode == 0 and r.reproducers == [] and r.report["suppressed_findings"] > 0
+    assert r.report["suppressions"][0]["stale"] is False
+
+
 def test_environment_error_is_exit_3(binary, tmp_path):
     with pytest.raises(slotguard.EnvironmentError) as e:
         slotguard.check([os.path.join(ROOT, "scenarios", "paged", "decode.json")], binary=binary,
