@@ -1,28 +1,39 @@
 #include "backend/cuda_device_select.h"
 
 #include <cstdlib>
+#include <mutex>
 #include <vector>
 
 namespace slotguard {
 
 bool SelectCudaDevice(int device, std::string* err) {
+  // The devices this process was started with: a second selection (a test
+  // that opens two backends) indexes the same list, not the narrowed one.
+  static std::once_flag once;
+  static bool was_set = false;
+  static std::string started_with;
+  std::call_once(once, [] {
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    was_set = visible != nullptr;
+    if (visible) started_with = visible;
+  });
   std::string chosen = std::to_string(device);
-  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible && *visible) {
+  if (was_set) {
     std::vector<std::string> listed;
     std::string item;
-    for (const char* c = visible;; ++c) {
-      if (*c == ',' || *c == '\0') {
-        listed.push_back(item);
+    for (size_t i = 0; i <= started_with.size(); ++i) {
+      if (i == started_with.size() || started_with[i] == ',') {
+        if (!item.empty()) listed.push_back(item);
         item.clear();
-        if (*c == '\0') break;
       } else {
-        item += *c;
+        item += started_with[i];
       }
     }
     if (static_cast<size_t>(device) >= listed.size()) {
-      *err = "--device " + std::to_string(device) + ": CUDA_VISIBLE_DEVICES=" + visible + " lists " +
+      *err = "--device " + std::to_string(device) + ": CUDA_VISIBLE_DEVICES='" + started_with + "' lists " +
              std::to_string(listed.size()) + " device" + (listed.size() == 1 ? "" : "s") +
-             "; expected an index from 0 to " + std::to_string(listed.size() - 1) + " into that list";
+             (listed.empty() ? "; expected a CUDA_VISIBLE_DEVICES that lists the device, or none set"
+                             : "; expected an index from 0 to " + std::to_string(listed.size() - 1) + " into that list");
       return false;
     }
     chosen = listed[static_cast<size_t>(device)];

@@ -9,9 +9,10 @@
 
 namespace slotguard {
 
-/// Makes device `device` (an index into the devices this process may see:
-/// CUDA_VISIBLE_DEVICES's list when it is set, else all) the only one
-/// visible. False with *err when CUDA_VISIBLE_DEVICES lists fewer devices.
+/// Makes device `device` (an index into the devices this process was
+/// started with: CUDA_VISIBLE_DEVICES's list when it is set, even empty,
+/// else all) the only one visible. False with *err when
+/// CUDA_VISIBLE_DEVICES lists fewer devices.
 /// Whether the device exists is known only when CUDA starts: the backend's
 /// "no usable CUDA device" says it then.
 bool SelectCudaDevice(int device, std::string* err);

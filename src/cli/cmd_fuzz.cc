@@ -82,6 +82,11 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   // another implementation, unless asked.
   RunSetup setup = options.setup;
   if (setup.isolate < 0 && setup.provider.empty()) setup.isolate = 0;
+  // Before the campaign: a long one must not end unable to write its reproducers.
+  if (!PrepareReproducerDir(campaign.out_dir, &problem)) {
+    err << ErrorLine(problem);
+    return kExitEnvironment;
+  }
   int open_status;
   std::unique_ptr<Backend> backend = OpenBackend(options.backend, setup, err, &open_status);
   if (!backend) return open_status;

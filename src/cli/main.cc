@@ -299,8 +299,8 @@ int main(int argc, char** argv) {
                "invariants");
   check_cmd->footer(Footer("  slotguard check                                   # scenarios/, gpu when usable\n"
 "  slotguard check --backend host --writers -q scenarios/\n"
-"  slotguard check --variant unguarded --junit report.xml scenarios/paged/\n",
-                         "0 every scenario holds; 1 a scenario does not hold (also when another file is bad input: every problem is printed); 2 bad input or usage (a file that does not load, a --variant that no group under the paths has); 3 environment (no usable GPU, a CUDA error, a report that cannot be written)"));
+"  slotguard check --variant unguarded --junit report.xml --suppressions known.json scenarios/paged/\n",
+                         "0 every scenario holds (those a --suppressions entry covers hold as suppressed); 1 a scenario does not hold (also when another file is bad input: every problem is printed); 2 bad input or usage (a file that does not load, a bad --suppressions file, a --variant that no group under the paths has); 3 environment (no usable GPU, a CUDA error, a report that cannot be written)"));
   check_cmd->add_option("paths", check.paths, "scenario files or directories (recursive *.json)")
       ->capture_default_str();
   AddBackend(check_cmd, &check.backend);
@@ -369,7 +369,7 @@ int main(int argc, char** argv) {
   fuzz_cmd->footer(Footer("  slotguard fuzz --time 300 --seed 7 -j 8\n"
 "  slotguard fuzz --backend host --family paged --variant unguarded --runs 2000\n"
 "  slotguard fuzz --time 600 --keep-going --suppressions known.json --json fuzz.json --out findings/\n",
-                         "0 no finding (or only suppressed ones); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage or a bad --suppressions file (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, a --json that cannot be written: after the summary)"));
+                         "0 no finding (or only suppressed ones); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage or a bad --suppressions file (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, an --out that cannot be created, a --json or --sarif that cannot be written: after the summary)"));
   fuzz_cmd->add_option("--family", fuzz.families, "fuzz only these families (repeatable)");
   fuzz_cmd->add_option("--variant", fuzz.variant,
                        "force a variant on the groups whose family has it (a mutant to find)");

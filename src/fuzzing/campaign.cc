@@ -1,11 +1,16 @@
 #include "fuzzing/campaign.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 
 #include "fuzzing/campaign_internal.h"
 #include "runner/scenario_run.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -88,23 +93,26 @@ void AddSkipped(const std::string& why, CampaignResult* result) {
   if (result->skipped++ == 0) result->first_skip = why;
 }
 
+int SuppressedBy(const CampaignOptions& options, const Scenario& s, const FindingSignature& signature) {
+  if (!options.suppressions) return -1;
+  SuppressionSubject subject;
+  subject.signature = &signature;
+  subject.scenario = &s;
+  return MatchSuppression(*options.suppressions, subject);
+}
+
 Judged Judge(const CampaignOptions& options, const Scenario& s, const ScenarioRun& run) {
   Judged j;
-  std::set<std::string> fired;
-  for (const FindingSink& sink : run.findings)
-    for (const auto& [name, count] : sink.counts()) fired.insert(name);
+  const std::set<std::string> fired = FiredInvariants(run);
   if (fired.empty()) return j;
   if (options.generator.inconsistent && !BlamesKernel(fired)) {
     j.outcome = Outcome::kRunnerState;
     return j;
   }
   j.key = SignatureOf(s, run.findings, options.implementation).Key();
-  if (options.suppressions) {
-    SuppressionSubject subject;
-    subject.signature = &j.key;
-    subject.scenario = &s;
-    j.suppressed_by = MatchSuppression(*options.suppressions, subject);
-  }
+  j.suppressed_by = SuppressedBy(options, s, j.key);
+  if (j.suppressed_by < 0 && !options.known_keys.empty())
+    if (auto it = options.known_keys.find(j.key.Text()); it != options.known_keys.end()) j.suppressed_by = it->second;
   j.outcome = j.suppressed_by >= 0 ? Outcome::kSuppressed : Outcome::kFinding;
   return j;
 }
@@ -147,17 +155,41 @@ void AddTallies(const std::vector<Classification>& classes, const std::vector<in
 
 }  // namespace campaign_internal
 
+bool PrepareReproducerDir(const std::string& dir, std::string* err) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (std::filesystem::is_directory(dir, ec) && access(dir.c_str(), W_OK | X_OK) == 0) return true;
+  *err = "--out " + EscapeText(dir, 0) + ": cannot create or write the directory; expected a writable directory for "
+         "the reproducers";
+  return false;
+}
+
 bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream& progress,
                  CampaignResult* result, std::string* err) {
   using namespace campaign_internal;
   Budget budget(options, progress);
-  const bool ran = backend.Batches() ? RunBatched(options, backend, budget, result, err)
-                                     : RunOneAtATime(options, backend, budget, result, err);
-  if (!ran) return false;
-  if (options.tty_progress) progress << "\n";
-  result->seconds = budget.Elapsed();
   if (options.suppressions) result->suppression_matches.resize(options.suppressions->entries.size());
-  return ShrinkFindings(options, backend, result, err);
+  CampaignOptions run = options;
+  for (;;) {
+    const bool ran = backend.Batches() ? RunBatched(run, backend, budget, result, err)
+                                       : RunOneAtATime(run, backend, budget, result, err);
+    if (!ran) return false;
+    result->seconds = budget.Elapsed();
+    // Without keep_going there is one key, of the one finding it stopped at.
+    const bool one = !options.keep_going && result->keys.size() == 1;
+    const int64_t stopped_at = one ? result->keys[0].first.at(0) : -1;
+    const std::string key = one ? result->keys[0].key.Text() : "";
+    if (!ShrinkFindings(run, backend, result, err)) return false;
+    if (!one || result->Found()) break;
+    // Its signature is suppressed: take its key as known and go on past it.
+    for (const CampaignFinding& f : result->findings)
+      if (f.finding_index == stopped_at && f.suppressed_by >= 0) run.known_keys[key] = f.suppressed_by;
+    run.start = (stopped_at - options.shard) / options.shards + 1;
+  }
+  for (const CampaignFinding& f : result->findings)  // the signature entries' matches
+    if (f.suppressed_by >= 0) result->suppression_matches[static_cast<size_t>(f.suppressed_by)] += f.count;
+  if (options.tty_progress) progress << "\n";
+  return true;
 }
 
 }  // namespace slotguard

@@ -8,6 +8,7 @@
 #define SLOTGUARD_FUZZING_CAMPAIGN_H_
 
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -38,6 +39,12 @@ struct CampaignOptions {
   bool keep_going = false;
   const Suppressions* suppressions = nullptr;  // --suppressions; null: none
   std::string implementation = "slotguard";    // ImplementationName of the backend
+  // Set by RunCampaign, not by callers: where the schedulers start (this
+  // campaign's k-th scenario) and the keys whose shrunk finding gave a
+  // signature a suppression covers (key text -> entry). Without keep_going,
+  // a campaign that stops at such a finding goes on past it.
+  int64_t start = 0;
+  std::map<std::string, int> known_keys;
 };
 
 /// With keep_going, the findings of one key (FindingSignature::Key) shrunk
@@ -85,10 +92,12 @@ struct CampaignResult {
   int64_t skipped = 0;
   std::string first_skip;       // why the first one was skipped
   // Findings: every scenario whose findings blame the kernel (or, without
-  // --inconsistent, any finding) that no suppression covered.
+  // --inconsistent, any finding) that no class entry covered before
+  // shrinking (signature entries are matched after: their findings are
+  // counted here and in their signature's count).
   int64_t finding_scenarios = 0;
   int64_t unattributed = 0;     // findings of keys whose shrunk ones gave several signatures, not shrunk
-  std::vector<CampaignFinding> findings;  // distinct, in stream order of their first finding
+  std::vector<CampaignFinding> findings;  // distinct, in stream order of their reproducers
   int64_t suppressed_scenarios = 0;       // findings a suppression covered before shrinking
   std::vector<int64_t> suppression_matches;  // per suppression entry: findings it covered
   // The findings' keys (FindingSignature::Key) as the schedulers met them,
@@ -99,11 +108,25 @@ struct CampaignResult {
     std::vector<int64_t> first;  // stream indices of the first kShrinksPerKey (1 without keep_going)
   };
   std::vector<KeyTally> keys;
-  /// A finding no suppression covers: the campaign fails (exit 1).
-  bool Found() const {
+  /// The first finding no suppression covers (its signature), or null.
+  const CampaignFinding* FirstFound() const {
     for (const CampaignFinding& f : findings)
-      if (f.suppressed_by < 0) return true;
-    return false;
+      if (f.suppressed_by < 0) return &f;
+    return nullptr;
+  }
+  /// A finding no suppression covers: the campaign fails (exit 1).
+  bool Found() const { return FirstFound() != nullptr; }
+  /// Distinct signatures no suppression covers.
+  int64_t Distinct() const {
+    int64_t n = 0;
+    for (const CampaignFinding& f : findings) n += f.suppressed_by < 0;
+    return n;
+  }
+  /// Findings a suppression covered: before shrinking, and by signature.
+  int64_t SuppressedFindings() const {
+    int64_t n = suppressed_scenarios;
+    for (const CampaignFinding& f : findings) n += f.suppressed_by >= 0 ? f.count : 0;
+    return n;
   }
 };
 
@@ -114,6 +137,11 @@ Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classif
 
 /// "I/N" (--shard): 0 <= I < N, N >= 1. False with *err in words.
 bool ParseShard(const std::string& text, int64_t* shard, int64_t* shards, std::string* err);
+
+/// Creates the reproducers' directory (--out) before a campaign, so that a
+/// long one does not end unable to write them. False with *err when it
+/// cannot be created or written.
+bool PrepareReproducerDir(const std::string& dir, std::string* err);
 
 /// Runs the campaign. Returns false with *err on an environment failure or
 /// when the reproducer cannot be written.

@@ -106,7 +106,7 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
   };
   Chunk next, running, checking;  // generated; on the backend; to check
   bool have_next = false, have_checking = false;
-  int64_t base = 0;
+  int64_t base = options.start;
   int64_t end = budget.ChunkEnd(base, kChunk);
   if (end > base) {
     host_stage(&next, base, end, nullptr);

@@ -52,6 +52,11 @@ bool RunOne(const Scenario& s, Backend& backend, ScenarioRun* run, std::string* 
 /// Counts a scenario the implementation did not take.
 void AddSkipped(const std::string& why, CampaignResult* result);
 
+/// The entry of options.suppressions (class entries; signature entries too
+/// once `signature` has its shape) that covers a finding of `s` with this
+/// signature, or -1.
+int SuppressedBy(const CampaignOptions& options, const Scenario& s, const FindingSignature& signature);
+
 /// What a checked scenario means to the campaign.
 enum class Outcome { kClean, kFinding, kRunnerState, kSuppressed };
 struct Judged {

@@ -21,7 +21,7 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
   const int64_t chunk = 2048 * jobs;
   std::mutex mu;
   std::string failure;  // environment failure of any worker
-  for (int64_t base = 0;; base += chunk) {
+  for (int64_t base = options.start;; base += chunk) {
     const int64_t end = budget.ChunkEnd(base, chunk);
     if (end <= base) break;
     // Workers take indices in order. Without keep_going, the lowest index
@@ -65,7 +65,6 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
       return false;
     }
     AddTallies(classes, tokens, result);
-    for (int64_t n : checked) result->scenarios += n;
     // In stream order, up to where the campaign stops.
     std::vector<std::pair<int64_t, std::string>> all_skips;
     for (auto& s : skips) all_skips.insert(all_skips.end(), s.begin(), s.end());
@@ -85,7 +84,13 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
         break;
       }
     }
-    if (stopped) break;
+    // Every scenario before the stop was checked (workers take them in
+    // order); those a worker had started past it are not counted.
+    if (stopped) {
+      result->scenarios += stop - base + 1;
+      break;
+    }
+    for (int64_t n : checked) result->scenarios += n;
     budget.MaybeReport(*result);
   }
   return true;

@@ -1,6 +1,7 @@
 // The end of a campaign that found something: each finding shrunk, grouped
 // by signature, and each unsuppressed signature's smallest reproducer
 // written as a scenario file before anything is reported.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -49,15 +50,10 @@ bool Smaller(const CampaignFinding& a, const CampaignFinding& b) {
   return size(a) < size(b);
 }
 
-/// The suppression entry that covers a run of `s`, or -1.
+/// The suppression entry that covers this run of `s`, or -1.
 int Suppressed(const CampaignOptions& options, const Scenario& s, const ScenarioRun& run, bool shape_known) {
-  if (!options.suppressions) return -1;
-  FindingSignature sig = SignatureOf(s, run.findings, options.implementation);
-  if (!shape_known) sig = sig.Key();
-  SuppressionSubject subject;
-  subject.signature = &sig;
-  subject.scenario = &s;
-  return MatchSuppression(*options.suppressions, subject);
+  const FindingSignature sig = SignatureOf(s, run.findings, options.implementation);
+  return SuppressedBy(options, s, shape_known ? sig : sig.Key());
 }
 
 }  // namespace
@@ -68,9 +64,7 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
   finding->original = CampaignScenario(options, stream_index, nullptr);
   ScenarioRun run;
   if (!RunOne(finding->original, backend, &run, err)) return false;
-  std::set<std::string> fired;
-  for (const FindingSink& sink : run.findings)
-    for (const auto& [name, count] : sink.counts()) fired.insert(name);
+  std::set<std::string> fired = FiredInvariants(run);
   // The reproducer must blame the kernel as the finding did. On a batch a
   // correct kernel passes (the reference's own output raises nothing), every
   // candidate must be such a batch too: then the reproducer holds once the
@@ -100,9 +94,7 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
            (!sound || ReferencePasses(candidate));
   });
   if (!RunOne(finding->minimized, backend, &run, err)) return false;
-  fired.clear();
-  for (const FindingSink& sink : run.findings)
-    for (const auto& [name, count] : sink.counts()) fired.insert(name);
+  fired = FiredInvariants(run);
   finding->fired.assign(fired.begin(), fired.end());
   finding->signature = SignatureOf(finding->minimized, run.findings, options.implementation);
   finding->suppressed_by = Suppressed(options, finding->minimized, run, true);
@@ -110,7 +102,9 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
 }
 
 bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignResult* result, std::string* err) {
-  std::map<std::string, size_t> by_id;  // signature id -> result->findings
+  std::map<std::string, size_t> by_id;  // signature id -> result->findings (those of an earlier round too)
+  for (size_t i = 0; i < result->findings.size(); ++i) by_id[result->findings[i].signature.Id()] = i;
+  const size_t written = result->findings.size();  // an earlier round's are written
   for (const CampaignResult::KeyTally& key : result->keys) {
     std::set<size_t> gave;  // the signatures this key's shrunk findings gave
     for (int64_t index : key.first) {
@@ -138,13 +132,13 @@ bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignRe
     else
       result->unattributed += rest;
   }
-  for (CampaignFinding& f : result->findings) {
-    if (f.suppressed_by >= 0) {
-      result->suppression_matches[static_cast<size_t>(f.suppressed_by)] += f.count;
-      continue;
-    }
-    if (!WriteReproducer(options, backend, &f, err)) return false;
+  result->keys.clear();  // shrunk
+  for (size_t i = written; i < result->findings.size(); ++i) {
+    CampaignFinding& f = result->findings[i];
+    if (f.suppressed_by < 0 && !WriteReproducer(options, backend, &f, err)) return false;
   }
+  std::stable_sort(result->findings.begin(), result->findings.end(),
+                   [](const CampaignFinding& a, const CampaignFinding& b) { return a.finding_index < b.finding_index; });
   return true;
 }
 

@@ -41,8 +41,7 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
     for (const std::string& line : SuppressionLines(*report.suppressions, r.suppression_matches, "fuzz: ", "finding"))
       out << line << "\n";
   // Each distinct finding: its reproducer's lines, then what it is.
-  int64_t distinct = 0, suppressed = 0;
-  for (const CampaignFinding& f : r.findings) (f.suppressed_by >= 0 ? suppressed : distinct)++;
+  const int64_t distinct = r.Distinct();
   int64_t k = 0;
   for (const CampaignFinding& f : r.findings) {
     const std::string counts = std::to_string(f.count) + " finding" + (f.count == 1 ? "" : "s") + " (" +
@@ -70,24 +69,15 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
     out << "fuzz: " << r.unattributed << " more findings not shrunk: their keys' shrunk findings gave several signatures\n";
   const std::string where = ", backend " + report.backend + ", seed " + std::to_string(report.seed) +
                             (report.shard.empty() ? "" : ", shard " + report.shard);
-  const int64_t all_suppressed = r.suppressed_scenarios + [&] {
-    int64_t n = 0;
-    for (const CampaignFinding& f : r.findings) n += f.suppressed_by >= 0 ? f.count : 0;
-    return n;
-  }();
+  const int64_t suppressed = r.SuppressedFindings();
   const std::string suppressed_text =
-      all_suppressed ? ", " + std::to_string(all_suppressed) + " suppressed findings" : std::string();
+      suppressed ? ", " + std::to_string(suppressed) + " suppressed finding" + (suppressed == 1 ? "" : "s") : std::string();
   if (!found) {
     out << "slotguard: fuzz: " << r.scenarios << " scenarios, " << r.tokens << " token-groups, " << rate
         << ", no finding" << suppressed_text << where << "\n";
-    if (!report.keep_going && suppressed)
-      out << "slotguard: fuzz: the campaign stopped at a finding its signature suppresses; run with --keep-going "
-             "to look past it\n";
     return;
   }
-  const CampaignFinding* first = nullptr;
-  for (const CampaignFinding& f : r.findings)
-    if (f.suppressed_by < 0 && !first) first = &f;
+  const CampaignFinding* first = r.FirstFound();
   if (!report.keep_going) {
     out << "slotguard: fuzz: finding written to " << first->file << "; replay it with: slotguard replay "
         << first->file << "\n";

@@ -218,16 +218,8 @@ std::string FuzzJson(const FuzzReport& report) {
     j["first_runner_state_finding"] = r.first_runner_state_finding;
   }
   j["found"] = r.Found();
-  int64_t distinct = 0, suppressed = r.suppressed_scenarios;
-  const CampaignFinding* first = nullptr;
   ordered_json findings = ordered_json::array();
   for (const CampaignFinding& f : r.findings) {
-    if (f.suppressed_by < 0) {
-      ++distinct;
-      if (!first) first = &f;
-    } else {
-      suppressed += f.count;
-    }
     const FindingSignature& sig = f.signature;
     ordered_json fj;
     fj["signature"] = sig.Id();
@@ -236,7 +228,7 @@ std::string FuzzJson(const FuzzReport& report) {
     fj["families"] = sig.families;
     fj["variants"] = sig.variants;
     fj["invariants"] = sig.invariants;
-    fj["blame"] = sig.blames_kernel ? "kernel" : "batch";
+    fj["blame"] = sig.Blame();
     fj["shape"] = sig.shape;
     fj["count"] = f.count;
     fj["shrunk"] = f.shrunk;
@@ -250,16 +242,16 @@ std::string FuzzJson(const FuzzReport& report) {
                             : ordered_json(report.suppressions->entries[static_cast<size_t>(f.suppressed_by)].id);
     findings.push_back(fj);
   }
-  if (first) {  // the first finding no suppression covers, as before --keep-going
+  if (const CampaignFinding* first = r.FirstFound()) {  // as before --keep-going
     j["file"] = first->file;
     j["invariant"] = first->invariant;
     j["fired"] = first->fired;
     j["scenario_index"] = first->finding_index;
   }
-  j["distinct_findings"] = distinct;
+  j["distinct_findings"] = r.Distinct();
   j["finding_scenarios"] = r.finding_scenarios;
   j["unattributed"] = r.unattributed;
-  j["suppressed_findings"] = suppressed;
+  j["suppressed_findings"] = r.SuppressedFindings();
   j["findings"] = findings;
   j["suppressions"] = SuppressionsJson(report.suppressions, r.suppression_matches);
   return Text(j);

@@ -5,22 +5,34 @@
 
 #include <string>
 
+#include "util/error_line.h"
+
 namespace slotguard {
 
-/// & < > " ' as entities, for element text and quoted attributes; control
-/// characters other than \n and \t (not allowed in XML 1.0) as spaces.
+/// Text that XML 1.0 and HTML take: each line made printable valid UTF-8
+/// (PrintableText: other control characters as spaces, invalid bytes and
+/// U+FFFE, U+FFFF as '?'), \n and \t kept, & < > " ' as entities, for
+/// element text and quoted attributes.
 inline std::string EscapeMarkup(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' ? ' ' : c;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = text.find_first_of("\n\t", start);
+    const std::string piece = PrintableText(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    for (char c : piece) {
+      switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&#39;"; break;
+        default: out += c;
+      }
     }
+    if (end == std::string::npos) break;
+    out += text[end];
+    start = end + 1;
   }
   return out;
 }

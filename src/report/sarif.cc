@@ -61,8 +61,12 @@ ordered_json Result(const std::string& rule, const std::string& level, const std
   return res;
 }
 
-/// A SARIF suppression: the finding is known, for `reason`.
+/// A SARIF suppression: the finding is known, for `reason`. Its level is
+/// note: GitHub code scanning does not read SARIF suppressions
+/// (github/codeql-action#1230), so it shows a known difference as a note,
+/// not as an error.
 void Suppress(const std::string& id, const std::string& reason, ordered_json* result) {
+  (*result)["level"] = "note";
   (*result)["suppressions"] =
       ordered_json::array({{{"kind", "external"}, {"status", "accepted"}, {"justification", id + ": " + reason}}});
 }
@@ -163,16 +167,15 @@ std::string FuzzSarif(const FuzzReport& report) {
                                 std::to_string(f.finding_index) + "), signature " + f.signature.Id() + ": " +
                                 f.signature.Text() + "; " + std::to_string(f.count) + " findings; the reproducer fires " +
                                 fired + (f.file.empty() ? "" : "; replay it with: slotguard replay " + f.file);
-    // A suppressed signature has no reproducer file: its result sits where
-    // the reproducers go.
-    const std::string file = f.file.empty() ? "fuzz-campaign" : f.file;
     // The finding's signature: what it is, not where in the stream it was
-    // found (another seed that finds the same bug gives the same one).
-    results.push_back(Result("slotguard/" + f.invariant, "error", message, file, "", f.signature.Text()));
-    if (f.suppressed_by >= 0) {
-      const Suppression& e = report.suppressions->entries[static_cast<size_t>(f.suppressed_by)];
-      Suppress(e.id, e.reason, &results.back());
-    }
+    // found (another seed that finds the same bug gives the same one). A
+    // suppressed signature has no reproducer: its result is at the entry
+    // that suppresses it.
+    const Suppression* e =
+        f.suppressed_by >= 0 ? &report.suppressions->entries[static_cast<size_t>(f.suppressed_by)] : nullptr;
+    results.push_back(Result("slotguard/" + f.invariant, "error", message, e ? report.suppressions->file : f.file,
+                             e ? e->pointer : "", f.signature.Text()));
+    if (e) Suppress(e->id, e->reason, &results.back());
   }
   return Log(std::move(results), {{"backend", report.backend}, {"seed", report.seed}});
 }

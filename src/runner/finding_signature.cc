@@ -26,7 +26,7 @@ FindingSignature FindingSignature::Key() const {
 
 std::string FindingSignature::Text() const {
   return Join(families, "+") + "/" + Join(variants, "+") + ": " + Join(invariants, ", ") + " (" +
-         (blames_kernel ? "kernel" : "batch") + ")" + (shape.empty() ? "" : " on " + shape) + "; implementation " +
+         Blame() + ")" + (shape.empty() ? "" : " on " + shape) + "; implementation " +
          implementation;
 }
 

@@ -22,6 +22,8 @@ struct FindingSignature {
   bool blames_kernel = false;           // BlamesKernel(invariants): "kernel", else "batch"
   std::string shape;                    // ScenarioShape of the scenario; "" for a key
 
+  /// "kernel" or "batch", as the text and suppression entries spell it.
+  const char* Blame() const { return blames_kernel ? "kernel" : "batch"; }
   /// Everything but the shape: what a campaign knows of a finding before it
   /// is shrunk.
   FindingSignature Key() const;

@@ -193,6 +193,13 @@ ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
   return report;
 }
 
+std::set<std::string> FiredInvariants(const ScenarioRun& run) {
+  std::set<std::string> fired;
+  for (const FindingSink& sink : run.findings)
+    for (const auto& [name, count] : sink.counts()) fired.insert(name);
+  return fired;
+}
+
 bool ReferencePasses(const Scenario& scenario) {
   ScenarioRun run;
   run.kernel.resize(scenario.groups.size());

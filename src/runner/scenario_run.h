@@ -50,6 +50,9 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
 /// on it blames the kernel (DESIGN section 2, engine states).
 bool ReferencePasses(const Scenario& scenario);
 
+/// Every invariant that fired in some group of the run.
+std::set<std::string> FiredInvariants(const ScenarioRun& run);
+
 /// True when a scenario's findings blame the kernel whatever the batch
 /// state: the kernel disagrees with the reference (differential), read past
 /// a row (row_bounds) or faulted (no_fault). The other invariants can fire

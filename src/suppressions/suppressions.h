@@ -43,6 +43,9 @@ struct Suppressions {
   std::vector<Suppression> entries;
 };
 
+/// The largest suppressions file read.
+constexpr int64_t kMaxSuppressionsFileBytes = 256 << 10;
+
 /// Reads a suppressions file. False with one line naming the file, the
 /// JSON pointer and what was expected.
 bool LoadSuppressions(const std::string& path, Suppressions* out, std::string* err);

@@ -6,6 +6,8 @@
 #include "registry/families.h"
 #include "registry/invariants.h"
 #include "suppressions/suppressions.h"
+#include "util/did_you_mean.h"
+#include "util/error_line.h"
 #include "util/json_reader.h"
 
 namespace slotguard {
@@ -60,18 +62,22 @@ bool Entry(const JsonReader& r, const json& v, const std::string& ptr, Suppressi
   const json* x = nullptr;
   if (!r.Require(v, ptr, "id", "a short name for the entry", &x) || !r.String(*x, JsonChild(ptr, "id"), "a name", &e->id))
     return false;
-  if (e->id.empty()) return r.Fail(JsonChild(ptr, "id"), "empty id", "a short name for the entry");
+  if (e->id.empty() || e->id.size() > 64 ||
+      e->id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != std::string::npos)
+    return r.Fail(JsonChild(ptr, "id"), "not a short name", "1 to 64 letters, digits, '.', '_' or '-'",
+                  "'" + EscapeText(e->id) + "'");
   if (!r.Require(v, ptr, "reason", "why this difference is accepted", &x) ||
       !r.String(*x, JsonChild(ptr, "reason"), "a sentence", &e->reason))
     return false;
-  if (e->reason.find_first_not_of(" \t") == std::string::npos)
+  if (e->reason.find_first_not_of(" \t\r\n") == std::string::npos)
     return r.Fail(JsonChild(ptr, "reason"), "empty reason", "why this difference is accepted");
+  if (PrintableText(e->reason) != e->reason || e->reason.size() > 1000)
+    return r.Fail(JsonChild(ptr, "reason"), "not one printable line",
+                  "at most 1000 characters without control characters (it is printed on one console line)");
   bool any = false;
   for (const std::string& key : ConditionKeys()) any |= JsonReader::Find(v, key) != nullptr;
   if (!any)
-    return r.Fail(ptr, "no condition: it would suppress every finding",
-                  "at least one of families, variants, invariants, blame, implementation, files, num_reqs, "
-                  "num_tokens, num_groups, signature");
+    return r.Fail(ptr, "no condition: it would suppress every finding", "at least one of " + JoinNames(ConditionKeys()));
   std::vector<std::string> families, variants, invariants;
   for (const FamilyInfo& f : AllFamilies()) families.push_back(f.name);
   for (const VariantInfo& info : AllVariants())
@@ -110,7 +116,10 @@ bool LoadSuppressions(const std::string& path, Suppressions* out, std::string* e
   std::string text;
   json doc;
   const std::string what = "a suppressions object {\"slotguard_suppressions\": 1, \"suppressions\": [...]}";
-  if (!ReadTextFile(path, "a suppressions file", &text, err) || !ParseJsonText(text, path, what, &doc, err))
+  // Small: a team's known differences, not data (and the JSON reader's
+  // duplicate-key pass is slow on huge arrays).
+  if (!ReadTextFile(path, "a suppressions file", &text, err, kMaxSuppressionsFileBytes) ||
+      !ParseJsonText(text, path, what, &doc, err))
     return false;
   const JsonReader r(path, err);
   const json* x = nullptr;

@@ -2,12 +2,27 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
 
 #include "suppressions/suppressions.h"
 #include "util/error_line.h"
 
 namespace slotguard {
 namespace {
+
+/// `file` relative to the working directory, normalized ("./a/../b.json"
+/// and "/abs/cwd/b.json" are "b.json"); absolute when it lies outside it.
+std::string WorkingRelative(const std::string& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(file, ec).lexically_normal();
+  const fs::path cwd = fs::current_path(ec);
+  if (ec) return file;
+  const fs::path relative = absolute.lexically_relative(cwd);
+  if (!relative.empty() && *relative.begin() != "..") return relative.string();
+  return absolute.string();
+}
 
 /// Every one of `have` is in `allowed` (an empty `allowed` allows all).
 bool AllIn(const std::vector<std::string>& have, const std::vector<std::string>& allowed) {
@@ -21,9 +36,12 @@ bool Matches(const Suppression& e, const SuppressionSubject& s) {
   const FindingSignature& sig = *s.signature;
   if (!AllIn(sig.families, e.families) || !AllIn(sig.variants, e.variants) || !AllIn(sig.invariants, e.invariants))
     return false;
-  if (!e.blame.empty() && e.blame != (sig.blames_kernel ? "kernel" : "batch")) return false;
+  if (!e.blame.empty() && e.blame != sig.Blame()) return false;
   if (!e.implementation.empty() && sig.implementation.find(e.implementation) == std::string::npos) return false;
-  if (!e.files.empty() && (s.file.empty() || fnmatch(e.files.c_str(), s.file.c_str(), 0) != 0)) return false;
+  if (!e.files.empty() &&
+      (s.file.empty() || (fnmatch(e.files.c_str(), WorkingRelative(s.file).c_str(), 0) != 0 &&
+                          fnmatch(e.files.c_str(), s.file.c_str(), 0) != 0)))
+    return false;
   if (!e.signature.empty() && (sig.shape.empty() || sig.Id() != e.signature)) return false;
   if (s.scenario) {
     const Scenario& sc = *s.scenario;

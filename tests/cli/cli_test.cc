@@ -452,10 +452,15 @@ void ExpectLines(const std::vector<UsageCase>& cases) {
 TEST(BinaryTest, ADevicePastCudaVisibleDevicesIsOneLine) {
   setenv("CUDA_VISIBLE_DEVICES", "4,5", 1);  // this test's process only (ctest runs each alone)
   ExpectLines({{"check --device 2 scenarios/paged", 2,
-                "slotguard: error: --device 2: CUDA_VISIBLE_DEVICES=4,5 lists 2 devices; expected an index from 0 "
+                "slotguard: error: --device 2: CUDA_VISIBLE_DEVICES='4,5' lists 2 devices; expected an index from 0 "
                 "to 1 into that list"},
                {"fuzz --device -1", 2,
                 "slotguard: error: --device: expected an integer from 0 to 1023, got '-1'"}});
+  // Set but empty hides every device: --device does not bring one back.
+  setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  ExpectLines({{"check --device 0 scenarios/paged", 2,
+                "slotguard: error: --device 0: CUDA_VISIBLE_DEVICES='' lists 0 devices; expected a "
+                "CUDA_VISIBLE_DEVICES that lists the device, or none set"}});
   unsetenv("CUDA_VISIBLE_DEVICES");
 }
 

@@ -3,6 +3,7 @@
 // suppressions: known classes counted, not failures, never shrunk into.
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -155,6 +156,46 @@ TEST(KeepGoingTest, ASignatureEntrySuppressesThatSignatureOnly) {
       EXPECT_TRUE(f.file.empty()) << "no reproducer for a known difference";
       EXPECT_EQ(f.count, r.suppression_matches[0]);
     }
+}
+
+// Without --keep-going, a campaign whose first finding's signature is
+// suppressed goes on past it (that key then known) to the other bug; with
+// both signatures suppressed it spends its whole budget and passes.
+TEST(KeepGoingTest, WithoutKeepGoingASuppressedSignatureIsLookedPast) {
+  const CampaignResult plain = RunHost(TwoBugs("resume_plain"));
+  std::map<std::string, std::string> id_of;  // family -> signature id
+  for (const CampaignFinding& f : plain.findings) id_of[f.signature.families.at(0)] = f.signature.Id();
+  ASSERT_EQ(2u, id_of.size());
+  CampaignOptions first = TwoBugs("resume_first");
+  first.keep_going = false;
+  const CampaignResult unsuppressed = RunHost(first);
+  ASSERT_EQ(1u, unsuppressed.findings.size());
+  const std::string first_family = unsuppressed.findings[0].signature.families.at(0);
+  const std::string other_family = first_family == "kpool_tail" ? "qsa_ring" : "kpool_tail";
+  Suppressions s;
+  std::string err;
+  ASSERT_TRUE(LoadSuppressions(SuppressionsFile("resume.json", R"({"id": "first", "reason": "known", "signature": ")" +
+                                                                    id_of[first_family] + "\"}"),
+                               &s, &err))
+      << err;
+  CampaignOptions o = TwoBugs("resume");
+  o.keep_going = false;
+  o.suppressions = &s;
+  const CampaignResult r = RunHost(o);
+  ASSERT_TRUE(r.Found());
+  EXPECT_EQ(other_family, r.FirstFound()->signature.families.at(0));
+  EXPECT_LT(r.scenarios, 3000) << "it stopped at the other bug";
+  ASSERT_TRUE(LoadSuppressions(SuppressionsFile("resume_both.json", R"({"id": "a", "reason": "known", "signature": ")" +
+                                                                         id_of["kpool_tail"] +
+                                                                         R"("}, {"id": "b", "reason": "known", "signature": ")" +
+                                                                         id_of["qsa_ring"] + "\"}"),
+                               &s, &err))
+      << err;
+  const CampaignResult both = RunHost(o);
+  EXPECT_FALSE(both.Found());
+  EXPECT_EQ(3000, both.scenarios) << "the whole budget";
+  EXPECT_GT(both.suppression_matches[0], 0);
+  EXPECT_GT(both.suppression_matches[1], 0);
 }
 
 TEST(KeepGoingTest, NeverShrinksIntoASuppressedClass) {

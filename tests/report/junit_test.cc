@@ -57,5 +57,28 @@ TEST(JUnitTest, ATinyTimeAndABadInputCase) {
             Read(Temp("r.xml")));
 }
 
+// A suppressed scenario is a skipped case whose message is its verdict;
+// text XML 1.0 forbids (U+FFFF, a control character, a byte that is not
+// UTF-8), from a suppression's reason or a name, never reaches the file.
+TEST(JUnitTest, ASuppressedCaseIsSkippedAndItsTextIsValidXml) {
+  ScenarioReport r;
+  r.file = "s.json";
+  r.name = "s\x01";
+  r.holds = true;
+  r.suppressed_by = 0;
+  r.verdict = "suppressed by 'k' (known \xef\xbf\xbf \xff <x>): unexpected findings (null_block)";
+  CheckSummary summary;
+  summary.backend = "host";
+  std::string err;
+  ASSERT_TRUE(WriteJUnit(Temp("s.xml"), {r}, summary, &err)) << err;
+  const std::string xml = Read(Temp("s.xml"));
+  EXPECT_NE(std::string::npos, xml.find("failures=\"0\" errors=\"0\" skipped=\"1\"")) << xml;
+  EXPECT_NE(std::string::npos,
+            xml.find("<skipped message=\"suppressed by &#39;k&#39; (known ? ? &lt;x&gt;): unexpected findings (null_block)\"/>"))
+      << xml;
+  EXPECT_NE(std::string::npos, xml.find("classname=\"slotguard.s \"")) << xml;
+  EXPECT_EQ(std::string::npos, xml.find("\xef\xbf\xbf"));
+}
+
 }  // namespace
 }  // namespace slotguard

@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "scenario/scenario_json.h"
+#include "testing/json_schema.h"
 
 namespace slotguard {
 namespace {
@@ -138,6 +139,10 @@ TEST(SuppressionMatchTest, EveryPartOfTheFindingMustBeCovered) {
   subject.signature = &sig;
   subject.file = "scenarios/known/a.json";
   EXPECT_EQ(0, MatchSuppression(by_file, subject));
+  subject.file = "./scenarios/other/../known/a.json";
+  EXPECT_EQ(0, MatchSuppression(by_file, subject)) << "normalized";
+  subject.file = (fs::current_path() / "scenarios/known/a.json").string();
+  EXPECT_EQ(0, MatchSuppression(by_file, subject)) << "relative to the working directory";
   subject.file = "scenarios/other/a.json";
   EXPECT_EQ(-1, MatchSuppression(by_file, subject));
   subject.file = "";
@@ -195,9 +200,15 @@ TEST(CheckSuppressionsTest, ACoveredScenarioHoldsAsSuppressedAndAStaleEntryIsRep
   const std::string xml((std::istreambuf_iterator<char>(junit)), std::istreambuf_iterator<char>());
   EXPECT_NE(std::string::npos, xml.find("failures=\"0\" errors=\"0\" skipped=\"1\"")) << xml;
   const nlohmann::json sarif = nlohmann::json::parse(std::ifstream(o.sarif_path));
+  std::string errors;
+  for (const std::string& e :
+       Errors(ReadJson(SLOTGUARD_SOURCE_DIR "/tests/report/fixtures/sarif-2.1.0-required.schema.json"), sarif))
+    errors += e + "\n";
+  EXPECT_TRUE(errors.empty()) << errors;
   const nlohmann::json& results = sarif["runs"][0]["results"];
   ASSERT_FALSE(results.empty());
   for (const nlohmann::json& r : results) {
+    EXPECT_EQ("note", r["level"]) << "GitHub reads no SARIF suppressions: a known difference is a note";
     ASSERT_TRUE(r.contains("suppressions")) << r.dump();
     EXPECT_EQ("external", r["suppressions"][0]["kind"]);
     EXPECT_NE(std::string::npos, r["suppressions"][0]["justification"].get<std::string>().find("kpool-prefix"));
