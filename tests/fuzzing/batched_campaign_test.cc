@@ -89,6 +89,35 @@ TEST(BatchedCampaignTest, ChecksTheSameScenariosAsOneAtATime) {
   EXPECT_GT(a.kernel_seconds + a.check_seconds + a.generate_seconds, 0);
 }
 
+// --keep-going: both schedulers account the same findings in stream order,
+// so they report the same signatures, counts and reproducers.
+TEST(BatchedCampaignTest, KeepGoingFindsWhatOneAtATimeFinds) {
+  CampaignOptions o = Options("keep_going");
+  o.runs = 600;
+  o.jobs = 3;
+  o.keep_going = true;
+  std::vector<std::string> found[2];
+  for (bool batches : {true, false}) {
+    CampaignOptions run = o;
+    run.out_dir += batches ? "_batched" : "_single";
+    fs::remove_all(run.out_dir);
+    StandInBackend backend(batches, 300);  // a few percent of the scenarios
+    CampaignResult r;
+    std::string err;
+    std::ostringstream progress;
+    ASSERT_TRUE(RunCampaign(run, backend, progress, &r, &err)) << err;
+    EXPECT_EQ(600, r.scenarios);
+    EXPECT_GT(r.finding_scenarios, 1);
+    for (const CampaignFinding& f : r.findings)
+      found[batches].push_back(f.signature.Text() + " count " + std::to_string(f.count) + " at " +
+                               std::to_string(f.finding_index) + ": " + WriteScenarioJson(f.minimized));
+    found[batches].push_back("finding scenarios " + std::to_string(r.finding_scenarios) + ", unattributed " +
+                             std::to_string(r.unattributed));
+  }
+  EXPECT_GT(found[0].size(), 1u);
+  EXPECT_EQ(found[0], found[1]);
+}
+
 // --shard I/N: N campaigns split the seed's stream. Two shards of 300
 // check exactly the 600 scenarios of the whole campaign, none twice,
 // batched or one at a time.
