@@ -107,7 +107,7 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
                      CampaignFinding* finding, std::string* err);
 
 /// Writes the minimized scenario to options.out_dir as a reproducer (named
-/// after the variant, the invariant, the seed and the index; no expect), and
+/// after the variant, the invariant and the signature id; no expect), and
 /// collects its finding lines as `check` prints them: fills file,
 /// finding_lines and minimized (now as written). False with *err when the
 /// file cannot be written or on an environment failure.

@@ -145,9 +145,12 @@ bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignRe
 bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignFinding* finding,
                      std::string* err) {
   Scenario out = finding->minimized;
+  // Named by what the finding is, not where the stream met it: another
+  // seed, night or shard that finds the same bug writes the same file, and
+  // its code-scanning alert (keyed by file and fingerprint) stays one. The
+  // seed and the scenario index are in the description.
   out.name = "fuzz-" + (options.variant.empty() ? std::string("fixed") : options.variant) + "-" +
-             finding->invariant + "-seed" + std::to_string(options.seed) + "-" +
-             std::to_string(finding->finding_index);
+             finding->invariant + "-" + finding->signature.Id();
   out.description = Describe(options, *finding, backend);
   out.expect = Expect();
   std::error_code ec;
