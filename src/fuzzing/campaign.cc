@@ -111,8 +111,10 @@ Judged Judge(const CampaignOptions& options, const Scenario& s, const ScenarioRu
   }
   j.key = SignatureOf(s, run.findings, options.implementation).Key();
   j.suppressed_by = SuppressedBy(options, s, j.key);
-  if (j.suppressed_by < 0 && !options.known_keys.empty())
-    if (auto it = options.known_keys.find(j.key.Text()); it != options.known_keys.end()) j.suppressed_by = it->second;
+  if (j.suppressed_by < 0) {
+    j.key_text = j.key.Text();
+    if (auto it = options.known_keys.find(j.key_text); it != options.known_keys.end()) j.suppressed_by = it->second;
+  }
   j.outcome = j.suppressed_by >= 0 ? Outcome::kSuppressed : Outcome::kFinding;
   return j;
 }
@@ -125,20 +127,18 @@ bool Account(const CampaignOptions& options, int64_t stream_index, const Judged&
       if (r->runner_state_findings++ == 0 || stream_index < r->first_runner_state_finding)
         r->first_runner_state_finding = stream_index;
       return false;
-    case Outcome::kSuppressed:
+    case Outcome::kSuppressed:  // RunCampaign sized suppression_matches
       ++r->suppressed_scenarios;
-      r->suppression_matches.resize(options.suppressions->entries.size());
       ++r->suppression_matches[static_cast<size_t>(judged.suppressed_by)];
       return false;
     case Outcome::kFinding:
       break;
   }
   ++r->finding_scenarios;
-  const std::string text = judged.key.Text();
   auto it = std::find_if(r->keys.begin(), r->keys.end(),
-                         [&](const CampaignResult::KeyTally& k) { return k.key.Text() == text; });
+                         [&](const CampaignResult::KeyTally& k) { return k.text == judged.key_text; });
   if (it == r->keys.end()) {
-    r->keys.push_back({judged.key, 0, {}});
+    r->keys.push_back({judged.key, judged.key_text, 0, {}});
     it = std::prev(r->keys.end());
   }
   ++it->count;
@@ -178,7 +178,7 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
     // Without keep_going there is one key, of the one finding it stopped at.
     const bool one = !options.keep_going && result->keys.size() == 1;
     const int64_t stopped_at = one ? result->keys[0].first.at(0) : -1;
-    const std::string key = one ? result->keys[0].key.Text() : "";
+    const std::string key = one ? result->keys[0].text : "";
     if (!ShrinkFindings(run, backend, result, err)) return false;
     if (!one || result->Found()) break;
     // Its signature is suppressed: take its key as known and go on past it.

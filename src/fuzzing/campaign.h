@@ -104,6 +104,7 @@ struct CampaignResult {
   // in stream order of each key's first finding: what gets shrunk.
   struct KeyTally {
     FindingSignature key;
+    std::string text;  // key.Text()
     int64_t count = 0;
     std::vector<int64_t> first;  // stream indices of the first kShrinksPerKey (1 without keep_going)
   };

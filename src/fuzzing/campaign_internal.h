@@ -62,6 +62,7 @@ enum class Outcome { kClean, kFinding, kRunnerState, kSuppressed };
 struct Judged {
   Outcome outcome = Outcome::kClean;
   FindingSignature key;   // kFinding, kSuppressed: FindingSignature::Key of the run
+  std::string key_text;   // kFinding: key.Text(), computed on the workers that judge
   int suppressed_by = -1;  // kSuppressed: the entry
 };
 /// kFinding is what the campaign is after; kRunnerState (only with

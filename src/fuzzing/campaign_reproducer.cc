@@ -15,14 +15,13 @@
 #include "report/report.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
+#include "util/did_you_mean.h"
 
 namespace slotguard {
 namespace campaign_internal {
 namespace {
 
 std::string Describe(const CampaignOptions& o, const CampaignFinding& f, const Backend& backend) {
-  std::string fired;
-  for (const std::string& name : f.fired) fired += (fired.empty() ? "" : ", ") + name;
   std::string command = "slotguard fuzz --seed " + std::to_string(o.seed);
   for (Family family : o.generator.families) command += std::string(" --family ") + GetFamily(family).name;
   if (!o.variant.empty()) command += " --variant " + o.variant;
@@ -32,7 +31,7 @@ std::string Describe(const CampaignOptions& o, const CampaignFinding& f, const B
     command += " --max-requests " + std::to_string(o.generator.max_requests);
   std::string text = "found by " + command + " (scenario " + std::to_string(f.finding_index) + ", backend " +
                      backend.Describe() + "); signature " + f.signature.Id() + " (" + f.signature.Text() +
-                     "); invariants fired: " + fired + "; minimized to keep " + f.invariant +
+                     "); invariants fired: " + JoinNames(f.fired) + "; minimized to keep " + f.invariant +
                      " firing. Add \"expect\": {\"verdict\": \"finding\", \"findings\": [\"" + f.invariant +
                      "\"]} to keep it as a regression scenario.";
   if (!f.original.description.empty()) text += " The generator made an " + f.original.description + ".";
@@ -52,6 +51,7 @@ bool Smaller(const CampaignFinding& a, const CampaignFinding& b) {
 
 /// The suppression entry that covers this run of `s`, or -1.
 int Suppressed(const CampaignOptions& options, const Scenario& s, const ScenarioRun& run, bool shape_known) {
+  if (!options.suppressions) return -1;  // every shrink candidate asks: no signature to build
   const FindingSignature sig = SignatureOf(s, run.findings, options.implementation);
   return SuppressedBy(options, s, shape_known ? sig : sig.Key());
 }
