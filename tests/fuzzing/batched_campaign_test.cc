@@ -59,6 +59,17 @@ class StandInBackend : public Backend {
   int64_t bug_from_tokens_;
 };
 
+/// The first scenario of the seed's stream (below options.runs) the
+/// stand-in bug of StandInBackend(_, tokens) fires on, found without any
+/// campaign; -1 when none.
+int64_t FirstStandInFinding(const CampaignOptions& options, int64_t tokens) {
+  for (int64_t i = 0; i < options.runs; ++i) {
+    const Scenario s = CampaignScenario(options, i, nullptr);
+    if (s.batch.num_tokens >= tokens && !s.groups.empty()) return i;
+  }
+  return -1;
+}
+
 CampaignOptions Options(const std::string& name) {
   CampaignOptions o;
   o.seed = 3;
@@ -155,11 +166,7 @@ TEST(ShardedCampaignTest, AShardsFindingIsNamedByItsIndexInTheWholeStream) {
   const int64_t kTokens = 300;
   CampaignOptions whole = Options("shard_finding");
   whole.runs = 4000;
-  int64_t first = -1;  // the whole stream's first scenario the stand-in bug fires on
-  for (int64_t i = 0; i < whole.runs && first < 0; ++i) {
-    const Scenario s = CampaignScenario(whole, i, nullptr);
-    if (s.batch.num_tokens >= kTokens && !s.groups.empty()) first = i;
-  }
+  const int64_t first = FirstStandInFinding(whole, kTokens);  // in the whole stream
   ASSERT_GE(first, 0);
   for (int64_t shard : {0, 1}) {
     CampaignOptions part = whole;
@@ -190,11 +197,7 @@ TEST(BatchedCampaignTest, StopsAtTheFirstFindingInALaterChunk) {
   const int64_t kTokens = 5000;
   CampaignOptions o = Options("later");
   o.runs = 20000;
-  int64_t expected = -1;
-  for (int64_t i = 0; i < o.runs && expected < 0; ++i) {
-    const Scenario s = CampaignScenario(o, i, nullptr);
-    if (s.batch.num_tokens >= kTokens && !s.groups.empty()) expected = i;
-  }
+  const int64_t expected = FirstStandInFinding(o, kTokens);
   ASSERT_GT(expected, 2 * o.batch_chunk) << "the seed must put the finding past the first chunks";
   std::string files[2];
   for (bool batches : {true, false}) {
