@@ -12,6 +12,7 @@
 #include "backend/worker_protocol.h"
 #include "runner/scenario_run.h"
 #include "testing/scenario_fixtures.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -31,7 +32,7 @@ std::unique_ptr<Backend> Isolated(const std::string& exe, double timeout = 60) {
 
 // A stand-in worker: a shell script.
 std::string Script(const std::string& name, const std::string& body) {
-  const fs::path p = fs::path(::testing::TempDir()) / ("slotguard_worker_" + name + ".sh");
+  const fs::path p = ScratchDir() / (name + ".sh");
   std::ofstream(p) << "#!/bin/sh\n" << body << "\n";
   chmod(p.c_str(), 0755);
   return p.string();
@@ -119,7 +120,7 @@ TEST(IsolatedBackendTest, AHangIsKilledAtTheTimeout) {
 // A chunk that hangs is rerun one scenario at a time (one worker each), not
 // bisected: 1 + n worker starts, each hang costing one --timeout.
 TEST(IsolatedBackendTest, AHangInAChunkCostsOneTimeoutPerScenarioNotPerLevel) {
-  const std::string starts = (fs::path(::testing::TempDir()) / "slotguard_hang_starts").string();
+  const std::string starts = ScratchPath("hang_starts");
   fs::remove(starts);
   std::unique_ptr<Backend> hanging = Isolated(Script("hang_count", "echo x >> " + starts + "; exec sleep 30"), 0.3);
   const std::vector<Scenario> scenarios = Curated();

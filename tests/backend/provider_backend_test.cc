@@ -16,6 +16,7 @@
 #include "registry/invariants.h"
 #include "runner/scenario_run.h"
 #include "testing/scenario_fixtures.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -91,7 +92,7 @@ void ExpectFailuresLandOnTheirScenarios(const std::string& mode, const std::stri
   size_t hits = 0;
   const std::vector<Scenario> scenarios = KpoolScenarios(&trigger, &hits);
   ASSERT_GT(trigger, 0) << "no token count shared by at most 3 scenarios";
-  const std::string starts = testing::TempDir() + "/starts-" + mode;
+  const std::string starts = ScratchPath("starts-" + mode);
   std::remove(starts.c_str());
   setenv("FIXTURE_STARTS", starts.c_str(), 1);
   std::string problem;
@@ -110,7 +111,9 @@ void ExpectFailuresLandOnTheirScenarios(const std::string& mode, const std::stri
       ++failed;
       const std::string& text = skipped ? first.skipped : first.fault;
       EXPECT_NE(std::string::npos, text.find(expect)) << text;
-      if (!skipped) EXPECT_NE(std::string::npos, text.find(" (kpool_tail)")) << "names the group: " << text;
+      if (!skipped) {
+        EXPECT_NE(std::string::npos, text.find(" (kpool_tail)")) << "names the group: " << text;
+      }
       continue;
     }
     EXPECT_TRUE(first.fault.empty() && first.skipped.empty()) << scenarios[i].name << ": " << first.fault;
@@ -118,7 +121,9 @@ void ExpectFailuresLandOnTheirScenarios(const std::string& mode, const std::stri
   }
   EXPECT_EQ(hits, failed);
   unsetenv("FIXTURE_STARTS");
-  if (restarts) EXPECT_GT(Starts(starts), 1) << "the provider was restarted";
+  if (restarts) {
+    EXPECT_GT(Starts(starts), 1) << "the provider was restarted";
+  }
 }
 
 TEST(ProviderBackendTest, ACrashCostsOnlyItsScenario) {

@@ -10,6 +10,7 @@
 
 #include "backend/gpu_device.h"
 #include "cli/commands.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -27,8 +28,7 @@ std::string LastLine(const std::string& text) {
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("slotguard_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    dir_ = ScratchDir() / "cli";
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -572,7 +572,7 @@ TEST(BinaryTest, AVariantThatNoGroupHasIsAnError) {
 }
 
 TEST(BinaryTest, AFailingScenarioOutranksABadFile) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "slotguard_cli_binary_mixed";
+  const fs::path dir = ScratchDir() / "mixed";
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "bad.json") << R"({"slotguard": 1, "name": "b", "num_blocks": -4})";

@@ -15,6 +15,7 @@
 #include "backend/backend.h"
 #include "fuzzing/campaign.h"
 #include "scenario/scenario_json.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -75,7 +76,7 @@ CampaignOptions Options(const std::string& name) {
   o.seed = 3;
   o.seconds = 0;
   o.batch_chunk = 100;
-  o.out_dir = (fs::path(::testing::TempDir()) / ("slotguard_batched_" + name)).string();
+  o.out_dir = ScratchPath(name);
   fs::remove_all(o.out_dir);
   return o;
 }

@@ -15,6 +15,7 @@
 #include "registry/families.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string OutDir(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("slotguard_fuzz_" + name);
+  const fs::path dir = ScratchDir() / name;
   fs::remove_all(dir);
   return dir.string();
 }

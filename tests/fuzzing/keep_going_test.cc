@@ -15,6 +15,7 @@
 #include "fuzzing/campaign.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string OutDir(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("slotguard_keep_going_" + name);
+  const fs::path dir = ScratchDir() / name;
   fs::remove_all(dir);
   return dir.string();
 }
@@ -110,7 +111,7 @@ TEST(KeepGoingTest, TheSameFindingsWhateverTheJobs) {
 }
 
 std::string SuppressionsFile(const std::string& name, const std::string& entries) {
-  const std::string path = (fs::path(::testing::TempDir()) / name).string();
+  const std::string path = ScratchPath(name);
   std::ofstream(path) << R"({"slotguard_suppressions": 1, "suppressions": [)" << entries << "]}";
   return path;
 }
@@ -229,7 +230,7 @@ TEST(KeepGoingTest, TheCommandListsEveryFindingAndExitsZeroWhenAllAreSuppressed)
   o.runs = 3000;
   o.keep_going = true;
   o.out_dir = OutDir("cli");
-  o.json_path = (fs::path(::testing::TempDir()) / "keep_going.json").string();
+  o.json_path = ScratchPath("keep_going.json");
   {
     std::ostringstream out, err;
     ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();

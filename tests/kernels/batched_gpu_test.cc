@@ -12,6 +12,7 @@
 #include "fuzzing/generators.h"
 #include "registry/families.h"
 #include "testing/scenario_fixtures.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -52,9 +53,10 @@ TEST(BatchedGpuTest, ManyScenariosInOneLaunchMatchTheHostBackend) {
         ASSERT_EQ(expected[g].engine, batched[i][g].engine) << "pass " << pass << " scenario " << i << " group " << g;
         ASSERT_EQ(expected[g].flat, batched[i][g].flat) << "pass " << pass << " scenario " << i << " group " << g;
         // The GPU sees reads past a row only through the padded layout's poison.
-        if (pointers[i]->table_layout == TableLayoutKind::kPadded)
+        if (pointers[i]->table_layout == TableLayoutKind::kPadded) {
           ASSERT_EQ(expected[g].read_past_row, batched[i][g].read_past_row)
               << "pass " << pass << " scenario " << i << " group " << g;
+        }
         ASSERT_TRUE(batched[i][g].fault.empty());
       }
     }
@@ -73,7 +75,7 @@ TEST(BatchedGpuTest, GpuCampaignsFindWhatHostCampaignsFind) {
     o.runs = *variant ? 5000 : 20000;
     o.seconds = 0;
     o.seed = 3;
-    o.out_dir = ::testing::TempDir() + "/slotguard_batched";
+    o.out_dir = ScratchPath("campaign");
     std::vector<Family> families;
     std::string problem;
     CampaignResult on_gpu, on_host;

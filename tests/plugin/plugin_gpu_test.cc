@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "fuzzing/campaign.h"
 #include "testing/scenario_fixtures.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -37,8 +38,7 @@ class PluginGpuTest : public ::testing::Test {
     std::string why;
     if (!GpuUsable(&why)) GTEST_SKIP() << why;
     SetWorkerExecutable(SLOTGUARD_BINARY);
-    dir_ = fs::path(::testing::TempDir()) /
-           ("slotguard_plugin_gpu_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    dir_ = ScratchDir() / "plugin";
     fs::remove_all(dir_);
   }
   int Check(RunSetup setup, bool graph = false, std::vector<std::string> paths = {kScenarios}) {

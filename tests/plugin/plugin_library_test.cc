@@ -16,6 +16,7 @@
 #include "plugin/mapping_provider.h"
 #include "runner/fuzz_setup.h"
 #include "scenario/scenario_json.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -65,8 +66,7 @@ class PluginTest : public ::testing::Test {
  protected:
   void SetUp() override {
     SetWorkerExecutable(SLOTGUARD_BINARY);
-    dir_ = fs::path(::testing::TempDir()) /
-           ("slotguard_plugin_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    dir_ = ScratchDir() / "plugin";
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

@@ -8,6 +8,7 @@
 #include "report/fuzz_report.h"
 #include "util/fingerprint.h"
 #include "report/report.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -17,7 +18,7 @@ std::string Read(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-std::string Temp(const std::string& name) { return (std::filesystem::path(::testing::TempDir()) / name).string(); }
+std::string Temp(const std::string& name) { return ScratchPath(name); }
 
 TEST(JsonReportTest, CheckReportBytes) {
   ScenarioReport ok;

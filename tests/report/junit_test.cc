@@ -6,11 +6,12 @@
 #include <gtest/gtest.h>
 
 #include "report/report.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
 
-std::string Temp(const std::string& name) { return (std::filesystem::path(::testing::TempDir()) / name).string(); }
+std::string Temp(const std::string& name) { return ScratchPath(name); }
 
 std::string Read(const std::string& path) {
   std::ifstream in(path);

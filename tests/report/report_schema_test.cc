@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "report/report.h"
 #include "testing/json_schema.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -25,7 +26,7 @@ const std::string kSource = SLOTGUARD_SOURCE_DIR;
 class ReportSchemaTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) / "report-schema";
+    dir_ = ScratchDir() / "report-schema";
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "extra");
     std::ofstream(dir_ / "extra" / "malformed.json") << "{\"slotguard\": 1, \"name\": ";
@@ -77,8 +78,9 @@ TEST_F(ReportSchemaTest, ARealReportValidates) {
       EXPECT_TRUE(s["error"].is_string());
       EXPECT_EQ(json::array(), s["groups"]);
     }
-    if (s["file"].get<std::string>().find("failing.json") != std::string::npos)
+    if (s["file"].get<std::string>().find("failing.json") != std::string::npos) {
       EXPECT_EQ("unexpected_findings", s["outcome"]);
+    }
   }
   EXPECT_EQ(1u, shapes.size()) << "every scenario entry has the same keys";
   EXPECT_EQ(1, outcomes["bad_input"]);

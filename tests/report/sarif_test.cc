@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "registry/invariants.h"
 #include "testing/json_schema.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -24,7 +25,7 @@ const std::string kSource = SLOTGUARD_SOURCE_DIR;
 class SarifTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) / "sarif";
+    dir_ = ScratchDir() / "sarif";
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "extra");
     std::ofstream(dir_ / "extra" / "malformed.json") << "{\"slotguard\": 1, \"name\": \"m\", \"num_blocks\": 0}";

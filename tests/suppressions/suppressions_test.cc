@@ -14,13 +14,14 @@
 #include "cli/commands.h"
 #include "scenario/scenario_json.h"
 #include "testing/json_schema.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Temp(const std::string& name) { return (fs::path(::testing::TempDir()) / name).string(); }
+std::string Temp(const std::string& name) { return ScratchPath(name); }
 
 std::string Write(const std::string& name, const std::string& text) {
   const std::string path = Temp(name);
