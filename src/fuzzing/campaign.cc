@@ -113,7 +113,10 @@ Judged Judge(const CampaignOptions& options, const Scenario& s, const ScenarioRu
   j.suppressed_by = SuppressedBy(options, s, j.key);
   if (j.suppressed_by < 0) {
     j.key_text = j.key.Text();
-    if (auto it = options.known_keys.find(j.key_text); it != options.known_keys.end()) j.suppressed_by = it->second;
+    if (auto it = options.known_keys.find(j.key_text); it != options.known_keys.end()) {
+      j.suppressed_by = it->second;
+      j.known = true;
+    }
   }
   j.outcome = j.suppressed_by >= 0 ? Outcome::kSuppressed : Outcome::kFinding;
   return j;
@@ -128,6 +131,11 @@ bool Account(const CampaignOptions& options, int64_t stream_index, const Judged&
         r->first_runner_state_finding = stream_index;
       return false;
     case Outcome::kSuppressed:  // RunCampaign sized suppression_matches
+      if (judged.known) {  // counted as --keep-going counts it: a finding of its signature
+        ++r->finding_scenarios;
+        ++r->known_key_findings[judged.key_text];
+        return false;
+      }
       ++r->suppressed_scenarios;
       ++r->suppression_matches[static_cast<size_t>(judged.suppressed_by)];
       return false;
@@ -153,6 +161,16 @@ void AddTallies(const std::vector<Classification>& classes, const std::vector<in
   for (int64_t t : tokens) result->tokens += t;
 }
 
+void SubtractTallies(const CampaignOptions& options, int64_t from, int64_t to, CampaignResult* result) {
+  Classification past;
+  for (int64_t k = from; k < to; ++k) {
+    const Scenario s = CampaignScenario(options, StreamIndex(options, k), &past);
+    result->tokens -= s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
+  }
+  for (const auto& [name, count] : past)
+    if ((result->classes[name] -= count) == 0) result->classes.erase(name);
+}
+
 }  // namespace campaign_internal
 
 bool PrepareReproducerDir(const std::string& dir, std::string* err) {
@@ -170,6 +188,7 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
   Budget budget(options, progress);
   if (options.suppressions) result->suppression_matches.resize(options.suppressions->entries.size());
   CampaignOptions run = options;
+  std::map<std::string, std::string> signature_of_key;  // known keys -> the signature (id) they shrank to
   for (;;) {
     const bool ran = backend.Batches() ? RunBatched(run, backend, budget, result, err)
                                        : RunOneAtATime(run, backend, budget, result, err);
@@ -179,13 +198,20 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
     const bool one = !options.keep_going && result->keys.size() == 1;
     const int64_t stopped_at = one ? result->keys[0].first.at(0) : -1;
     const std::string key = one ? result->keys[0].text : "";
-    if (!ShrinkFindings(run, backend, result, err)) return false;
+    std::vector<size_t> gave;
+    if (!ShrinkFindings(run, backend, result, err, &gave)) return false;
     if (!one || result->Found()) break;
-    // Its signature is suppressed: take its key as known and go on past it.
-    for (const CampaignFinding& f : result->findings)
-      if (f.finding_index == stopped_at && f.suppressed_by >= 0) run.known_keys[key] = f.suppressed_by;
+    // Its signature is suppressed (the signature of a finding an earlier
+    // round shrank, maybe: the entry it joined): take its key as known and
+    // go on past it.
+    const CampaignFinding& joined = result->findings.at(gave.at(0));
+    run.known_keys[key] = joined.suppressed_by;
+    signature_of_key[key] = joined.signature.Id();
     run.start = (stopped_at - options.shard) / options.shards + 1;
   }
+  for (const auto& [key, n] : result->known_key_findings)
+    for (CampaignFinding& f : result->findings)
+      if (f.signature.Id() == signature_of_key[key]) f.count += n;
   for (const CampaignFinding& f : result->findings)  // the signature entries' matches
     if (f.suppressed_by >= 0) result->suppression_matches[static_cast<size_t>(f.suppressed_by)] += f.count;
   if (options.tty_progress) progress << "\n";

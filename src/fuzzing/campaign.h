@@ -109,6 +109,10 @@ struct CampaignResult {
     std::vector<int64_t> first;  // stream indices of the first kShrinksPerKey (1 without keep_going)
   };
   std::vector<KeyTally> keys;
+  // Without keep_going: the findings of keys taken as known (their shrunk
+  // finding's signature is suppressed), by key text; RunCampaign adds them
+  // to that signature's count.
+  std::map<std::string, int64_t> known_key_findings;
   /// The first finding no suppression covers (its signature), or null.
   const CampaignFinding* FirstFound() const {
     for (const CampaignFinding& f : findings)

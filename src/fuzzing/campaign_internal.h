@@ -64,6 +64,7 @@ struct Judged {
   FindingSignature key;   // kFinding, kSuppressed: FindingSignature::Key of the run
   std::string key_text;   // kFinding: key.Text(), computed on the workers that judge
   int suppressed_by = -1;  // kSuppressed: the entry
+  bool known = false;      // kSuppressed by its key, in CampaignOptions::known_keys
 };
 /// kFinding is what the campaign is after; kRunnerState (only with
 /// --inconsistent: the findings do not blame the kernel) and kSuppressed (a
@@ -76,6 +77,12 @@ bool Account(const CampaignOptions& options, int64_t stream_index, const Judged&
 /// Adds the workers' operator counts and token-groups to the result.
 void AddTallies(const std::vector<Classification>& classes, const std::vector<int64_t>& tokens,
                 CampaignResult* result);
+/// Takes back the operator counts and token-groups of the campaign's
+/// scenarios [from, to) (positions in its shard, as StreamIndex takes):
+/// those a scheduler generated past the scenario it stopped at. So a
+/// campaign's tallies are of exactly its `scenarios`, whatever the jobs and
+/// the scheduler.
+void SubtractTallies(const CampaignOptions& options, int64_t from, int64_t to, CampaignResult* result);
 
 /// The scheduler of a backend that runs one scenario per call (the host):
 /// each of the jobs workers checks one scenario at a time, in chunks of
@@ -96,9 +103,12 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
 /// kShrinksPerKey of each key with keep_going, else the one. Fills
 /// result->findings (distinct signatures, each with its smallest reproducer,
 /// suppressed by signature where an entry says so) and unattributed, and
-/// writes each unsuppressed reproducer (WriteReproducer). False with *err on
-/// an environment failure or when a reproducer cannot be written.
-bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignResult* result, std::string* err);
+/// writes each unsuppressed reproducer (WriteReproducer). With gave, the
+/// entry of result->findings each shrunk finding went to, key after key (a
+/// finding whose signature an earlier one had joins that one). False with
+/// *err on an environment failure or when a reproducer cannot be written.
+bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignResult* result, std::string* err,
+                    std::vector<size_t>* gave = nullptr);
 
 /// Regenerates scenario `stream_index` and shrinks it, keeping its most
 /// specific invariant firing and never into a scenario a suppression

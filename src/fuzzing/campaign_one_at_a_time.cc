@@ -85,8 +85,12 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
       }
     }
     // Every scenario before the stop was checked (workers take them in
-    // order); those a worker had started past it are not counted.
+    // order, so those run are [base, base + run)); those a worker had
+    // started past it are not counted.
     if (stopped) {
+      int64_t run = 0;
+      for (int64_t n : checked) run += n;
+      SubtractTallies(options, stop + 1, base + run, result);
       result->scenarios += stop - base + 1;
       break;
     }

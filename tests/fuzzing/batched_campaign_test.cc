@@ -188,6 +188,12 @@ TEST(ShardedCampaignTest, AShardsFindingIsNamedByItsIndexInTheWholeStream) {
       EXPECT_GT(r.findings.at(0).finding_index, first);
     }
     EXPECT_EQ(r.findings.at(0).finding_index / 2 + 1, r.scenarios) << "this shard's scenarios up to its finding";
+    int64_t tokens = 0;
+    for (int64_t k = 0; k < r.scenarios; ++k) {
+      const Scenario s = CampaignScenario(part, StreamIndex(part, k), nullptr);
+      tokens += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
+    }
+    EXPECT_EQ(tokens, r.tokens) << "the token-groups of those scenarios, not of the rest of their chunk";
   }
 }
 

@@ -199,6 +199,77 @@ TEST(KeepGoingTest, WithoutKeepGoingASuppressedSignatureIsLookedPast) {
   EXPECT_GT(both.suppression_matches[1], 0);
 }
 
+// Several keys (sets of invariants) of one bug shrink to the same
+// signature. Without --keep-going, each key is shrunk once: a later key whose
+// finding joins a suppressed signature an earlier key gave is known from
+// then on too, not shrunk again at each of its findings. Every finding is
+// counted, against its signature and the entry that covers it, as with
+// --keep-going, and the tallies are of exactly the scenarios checked,
+// whatever the jobs.
+TEST(KeepGoingTest, WithoutKeepGoingEachKeyIsShrunkOnceAndTalliesAreExact) {
+  CampaignOptions o;
+  o.generator.families = {Family::kPaged};
+  o.variant = "unguarded";
+  o.seed = 1;
+  o.runs = 2000;
+  o.seconds = 0;
+  o.keep_going = true;
+  o.out_dir = OutDir("keys_plain");
+  const CampaignResult plain = RunHost(o);
+  ASSERT_TRUE(plain.Found());
+  std::string entries;
+  for (const CampaignFinding& f : plain.findings)
+    entries += std::string(entries.empty() ? "" : ",") + R"({"id": "s)" + f.signature.Id() +
+               R"(", "reason": "known", "signature": ")" + f.signature.Id() + "\"}";
+  Suppressions s;
+  std::string err;
+  ASSERT_TRUE(LoadSuppressions(SuppressionsFile("keys.json", entries), &s, &err)) << err;
+  o.suppressions = &s;
+  o.out_dir = OutDir("keys_known");
+  const CampaignResult known = RunHost(o);
+  ASSERT_FALSE(known.Found());
+  int64_t keep_going_shrinks = 0;
+  for (const CampaignFinding& f : known.findings) keep_going_shrinks += f.shrunk;
+  o.keep_going = false;
+  for (int jobs : {1, 3}) {
+    o.jobs = jobs;
+    o.out_dir = OutDir("keys_once_" + std::to_string(jobs));
+    const CampaignResult r = RunHost(o);
+    EXPECT_FALSE(r.Found()) << "jobs " << jobs;
+    EXPECT_EQ(2000, r.scenarios) << "the whole budget";
+    int64_t shrinks = 0;
+    for (const CampaignFinding& f : r.findings) shrinks += f.shrunk;
+    EXPECT_LE(shrinks, keep_going_shrinks) << "a key once (keep-going shrinks up to 4 of each)";
+    EXPECT_EQ(known.finding_scenarios, r.finding_scenarios);
+    EXPECT_EQ(known.suppression_matches, r.suppression_matches) << "every finding against its entry";
+    ASSERT_EQ(0, known.unattributed) << "the seed's keys each shrink to one signature";
+    std::map<std::string, int64_t> counts, known_counts;
+    for (const CampaignFinding& f : r.findings) counts[f.signature.Id()] = f.count;
+    for (const CampaignFinding& f : known.findings) known_counts[f.signature.Id()] = f.count;
+    EXPECT_EQ(known_counts, counts) << "each signature's count, as --keep-going counts it";
+    EXPECT_EQ(known.tokens, r.tokens) << "jobs " << jobs;
+    EXPECT_EQ(known.classes, r.classes) << "jobs " << jobs;
+  }
+}
+
+// A campaign that stops at a finding tallies the scenarios up to it, not
+// those its workers ran past it.
+TEST(KeepGoingTest, AStoppedCampaignTalliesExactlyItsScenarios) {
+  CampaignOptions o = TwoBugs("stopped");
+  o.keep_going = false;
+  o.jobs = 4;
+  const CampaignResult r = RunHost(o);
+  ASSERT_TRUE(r.Found());
+  int64_t tokens = 0;
+  Classification classes;
+  for (int64_t i = 0; i < r.scenarios; ++i) {
+    const Scenario s = CampaignScenario(o, StreamIndex(o, i), &classes);
+    tokens += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
+  }
+  EXPECT_EQ(tokens, r.tokens);
+  EXPECT_EQ(classes, r.classes);
+}
+
 TEST(KeepGoingTest, NeverShrinksIntoASuppressedClass) {
   // One- and zero-request batches are "known": the kpool_tail bug is still
   // found, and its reproducer keeps two requests rather than slip into the
