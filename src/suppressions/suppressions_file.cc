@@ -71,9 +71,9 @@ bool Entry(const JsonReader& r, const json& v, const std::string& ptr, Suppressi
     return false;
   if (e->reason.find_first_not_of(" \t\r\n") == std::string::npos)
     return r.Fail(JsonChild(ptr, "reason"), "empty reason", "why this difference is accepted");
-  if (PrintableText(e->reason) != e->reason || e->reason.size() > 1000)
+  if (PrintableText(e->reason) != e->reason || CountChars(e->reason) > 1000)
     return r.Fail(JsonChild(ptr, "reason"), "not one printable line",
-                  "at most 1000 characters without control characters (it is printed on one console line)");
+                  "at most 1000 characters without control characters, line separators or bidirectional controls (it is printed on one console line)");
   bool any = false;
   for (const std::string& key : ConditionKeys()) any |= JsonReader::Find(v, key) != nullptr;
   if (!any)

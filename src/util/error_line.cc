@@ -34,6 +34,18 @@ size_t Utf8Length(const std::string& text, size_t i) {
   return n;
 }
 
+/// U+2028, U+2029 (line breaks to some viewers) and the bidirectional
+/// embeddings, overrides and isolates U+202A..U+202E, U+2066..U+2069 (they
+/// reorder the rest of a console line: "Trojan Source"), at text[i], a
+/// valid 3-byte sequence; else 0.
+uint32_t LayoutControl(const std::string& text, size_t i) {
+  if (static_cast<unsigned char>(text[i]) != 0xe2) return 0;
+  const unsigned char b1 = static_cast<unsigned char>(text[i + 1]), b2 = static_cast<unsigned char>(text[i + 2]);
+  if (b1 == 0x80 && b2 >= 0xa8 && b2 <= 0xae) return 0x2000 + (b2 - 0x80);
+  if (b1 == 0x81 && b2 >= 0xa6 && b2 <= 0xa9) return 0x2040 + (b2 - 0x80);
+  return 0;
+}
+
 /// One character of `text` at i as it is shown; *len: the bytes it took.
 std::string EscapeOne(const std::string& text, size_t i, char quote, size_t* len) {
   const unsigned char c = static_cast<unsigned char>(text[i]);
@@ -59,6 +71,10 @@ std::string EscapeOne(const std::string& text, size_t i, char quote, size_t* len
   if (n == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {  // C1 control (U+0080..U+009F)
     const unsigned char cp = static_cast<unsigned char>(text[i + 1]);
     return std::string("\\u00") + kHex[cp >> 4] + kHex[cp & 15];
+  }
+  if (n == 3) {
+    if (const uint32_t cp = LayoutControl(text, i))
+      return std::string("\\u") + kHex[cp >> 12] + kHex[(cp >> 8) & 15] + kHex[(cp >> 4) & 15] + kHex[cp & 15];
   }
   return text.substr(i, n);
 }
@@ -108,8 +124,7 @@ std::string PrintableText(const std::string& text) {
     } else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {  // C1 control
       out += ' ';
       i += n;
-    } else if (n == 3 && c == 0xe2 && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
-               (static_cast<unsigned char>(text[i + 2]) & 0xfe) == 0xa8) {  // U+2028, U+2029: line breaks to some viewers
+    } else if (n == 3 && LayoutControl(text, i) != 0) {  // line separators, bidirectional controls
       out += ' ';
       i += n;
     } else if (n == 3 && c == 0xef && static_cast<unsigned char>(text[i + 1]) == 0xbf &&
@@ -122,6 +137,15 @@ std::string PrintableText(const std::string& text) {
     }
   }
   return out;
+}
+
+size_t CountChars(const std::string& text) {
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++chars) {
+    const size_t n = static_cast<unsigned char>(text[i]) < 0x80 ? 0 : Utf8Length(text, i);
+    i += n == 0 ? 1 : n;
+  }
+  return chars;
 }
 
 std::string QuoteName(const std::string& text, size_t max_chars, char quote) {

@@ -80,6 +80,21 @@ TEST(SuppressionsFileTest, EachErrorNamesThePointerAndWhatWasExpected) {
             LoadError(head + R"({"id": "a", "reason": "r", "num_reqs": {"min": 3, "max": 1}}]})").find(":/suppressions/0/num_reqs: min is above max"));
   EXPECT_NE(std::string::npos,
             LoadError(head + R"({"id": "a", "reason": " ", "blame": "batch"}]})").find(":/suppressions/0/reason: empty reason"));
+  // A reason of 1000 characters is one line, whatever their bytes; 1001 or
+  // a bidirectional override is not.
+  std::string e_acute;
+  for (int i = 0; i < 1000; ++i) e_acute += "\xc3\xa9";
+  {
+    Suppressions s;
+    std::string err;
+    EXPECT_TRUE(LoadSuppressions(Write("long.json", head + R"({"id": "a", "reason": ")" + e_acute + R"(", "blame": "batch"}]})"),
+                                 &s, &err))
+        << err;
+  }
+  EXPECT_NE(std::string::npos, LoadError(head + R"({"id": "a", "reason": ")" + e_acute + R"(x", "blame": "batch"}]})")
+                                   .find(":/suppressions/0/reason: not one printable line; expected at most 1000 characters"));
+  EXPECT_NE(std::string::npos, LoadError(head + R"({"id": "a", "reason": "fine\u202eenif", "blame": "batch"}]})")
+                                   .find(":/suppressions/0/reason: not one printable line"));
   EXPECT_NE(std::string::npos, LoadError(R"({"suppressions": []})").find("missing required key"));
   EXPECT_NE(std::string::npos, LoadError(R"({"slotguard_suppressions": 2, "suppressions": []})").find("/slotguard_suppressions"));
   EXPECT_NE(std::string::npos, LoadError("[").find("line 1"));
