@@ -1,4 +1,5 @@
 #include "backend/cuda_device_select.h"
+#include "util/error_line.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -30,7 +31,7 @@ bool SelectCudaDevice(int device, std::string* err) {
       }
     }
     if (static_cast<size_t>(device) >= listed.size()) {
-      *err = "--device " + std::to_string(device) + ": CUDA_VISIBLE_DEVICES='" + started_with + "' lists " +
+      *err = "--device " + std::to_string(device) + ": CUDA_VISIBLE_DEVICES=" + QuoteName(started_with, 0) + " lists " +
              std::to_string(listed.size()) + " device" + (listed.size() == 1 ? "" : "s") +
              (listed.empty() ? "; expected a CUDA_VISIBLE_DEVICES that lists the device, or none set"
                              : "; expected an index from 0 to " + std::to_string(listed.size() - 1) + " into that list");

@@ -9,6 +9,7 @@
 #include "registry/families.h"
 #include "scenario/family_params.h"
 #include "util/parallel_for.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -341,7 +342,7 @@ class ProviderBackend : public Backend {
       return nullptr;
     }
     if (welcome.whole_scenarios != whole() || welcome.families != provider_->families()) {
-      *err = "--kernel-cmd \"" + command_.command + "\": the restarted provider's WELCOME names other families or "
+      *err = "--kernel-cmd " + QuoteName(command_.command, 0, '"') + ": the restarted provider's WELCOME names other families or "
              "another mode than its first";
       return nullptr;
     }

@@ -43,7 +43,7 @@ CLI::Validator Integer(int64_t lo, uint64_t hi, uint64_t type_max, std::string w
   }
   return CLI::Validator(
       [=](std::string& value) -> std::string {
-        const std::string got = "expected " + words + ", got '" + value + "'";
+        const std::string got = "expected " + words + ", got " + slotguard::QuoteName(value);
         const bool negative = !value.empty() && value[0] == '-';
         const char* first = value.data() + (negative ? 1 : 0);
         const char* last = value.data() + value.size();
@@ -51,7 +51,7 @@ CLI::Validator Integer(int64_t lo, uint64_t hi, uint64_t type_max, std::string w
         uint64_t magnitude = 0;
         const auto [end, ec] = std::from_chars(first, last, magnitude);
         const std::string beyond =
-            open_top ? "expected " + words + " up to " + std::to_string(hi) + ", got '" + value + "'" : got;
+            open_top ? "expected " + words + " up to " + std::to_string(hi) + ", got " + slotguard::QuoteName(value) : got;
         if (ec != std::errc() || end != last) return beyond;
         if (negative && magnitude != 0) return got;  // no flag takes a negative number
         if (lo > 0 && magnitude < static_cast<uint64_t>(lo)) return got;
@@ -76,13 +76,24 @@ CLI::Validator IntegerTo(int64_t lo, uint64_t hi) {
 CLI::Validator NonNegativeNumber() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        const std::string got = "expected a non-negative number, got '" + value + "'";
+        const std::string got = "expected a non-negative number, got " + slotguard::QuoteName(value);
         if (value.empty() || !(std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '.')) return got;
         char* end = nullptr;
         errno = 0;
         const double d = std::strtod(value.c_str(), &end);
         if (errno != 0 || *end != 0 || !std::isfinite(d) || d < 0) return got;
         return "";
+      },
+      "");
+}
+
+// A path or command: not empty. An empty value is most often an unset
+// variable in a CI script (--suppressions "$KNOWN"), and taken as "none" it
+// would turn the suppressions or the report off and let the job pass.
+CLI::Validator Path(const std::string& what = "a path") {
+  return CLI::Validator(
+      [what](std::string& value) -> std::string {
+        return value.empty() ? "expected " + what + ", got '' (an empty value: an unset variable?)" : "";
       },
       "");
 }
@@ -98,7 +109,7 @@ CLI::Validator OneOf(const std::vector<std::string>& names, bool ignore_case) {
           std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
         if (std::find(names.begin(), names.end(), key) != names.end()) return "";
         const std::string match = slotguard::ClosestCommandLineName(key, names);
-        return "expected one of " + slotguard::JoinNames(names) + ", got '" + value + "'" +
+        return "expected one of " + slotguard::JoinNames(names) + ", got " + slotguard::QuoteName(value) +
                (match.empty() ? "" : "; did you mean '" + match + "'?");
       },
       "{" + desc + "}");
@@ -185,16 +196,20 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
       ->check(NonNegativeNumber());
   cmd->add_option("--kernel-lib", setup->provider.kernel_lib,
                   "a plugin (.so, include/slotguard/plugin.h) whose mapping kernels replace slotguard's own for "
-                  "the families it implements");
+                  "the families it implements")
+      ->check(Path());
   cmd->add_option("--kernel-cubin", setup->provider.kernel_cubin,
                   "a compiled kernel (cubin, fatbin or PTX, e.g. from Triton's cache) to check, launched as "
-                  "--kernel-spec says (gpu backend)");
+                  "--kernel-spec says (gpu backend)")
+      ->check(Path());
   cmd->add_option("--kernel-spec", setup->provider.kernel_spec,
-                  "JSON: the --kernel-cubin kernel's family, symbol, parameters and grid (see docs/bring-your-own-kernel.md)");
+                  "JSON: the --kernel-cubin kernel's family, symbol, parameters and grid (see docs/bring-your-own-kernel.md)")
+      ->check(Path());
   cmd->add_option("--kernel-cmd", setup->provider.kernel_cmd,
                   "\"COMMAND ARGS\": a long-lived provider process (e.g. the engine's own Triton launcher behind "
                   "python/slotguard's serve()) that runs the families it names, many scenarios per message "
-                  "(docs/provider-protocol.md); --backend gpu tells it to run on CUDA");
+                  "(docs/provider-protocol.md); --backend gpu tells it to run on CUDA")
+      ->check(Path("a command"));
   const std::vector<std::string>& layouts = slotguard::TableLayoutNames();
   cmd->add_option_function<std::string>(
          "--table-layout",
@@ -302,20 +317,25 @@ int main(int argc, char** argv) {
 "  slotguard check --variant unguarded --junit report.xml --suppressions known.json scenarios/paged/\n",
                          "0 every scenario holds (those a --suppressions entry covers hold as suppressed); 1 a scenario does not hold (also when another file is bad input: every problem is printed); 2 bad input or usage (a file that does not load, a bad --suppressions file, a --variant that no group under the paths has); 3 environment (no usable GPU, a CUDA error, a report that cannot be written)"));
   check_cmd->add_option("paths", check.paths, "scenario files or directories (recursive *.json)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(Path());
   AddBackend(check_cmd, &check.backend);
   AddRunSetup(check_cmd, &check.setup, true);
   check_cmd->add_option("--variant", check.variant,
                         "force a variant on every group whose family has it, or 'all' to run "
                         "each scenario once per variant (see `slotguard list`)");
-  check_cmd->add_option("--junit", check.junit_path, "write a JUnit XML report");
-  check_cmd->add_option("--json", check.json_path, "write a JSON report");
+  check_cmd->add_option("--junit", check.junit_path, "write a JUnit XML report")
+      ->check(Path());
+  check_cmd->add_option("--json", check.json_path, "write a JSON report")
+      ->check(Path());
   check_cmd->add_option("--sarif", check.sarif_path,
-                        "write a SARIF 2.1.0 report for code scanning (a result per unexpected finding)");
+                        "write a SARIF 2.1.0 report for code scanning (a result per unexpected finding)")
+      ->check(Path());
   check_cmd->add_option("--suppressions", check.suppressions_path,
                         "a suppressions file (docs/suppressions.md): a scenario whose unexpected findings an "
                         "entry covers is counted as suppressed, not failed; entries that match nothing are "
-                        "reported stale");
+                        "reported stale")
+      ->check(Path());
   check_cmd->add_option("-j,--jobs", check.jobs, "scenarios checked in parallel")
       ->capture_default_str()
       ->check(IntegerTo<int>(1, 1024));
@@ -331,7 +351,8 @@ int main(int argc, char** argv) {
 "  slotguard replay --backend host --variant dummy_reads_row scenarios/paged/mutants/dummy-reads-row.json\n"
 "  slotguard replay --html map.html scenarios/rings/mutants/kpool-prefix.json\n",
                          "0 the scenario holds; 1 it does not; 2 bad input or usage (the file, a --variant no group has); 3 environment (no usable GPU, a CUDA error, an --html page that cannot be written)"));
-  replay_cmd->add_option("file", replay.file, "the scenario file")->required();
+  replay_cmd->add_option("file", replay.file, "the scenario file")->required()
+      ->check(Path());
   AddBackend(replay_cmd, &replay.backend);
   AddRunSetup(replay_cmd, &replay.setup, true);
   replay_cmd->add_option("--variant", replay.variant, "force a variant (see `slotguard list`)");
@@ -343,7 +364,8 @@ int main(int argc, char** argv) {
                          "also write the run to this path as one self-contained HTML page (no network): per group, the block "
                          "pool as a grid coloured by the requests that wrote each block, the null block and the "
                          "findings marked, and each block's tokens on hover or click; long runs of unwritten "
-                         "blocks are one range cell, and a zoom control sizes the cells");
+                         "blocks are one range cell, and a zoom control sizes the cells")
+      ->check(Path());
   AddLimits(replay_cmd, &replay.limits);
 
   slotguard::MutantsOptions mutants;
@@ -353,7 +375,8 @@ int main(int argc, char** argv) {
   mutants_cmd->footer(Footer("  slotguard mutants --backend host               # scenarios/\n"
 "  slotguard mutants -j 8 scenarios/paged/\n",
                          "0 every variant is caught and fixed is clean; 1 a variant survives or fixed has findings; 2 bad input or usage (every bad file is printed, no matrix); 3 environment"));
-  mutants_cmd->add_option("paths", mutants.paths, "scenario files or directories")->capture_default_str();
+  mutants_cmd->add_option("paths", mutants.paths, "scenario files or directories")->capture_default_str()
+      ->check(Path());
   AddBackend(mutants_cmd, &mutants.backend);
   AddRunSetup(mutants_cmd, &mutants.setup, false);
   mutants_cmd->add_option("-j,--jobs", mutants.jobs, "scenarios run in parallel")
@@ -373,7 +396,7 @@ int main(int argc, char** argv) {
   fuzz_cmd->add_option("--family", fuzz.families, "fuzz only these families (repeatable)");
   fuzz_cmd->add_option("--variant", fuzz.variant,
                        "force a variant on the groups whose family has it (a mutant to find)");
-  fuzz_cmd->add_option("--time", fuzz.seconds, "seconds to run (default 60, unbounded with --runs)")
+  fuzz_cmd->add_option("--time", fuzz.seconds, "seconds to run (default 60, unbounded with --runs; 0: no time limit, as libFuzzer's -max_total_time=0)")
       ->check(NonNegativeNumber());
   fuzz_cmd->add_option("--runs", fuzz.runs, "scenarios to check")->check(Integer<int64_t>(0));
   fuzz_cmd->add_option("--seed", fuzz.seed, "campaign seed: the same seed checks the same scenarios")
@@ -389,21 +412,25 @@ int main(int argc, char** argv) {
             return slotguard::ParseShard(value, &i, &n, &problem) ? "" : problem;
           },
           ""));
-  fuzz_cmd->add_option("--out", fuzz.out_dir, "directory for the reproducer")->capture_default_str();
+  fuzz_cmd->add_option("--out", fuzz.out_dir, "directory for the reproducer")->capture_default_str()
+      ->check(Path());
   AddBackend(fuzz_cmd, &fuzz.backend);
   AddRunSetup(fuzz_cmd, &fuzz.setup, false);
   fuzz_cmd->add_option("-j,--jobs", fuzz.jobs, "threads")->capture_default_str()->check(IntegerTo<int>(1, 1024));
-  fuzz_cmd->add_option("--json", fuzz.json_path, "write a JSON summary");
+  fuzz_cmd->add_option("--json", fuzz.json_path, "write a JSON summary")
+      ->check(Path());
   fuzz_cmd->add_option("--sarif", fuzz.sarif_path,
                        "write a SARIF 2.1.0 log: each distinct finding at its reproducer, fingerprinted by its "
-                       "signature");
+                       "signature")
+      ->check(Path());
   fuzz_cmd->add_flag("--keep-going", fuzz.keep_going,
                      "do not stop at the first finding: check the whole budget and report every distinct "
                      "finding (by signature: implementation, families, variants, invariants, kernel or batch, "
                      "minimized shape), the smallest reproducer and a count each");
   fuzz_cmd->add_option("--suppressions", fuzz.suppressions_path,
                        "a suppressions file (docs/suppressions.md): the known differences it covers are counted "
-                       "and listed, not failures; entries that match nothing are reported stale");
+                       "and listed, not failures; entries that match nothing are reported stale")
+      ->check(Path());
   fuzz_cmd->add_option("--max-requests", fuzz.max_requests,
                        "most requests per generated batch (small batches: more scenarios per second)")
       ->capture_default_str()
@@ -417,8 +444,10 @@ int main(int argc, char** argv) {
   import_cmd->footer(Footer("  slotguard import crash-0123abcd                  # the scenario to stdout\n"
 "  slotguard import --variant paged/unguarded -o crash.json crash-0123abcd\n",
                          "0 the scenario is written; 2 bad input or usage (an artifact that cannot be read, an unknown variant, an -o that cannot be written)"));
-  import_cmd->add_option("file", import.file, "the artifact (crash-..., or any corpus input)")->required();
-  import_cmd->add_option("-o,--out", import.out, "scenario file to write (default: stdout)");
+  import_cmd->add_option("file", import.file, "the artifact (crash-..., or any corpus input)")->required()
+      ->check(Path());
+  import_cmd->add_option("-o,--out", import.out, "scenario file to write (default: stdout)")
+      ->check(Path());
   import_cmd->add_option("--variant", import.variant,
                          "the SLOTGUARD_FUZZ_VARIANT the target ran with (NAME or FAMILY/NAME)");
 

@@ -35,15 +35,19 @@ void Report(const CampaignResult& r, double seconds, bool tty, std::ostream& pro
 
 bool ParseShard(const std::string& text, int64_t* shard, int64_t* shards, std::string* err) {
   const size_t slash = text.find('/');
+  // Decimal digits (leading zeros allowed), up to kMaxShards.
   auto number = [](const std::string& s, int64_t* v) {
-    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return false;
-    *v = std::stoll(s);
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    *v = 0;
+    for (char c : s)
+      if ((*v = *v * 10 + (c - '0')) > kMaxShards) return false;
     return true;
   };
   int64_t i = -1, n = -1;
   if (slash == std::string::npos || !number(text.substr(0, slash), &i) || !number(text.substr(slash + 1), &n) ||
       n < 1 || i >= n) {
-    *err = "expected I/N with 0 <= I < N (this campaign's shard of N), got '" + text + "'";
+    *err = "expected I/N with 0 <= I < N <= " + std::to_string(kMaxShards) + " (this campaign's shard of N), got " +
+           QuoteName(text);
     return false;
   }
   *shard = i;

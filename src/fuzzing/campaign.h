@@ -140,7 +140,8 @@ struct CampaignResult {
 /// on (seed, index) only, so every shard's scenario is the whole stream's.
 Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classification* classes);
 
-/// "I/N" (--shard): 0 <= I < N, N >= 1. False with *err in words.
+/// "I/N" (--shard): 0 <= I < N <= kMaxShards. False with *err in words.
+constexpr int64_t kMaxShards = int64_t{1} << 30;
 bool ParseShard(const std::string& text, int64_t* shard, int64_t* shards, std::string* err);
 
 /// Creates the reproducers' directory (--out) before a campaign, so that a

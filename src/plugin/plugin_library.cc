@@ -6,6 +6,7 @@
 #include "plugin/mapping_provider.h"
 #include "registry/families.h"
 #include "util/did_you_mean.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -93,13 +94,13 @@ class PluginLibrary : public MappingProvider {
 }  // namespace
 
 std::unique_ptr<MappingProvider> OpenPluginLibrary(const std::string& path, std::string* err) {
-  const std::string where = "--kernel-lib " + path + ": ";
+  const std::string where = "--kernel-lib " + EscapeText(path, 0) + ": ";
   // A path without a slash would be searched for on the library path.
   const std::string open_path = path.find('/') == std::string::npos ? "./" + path : path;
   void* handle = dlopen(open_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* why = dlerror();
-    *err = where + "cannot load the library: " + (why ? why : "unknown error") + "; expected a slotguard plugin (.so)";
+    *err = where + "cannot load the library: " + EscapeText(why ? why : "unknown error", 0) + "; expected a slotguard plugin (.so)";
     return nullptr;
   }
   auto info_fn = reinterpret_cast<sg_plugin_info_fn>(dlsym(handle, "slotguard_plugin_info"));

@@ -1,4 +1,5 @@
 #include "plugin/provider_process.h"
+#include "util/error_line.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -14,7 +15,7 @@ std::unique_ptr<ProviderProcess> ProviderProcess::Start(const ProviderCommand& c
                                                         std::string* err) {
   std::unique_ptr<ProviderProcess> p(new ProviderProcess());
   p->command_ = command;
-  const std::string what = "--kernel-cmd \"" + command.command + "\": ";
+  const std::string what = "--kernel-cmd " + QuoteName(command.command, 0, '"') + ": ";
   ChildOptions options;
   options.argv = {"/bin/sh", "-c", "exec " + command.command};
   options.extra_env = {"SLOTGUARD_PROVIDER_PROTOCOL=" + std::to_string(kProviderProtocolVersion),

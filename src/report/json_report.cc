@@ -11,6 +11,7 @@
 #include "registry/families.h"
 #include "report/fuzz_report.h"
 #include "report/report.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 
@@ -32,7 +33,7 @@ bool WriteReportFile(const std::string& path, const std::string& text, const std
   out << text;
   out.close();
   if (!out) {
-    *err = path + ": cannot write the " + format + " report";
+    *err = EscapeText(path, 0) + ": cannot write the " + format + " report";
     return false;
   }
   return true;

@@ -6,6 +6,7 @@
 
 #include "report/markup.h"
 #include "report/report.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -65,7 +66,7 @@ bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& repo
   out << "  </testsuite>\n</testsuites>\n";
   out.close();
   if (!out) {
-    *err = path + ": cannot write the JUnit report";
+    *err = EscapeText(path, 0) + ": cannot write the JUnit report";
     return false;
   }
   return true;

@@ -8,6 +8,7 @@
 #include "registry/families.h"
 #include "scenario/family_params.h"
 #include "scenario/scenario_json.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -143,7 +144,7 @@ bool WriteScenarioFile(const std::string& path, const Scenario& scenario, std::s
   out << WriteScenarioJson(scenario);
   out.close();
   if (!out) {
-    *err = path + ": cannot write scenario file";
+    *err = EscapeText(path, 0) + ": cannot write scenario file";
     return false;
   }
   return true;

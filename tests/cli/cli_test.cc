@@ -532,8 +532,15 @@ TEST(BinaryTest, NumbersAreCheckedInWords) {
       {"check --max-table-entries 1e6", 2,
        "slotguard: error: --max-table-entries: expected a positive integer, got '1e6'"},
       {"check --max-cache-mib lots", 2, "slotguard: error: --max-cache-mib: expected an integer from 1 to 1073741824, got 'lots'"},
-      {"fuzz --shard 2/2", 2, "slotguard: error: --shard: expected I/N with 0 <= I < N (this campaign's shard of N), got '2/2'"},
-      {"fuzz --shard 1", 2, "slotguard: error: --shard: expected I/N with 0 <= I < N (this campaign's shard of N), got '1'"},
+      {"fuzz --shard 2/2", 2,
+       "slotguard: error: --shard: expected I/N with 0 <= I < N <= 1073741824 (this campaign's shard of N), got '2/2'"},
+      {"fuzz --shard 1", 2,
+       "slotguard: error: --shard: expected I/N with 0 <= I < N <= 1073741824 (this campaign's shard of N), got '1'"},
+      {"fuzz --shard 0/1073741825", 2,
+       "slotguard: error: --shard: expected I/N with 0 <= I < N <= 1073741824 (this campaign's shard of N), got "
+       "'0/1073741825'"},
+      // A value is shown escaped: the error stays one line.
+      {"fuzz --runs \"$(printf 'a\\nb')\"", 2, "slotguard: error: --runs: expected a non-negative integer, got 'a\\nb'"},
       {"check --head-bytes 12", 2, "slotguard: error: --head-bytes: expected a multiple of 8 from 8 to 4096, got '12'"},
       {"fuzz --head-bytes x", 2, "slotguard: error: --head-bytes: expected a multiple of 8 from 8 to 4096, got 'x'"},
       {"bench --repeats 0", 2, "slotguard: error: --repeats: expected an integer from 1 to 100000, got '0'"},
@@ -543,6 +550,43 @@ TEST(BinaryTest, NumbersAreCheckedInWords) {
   });
   std::string out;  // the largest seed is a seed
   EXPECT_EQ(0, RunBinary("fuzz --backend host --runs 3 --seed 18446744073709551615", &out)) << out;
+  // The most shards, and leading zeros, are shards.
+  EXPECT_EQ(0, RunBinary("fuzz --backend host --runs 0 --shard 1073741823/1073741824", &out)) << out;
+  EXPECT_EQ(0, RunBinary("fuzz --backend host --runs 1 --shard 0001/0002", &out)) << out;
+}
+
+// An empty path is refused, not taken as "none": an unset variable in a CI
+// script must not turn the suppressions or a report off and pass.
+TEST(BinaryTest, AnEmptyPathIsAnError) {
+  ExpectLines({
+      {"check --backend host --suppressions '' scenarios/paged", 2,
+       "slotguard: error: --suppressions: expected a path, got '' (an empty value: an unset variable?)"},
+      {"check --backend host --json '' scenarios/paged", 2,
+       "slotguard: error: --json: expected a path, got '' (an empty value: an unset variable?)"},
+      {"check --backend host --sarif '' scenarios/paged", 2,
+       "slotguard: error: --sarif: expected a path, got '' (an empty value: an unset variable?)"},
+      {"check --backend host --junit '' scenarios/paged", 2,
+       "slotguard: error: --junit: expected a path, got '' (an empty value: an unset variable?)"},
+      {"check --backend host ''", 2, "slotguard: error: paths: expected a path, got '' (an empty value: an unset variable?)"},
+      {"replay --backend host --html '' scenarios/paged/decode.json", 2,
+       "slotguard: error: --html: expected a path, got '' (an empty value: an unset variable?)"},
+      {"fuzz --backend host --runs 1 --suppressions ''", 2,
+       "slotguard: error: --suppressions: expected a path, got '' (an empty value: an unset variable?)"},
+      {"fuzz --backend host --runs 1 --out ''", 2,
+       "slotguard: error: --out: expected a path, got '' (an empty value: an unset variable?)"},
+      {"fuzz --backend host --runs 1 --kernel-cmd ''", 2,
+       "slotguard: error: --kernel-cmd: expected a command, got '' (an empty value: an unset variable?)"},
+      {"import ''", 2, "slotguard: error: file: expected a path, got '' (an empty value: an unset variable?)"},
+  });
+}
+
+// A path from the command line is escaped in the error that names it.
+TEST(BinaryTest, AnUnwritableReportPathIsOneEscapedLine) {
+  ExpectLines({{"check --backend host -q --json \"$(printf 'no\\nsuch/r.json')\" scenarios/paged/decode.json", 3,
+                "slotguard: error: no\\nsuch/r.json: cannot write the JSON report"},
+               {"check --backend host -q --kernel-lib \"$(printf 'x\\ny.so')\" scenarios/paged/decode.json", 2,
+                "slotguard: error: --kernel-lib x\\ny.so: cannot load the library: ./x\\ny.so: cannot open shared object "
+                "file: No such file or directory; expected a slotguard plugin (.so)"}});
 }
 
 TEST(BinaryTest, EnumsAreTakenByNameOnly) {
