@@ -86,7 +86,8 @@ struct BlockGrid {
   std::vector<Cell> cells;    // the pool, in block order
   std::vector<Cell> outside;  // blocks written past the pool
   int64_t pool = 0;           // blocks in the pool
-  int64_t hidden_from = -1;   // first block not drawn (past kBlockMapMaxCells), or -1
+  int64_t hidden_from = -1;   // first block not drawn (past the grid's most cells), or -1
+  int64_t outside_hidden = 0;  // blocks written past the pool, not drawn (past the most cells)
   int64_t written_blocks = 0, shared_blocks = 0, null_written = 0;
 };
 
@@ -112,7 +113,8 @@ void AddUnwritten(int64_t from, int64_t to, int64_t null_entries, std::vector<Ce
 }
 
 BlockGrid Grid(const GroupRun& facts, const std::vector<int64_t>& kernel, const std::vector<int64_t>& reference,
-               const std::vector<int32_t>& request_of_token, const std::map<int64_t, std::set<std::string>>& hits) {
+               const std::vector<int32_t>& request_of_token, const std::map<int64_t, std::set<std::string>>& hits,
+               size_t max_cells) {
   const int64_t spe = facts.slots_per_entry;
   std::map<int64_t, Cell> marked;  // block -> what touched it
   auto at = [&](int64_t block) -> Cell& {
@@ -159,7 +161,7 @@ BlockGrid Grid(const GroupRun& facts, const std::vector<int64_t>& kernel, const 
     next = block + 1;
   }
   AddUnwritten(next, grid.pool, facts.null_entries, &grid.cells);
-  if (grid.cells.size() > kBlockMapMaxCells) {  // too many to draw: join written runs alike
+  if (grid.cells.size() > max_cells) {  // too many to draw: join written runs alike
     std::vector<Cell> joined;
     for (Cell& c : grid.cells) {
       if (!joined.empty() && joined.back().Joins(c)) {
@@ -174,9 +176,13 @@ BlockGrid Grid(const GroupRun& facts, const std::vector<int64_t>& kernel, const 
     }
     grid.cells = std::move(joined);
   }
-  if (grid.cells.size() > kBlockMapMaxCells) {
-    grid.hidden_from = grid.cells[kBlockMapMaxCells].first;
-    grid.cells.resize(kBlockMapMaxCells);
+  if (grid.cells.size() > max_cells) {
+    grid.hidden_from = grid.cells[max_cells].first;
+    grid.cells.resize(max_cells);
+  }
+  if (grid.outside.size() > max_cells) {
+    grid.outside_hidden = static_cast<int64_t>(grid.outside.size() - max_cells);
+    grid.outside.resize(max_cells);
   }
   return grid;
 }
@@ -520,6 +526,7 @@ std::string BlockMapHtml(const Scenario& s, const std::string& file, const std::
     if (b.is_dummy(r)) data["dummies"].push_back(r);
   data["maps"] = nlohmann::json::array();
   int64_t budget = kBlockMapPageTokens;
+  size_t cells_left = kBlockMapPageCells;
 
   if (report.status == ScenarioStatus::kSkipped)
     html += "<section class=\"group\"><p class=\"note\">" + Html(report.verdict) + ": nothing was run</p></section>\n";
@@ -551,7 +558,14 @@ std::string BlockMapHtml(const Scenario& s, const std::string& file, const std::
         std::map<int64_t, std::set<std::string>> hits;
         for (const Finding& f : kept)
           if (f.output == name && f.token >= 0 && f.token < b.num_tokens) hits[f.token].insert(f.invariant);
-        const BlockGrid grid = Grid(facts, kernel, reference, run.request_of_token[gi], hits);
+        const size_t max_cells = std::min(kBlockMapMaxCells, cells_left);
+        const BlockGrid grid = Grid(facts, kernel, reference, run.request_of_token[gi], hits, max_cells);
+        cells_left -= grid.cells.size() + grid.outside.size();
+        // Why cells are missing: this grid's most, or the page's.
+        const std::string past = max_cells < kBlockMapMaxCells
+                                     ? "the page's " + Grouped(static_cast<int64_t>(kBlockMapPageCells)) +
+                                           " cells are drawn"
+                                     : "past " + std::to_string(kBlockMapMaxCells) + " cells";
         const std::string oname = Name(name);
         html += "<div class=\"map\" data-map=\"" + std::to_string(data["maps"].size()) + "\" data-output=\"" +
                 oname + "\" data-blocks=\"" + std::to_string(grid.pool) + "\">\n";
@@ -568,14 +582,16 @@ std::string BlockMapHtml(const Scenario& s, const std::string& file, const std::
         html += "</div>\n";
         if (grid.hidden_from >= 0)
           html += "<p class=\"note\">blocks " + Grouped(grid.hidden_from) + "\u2013" + Grouped(grid.pool - 1) +
-                  " not drawn: past " + std::to_string(kBlockMapMaxCells) +
-                  " cells (the text replay lists every block written)</p>\n";
+                  " not drawn: " + past + " (the text replay lists every block written)</p>\n";
         if (!grid.outside.empty()) {
           html += "<div class=\"outside\"><div class=\"sub\">written past the pool (blocks &ge; " +
                   Grouped(grid.pool) + "):</div><div class=\"grid\">";
           for (const Cell& c : grid.outside) html += CellHtml(c, gname, oname, b);
           html += "</div></div>\n";
         }
+        if (grid.outside_hidden > 0)
+          html += "<p class=\"note\">" + Grouped(grid.outside_hidden) + " more blocks written past the pool not drawn: " +
+                  past + "</p>\n";
         html += "</div>\n";
         data["maps"].push_back({{"group", EscapeText(group.name)},
                                 {"output", EscapeText(name)},

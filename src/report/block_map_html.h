@@ -31,6 +31,11 @@ constexpr int64_t kBlockMapPageTokens = 50000;
 /// past it is counted, not drawn.
 constexpr size_t kBlockMapMaxCells = 4096;
 
+/// Cells the whole page shows at most (16 full grids), so that a scenario
+/// of a thousand groups is a page a browser opens, not a gigabyte: the
+/// grids past it are counted, not drawn.
+constexpr size_t kBlockMapPageCells = 65536;
+
 /// The page. `backend` is how the head names it, as PrintReplay's head.
 /// Every text from the scenario or the run is escaped; the per-token data
 /// is a JSON blob in a <script type="application/json"> with '<', '>' and

@@ -32,8 +32,9 @@ std::vector<const Finding*> Listed(const std::vector<Finding>& findings, size_t 
 
 }  // namespace
 
-std::string BlockRanges(const std::map<int64_t, int64_t>& written, int64_t null_entries) {
+std::string BlockRanges(const std::map<int64_t, int64_t>& written, int64_t null_entries, size_t max_ranges) {
   std::string text;
+  size_t ranges = 0;
   auto block = [&](int64_t entry) { return std::to_string(entry) + (entry < null_entries ? "!" : ""); };
   for (auto it = written.begin(); it != written.end();) {
     auto last = it;
@@ -44,11 +45,16 @@ std::string BlockRanges(const std::map<int64_t, int64_t>& written, int64_t null_
                                       (next->first < null_entries) == (it->first < null_entries);
          ++next)
       last = next;
-    text += " " + block(it->first);
-    if (last != it) text += "-" + block(last->first);
-    text += ":" + std::to_string(it->second);
+    if (max_ranges == 0 || ranges < max_ranges) {
+      text += " " + block(it->first);
+      if (last != it) text += "-" + block(last->first);
+      text += ":" + std::to_string(it->second);
+    }
+    ++ranges;
     it = std::next(last);
   }
+  if (max_ranges != 0 && ranges > max_ranges)
+    text += " ... (" + std::to_string(ranges - max_ranges) + " more ranges; --all-tokens lists them)";
   return text;
 }
 
@@ -123,7 +129,7 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
       else if (r >= 0 && s.batch.table_rows == TableRows::kIdxMapping) out << " (row " << s.batch.row_of(r) << ")";
       out << ":";
       if (it == written.end()) out << " nothing";
-      else out << BlockRanges(it->second, facts.null_entries);
+      else out << BlockRanges(it->second, facts.null_entries, all_tokens ? 0 : kReplayMaxRanges);
       out << "\n";
     }
   }

@@ -25,9 +25,16 @@ constexpr int64_t kReplayEveryToken = 256;
 /// listed findings. all_tokens, or max_findings 0, lists everything.
 constexpr size_t kReplayMaxFindings = 8;
 
+/// Ranges listed per request in "blocks written by the kernel", unless
+/// all_tokens; the rest are counted. The null block, the lowest ids, is
+/// always among the listed.
+constexpr size_t kReplayMaxRanges = 64;
+
 /// "1-64:16 65:6": blocks written -> tokens, consecutive block ids with the
 /// same count collapsed to a range; blocks under null_entries get "!".
-std::string BlockRanges(const std::map<int64_t, int64_t>& written, int64_t null_entries);
+/// Past max_ranges ranges (0: no limit): " ... (N more ranges; --all-tokens
+/// lists them)".
+std::string BlockRanges(const std::map<int64_t, int64_t>& written, int64_t null_entries, size_t max_ranges = 0);
 
 /// One group's tables: run holds every finding (keep_per_invariant
 /// unbounded) for the "invariants" column.

@@ -59,6 +59,9 @@ TEST(ReplayTableTest, ConsecutiveBlocksWithTheSameCountAreOneRange) {
   EXPECT_EQ(" 0!-1!:2 2:2", BlockRanges({{0, 2}, {1, 2}, {2, 2}}, 2));
   EXPECT_EQ(" 3:1", BlockRanges({{3, 1}}, 1));
   EXPECT_EQ("", BlockRanges({}, 1));
+  // Capped: the first ranges, the null block's first, and a count.
+  EXPECT_EQ(" 0!:1 2:1 ... (2 more ranges; --all-tokens lists them)", BlockRanges({{0, 1}, {2, 1}, {4, 1}, {6, 1}}, 1, 2));
+  EXPECT_EQ(" 0!:1 2:1", BlockRanges({{0, 1}, {2, 1}}, 1, 2));
 }
 
 TEST(ReplayTableTest, TheBlockPictureShowsRanges) {
