@@ -21,6 +21,11 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   }
   std::vector<std::string> files;
   if (!OpenScenarioFiles(options.paths, &files, err)) return kExitBadInput;
+  std::vector<NamedFile> inputs = {{"--suppressions", options.suppressions_path}};
+  for (const std::string& f : files) inputs.push_back({"scenario file", f});
+  if (!DistinctFiles({{"--junit", options.junit_path}, {"--json", options.json_path}, {"--sarif", options.sarif_path}},
+                     inputs, err))
+    return kExitBadInput;
   Suppressions suppressions;
   if (!options.suppressions_path.empty() && !LoadSuppressions(options.suppressions_path, &suppressions, &problem)) {
     err << ErrorLine(problem);

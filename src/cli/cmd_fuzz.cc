@@ -63,6 +63,9 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   campaign.keep_going = options.keep_going;
+  if (!DistinctFiles({{"--json", options.json_path}, {"--sarif", options.sarif_path}},
+                     {{"--suppressions", options.suppressions_path}}, err))
+    return kExitBadInput;
   Suppressions suppressions;
   if (!options.suppressions_path.empty()) {
     if (!LoadSuppressions(options.suppressions_path, &suppressions, &problem)) {

@@ -22,6 +22,7 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
     err << ErrorLine(problem);
     return kExitBadInput;
   }
+  if (!DistinctFiles({{"--html", options.html_path}}, {{"the scenario file", options.file}}, err)) return kExitBadInput;
   int open_status;
   std::unique_ptr<Backend> backend = OpenBackend(options.backend, options.setup, err, &open_status);
   if (!backend) return open_status;
@@ -32,7 +33,7 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
     return kExitBadInput;
   }
   if (!options.variant.empty() && !ForceVariant(options.variant, &scenario)) {
-    err << ErrorLine("no group of " + options.file + " has variant '" + options.variant + "'");
+    err << ErrorLine("no group of " + EscapeText(options.file, 0) + " has variant " + QuoteName(options.variant));
     return kExitBadInput;
   }
   const std::string skipped = SkippedCaches(scenario, backend->writers());

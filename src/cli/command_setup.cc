@@ -1,5 +1,7 @@
 #include "cli/command_setup.h"
 
+#include <filesystem>
+
 #include "backend/backend_setup.h"
 #include "cli/commands.h"
 #include "runner/scenario_files.h"
@@ -20,6 +22,41 @@ LoadLimits LimitsFor(const LoadLimits& limits, const Backend& backend, const Run
   LoadLimits out = limits;
   out.footprint = FootprintOf(backend, setup);
   return out;
+}
+
+namespace {
+
+/// Do a and b name one file: the same file when both exist, none when one
+/// does, else the same normalized absolute path (two reports not written yet).
+bool SameFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  const bool has_a = std::filesystem::exists(a, ec), has_b = std::filesystem::exists(b, ec);
+  if (has_a && has_b) return std::filesystem::equivalent(a, b, ec) && !ec;
+  if (has_a || has_b) return false;
+  const std::filesystem::path pa = std::filesystem::weakly_canonical(a, ec);
+  if (ec) return false;
+  const std::filesystem::path pb = std::filesystem::weakly_canonical(b, ec);
+  return !ec && pa == pb;
+}
+
+}  // namespace
+
+bool DistinctFiles(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs, std::ostream& err) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].path.empty()) continue;
+    auto clash = [&](const NamedFile& other, const char* what) {
+      if (other.path.empty() || !SameFile(outputs[i].path, other.path)) return false;
+      err << ErrorLine(outputs[i].flag + " " + EscapeText(outputs[i].path, 0) + ": the same file as " + other.flag +
+                       " " + EscapeText(other.path, 0) + "; expected a path of its own (writing it would overwrite " +
+                       what + ")");
+      return true;
+    };
+    for (size_t j = 0; j < i; ++j)
+      if (clash(outputs[j], "that report")) return false;
+    for (const NamedFile& in : inputs)
+      if (clash(in, "that input")) return false;
+  }
+  return true;
 }
 
 bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::string>* files,

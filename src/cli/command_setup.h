@@ -23,6 +23,17 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
 /// budget (--max-memory-mib) counts what this backend holds of a scenario.
 LoadLimits LimitsFor(const LoadLimits& limits, const Backend& backend, const RunSetup& setup);
 
+/// A file a flag names: the flag ("--json") and the path.
+struct NamedFile {
+  std::string flag;
+  std::string path;
+};
+
+/// No output names the same file as another output or as an input (a
+/// report written over the suppressions file, or over another report);
+/// false after printing which two (exit 2). Empty paths are left out.
+bool DistinctFiles(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs, std::ostream& err);
+
 /// The scenario files under `paths`; false after printing why (exit 2).
 bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::string>* files,
                        std::ostream& err);

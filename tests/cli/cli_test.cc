@@ -580,6 +580,35 @@ TEST(BinaryTest, AnEmptyPathIsAnError) {
   });
 }
 
+// A report is never written over an input or another report: the same
+// file, by another spelling too, is bad input before anything runs.
+TEST(BinaryTest, AReportOverAnInputOrAnotherReportIsAnError) {
+  const std::string dir = ScratchDir().string();
+  const std::string known = dir + "/known.json", scenario = dir + "/decode.json";
+  std::ofstream(known) << R"({"slotguard_suppressions": 1, "suppressions": []})";
+  fs::copy_file(kScenarios + "/paged/decode.json", scenario, fs::copy_options::overwrite_existing);
+  ExpectLines({
+      {("check --backend host --json " + dir + "/./known.json --suppressions " + known + " " + scenario).c_str(), 2,
+       ("slotguard: error: --json " + dir + "/./known.json: the same file as --suppressions " + known +
+        "; expected a path of its own (writing it would overwrite that input)").c_str()},
+      {("check --backend host --sarif " + scenario + " " + dir).c_str(), 2,
+       ("slotguard: error: --sarif " + scenario + ": the same file as scenario file " + scenario +
+        "; expected a path of its own (writing it would overwrite that input)").c_str()},
+      {("check --backend host --json " + dir + "/r.json --junit " + dir + "/sub/../r.json " + scenario).c_str(), 2,
+       ("slotguard: error: --json " + dir + "/r.json: the same file as --junit " + dir +
+        "/sub/../r.json; expected a path of its own (writing it would overwrite that report)").c_str()},
+      {("fuzz --backend host --runs 1 --sarif " + known + " --suppressions " + known).c_str(), 2,
+       ("slotguard: error: --sarif " + known + ": the same file as --suppressions " + known +
+        "; expected a path of its own (writing it would overwrite that input)").c_str()},
+      {("replay --backend host --html " + scenario + " " + scenario).c_str(), 2,
+       ("slotguard: error: --html " + scenario + ": the same file as the scenario file " + scenario +
+        "; expected a path of its own (writing it would overwrite that input)").c_str()},
+  });
+  std::ifstream in(known);
+  EXPECT_EQ(R"({"slotguard_suppressions": 1, "suppressions": []})",
+            std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+}
+
 // A path from the command line is escaped in the error that names it.
 TEST(BinaryTest, AnUnwritableReportPathIsOneEscapedLine) {
   ExpectLines({{"check --backend host -q --json \"$(printf 'no\\nsuch/r.json')\" scenarios/paged/decode.json", 3,
