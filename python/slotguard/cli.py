@@ -188,9 +188,11 @@ def _common(kernel_cmd, backend, suppressions=None):
     args = []
     if backend:
         args += ["--backend", backend]
-    if kernel_cmd:
+    # None leaves a flag out; an empty value goes to the binary, which
+    # refuses it (exit 2) rather than running without it.
+    if kernel_cmd is not None:
         args += ["--kernel-cmd", kernel_cmd]
-    if suppressions:
+    if suppressions is not None:
         args += ["--suppressions", os.fspath(suppressions)]
     return args
 
