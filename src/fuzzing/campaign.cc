@@ -165,9 +165,9 @@ void AddTallies(const std::vector<Classification>& classes, const std::vector<in
   for (int64_t t : tokens) result->tokens += t;
 }
 
-void SubtractTallies(const CampaignOptions& options, int64_t from, int64_t to, CampaignResult* result) {
+void SubtractTallies(const CampaignOptions& options, const std::vector<int64_t>& positions, CampaignResult* result) {
   Classification past;
-  for (int64_t k = from; k < to; ++k) {
+  for (int64_t k : positions) {
     const Scenario s = CampaignScenario(options, StreamIndex(options, k), &past);
     result->tokens -= s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
   }

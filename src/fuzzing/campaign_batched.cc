@@ -102,7 +102,11 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
     for (int64_t i = 0; i < counted && i < static_cast<int64_t>(c.skipped.size()); ++i)
       AddSkipped(c.skipped[static_cast<size_t>(i)], result);
     result->scenarios += counted;
-    if (stopped) SubtractTallies(options, c.base + counted, c.base + static_cast<int64_t>(c.scenarios.size()), result);
+    if (stopped) {  // the rest of the chunk was generated and tallied, not checked
+      std::vector<int64_t> past;
+      for (int64_t i = c.base + counted; i < c.base + static_cast<int64_t>(c.scenarios.size()); ++i) past.push_back(i);
+      SubtractTallies(options, past, result);
+    }
     return stopped;
   };
   Chunk next, running, checking;  // generated; on the backend; to check

@@ -78,11 +78,11 @@ bool Account(const CampaignOptions& options, int64_t stream_index, const Judged&
 void AddTallies(const std::vector<Classification>& classes, const std::vector<int64_t>& tokens,
                 CampaignResult* result);
 /// Takes back the operator counts and token-groups of the campaign's
-/// scenarios [from, to) (positions in its shard, as StreamIndex takes):
+/// scenarios at these positions (in its shard, as StreamIndex takes them):
 /// those a scheduler generated past the scenario it stopped at. So a
 /// campaign's tallies are of exactly its `scenarios`, whatever the jobs and
 /// the scheduler.
-void SubtractTallies(const CampaignOptions& options, int64_t from, int64_t to, CampaignResult* result);
+void SubtractTallies(const CampaignOptions& options, const std::vector<int64_t>& positions, CampaignResult* result);
 
 /// The scheduler of a backend that runs one scenario per call (the host):
 /// each of the jobs workers checks one scenario at a time, in chunks of

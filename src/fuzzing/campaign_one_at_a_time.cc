@@ -31,6 +31,11 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
     std::atomic<int64_t> lowest{end};
     std::vector<Classification> classes(jobs);
     std::vector<int64_t> tokens(jobs, 0), checked(jobs, 0);
+    // Without keep_going: the indices each worker ran, to take back those
+    // past the stop. They need not be consecutive: a worker may take an
+    // index, then find it past a stop another worker set meanwhile, while
+    // a later index, taken and checked before that stop, runs.
+    std::vector<std::vector<int64_t>> ran(jobs);
     std::vector<std::vector<std::pair<int64_t, Judged>>> judged(jobs);  // (index, not clean)
     std::vector<std::vector<std::pair<int64_t, std::string>>> skips(jobs);
     auto worker = [&](int w) {
@@ -46,6 +51,7 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
         }
         tokens[w] += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
         checked[w]++;
+        if (!options.keep_going) ran[w].push_back(i);
         if (!run.skipped.empty()) skips[w].emplace_back(i, run.skipped);
         Judged j = Judge(options, s, run);
         if (j.outcome == Outcome::kClean) continue;
@@ -84,13 +90,15 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
         break;
       }
     }
-    // Every scenario before the stop was checked (workers take them in
-    // order, so those run are [base, base + run)); those a worker had
-    // started past it are not counted.
+    // Every scenario up to the stop was checked (workers take them in
+    // order, and a stop is lowered only to an index checked); those a
+    // worker ran past it are not counted.
     if (stopped) {
-      int64_t run = 0;
-      for (int64_t n : checked) run += n;
-      SubtractTallies(options, stop + 1, base + run, result);
+      std::vector<int64_t> past;
+      for (const std::vector<int64_t>& r : ran)
+        for (int64_t i : r)
+          if (i > stop) past.push_back(i);
+      SubtractTallies(options, past, result);
       result->scenarios += stop - base + 1;
       break;
     }
