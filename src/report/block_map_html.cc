@@ -180,9 +180,10 @@ BlockGrid Grid(const GroupRun& facts, const std::vector<int64_t>& kernel, const 
     grid.hidden_from = grid.cells[max_cells].first;
     grid.cells.resize(max_cells);
   }
-  if (grid.outside.size() > max_cells) {
-    grid.outside_hidden = static_cast<int64_t>(grid.outside.size() - max_cells);
-    grid.outside.resize(max_cells);
+  const size_t outside_cells = max_cells - grid.cells.size();  // the grid's cells and these: max_cells in all
+  if (grid.outside.size() > outside_cells) {
+    grid.outside_hidden = static_cast<int64_t>(grid.outside.size() - outside_cells);
+    grid.outside.resize(outside_cells);
   }
   return grid;
 }
@@ -560,7 +561,7 @@ std::string BlockMapHtml(const Scenario& s, const std::string& file, const std::
           if (f.output == name && f.token >= 0 && f.token < b.num_tokens) hits[f.token].insert(f.invariant);
         const size_t max_cells = std::min(kBlockMapMaxCells, cells_left);
         const BlockGrid grid = Grid(facts, kernel, reference, run.request_of_token[gi], hits, max_cells);
-        cells_left -= grid.cells.size() + grid.outside.size();
+        cells_left -= std::min(cells_left, grid.cells.size() + grid.outside.size());
         // Why cells are missing: this grid's most, or the page's.
         const std::string past = max_cells < kBlockMapMaxCells
                                      ? "the page's " + Grouped(static_cast<int64_t>(kBlockMapPageCells)) +
@@ -574,9 +575,10 @@ std::string BlockMapHtml(const Scenario& s, const std::string& file, const std::
                               " written by the kernel";
         if (grid.shared_blocks) summary += ", " + Grouped(grid.shared_blocks) + " by two or more requests";
         if (grid.null_written) summary += "; <b class=\"fault\">the kernel wrote into the null block</b>";
-        if (!grid.outside.empty())
-          summary += "; <b class=\"fault\">" + Grouped(static_cast<int64_t>(grid.outside.size())) +
-                     (grid.outside.size() == 1 ? " block" : " blocks") + " written past the pool</b>";
+        const int64_t outside = static_cast<int64_t>(grid.outside.size()) + grid.outside_hidden;  // drawn or not
+        if (outside > 0)
+          summary += "; <b class=\"fault\">" + Grouped(outside) + (outside == 1 ? " block" : " blocks") +
+                     " written past the pool</b>";
         html += "<div class=\"sub\">" + summary + "</div>\n<div class=\"grid\">";
         for (const Cell& c : grid.cells) html += CellHtml(c, gname, oname, b);
         html += "</div>\n";

@@ -255,32 +255,48 @@ TEST(BlockMapHtmlTest, MoreWrittenBlocksThanCellsAreJoinedIntoRanges) {
 // Many groups, each a full grid: two requests writing alternate blocks of
 // one slot (2 x 2100 tokens: 4200 blocks no two alike, more than a grid's
 // 4096 cells). 20 such grids are 81 920 cells; the page draws its 65 536
-// (16 grids) and says why the rest are not drawn.
+// (16 grids) and says why the rest are not drawn. With the unguarded kernel
+// in the padded layout request 0's last token also writes past the pool:
+// those cells count against the grid's and the page's cells too.
 TEST(BlockMapHtmlTest, ThePageDrawsAtMostItsCellsWhateverTheGroups) {
   const int kTokens = 2100, kGroups = 20;
-  nlohmann::json doc = {{"slotguard", 1}, {"name", "groups"}, {"num_blocks", 2 * kTokens + 1}};
-  doc["batch"] = {{"query_start_loc", {0, kTokens, 2 * kTokens}}, {"seq_lens", {kTokens, kTokens}}};
-  std::vector<int> odd, even;
-  for (int i = 0; i < kTokens; ++i) {
-    odd.push_back(1 + 2 * i);
-    even.push_back(2 + 2 * i);
+  for (bool past_the_pool : {false, true}) {
+    SCOPED_TRACE(past_the_pool ? "with writes past the pool" : "in the pool");
+    const int first = kTokens + (past_the_pool ? 1 : 0);  // one token past its row of kTokens blocks
+    nlohmann::json doc = {{"slotguard", 1}, {"name", "groups"}, {"num_blocks", 2 * kTokens + 1}};
+    doc["batch"] = {{"query_start_loc", {0, first, first + kTokens}}, {"seq_lens", {first, kTokens}}};
+    std::vector<int> odd, even;
+    for (int i = 0; i < kTokens; ++i) {
+      odd.push_back(1 + 2 * i);
+      even.push_back(2 + 2 * i);
+    }
+    doc["groups"] = nlohmann::json::array();
+    for (int g = 0; g < kGroups; ++g)
+      doc["groups"].push_back({{"name", "g" + std::to_string(g)},
+                               {"kernel", "paged"},
+                               {"variant", past_the_pool ? "unguarded" : "fixed"},
+                               {"block_size", 1},
+                               {"block_table", {odd, even}}});
+    Scenario s = Parse(doc.dump());
+    s.table_layout = TableLayoutKind::kPadded;
+    const std::string html = Page(s);
+    const std::vector<Cell> cells = Cells(html);
+    EXPECT_EQ(kBlockMapPageCells, cells.size());
+    std::map<std::string, size_t> per_group;
+    for (const Cell& c : cells) ++per_group[c.at("data-group")];
+    EXPECT_EQ(kBlockMapMaxCells, per_group["g0"]);
+    EXPECT_EQ(kBlockMapMaxCells, per_group["g15"]);
+    EXPECT_EQ(0u, per_group.count("g16")) << "past the page's cells";
+    EXPECT_EQ(0u, per_group.count("g19"));
+    EXPECT_EQ(static_cast<size_t>(kGroups), Count(html, "<section class=\"group\""))
+        << "every group is still listed, with its summary";
+    // A note for the grid's blocks not drawn and, past the pool, one for those.
+    const size_t notes = past_the_pool ? 2 : 1;
+    EXPECT_EQ(notes * (kGroups - 16), Count(html, "not drawn: the page's 65\u202f536 cells are drawn"));
+    EXPECT_EQ(notes * 16, Count(html, "not drawn: past 4096 cells"));
+    EXPECT_EQ(past_the_pool ? static_cast<size_t>(kGroups) : 0u, Count(html, "written past the pool</b>"))
+        << "each summary still says so";
   }
-  doc["groups"] = nlohmann::json::array();
-  for (int g = 0; g < kGroups; ++g)
-    doc["groups"].push_back(
-        {{"name", "g" + std::to_string(g)}, {"kernel", "paged"}, {"block_size", 1}, {"block_table", {odd, even}}});
-  const std::string html = Page(Parse(doc.dump()));
-  const std::vector<Cell> cells = Cells(html);
-  EXPECT_EQ(kBlockMapPageCells, cells.size());
-  std::map<std::string, size_t> per_group;
-  for (const Cell& c : cells) ++per_group[c.at("data-group")];
-  EXPECT_EQ(kBlockMapMaxCells, per_group["g0"]);
-  EXPECT_EQ(kBlockMapMaxCells, per_group["g15"]);
-  EXPECT_EQ(0u, per_group.count("g16")) << "past the page's cells";
-  EXPECT_EQ(static_cast<size_t>(kGroups), Count(html, "<section class=\"group\""))
-      << "every group is still listed, with its summary";
-  EXPECT_EQ(static_cast<size_t>(kGroups - 16), Count(html, "not drawn: the page's 65\u202f536 cells are drawn"));
-  EXPECT_EQ(16u, Count(html, "not drawn: past 4096 cells"));
 }
 
 TEST(BlockMapHtmlTest, ABlocksTokenDetailsAreCapped) {
