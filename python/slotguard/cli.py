@@ -186,10 +186,10 @@ def _json_arg(extra_args):
 
 def _common(kernel_cmd, backend, suppressions=None):
     args = []
-    if backend:
-        args += ["--backend", backend]
     # None leaves a flag out; an empty value goes to the binary, which
     # refuses it (exit 2) rather than running without it.
+    if backend is not None:
+        args += ["--backend", backend]
     if kernel_cmd is not None:
         args += ["--kernel-cmd", kernel_cmd]
     if suppressions is not None:

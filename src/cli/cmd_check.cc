@@ -60,7 +60,7 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
       std::vector<std::string> families;
       for (const VariantInfo& v : AllVariants())
         if (options.variant == v.name) families.push_back(GetFamily(v.family).name);
-      err << ErrorLine("--variant " + options.variant + ": no group of the scenarios under " + JoinNames(options.paths) +
+      err << ErrorLine("--variant " + EscapeText(options.variant) + ": no group of the scenarios under " + JoinNames(options.paths) +
                        " has it; expected a group of a family with it (" + JoinNames(families) + ")");
       return kExitBadInput;
     }

@@ -45,7 +45,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     std::vector<std::string> names;
     for (const FamilyInfo& info : AllFamilies()) names.push_back(info.name);
     const std::string match = ClosestCommandLineName(name, names);
-    err << ErrorLine("--family: unknown kernel family '" + name + "'" +
+    err << ErrorLine("--family: unknown kernel family " + QuoteName(name) +
                      (match.empty() ? "" : ", did you mean '" + match + "'?") + "; expected one of " + JoinNames(names));
     return kExitBadInput;
   }

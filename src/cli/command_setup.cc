@@ -33,9 +33,11 @@ bool SameFile(const std::string& a, const std::string& b) {
   const bool has_a = std::filesystem::exists(a, ec), has_b = std::filesystem::exists(b, ec);
   if (has_a && has_b) return std::filesystem::equivalent(a, b, ec) && !ec;
   if (has_a || has_b) return false;
-  const std::filesystem::path pa = std::filesystem::weakly_canonical(a, ec);
+  // absolute first: weakly_canonical leaves a relative path whose first
+  // part does not exist as it is ("r.json" against "./r.json").
+  const std::filesystem::path pa = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ec), ec);
   if (ec) return false;
-  const std::filesystem::path pb = std::filesystem::weakly_canonical(b, ec);
+  const std::filesystem::path pb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, ec), ec);
   return !ec && pa == pb;
 }
 

@@ -263,7 +263,7 @@ bool CheckNames(int argc, char** argv, const std::vector<CLI::App*>& commands, s
     if (c->get_name() == word) cmd = c;
   if (!cmd) {
     const std::string match = slotguard::ClosestCommandLineName(word, names);
-    err << slotguard::ErrorLine("unknown command '" + word + "'" +
+    err << slotguard::ErrorLine("unknown command " + slotguard::QuoteName(word) +
                                 (match.empty() ? "; expected one of " + slotguard::JoinNames(names)
                                                : "; did you mean '" + match + "'?"));
     return false;
@@ -276,9 +276,17 @@ bool CheckNames(int argc, char** argv, const std::vector<CLI::App*>& commands, s
     if (a == "--") break;  // the rest is positional
     if (a.size() <= 2 || a.compare(0, 2, "--") != 0) continue;
     const std::string flag = a.substr(0, a.find('='));
-    if (std::find(flags.begin(), flags.end(), flag) != flags.end()) continue;
+    if (std::find(flags.begin(), flags.end(), flag) != flags.end()) {
+      // CLI11 takes "--json=" as no value and the next argument as the
+      // value: --json="$UNSET" would write the report over a scenario.
+      if (a.size() == flag.size() + 1) {
+        err << slotguard::ErrorLine(flag + ": expected a value after '=', got '' (an empty value: an unset variable?)");
+        return false;
+      }
+      continue;
+    }
     const std::string match = slotguard::ClosestCommandLineName(flag, flags);
-    err << slotguard::ErrorLine(word + ": unknown option '" + flag + "'" +
+    err << slotguard::ErrorLine(word + ": unknown option " + slotguard::QuoteName(flag) +
                                 (match.empty() ? "; see slotguard " + word + " --help"
                                                : "; did you mean '" + match + "'?"));
     return false;
@@ -357,7 +365,8 @@ int main(int argc, char** argv) {
   AddRunSetup(replay_cmd, &replay.setup, true);
   replay_cmd->add_option("--variant", replay.variant, "force a variant (see `slotguard list`)");
   replay_cmd->add_flag("--all-tokens", replay.all_tokens,
-                       "print every token, also in scenarios over 256 tokens, and every finding");
+                       "print every token, also in scenarios over 256 tokens, every finding, and every block "
+                       "range a request wrote (past 64)");
   replay_cmd->add_option("--max-findings", replay.max_findings,
                          "findings listed per invariant and group (0: all; default 8, as check)");
   replay_cmd->add_option("--html", replay.html_path,

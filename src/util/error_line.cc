@@ -35,13 +35,16 @@ size_t Utf8Length(const std::string& text, size_t i) {
 }
 
 /// U+2028, U+2029 (line breaks to some viewers) and the bidirectional
-/// embeddings, overrides and isolates U+202A..U+202E, U+2066..U+2069 (they
-/// reorder the rest of a console line: "Trojan Source"), at text[i], a
-/// valid 3-byte sequence; else 0.
-uint32_t LayoutControl(const std::string& text, size_t i) {
-  if (static_cast<unsigned char>(text[i]) != 0xe2) return 0;
-  const unsigned char b1 = static_cast<unsigned char>(text[i + 1]), b2 = static_cast<unsigned char>(text[i + 2]);
-  if (b1 == 0x80 && b2 >= 0xa8 && b2 <= 0xae) return 0x2000 + (b2 - 0x80);
+/// controls: the marks U+061C, U+200E, U+200F, the embeddings and
+/// overrides U+202A..U+202E and the isolates U+2066..U+2069 (they reorder
+/// the rest of a console line: "Trojan Source"), at text[i], a valid
+/// sequence of n bytes; else 0.
+uint32_t LayoutControl(const std::string& text, size_t i, size_t n) {
+  const unsigned char b0 = static_cast<unsigned char>(text[i]), b1 = static_cast<unsigned char>(text[i + 1]);
+  if (n == 2) return b0 == 0xd8 && b1 == 0x9c ? 0x061c : 0;
+  if (n != 3 || b0 != 0xe2) return 0;
+  const unsigned char b2 = static_cast<unsigned char>(text[i + 2]);
+  if (b1 == 0x80 && ((b2 >= 0xa8 && b2 <= 0xae) || b2 == 0x8e || b2 == 0x8f)) return 0x2000 + (b2 - 0x80);
   if (b1 == 0x81 && b2 >= 0xa6 && b2 <= 0xa9) return 0x2040 + (b2 - 0x80);
   return 0;
 }
@@ -72,10 +75,8 @@ std::string EscapeOne(const std::string& text, size_t i, char quote, size_t* len
     const unsigned char cp = static_cast<unsigned char>(text[i + 1]);
     return std::string("\\u00") + kHex[cp >> 4] + kHex[cp & 15];
   }
-  if (n == 3) {
-    if (const uint32_t cp = LayoutControl(text, i))
-      return std::string("\\u") + kHex[cp >> 12] + kHex[(cp >> 8) & 15] + kHex[(cp >> 4) & 15] + kHex[cp & 15];
-  }
+  if (const uint32_t cp = LayoutControl(text, i, n))
+    return std::string("\\u") + kHex[cp >> 12] + kHex[(cp >> 8) & 15] + kHex[(cp >> 4) & 15] + kHex[cp & 15];
   return text.substr(i, n);
 }
 
@@ -124,7 +125,7 @@ std::string PrintableText(const std::string& text) {
     } else if (n == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {  // C1 control
       out += ' ';
       i += n;
-    } else if (n == 3 && LayoutControl(text, i) != 0) {  // line separators, bidirectional controls
+    } else if (LayoutControl(text, i, n) != 0) {  // line separators, bidirectional controls
       out += ' ';
       i += n;
     } else if (n == 3 && c == 0xef && static_cast<unsigned char>(text[i + 1]) == 0xbf &&

@@ -15,8 +15,8 @@ std::string ErrorLine(const std::string& problem);
 
 /// Text from an input file made safe for one console line: control
 /// characters (C0, DEL and C1), the line separators U+2028 and U+2029 and
-/// the bidirectional controls U+202A..U+202E and U+2066..U+2069 (they
-/// reorder the rest of a line) shown as \n, \t, \r, \x1b, \u009b, \u202e, bytes that
+/// the bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E,
+/// U+2066..U+2069: they reorder the rest of a line) shown as \n, \t, \r, \x1b, \u009b, \u202e, bytes that
 /// are not UTF-8 as \xHH, a backslash as \\; valid UTF-8 kept. Past
 /// `max_chars` characters of output (0: no limit) the rest is elided as
 /// "...(N bytes)", N the length of `text`.
@@ -27,7 +27,8 @@ std::string EscapeText(const std::string& text, size_t max_chars = kEscapeLimit)
 /// printable line of valid UTF-8, for reports whose JSON and XML writers
 /// refuse invalid bytes: control characters (C0, DEL and C1), the line
 /// and paragraph separators (U+2028, U+2029) and the bidirectional controls
-/// (U+202A..U+202E, U+2066..U+2069) become spaces; each byte that
+/// (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) become spaces;
+/// each byte that
 /// does not start a valid UTF-8 sequence (overlong, surrogate, past
 /// U+10FFFF, truncated) and the XML-forbidden U+FFFE and U+FFFF become '?'.
 std::string PrintableText(const std::string& text);

@@ -549,10 +549,12 @@ TEST(BinaryTest, NumbersAreCheckedInWords) {
       {"bench --host-tokens -1", 2, "slotguard: error: --host-tokens: expected a positive integer, got '-1'"},
   });
   std::string out;  // the largest seed is a seed
-  EXPECT_EQ(0, RunBinary("fuzz --backend host --runs 3 --seed 18446744073709551615", &out)) << out;
+  EXPECT_EQ(0, RunBinary("fuzz --backend host --runs 3 --seed 18446744073709551615 --out " + ScratchPath("findings"), &out))
+      << out;
   // The most shards, and leading zeros, are shards.
-  EXPECT_EQ(0, RunBinary("fuzz --backend host --runs 0 --shard 1073741823/1073741824", &out)) << out;
-  EXPECT_EQ(0, RunBinary("fuzz --backend host --runs 1 --shard 0001/0002", &out)) << out;
+  const std::string out_dir = " --out " + ScratchPath("findings");
+  EXPECT_EQ(0, RunBinary("fuzz --backend host --runs 0 --shard 1073741823/1073741824" + out_dir, &out)) << out;
+  EXPECT_EQ(0, RunBinary("fuzz --backend host --runs 1 --shard 0001/0002" + out_dir, &out)) << out;
 }
 
 // An empty path is refused, not taken as "none": an unset variable in a CI
@@ -577,6 +579,11 @@ TEST(BinaryTest, AnEmptyPathIsAnError) {
       {"fuzz --backend host --runs 1 --kernel-cmd ''", 2,
        "slotguard: error: --kernel-cmd: expected a command, got '' (an empty value: an unset variable?)"},
       {"import ''", 2, "slotguard: error: file: expected a path, got '' (an empty value: an unset variable?)"},
+      // "--json=" is no value to CLI11, which would take the next argument.
+      {"check --backend host --json= scenarios/paged/decode.json", 2,
+       "slotguard: error: --json: expected a value after '=', got '' (an empty value: an unset variable?)"},
+      {"fuzz --backend host --runs 1 --out= --json f.json", 2,
+       "slotguard: error: --out: expected a value after '=', got '' (an empty value: an unset variable?)"},
   });
 }
 
@@ -600,6 +607,10 @@ TEST(BinaryTest, AReportOverAnInputOrAnotherReportIsAnError) {
       {("fuzz --backend host --runs 1 --sarif " + known + " --suppressions " + known).c_str(), 2,
        ("slotguard: error: --sarif " + known + ": the same file as --suppressions " + known +
         "; expected a path of its own (writing it would overwrite that input)").c_str()},
+      // Relative, neither written yet (the tests run in the source tree).
+      {("check --backend host --json same-report.json --sarif ./same-report.json " + scenario).c_str(), 2,
+       "slotguard: error: --sarif ./same-report.json: the same file as --json same-report.json; expected a path of "
+       "its own (writing it would overwrite that report)"},
       {("replay --backend host --html " + scenario + " " + scenario).c_str(), 2,
        ("slotguard: error: --html " + scenario + ": the same file as the scenario file " + scenario +
         "; expected a path of its own (writing it would overwrite that input)").c_str()},

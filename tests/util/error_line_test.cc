@@ -34,6 +34,7 @@ TEST(ErrorLineTest, PrintableTextIsOneLineOfValidUtf8) {
 TEST(ErrorLineTest, EscapeTextShowsLayoutControlsByCodePoint) {
   EXPECT_EQ("evil\\u202eexe.json", EscapeText("evil\xe2\x80\xae" "exe.json"));
   EXPECT_EQ("a\\u2028b\\u2069c", EscapeText("a\xe2\x80\xa8" "b\xe2\x81\xa9" "c"));
+  EXPECT_EQ("\\u200f\\u200e\\u061c", EscapeText("\xe2\x80\x8f\xe2\x80\x8e\xd8\x9c"));  // the marks
   EXPECT_EQ("\xc3\xa9\xe2\x82\xac", EscapeText("\xc3\xa9\xe2\x82\xac"));  // other characters kept
 }
 
