@@ -118,7 +118,7 @@ Judged Judge(const CampaignOptions& options, const Scenario& s, const ScenarioRu
   if (j.suppressed_by < 0) {
     j.key_text = j.key.Text();
     if (auto it = options.known_keys.find(j.key_text); it != options.known_keys.end()) {
-      j.suppressed_by = it->second;
+      j.suppressed_by = it->second.entry;
       j.known = true;
     }
   }
@@ -192,7 +192,6 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
   Budget budget(options, progress);
   if (options.suppressions) result->suppression_matches.resize(options.suppressions->entries.size());
   CampaignOptions run = options;
-  std::map<std::string, std::string> signature_of_key;  // known keys -> the signature (id) they shrank to
   for (;;) {
     const bool ran = backend.Batches() ? RunBatched(run, backend, budget, result, err)
                                        : RunOneAtATime(run, backend, budget, result, err);
@@ -202,20 +201,19 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
     const bool one = !options.keep_going && result->keys.size() == 1;
     const int64_t stopped_at = one ? result->keys[0].first.at(0) : -1;
     const std::string key = one ? result->keys[0].text : "";
-    std::vector<size_t> gave;
+    std::vector<std::string> gave;
     if (!ShrinkFindings(run, backend, result, err, &gave)) return false;
     if (!one || result->Found()) break;
-    // Its signature is suppressed (the signature of a finding an earlier
-    // round shrank, maybe: the entry it joined): take its key as known and
-    // go on past it.
-    const CampaignFinding& joined = result->findings.at(gave.at(0));
-    run.known_keys[key] = joined.suppressed_by;
-    signature_of_key[key] = joined.signature.Id();
+    // Its signature is suppressed (maybe the signature of a finding an
+    // earlier round shrank, which it joined): take its key as known and go
+    // on past it.
+    for (const CampaignFinding& f : result->findings)
+      if (f.signature.Id() == gave.at(0)) run.known_keys[key] = {f.suppressed_by, gave[0]};
     run.start = (stopped_at - options.shard) / options.shards + 1;
   }
   for (const auto& [key, n] : result->known_key_findings)
     for (CampaignFinding& f : result->findings)
-      if (f.signature.Id() == signature_of_key[key]) f.count += n;
+      if (f.signature.Id() == run.known_keys.at(key).signature) f.count += n;
   for (const CampaignFinding& f : result->findings)  // the signature entries' matches
     if (f.suppressed_by >= 0) result->suppression_matches[static_cast<size_t>(f.suppressed_by)] += f.count;
   if (options.tty_progress) progress << "\n";

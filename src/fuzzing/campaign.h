@@ -41,10 +41,15 @@ struct CampaignOptions {
   std::string implementation = "slotguard";    // ImplementationName of the backend
   // Set by RunCampaign, not by callers: where the schedulers start (this
   // campaign's k-th scenario) and the keys whose shrunk finding gave a
-  // signature a suppression covers (key text -> entry). Without keep_going,
-  // a campaign that stops at such a finding goes on past it.
+  // signature a suppression covers (key text -> that entry and signature).
+  // Without keep_going, a campaign that stops at such a finding goes on
+  // past it.
   int64_t start = 0;
-  std::map<std::string, int> known_keys;
+  struct KnownKey {
+    int entry = -1;
+    std::string signature;  // FindingSignature::Id
+  };
+  std::map<std::string, KnownKey> known_keys;
 };
 
 /// With keep_going, the findings of one key (FindingSignature::Key) shrunk

@@ -104,11 +104,11 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
 /// result->findings (distinct signatures, each with its smallest reproducer,
 /// suppressed by signature where an entry says so) and unattributed, and
 /// writes each unsuppressed reproducer (WriteReproducer). With gave, the
-/// entry of result->findings each shrunk finding went to, key after key (a
-/// finding whose signature an earlier one had joins that one). False with
-/// *err on an environment failure or when a reproducer cannot be written.
+/// signature (its Id) each shrunk finding gave, key after key (a finding
+/// whose signature an earlier one had joins that one). False with *err on
+/// an environment failure or when a reproducer cannot be written.
 bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignResult* result, std::string* err,
-                    std::vector<size_t>* gave = nullptr);
+                    std::vector<std::string>* gave = nullptr);
 
 /// Regenerates scenario `stream_index` and shrinks it, keeping its most
 /// specific invariant firing and never into a scenario a suppression

@@ -102,11 +102,10 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
 }
 
 bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignResult* result, std::string* err,
-                    std::vector<size_t>* gave_all) {
+                    std::vector<std::string>* gave_all) {
   std::map<std::string, size_t> by_id;  // signature id -> result->findings (those of an earlier round too)
   for (size_t i = 0; i < result->findings.size(); ++i) by_id[result->findings[i].signature.Id()] = i;
   const size_t written = result->findings.size();  // an earlier round's are written
-  std::vector<size_t> shrunk_to;                    // each shrunk finding's entry, before the sort
   for (const CampaignResult::KeyTally& key : result->keys) {
     std::set<size_t> gave;  // the signatures this key's shrunk findings gave
     for (int64_t index : key.first) {
@@ -125,7 +124,7 @@ bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignRe
       ++kept.count;
       ++kept.shrunk;
       gave.insert(it->second);
-      shrunk_to.push_back(it->second);
+      if (gave_all) gave_all->push_back(it->first);
     }
     // The key's findings that were not shrunk: its signature's, when all
     // the shrunk ones agree on one.
@@ -140,22 +139,8 @@ bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignRe
     CampaignFinding& f = result->findings[i];
     if (f.suppressed_by < 0 && !WriteReproducer(options, backend, &f, err)) return false;
   }
-  std::vector<size_t> order(result->findings.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return result->findings[a].finding_index < result->findings[b].finding_index;
-  });
-  std::vector<CampaignFinding> sorted;
-  std::vector<size_t> now(order.size());  // where each entry went
-  for (size_t i = 0; i < order.size(); ++i) {
-    now[order[i]] = i;
-    sorted.push_back(std::move(result->findings[order[i]]));
-  }
-  result->findings = std::move(sorted);
-  if (gave_all) {
-    gave_all->clear();
-    for (size_t i : shrunk_to) gave_all->push_back(now[i]);
-  }
+  std::stable_sort(result->findings.begin(), result->findings.end(),
+                   [](const CampaignFinding& a, const CampaignFinding& b) { return a.finding_index < b.finding_index; });
   return true;
 }
 
