@@ -17,6 +17,7 @@
 #include "registry/invariants.h"
 #include "report/fuzz_report.h"
 #include "report/report.h"
+#include "util/did_you_mean.h"
 #include "util/fingerprint.h"
 
 namespace slotguard {
@@ -161,12 +162,10 @@ bool WriteSarif(const std::string& path, const std::vector<ScenarioReport>& repo
 std::string FuzzSarif(const FuzzReport& report) {
   ordered_json results = ordered_json::array();
   for (const CampaignFinding& f : report.result.findings) {
-    std::string fired;
-    for (const std::string& name : f.fired) fired += (fired.empty() ? "" : ", ") + name;
     const std::string message = "fuzz (seed " + std::to_string(report.seed) + ", scenario " +
                                 std::to_string(f.finding_index) + "), signature " + f.signature.Id() + ": " +
                                 f.signature.Text() + "; " + std::to_string(f.count) + " findings; the reproducer fires " +
-                                fired + (f.file.empty() ? "" : "; replay it with: slotguard replay " + f.file);
+                                JoinNames(f.fired) + (f.file.empty() ? "" : "; replay it with: slotguard replay " + f.file);
     // The finding's signature: what it is, not where in the stream it was
     // found (another seed that finds the same bug gives the same one). A
     // suppressed signature has no reproducer: its result is at the entry
