@@ -76,8 +76,7 @@ CampaignOptions Options(const std::string& name) {
   o.seed = 3;
   o.seconds = 0;
   o.batch_chunk = 100;
-  o.out_dir = ScratchPath(name);
-  fs::remove_all(o.out_dir);
+  o.out_dir = FreshScratchPath(name);
   return o;
 }
 

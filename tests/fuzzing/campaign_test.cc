@@ -22,18 +22,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string OutDir(const std::string& name) {
-  const fs::path dir = ScratchDir() / name;
-  fs::remove_all(dir);
-  return dir.string();
-}
-
 TEST(FuzzCampaignTest, FixedCampaignFindsNothing) {
   FuzzOptions o;
   o.backend = BackendKind::kHost;
   o.runs = 3000;
   o.seed = 11;
-  o.out_dir = OutDir("fixed");
+  o.out_dir = FreshScratchPath("fixed");
   std::ostringstream out, err;
   EXPECT_EQ(kExitHolds, RunFuzz(o, out, err)) << out.str();
   EXPECT_NE(std::string::npos, out.str().find("slotguard: fuzz: 3000 scenarios")) << out.str();
@@ -49,7 +43,7 @@ TEST(FuzzCampaignTest, SameSeedSameReproducerWhateverTheJobs) {
     o.runs = 500;
     o.seed = 5;
     o.jobs = jobs;
-    o.out_dir = OutDir("jobs" + std::to_string(jobs));
+    o.out_dir = FreshScratchPath("jobs" + std::to_string(jobs));
     std::ostringstream out, err;
     ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();
     for (const auto& entry : fs::directory_iterator(o.out_dir)) {
@@ -99,7 +93,7 @@ class FuzzFindsVariantTest : public ::testing::TestWithParam<Variant> {
     o.families = {GetFamily(v.family).name};
     o.variant = v.name;
     o.runs = 20000;
-    o.out_dir = OutDir(out_prefix + GetFamily(v.family).name + "_" + v.name);
+    o.out_dir = FreshScratchPath(out_prefix + GetFamily(v.family).name + "_" + v.name);
     return o;
   }
 };
@@ -161,7 +155,7 @@ TEST(FuzzCampaignTest, InconsistentBatchesWithTheFixedKernelAreCountedNotStopped
   o.generator.inconsistent = true;
   o.runs = 3000;
   o.seed = 3;
-  o.out_dir = OutDir("inconsistent_fixed");
+  o.out_dir = FreshScratchPath("inconsistent_fixed");
   std::unique_ptr<Backend> host = MakeHostBackend();
   CampaignResult result;
   ASSERT_NO_FATAL_FAILURE(RunOnHost(o, &result));
@@ -209,7 +203,7 @@ TEST(ShrinkTest, KpoolPrefixEndsAtOneTokenOnANullColumn) {
   o.generator.families = {Family::kKpoolTail};
   o.variant = "prefix";
   o.runs = 1000;
-  o.out_dir = OutDir("shrink");
+  o.out_dir = FreshScratchPath("shrink");
   CampaignResult result;
   ASSERT_NO_FATAL_FAILURE(RunOnHost(o, &result));
   ASSERT_TRUE(result.Found());

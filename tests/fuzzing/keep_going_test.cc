@@ -22,12 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string OutDir(const std::string& name) {
-  const fs::path dir = ScratchDir() / name;
-  fs::remove_all(dir);
-  return dir.string();
-}
-
 /// Two planted bugs: "prefix" on kpool_tail and on qsa_ring, each writing
 /// the null block for a request whose entry is 0.
 CampaignOptions TwoBugs(const std::string& name) {
@@ -38,7 +32,7 @@ CampaignOptions TwoBugs(const std::string& name) {
   o.runs = 3000;
   o.seconds = 0;
   o.keep_going = true;
-  o.out_dir = OutDir(name);
+  o.out_dir = FreshScratchPath(name);
   return o;
 }
 
@@ -89,7 +83,7 @@ TEST(KeepGoingTest, FindsBothBugsWithOneReproducerEach) {
   // Without --keep-going the campaign stops at its first finding.
   CampaignOptions first = o;
   first.keep_going = false;
-  first.out_dir = OutDir("first");
+  first.out_dir = FreshScratchPath("first");
   const CampaignResult one = RunHost(first);
   ASSERT_EQ(1u, one.findings.size());
   EXPECT_LT(one.scenarios, 3000);
@@ -214,7 +208,7 @@ TEST(KeepGoingTest, WithoutKeepGoingEachKeyIsShrunkOnceAndTalliesAreExact) {
   o.runs = 2000;
   o.seconds = 0;
   o.keep_going = true;
-  o.out_dir = OutDir("keys_plain");
+  o.out_dir = FreshScratchPath("keys_plain");
   const CampaignResult plain = RunHost(o);
   ASSERT_TRUE(plain.Found());
   std::string entries;
@@ -225,7 +219,7 @@ TEST(KeepGoingTest, WithoutKeepGoingEachKeyIsShrunkOnceAndTalliesAreExact) {
   std::string err;
   ASSERT_TRUE(LoadSuppressions(SuppressionsFile("keys.json", entries), &s, &err)) << err;
   o.suppressions = &s;
-  o.out_dir = OutDir("keys_known");
+  o.out_dir = FreshScratchPath("keys_known");
   const CampaignResult known = RunHost(o);
   ASSERT_FALSE(known.Found());
   int64_t keep_going_shrinks = 0;
@@ -233,7 +227,7 @@ TEST(KeepGoingTest, WithoutKeepGoingEachKeyIsShrunkOnceAndTalliesAreExact) {
   o.keep_going = false;
   for (int jobs : {1, 3}) {
     o.jobs = jobs;
-    o.out_dir = OutDir("keys_once_" + std::to_string(jobs));
+    o.out_dir = FreshScratchPath("keys_once_" + std::to_string(jobs));
     const CampaignResult r = RunHost(o);
     EXPECT_FALSE(r.Found()) << "jobs " << jobs;
     EXPECT_EQ(2000, r.scenarios) << "the whole budget";
@@ -300,7 +294,7 @@ TEST(KeepGoingTest, TheCommandListsEveryFindingAndExitsZeroWhenAllAreSuppressed)
   o.seed = 7;
   o.runs = 3000;
   o.keep_going = true;
-  o.out_dir = OutDir("cli");
+  o.out_dir = FreshScratchPath("cli");
   o.json_path = ScratchPath("keep_going.json");
   {
     std::ostringstream out, err;

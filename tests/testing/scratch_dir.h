@@ -34,6 +34,14 @@ inline std::filesystem::path ScratchDir() {
 /// A path in the running test's directory.
 inline std::string ScratchPath(const std::string& name) { return (ScratchDir() / name).string(); }
 
+/// A path in the running test's directory with nothing there (what an
+/// earlier repeat of the test left is removed), e.g. a campaign's --out.
+inline std::string FreshScratchPath(const std::string& name) {
+  const std::string path = ScratchPath(name);
+  std::filesystem::remove_all(path);
+  return path;
+}
+
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_TESTS_TESTING_SCRATCH_DIR_H_
