@@ -6,6 +6,7 @@
 #include "backend/gpu_device.h"
 #include "backend/isolated_backend.h"
 #include "backend/provider_backend.h"
+#include "util/error_line.h"
 #include "writers/payload.h"
 
 namespace slotguard {
@@ -86,7 +87,7 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
     *problem = "--backend gpu: " + why;
     if (setup.device >= 0)
       *problem += " (--device " + std::to_string(setup.device) + ": CUDA_VISIBLE_DEVICES=" +
-                  std::getenv("CUDA_VISIBLE_DEVICES") + ")";
+                  EscapeText(std::getenv("CUDA_VISIBLE_DEVICES"), 0) + ")";
     *environment = true;
     return nullptr;
   }

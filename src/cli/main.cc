@@ -87,15 +87,15 @@ CLI::Validator NonNegativeNumber() {
       "");
 }
 
-// A path or command: not empty. An empty value is most often an unset
-// variable in a CI script (--suppressions "$KNOWN"), and taken as "none" it
-// would turn the suppressions or the report off and let the job pass.
+// An empty value is most often an unset variable in a CI script
+// (--suppressions "$KNOWN"): taken as "none" it would turn the suppressions
+// or the report off and let the job pass.
+constexpr char kGotEmpty[] = ", got '' (an empty value: an unset variable?)";
+
+// A path or command: not empty.
 CLI::Validator Path(const std::string& what = "a path") {
   return CLI::Validator(
-      [what](std::string& value) -> std::string {
-        return value.empty() ? "expected " + what + ", got '' (an empty value: an unset variable?)" : "";
-      },
-      "");
+      [what](std::string& value) -> std::string { return value.empty() ? "expected " + what + kGotEmpty : ""; }, "");
 }
 
 // One of `names`, by name only (never by number), with did-you-mean.
@@ -280,7 +280,7 @@ bool CheckNames(int argc, char** argv, const std::vector<CLI::App*>& commands, s
       // CLI11 takes "--json=" as no value and the next argument as the
       // value: --json="$UNSET" would write the report over a scenario.
       if (a.size() == flag.size() + 1) {
-        err << slotguard::ErrorLine(flag + ": expected a value after '=', got '' (an empty value: an unset variable?)");
+        err << slotguard::ErrorLine(flag + ": expected a value after '='" + kGotEmpty);
         return false;
       }
       continue;
