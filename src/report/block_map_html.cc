@@ -202,8 +202,7 @@ std::string CellHtml(const Cell& c, const std::string& group, const std::string&
     cls += " range";
     // "123 457–999 997" needs a fourth column; 7 characters fit in three.
     const std::string label = Blocks(c);
-    const size_t chars = std::count_if(label.begin(), label.end(), [](char ch) { return (ch & 0xC0) != 0x80; });
-    if (chars > 9) cls += " r4";
+    if (CountChars(label) > 9) cls += " r4";
   }
   if (c.null) cls += " null";
   auto colour = [](int32_t r) { return r < 0 ? std::string("pn") : "p" + std::to_string(r % kPaletteSize); };

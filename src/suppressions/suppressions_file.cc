@@ -65,7 +65,7 @@ bool Entry(const JsonReader& r, const json& v, const std::string& ptr, Suppressi
   if (e->id.empty() || e->id.size() > 64 ||
       e->id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != std::string::npos)
     return r.Fail(JsonChild(ptr, "id"), "not a short name", "1 to 64 letters, digits, '.', '_' or '-'",
-                  "'" + EscapeText(e->id) + "'");
+                  QuoteName(e->id));
   if (!r.Require(v, ptr, "reason", "why this difference is accepted", &x) ||
       !r.String(*x, JsonChild(ptr, "reason"), "a sentence", &e->reason))
     return false;
