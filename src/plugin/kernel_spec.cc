@@ -16,337 +16,36 @@ namespace slotguard {
 
 // --- formulas ---------------------------------------------------------------
 
-struct GridFormula::Node {
-  // 'n' number, 'v' variable, 'f' function, '~' negate, '!' not, + - * / %,
-  // and the comparisons and logic: '=' ==, '#' !=, '<', 'l' <=, '>', 'g' >=, '&' &&, '|' ||.
-  char op = 0;
-  int64_t number = 0;
-  std::string name;
-  std::vector<std::shared_ptr<const Node>> args;
-  int depth = 1;  // of the tree under it, at most kMaxFormulaDepth
-};
-
 namespace {
 
-/// How deep a formula's operations may nest, parentheses and unary
-/// operators included: the parser, the evaluator and the tree's destructor
-/// recurse that deep ("------x" once overflowed the stack).
-constexpr int kMaxFormulaDepth = 64;
-
-using NodePtr = std::shared_ptr<const GridFormula::Node>;
-
-class FormulaParser {
- public:
-  explicit FormulaParser(const std::string& text) : s_(text) {}
-
-  NodePtr ParseAll(std::string* err) {
-    NodePtr n = Or();
-    Skip();
-    if (n && at_ != s_.size()) Unexpected();
-    if (!error_.empty()) {
-      *err = error_;
-      return nullptr;
-    }
-    return n;
-  }
-
- private:
-  void Skip() {
-    while (at_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[at_]))) ++at_;
-  }
-  bool Eat(char c) {
-    Skip();
-    if (at_ < s_.size() && s_[at_] == c) {
-      ++at_;
-      return true;
-    }
-    return false;
-  }
-  /// A two-character operator ("<=", "&&").
-  bool Eat(const char* op) {
-    Skip();
-    if (s_.compare(at_, 2, op) != 0) return false;
-    at_ += 2;
-    return true;
-  }
-  /// A one-character operator that is not the start of a two-character one.
-  bool EatAlone(char c, char not_next) {
-    Skip();
-    if (at_ < s_.size() && s_[at_] == c && (at_ + 1 >= s_.size() || s_[at_ + 1] != not_next)) {
-      ++at_;
-      return true;
-    }
-    return false;
-  }
-  NodePtr Fail(const std::string& why) {
-    if (error_.empty()) error_ = why;
-    return nullptr;
-  }
-  NodePtr Unexpected() {
-    const std::string column = " at column " + std::to_string(at_ + 1);
-    const char c = s_[at_];
-    if (c == '=') return Fail("'=' is no operator" + column + "; expected '==' to compare");
-    if (c == '&') return Fail("'&' is no operator" + column + "; expected '&&'");
-    if (c == '|') return Fail("'|' is no operator" + column + "; expected '||'");
-    return Fail("unexpected '" + s_.substr(at_, 1) + "'" + column);
-  }
-  NodePtr TooDeep() {
-    return Fail("the formula nests deeper than " + std::to_string(kMaxFormulaDepth) +
-                " operations at column " + std::to_string(at_ + 1) + "; expected a shallower formula");
-  }
-  NodePtr Node(char op, std::vector<NodePtr> args) {
-    auto n = std::make_shared<GridFormula::Node>();
-    for (const NodePtr& a : args) {
-      if (!a) return nullptr;
-      n->depth = std::max(n->depth, a->depth + 1);
-    }
-    if (n->depth > kMaxFormulaDepth) return TooDeep();
-    n->op = op;
-    n->args = std::move(args);
-    return n;
-  }
-  /// The parser's own recursion (unary operators, parentheses, arguments)
-  /// before any node is built: counted on the way down.
-  bool Deeper() {
-    if (++nesting_ <= kMaxFormulaDepth) return true;
-    TooDeep();
-    return false;
-  }
-  NodePtr Or() {
-    NodePtr n = And();
-    while (n && Eat("||")) n = Node('|', {n, And()});
-    return n;
-  }
-  NodePtr And() {
-    NodePtr n = Equality();
-    while (n && Eat("&&")) n = Node('&', {n, Equality()});
-    return n;
-  }
-  NodePtr Equality() {
-    NodePtr n = Relation();
-    for (;;) {
-      if (!n) return n;
-      if (Eat("==")) n = Node('=', {n, Relation()});
-      else if (Eat("!=")) n = Node('#', {n, Relation()});
-      else return n;
-    }
-  }
-  NodePtr Relation() {
-    NodePtr n = Expr();
-    for (;;) {
-      if (!n) return n;
-      if (Eat("<=")) n = Node('l', {n, Expr()});
-      else if (Eat(">=")) n = Node('g', {n, Expr()});
-      else if (Eat('<')) n = Node('<', {n, Expr()});
-      else if (Eat('>')) n = Node('>', {n, Expr()});
-      else return n;
-    }
-  }
-  NodePtr Expr() {
-    NodePtr n = Term();
-    for (;;) {
-      if (!n) return n;
-      if (Eat('+')) n = Node('+', {n, Term()});
-      else if (Eat('-')) n = Node('-', {n, Term()});
-      else return n;
-    }
-  }
-  NodePtr Term() {
-    NodePtr n = Unary();
-    for (;;) {
-      if (!n) return n;
-      if (Eat('*')) n = Node('*', {n, Unary()});
-      else if (Eat('/')) n = Node('/', {n, Unary()});
-      else if (Eat('%')) n = Node('%', {n, Unary()});
-      else return n;
-    }
-  }
-  NodePtr Unary() {
-    char op = 0;
-    if (Eat('-')) op = '~';
-    else if (EatAlone('!', '=')) op = '!';
-    if (!op) return Primary();
-    if (!Deeper()) return nullptr;
-    NodePtr n = Node(op, {Unary()});
-    --nesting_;
-    return n;
-  }
-  NodePtr Primary() {
-    Skip();
-    if (at_ >= s_.size()) return Fail("the formula ends early");
-    if (Eat('(')) {
-      if (!Deeper()) return nullptr;
-      NodePtr n = Or();
-      --nesting_;
-      if (!n) return nullptr;
-      if (!Eat(')')) return Fail("expected ')' at column " + std::to_string(at_ + 1));
-      return n;
-    }
-    auto n = std::make_shared<GridFormula::Node>();
-    if (std::isdigit(static_cast<unsigned char>(s_[at_]))) {
-      n->op = 'n';
-      while (at_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[at_]))) {
-        if (n->number > (INT64_MAX - 9) / 10) return Fail("number too large");
-        n->number = n->number * 10 + (s_[at_++] - '0');
-      }
-      return n;
-    }
-    if (!std::isalpha(static_cast<unsigned char>(s_[at_])) && s_[at_] != '_') return Unexpected();
-    while (at_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[at_])) || s_[at_] == '_')) n->name += s_[at_++];
-    if (Eat('(')) {
-      if (n->name != "cdiv" && n->name != "min" && n->name != "max")
-        return Fail("unknown function '" + n->name + "'" + DidYouMean(n->name, {"cdiv", "min", "max"}) +
-                    "; expected cdiv, min or max");
-      n->op = 'f';
-      if (!Deeper()) return nullptr;
-      do {
-        NodePtr arg = Or();
-        if (!arg) return nullptr;
-        n->depth = std::max(n->depth, arg->depth + 1);
-        n->args.push_back(arg);
-      } while (Eat(','));
-      --nesting_;
-      if (n->depth > kMaxFormulaDepth) return TooDeep();
-      if (!Eat(')')) return Fail("expected ')' after the arguments of " + n->name);
-      if (n->args.size() != 2) return Fail(n->name + " takes 2 arguments, got " + std::to_string(n->args.size()));
-      return n;
-    }
-    std::vector<std::string> names = SpecScalarNames();
+/// Every name a formula may use: the call's sizes, then every family's
+/// parameters (which of them a call has depends on its family).
+const std::vector<std::string>& FormulaNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out = SpecScalarNames();
     const std::vector<std::string>& params = SpecParamNames();
-    names.insert(names.end(), params.begin(), params.end());
-    bool known = false;
-    for (const std::string& v : names) known |= v == n->name;
-    if (!known)
-      return Fail("unknown variable '" + n->name + "'" + DidYouMean(n->name, names) + "; expected one of " +
-                  JoinNames(names));
-    n->op = 'v';
-    return n;
-  }
-
-  const std::string& s_;
-  size_t at_ = 0;
-  int nesting_ = 0;
-  std::string error_;
-};
-
-bool Overflow(std::string* err) {
-  *err = "the value overflows int64";
-  return false;
-}
-
-bool EvalNode(const GridFormula::Node& n, const sg_mapping_call& call, int64_t groups, int64_t* v, std::string* err) {
-  if (n.op == 'n') {
-    *v = n.number;
-    return true;
-  }
-  if (n.op == 'v') {
-    if (CallVariable(n.name, call, groups, v)) return true;
-    *err = "'" + n.name + "' is not a parameter of family " + call.family;
-    return false;
-  }
-  int64_t a = 0, b = 0;
-  if (!EvalNode(*n.args[0], call, groups, &a, err)) return false;
-  switch (n.op) {
-    case '~':
-      if (a == INT64_MIN) return Overflow(err);
-      *v = -a;
-      return true;
-    case '!':
-      *v = a == 0;
-      return true;
-    case '&':  // the right side only when it decides
-      if (a == 0) {
-        *v = 0;
-        return true;
-      }
-      if (!EvalNode(*n.args[1], call, groups, &b, err)) return false;
-      *v = b != 0;
-      return true;
-    case '|':
-      if (a != 0) {
-        *v = 1;
-        return true;
-      }
-      if (!EvalNode(*n.args[1], call, groups, &b, err)) return false;
-      *v = b != 0;
-      return true;
-  }
-  if (!EvalNode(*n.args[1], call, groups, &b, err)) return false;
-  switch (n.op) {
-    case '+': return !__builtin_add_overflow(a, b, v) || Overflow(err);
-    case '-': return !__builtin_sub_overflow(a, b, v) || Overflow(err);
-    case '*': return !__builtin_mul_overflow(a, b, v) || Overflow(err);
-    case '=': *v = a == b; return true;
-    case '#': *v = a != b; return true;
-    case '<': *v = a < b; return true;
-    case 'l': *v = a <= b; return true;
-    case '>': *v = a > b; return true;
-    case 'g': *v = a >= b; return true;
-    case '/':
-    case '%':
-      if (b == 0) {
-        *err = "division by zero";
-        return false;
-      }
-      if (a == INT64_MIN && b == -1) return Overflow(err);
-      *v = n.op == '/' ? a / b : a % b;
-      return true;
-    case 'f':
-      if (n.name == "min") *v = std::min(a, b);
-      else if (n.name == "max") *v = std::max(a, b);
-      else if (b == 0) {
-        *err = "cdiv by zero";
-        return false;
-      } else {
-        int64_t sum;
-        if (__builtin_add_overflow(a, b - 1, &sum)) return Overflow(err);
-        *v = sum / b;
-      }
-      return true;
-  }
-  *err = "bad formula";
-  return false;
-}
-
-void CollectVariables(const GridFormula::Node& n, std::vector<std::string>* out) {
-  if (n.op == 'v' && std::find(out->begin(), out->end(), n.name) == out->end()) out->push_back(n.name);
-  for (const NodePtr& a : n.args) CollectVariables(*a, out);
+    out.insert(out.end(), params.begin(), params.end());
+    return out;
+  }();
+  return names;
 }
 
 }  // namespace
 
-bool GridFormula::Parse(const std::string& text, std::string* err) {
-  // Its text is quoted in messages, which are one short line each.
-  constexpr size_t kMaxFormulaChars = 1024;
-  text_.clear();
-  root_ = nullptr;
-  if (text.size() > kMaxFormulaChars) {
-    *err = "a formula of " + std::to_string(text.size()) + " characters; expected at most " +
-           std::to_string(kMaxFormulaChars);
-    return false;
-  }
-  for (size_t i = 0; i < text.size(); ++i)
-    if (static_cast<unsigned char>(text[i]) < 0x20 && text[i] != ' ') {
-      *err = "a control character at column " + std::to_string(i + 1) + "; expected a formula on one line";
-      return false;
-    }
-  text_ = text;
-  root_ = FormulaParser(text).ParseAll(err);
-  return root_ != nullptr;
-}
+bool GridFormula::Parse(const std::string& text, std::string* err) { return expr_.Parse(text, FormulaNames(), err); }
 
 bool GridFormula::Evaluate(const sg_mapping_call& call, int64_t num_groups, int64_t* value, std::string* err) const {
-  if (!root_) {
+  if (expr_.empty()) {
     *err = "empty formula";
     return false;
   }
-  return EvalNode(*root_, call, num_groups, value, err);
-}
-
-std::vector<std::string> GridFormula::Variables() const {
-  std::vector<std::string> names;
-  if (root_) CollectVariables(*root_, &names);
-  return names;
+  std::vector<int64_t> values(FormulaNames().size(), 0);
+  for (int32_t var : expr_.VariableIndices())
+    if (!CallVariable(FormulaNames()[var], call, num_groups, &values[var])) {
+      *err = "'" + FormulaNames()[var] + "' is not a parameter of family " + (call.family ? call.family : "");
+      return false;
+    }
+  return expr_.Evaluate(values.data(), value, err);
 }
 
 // --- names ------------------------------------------------------------------

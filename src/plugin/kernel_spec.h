@@ -23,19 +23,20 @@
 #include <string>
 #include <vector>
 
+#include "family/expr.h"
 #include "registry/variant_ids.h"
 #include "slotguard/plugin.h"
 
 namespace slotguard {
 
-/// An integer formula: numbers, the call's variables, + - * / % and
-/// unary -, parentheses, cdiv(a, b), min(a, b), max(a, b), and the
-/// comparisons == != < <= > >=, && || and unary ! (each 0 or 1; && and ||
-/// evaluate their right side only when it decides). A condition holds when
-/// its value is not 0.
+/// An integer formula over a call's variables (family/expr.h: the one
+/// formula language): numbers, the call's sizes and its family's
+/// parameters, + - * / % and unary -, parentheses, cdiv, min, max and mod,
+/// and the comparisons == != < <= > >=, && || and unary ! (each 0 or 1; &&
+/// and || evaluate their right side only when it decides). A condition
+/// holds when its value is not 0.
 class GridFormula {
  public:
-  struct Node;
   /// Parses `text`; false with *err naming the problem.
   bool Parse(const std::string& text, std::string* err);
   /// Its value for one call; false with *err (an unknown variable for this
@@ -45,13 +46,12 @@ class GridFormula {
   bool Evaluate(const sg_mapping_call& call, int64_t* value, std::string* err) const {
     return Evaluate(call, 1, value, err);
   }
-  const std::string& text() const { return text_; }
+  const std::string& text() const { return expr_.text(); }
   /// The variables it names, each once, in the order they first appear.
-  std::vector<std::string> Variables() const;
+  std::vector<std::string> Variables() const { return expr_.Variables(); }
 
  private:
-  std::string text_;
-  std::shared_ptr<const Node> root_;
+  Expr expr_;
 };
 
 enum class SpecArgKind { kBuffer, kScalar, kParam, kConstant, kValue, kScratch, kGroupArray };

@@ -63,7 +63,7 @@ TEST(GridFormulaTest, ErrorsNameTheProblem) {
   EXPECT_EQ(0u, err.find("unknown variable 'num_req', did you mean 'num_reqs'?; expected one of num_reqs, "))
       << err;
   EXPECT_FALSE(f.Parse("ceil(num_tokens, 2)", &err));
-  EXPECT_EQ("unknown function 'ceil'; expected cdiv, min or max", err);
+  EXPECT_EQ("unknown function 'ceil'; expected cdiv, min, max or mod", err);
   EXPECT_FALSE(f.Parse("cdiv(num_tokens)", &err));
   EXPECT_EQ("cdiv takes 2 arguments, got 1", err);
   EXPECT_FALSE(f.Parse("(num_tokens", &err));
@@ -169,7 +169,7 @@ TEST(KernelSpecTest, ErrorsNameFilePointerAndExpectation) {
   EXPECT_EQ("k.json:/params/0: not one kind of parameter; expected exactly one of \"buffer\", \"scalar\", "
             "\"param\", \"constant\", got 2",
             SpecError(kHead + R"("params": [{"buffer": "positions", "constant": 0}]})"));
-  EXPECT_EQ("k.json:/grid/0: unknown function 'ceil'; expected cdiv, min or max",
+  EXPECT_EQ("k.json:/grid/0: unknown function 'ceil'; expected cdiv, min, max or mod",
             SpecError(kHead + R"j("params": [], "grid": ["ceil(num_tokens, 256)"], "block": [128]})j"));
   EXPECT_EQ("k.json:/symbol: duplicate key 'symbol'; expected each key once per object",
             SpecError(kHead + R"("symbol": "k2", "params": [], "grid": [1], "block": [1]})"));
