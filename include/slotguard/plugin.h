@@ -1,5 +1,5 @@
 /*
- * slotguard plugin ABI, version 2: bring your own slot-mapping kernel.
+ * slotguard plugin ABI, version 3: bring your own slot-mapping kernel.
  *
  * A plugin is a shared library (.so) that exports, with C linkage:
  *
@@ -20,10 +20,19 @@
  * A plugin that crashes, traps or hangs costs only the scenario it ran (the
  * kernels run in worker processes).
  *
- * Semantics of every field: DESIGN section 2 (docs/families.md).
+ * Semantics of every field: docs/families.md and the family's description
+ * (docs/family-format.md).
  * Plain C: no C++ types cross this boundary; usable from C, C++ and nvcc.
  *
- * Version 2 (this header) over version 1 (slotguard/plugin_v1.h, which
+ * Version 3 (this header) appends the family-neutral call to version 2:
+ * the parameters by name (num_params, param_names, param_values), the
+ * outputs by name, the gate's linked output and each row's width. They
+ * describe a group of any family, a user's described one too; a plugin for
+ * a family that is not one of the five built in must read them (the
+ * per-family members carry only the built-in families' parameters). A
+ * plugin built against version 2 keeps loading and never reads them.
+ *
+ * Version 2 over version 1 (slotguard/plugin_v1.h, which
  * slotguard still loads): seq_lens is int64 (positions were already),
  * seq_lens_i32 carries the same values saturated at INT32_MAX for kernels
  * that take int32, num_real_tokens is query_start_loc[num_reqs] as a scalar, and block_table_rows_by_idx_mapping says whether the
@@ -41,12 +50,12 @@
 extern "C" {
 #endif
 
-#define SLOTGUARD_PLUGIN_ABI_VERSION 2
+#define SLOTGUARD_PLUGIN_ABI_VERSION 3
 
 /* One mapping call: one group of one scenario. */
 typedef struct sg_mapping_call {
-  uint32_t abi_version;   /* SLOTGUARD_PLUGIN_ABI_VERSION */
-  const char* family;     /* "paged", "kpool_tail", "qsa_ring", "qsa_compressed", "compressor_ring" */
+  uint32_t abi_version;   /* the plugin's own: 2 or 3 */
+  const char* family;     /* the family's name: "paged", ..., or a described family's (slotguard list) */
   const char* variant;    /* the scenario's variant name, "fixed" unless forced; a plugin may ignore it */
 
   /* The batch. R = num_reqs; token t belongs to request r when
@@ -104,6 +113,18 @@ typedef struct sg_mapping_call {
      query_start_loc[r + 1], -1 for tokens past query_start_loc[num_reqs],
      as engines' metadata builders precompute it. */
   const int32_t* request_of_token; /* [num_tokens] */
+
+  /* Appended in ABI 3: the family-neutral call. */
+  int32_t num_params;
+  const char* const* param_names; /* [num_params]: the description's parameter names, its order */
+  const int64_t* param_values;    /* [num_params]: a bool is 0 or 1, a group parameter 0 */
+  int32_t num_outputs;            /* 1, or 2: slot_mapping, then tail_slot_mapping */
+  const char* output_names[2];    /* "" for the group's own output, then e.g. "tail" (NULL past num_outputs) */
+  const int64_t* gate_slot_mapping; /* [num_tokens]: the output the family's gate reads (another group's,
+                                       or its "absent" rule's); NULL when the family has no gate */
+  const int32_t* block_table_row_widths; /* [block_table_rows]: each row's own width, for a family whose
+                                            rows are ragged ("csr"); NULL when every row is
+                                            block_table_width wide */
 } sg_mapping_call;
 
 #ifndef SLOTGUARD_PLUGIN_INFO_DEFINED

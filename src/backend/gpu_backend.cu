@@ -11,6 +11,7 @@
 
 #include "backend/backend.h"
 #include "backend/cuda_check.h"
+#include "backend/described_kernel.h"
 #include "backend/device_batch.h"
 #include "backend/gpu_device.h"
 #include "backend/gpu_graph_replays.h"
@@ -30,7 +31,7 @@ namespace {
 /// The family whose jobs carry parameter block P.
 template <class P>
 constexpr Family MappingJobFamily() {
-#define SG_FAMILY(id, name, description) \
+#define SG_FAMILY(id, name) \
   if constexpr (std::is_same_v<P, id##Params>) return Family::k##id;
 #include "registry/families.def"
 #undef SG_FAMILY
@@ -43,6 +44,7 @@ class GpuBackend : public Backend {
 
   bool Run(const Scenario& scenario, std::vector<GroupOutputs>* outputs,
            std::string* err) override {
+    if (OnHost(scenario)) return Host().Run(scenario, outputs, err);
     return OnOwnStream(err, [&](cudaStream_t stream) { return RunOnStream(scenario, stream, outputs, err); });
   }
 
@@ -52,6 +54,8 @@ class GpuBackend : public Backend {
     // writers, one scenario at a time; with another implementation, chunks
     // of calls enqueued on a few streams, one synchronization each.
     if (writers_.head_bytes > 0) return Backend::RunMany(scenarios, outputs, err, threads);
+    for (const Scenario* s : scenarios)
+      if (OnHost(*s)) return Backend::RunMany(scenarios, outputs, err, threads);  // each Run decides
     if (provider_) return RunWithProvider(scenarios, outputs, err, threads);
     return OnOwnStream(err, [&](cudaStream_t stream) {
       return RunManyOnStream(scenarios, stream, threads, outputs, err);
@@ -60,12 +64,36 @@ class GpuBackend : public Backend {
 
   bool RunReplays(const std::vector<Scenario>& replays, std::vector<std::vector<GroupOutputs>>* outputs,
                   std::string* err) override {
+    if (!replays.empty() && OnHost(replays[0])) return Host().RunReplays(replays, outputs, err);
     return OnOwnStream(err, [&](cudaStream_t stream) {
       return RunGraphReplays(replays, writers_, provider_.get(), stream, outputs, err);
     });
   }
 
  private:
+  // A scenario with a group no kernel of slotguard's (nor the provider)
+  // runs, which the description's interpretation then runs, or whose
+  // writers skip by another group's output (a writer gate, a formula the
+  // host evaluates): the whole scenario runs on the host backend.
+  bool OnHost(const Scenario& scenario) const {
+    if (AnyRunsDescription(scenario, provider_.get())) return true;
+    if (writers_.head_bytes <= 0) return false;
+    for (const Group& group : scenario.groups)
+      if (MappingOf(group).writer_gate.present()) return true;
+    return false;
+  }
+  Backend& Host() {
+    std::lock_guard<std::mutex> lock(host_mu_);
+    if (!host_) host_ = MakeHostBackend();
+    // Configured as this one is (set before any run: only changed when it was).
+    if (host_->writers().head_bytes != writers_.head_bytes || host_->writers().max_cache_bytes != writers_.max_cache_bytes)
+      host_->set_writers(writers_);
+    if (host_->provider() != provider_) host_->set_provider(provider_);
+    return *host_;
+  }
+  std::mutex host_mu_;
+  std::unique_ptr<Backend> host_;
+
   // Another implementation's chunk: split over up to kProviderStreams
   // streams, each packed, enqueued and synchronized on its own thread.
   bool RunWithProvider(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
@@ -125,7 +153,7 @@ class GpuBackend : public Backend {
     std::vector<Segment> segments;
 
     /// Room for this family's share of `counts` (indexed by Family).
-    void Resize(const std::array<size_t, kFamilyCount>& counts) {
+    void Resize(const std::array<size_t, kKernelFamilyCount>& counts) {
       jobs.resize(counts[static_cast<int>(MappingJobFamily<P>())]);
     }
     /// The launch geometry once every job is written: jobs by size,
@@ -158,6 +186,11 @@ class GpuBackend : public Backend {
   };
 
   template <class P>
+  static Family JobsFamily(const FamilyJobs<P>&) {
+    return MappingJobFamily<P>();
+  }
+
+  template <class P>
   static bool LaunchJobs(FamilyJobs<P>& family, cudaStream_t stream, std::string* err) {
     if (family.jobs.empty()) return true;
     if (!family.device.Reserve(family.jobs.size(), err)) return false;
@@ -179,10 +212,12 @@ class GpuBackend : public Backend {
     DeviceBuffer<int32_t> d_qsl, d_idx, d_tables;
     DeviceBuffer<int64_t> d_seq, d_pos, d_in, d_common, d_engine, d_flat;
     std::vector<GroupPlace> places;
-    std::tuple<FamilyJobs<PagedParams>, FamilyJobs<KpoolTailParams>, FamilyJobs<QsaRingParams>,
-               FamilyJobs<CompressorRingParams>, FamilyJobs<QsaCompressedParams>>
-        families;  // launched in this order: qsa_compressed reads its common group's output
-    static_assert(std::tuple_size_v<decltype(families)> == kFamilyCount, "one job list per family");
+    // One job list per built-in kernel family (registry/families.def).
+#define SG_FAMILY(id, name) std::tuple<FamilyJobs<id##Params>>(),
+    decltype(std::tuple_cat(
+#include "registry/families.def"
+        std::tuple<>())) families;
+#undef SG_FAMILY
   };
   std::mutex many_mu_;
   ManyBuffers many_;
@@ -214,7 +249,7 @@ class GpuBackend : public Backend {
     auto places = [&](size_t i) { return all_places.data() + group_at[i]; };
     // Jobs per family: each scenario's count, then its first index by a
     // prefix sum, so that scenarios fill their jobs in parallel.
-    std::vector<std::array<size_t, kFamilyCount>> job_at(n + 1, std::array<size_t, kFamilyCount>{});
+    std::vector<std::array<size_t, kKernelFamilyCount>> job_at(n + 1, std::array<size_t, kKernelFamilyCount>{});
     ParallelFor(n, threads, [&](size_t i) {
       const Scenario& s = *scenarios[i];
       const Batch& b = s.batch;
@@ -244,7 +279,7 @@ class GpuBackend : public Backend {
       tok_at[i + 1] += tok_at[i];
       table_at[i + 1] += table_at[i];
       out_at[i + 1] += out_at[i];
-      for (int f = 0; f < kFamilyCount; ++f) job_at[i + 1][f] += job_at[i][f];
+      for (int f = 0; f < kKernelFamilyCount; ++f) job_at[i + 1][f] += job_at[i][f];
     }
     const size_t out_total = out_at[n];
     if (!m.qsl.Reserve(qsl_at[n], err) || !m.seq_lens.Reserve(req_at[n], err) ||
@@ -269,14 +304,14 @@ class GpuBackend : public Backend {
       std::copy(batch.idx_mapping.begin(), batch.idx_mapping.end(), m.idx_mapping.data() + req_at[i]);
       std::copy(batch.positions.begin(), batch.positions.end(), m.positions.data() + tok_at[i]);
       std::copy(batch.slot_mapping_in.begin(), batch.slot_mapping_in.end(), m.slot_mapping_in.data() + tok_at[i]);
-      WriteDefaultCommonMapping(batch, m.default_common.data() + tok_at[i]);
+      WriteDefaultGateMapping(batch, m.default_common.data() + tok_at[i]);
       MappingBatch b = HostMappingBatch(batch);
       b.query_start_loc = m.d_qsl.get() + qsl_at[i];
       b.seq_lens = m.d_seq.get() + req_at[i];
       b.idx_mapping = m.d_idx.get() + req_at[i];
       b.positions = m.d_pos.get() + tok_at[i];
       b.slot_mapping_in = m.d_in.get() + tok_at[i];
-      std::array<size_t, kFamilyCount> next_job = job_at[i];
+      std::array<size_t, kKernelFamilyCount> next_job = job_at[i];
       for (size_t g = 0; g < s.groups.size(); ++g) {
         const Group& group = s.groups[g];
         GroupPlace& place = places(i)[g];
@@ -288,7 +323,7 @@ class GpuBackend : public Backend {
       for (size_t g = 0; g < s.groups.size(); ++g) {  // places are final: a group may name its common group's
         const Group& group = s.groups[g];
         const GroupPlace& place = places(i)[g];
-        const int common = CommonGroupIndex(s, group);
+        const int common = GateGroupIndex(s, group);
         const int64_t* common_mapping =
             common >= 0 ? m.d_engine.get() + places(i)[common].out[0] : m.d_common.get() + tok_at[i];
         VisitFamily(group, common_mapping, [&](auto family, const auto& params) {
@@ -316,11 +351,16 @@ class GpuBackend : public Backend {
       SG_CUDA_TRY(cudaMemsetAsync(m.d_engine.get(), 0, out_total * sizeof(int64_t), stream), err);
       SG_CUDA_TRY(cudaMemsetAsync(m.d_flat.get(), 0, out_total * sizeof(int64_t), stream), err);
     }
-    // 3. Launch, paged first: qsa_compressed reads its common group's output.
-    if (!LaunchJobs(std::get<0>(families), stream, err) || !LaunchJobs(std::get<1>(families), stream, err) ||
-        !LaunchJobs(std::get<2>(families), stream, err) || !LaunchJobs(std::get<3>(families), stream, err) ||
-        !LaunchJobs(std::get<4>(families), stream, err))
-      return false;
+    // 3. Launch: the families that read another group's output (a gate)
+    //    after the others, whose outputs they read.
+    bool launched = true;
+    for (const bool reads : {false, true})
+      std::apply(
+          [&](auto&... f) {
+            ((launched = launched && (ReadsAnotherGroup(JobsFamily(f)) != reads || LaunchJobs(f, stream, err))), ...);
+          },
+          families);
+    if (!launched) return false;
     // 4. One download into pinned memory, then split per scenario, group and output.
     const int64_t* engine = m.engine.data();
     const int64_t* flat = m.flat.data();
@@ -365,7 +405,7 @@ class GpuBackend : public Backend {
     const size_t n = static_cast<size_t>(batch.num_tokens);
     DeviceBatch device_batch;
     DeviceBuffer<int64_t> default_common;
-    const std::vector<int64_t> default_common_host = DefaultCommonMapping(batch);
+    const std::vector<int64_t> default_common_host = DefaultGateMapping(batch);
     if (!device_batch.Upload(batch, stream, err) || !default_common.Upload(default_common_host.data(), n, stream, err))
       return false;
     const MappingBatch& b = device_batch.view;
@@ -410,7 +450,7 @@ class GpuBackend : public Backend {
         SG_CUDA_TRY(cudaMemsetAsync(d.engine[o].get(), 0, n * sizeof(int64_t), stream), err);
         SG_CUDA_TRY(cudaMemsetAsync(d.flat[o].get(), 0, n * sizeof(int64_t), stream), err);
       }
-      const int common = CommonGroupIndex(scenario, group);
+      const int common = GateGroupIndex(scenario, group);
       const int64_t* common_mapping = common >= 0 ? device[common]->engine[0].get() : default_common.get();
       const MappingOutputs engine{d.engine[0].get(), count > 1 ? d.engine[1].get() : nullptr};
       const MappingOutputs flat{d.flat[0].get(), count > 1 ? d.flat[1].get() : nullptr};

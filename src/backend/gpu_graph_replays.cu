@@ -121,7 +121,7 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
     const Group& group = shape.groups[i];
     GroupBuffers& g = *groups[i];
     const TableLayout layout = ViewOf(g.table.get(), g.shape, g.gather ? LaidOutWidth(group) : group.table.width, g.rows);
-    const int common = CommonGroupIndex(shape, group);
+    const int common = GateGroupIndex(shape, group);
     const int64_t* common_mapping = common >= 0 ? groups[common]->out[0].get() : default_common.get();
     const MappingOutputs out{g.out[0].get(), OutputCount(group) > 1 ? g.out[1].get() : nullptr};
     if (provider && provider->Runs(group.family, group.variant)) {
@@ -158,7 +158,7 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
   // Replays: new contents in the same buffers, then the graph.
   for (const Scenario& replay : replays) {
     const Batch& rb = replay.batch;
-    const std::vector<int64_t> common_host = DefaultCommonMapping(rb);
+    const std::vector<int64_t> common_host = DefaultGateMapping(rb);
     if (!CopyIn(qsl, rb.query_start_loc.data(), reqs + 1, stream, err) ||
         !CopyIn(seq_lens, rb.seq_lens.data(), reqs, stream, err) ||
         !CopyIn(seq_lens_i32, SaturatedSeqLens(rb).data(), reqs, stream, err) ||

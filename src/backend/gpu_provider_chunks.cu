@@ -18,7 +18,7 @@ namespace {
 struct Packed {
   size_t qsl, positions, seq_lens, seq_lens_i32, idx_mapping, slot_mapping_in, request_of_token, default_common;
   ProviderArrays extra;
-  std::vector<int64_t> common;            // DefaultCommonMapping
+  std::vector<int64_t> common;            // DefaultGateMapping
   std::vector<LaidOutTable> tables;       // [group]
   std::vector<size_t> table_at;           // [group]
   std::vector<bool> provided;             // [group]
@@ -57,7 +57,7 @@ bool RunProviderChunk(const std::vector<const Scenario*>& scenarios, MappingProv
     if (!p.fault.empty()) continue;
     const size_t n = static_cast<size_t>(b.num_tokens), r = b.seq_lens.size();
     p.extra = ProviderArrays(b);
-    p.common = DefaultCommonMapping(b);
+    p.common = DefaultGateMapping(b);
     p.qsl = Take(&in_bytes, (r + 1) * 4);
     p.positions = Take(&in_bytes, n * 8);
     p.seq_lens = Take(&in_bytes, r * 8);
@@ -132,7 +132,7 @@ bool RunProviderChunk(const std::vector<const Scenario*>& scenarios, MappingProv
       const TableLayout layout = p.tables[g].View(reinterpret_cast<const int32_t*>(din + p.table_at[g]));
       const bool two = OutputCount(group) > 1;
       const MappingOutputs engine{out_ptr(p.out[g][0]), two ? out_ptr(p.out[g][1]) : nullptr};
-      const int common = CommonGroupIndex(s, group);
+      const int common = GateGroupIndex(s, group);
       const int64_t* common_mapping = common >= 0 ? out_ptr(p.out[common][0]) : default_common;
       if (p.provided[g]) {
         if (!calls.Add(g, MakeMappingCall(group, p.tables[g].ReadBatch(b), layout, engine, common_mapping, stream),

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "backend/backend.h"
+#include "backend/described_kernel.h"
 #include "backend/kernel_inputs.h"
 #include "backend/table_memory.h"
 #include "kernels/host_loop.h"
@@ -92,7 +93,7 @@ class HostBackend : public Backend {
     const ProviderArrays extra = provider_ ? ProviderArrays(batch) : ProviderArrays();
     const MappingBatch b = HostMappingBatch(batch, provider_ ? &extra : nullptr);
     const std::string cannot_take = provider_ ? ProviderCannotTake(*provider_, batch) : std::string();
-    std::vector<int64_t> default_common;  // built only for a qsa_compressed group without `common`
+    std::vector<int64_t> default_gate;  // built only for a gated kernel group whose scenario names no linked group
     thread_local std::vector<LaidOutTable> tables;  // reused: a campaign calls Run from several threads
     if (tables.size() < scenario.groups.size()) tables.resize(scenario.groups.size());
     std::optional<ProviderCalls> calls;
@@ -115,11 +116,10 @@ class HostBackend : public Backend {
       LayOutGroupTable(scenario, group, provided && GathersTable(*provider_, batch), &table);
       const TableLayout layout = table.View();
       const bool two = OutputCount(group) > 1;
-      const int common = CommonGroupIndex(scenario, group);
-      if (ReadsAnotherGroup(group.family) && common < 0 && default_common.empty())
-        default_common = DefaultCommonMapping(batch);
-      const int64_t* common_mapping =
-          common >= 0 ? (*outputs)[common].engine[0].data() : default_common.data();
+      const int common = GateGroupIndex(scenario, group);
+      if (common < 0 && MappingOf(group).gate.present() && default_gate.empty())
+        default_gate = DefaultGateMapping(batch, MappingOf(group).gate.absent);
+      const int64_t* common_mapping = common >= 0 ? (*outputs)[common].engine[0].data() : default_gate.data();
       if (provided) {
         // Someone else's implementation: engine output only; in the padded
         // layout reads past a row show as the poison id in the output.
@@ -138,6 +138,14 @@ class HostBackend : public Backend {
       if (calls && common >= 0 && calls->Pending(static_cast<size_t>(common)) && !calls->Flush(&failure)) {
         *culprit = calls->failed_group();
         return failure;
+      }
+      if (RunsDescription(group, provider_.get())) {
+        // No kernel of slotguard's: the description's own interpretation.
+        if (!RunDescribedGroup(scenario, group, common >= 0 ? common_mapping : nullptr, &out, &failure)) {
+          *culprit = i;
+          return failure;
+        }
+        continue;
       }
       VisitFamily(group, common_mapping, [&](auto family, const auto& params) {
         using F = decltype(family);
@@ -162,10 +170,15 @@ class HostBackend : public Backend {
     for (size_t i = 0; i < scenario.groups.size(); ++i) {
       GroupOutputs& out = (*outputs)[i];
       if (out.cache.empty()) continue;  // over max_cache_bytes
-      CacheView cache = CacheGeometry(scenario, scenario.groups[i], writers_.head_bytes);
+      const Group& group = scenario.groups[i];
+      CacheView cache = CacheGeometry(scenario, group, writers_.head_bytes);
       cache.bytes = out.cache.data();
-      const WriterJob job{out.engine[0].data(), batch.num_tokens, static_cast<int32_t>(i)};
-      RunWriterOnHost(WriterFor(scenario.groups[i]), cache, job);
+      const int gate = WriterGateGroupIndex(scenario, group);
+      const std::vector<uint8_t> skips =
+          WriterSkips(scenario, group, gate >= 0 ? (*outputs)[gate].engine[0].data() : nullptr);
+      WriterJob job{out.engine[0].data(), batch.num_tokens, static_cast<int32_t>(i)};
+      job.skip = skips.empty() ? nullptr : skips.data();
+      RunWriterOnHost(WriterFor(group), cache, job);
     }
     return "";
   }

@@ -6,85 +6,20 @@
 
 namespace slotguard {
 
-PagedParams MakePagedParams(const Group& group, const int64_t*) {
-  PagedParams p;
-  p.block_size = group.block_size;
-  p.kernel_block_size = group.kernel_block_size;
-  p.dcp_world = group.dcp.world;
-  p.dcp_rank = group.dcp.rank;
-  p.dcp_interleave = group.dcp.interleave;
-  p.enabled = group.enabled ? 1 : 0;
-  p.variant = group.variant;
-  p.kernel_block_div = MakeFastDivisor(group.kernel_block_size);
-  p.virtual_block_div = MakeFastDivisor(int64_t{group.block_size} * group.dcp.world);
-  p.interleave_div = MakeFastDivisor(group.dcp.interleave);
-  p.world_div = MakeFastDivisor(group.dcp.world);
-  p.interleave_world_div = MakeFastDivisor(int64_t{group.dcp.interleave} * group.dcp.world);
-  return p;
+std::vector<int64_t> DefaultGateMapping(const Batch& batch, GateAbsent rule) {
+  std::vector<int64_t> gate(static_cast<size_t>(batch.num_tokens));
+  WriteDefaultGateMapping(batch, gate.data(), rule);
+  return gate;
 }
 
-KpoolTailParams MakeKpoolTailParams(const Group& group, const int64_t*) {
-  KpoolTailParams p;
-  p.kpool = group.kpool;
-  p.kpool_div = MakeFastDivisor(group.kpool);
-  p.variant = group.variant;
-  return p;
-}
-
-QsaRingParams MakeQsaRingParams(const Group& group, const int64_t*) {
-  QsaRingParams p;
-  p.ring = group.ring;
-  p.ring_div = MakeFastDivisor(group.ring);
-  p.variant = group.variant;
-  return p;
-}
-
-QsaCompressedParams MakeQsaCompressedParams(const Group& group, const int64_t* common) {
-  QsaCompressedParams p;
-  p.block_size = group.block_size;
-  p.block_div = MakeFastDivisor(group.block_size);
-  p.ratio_div = MakeFastDivisor(group.compress_ratio);
-  p.common = common;
-  p.variant = group.variant;
-  return p;
-}
-
-CompressorRingParams MakeCompressorRingParams(const Group& group, const int64_t*) {
-  CompressorRingParams p;
-  p.capacity = group.capacity;
-  p.ring_block_size = group.ring_block_size;
-  p.capacity_div = MakeFastDivisor(group.capacity);
-  p.ring_block_div = MakeFastDivisor(group.ring_block_size);
-  p.variant = group.variant;
-  return p;
-}
-
-std::vector<size_t> RunOrder(const Scenario& scenario) {
-  std::vector<size_t> order;
-  for (size_t i = 0; i < scenario.groups.size(); ++i)
-    if (!ReadsAnotherGroup(scenario.groups[i].family)) order.push_back(i);
-  for (size_t i = 0; i < scenario.groups.size(); ++i)
-    if (ReadsAnotherGroup(scenario.groups[i].family)) order.push_back(i);
-  return order;
-}
-
-int CommonGroupIndex(const Scenario& scenario, const Group& group) {
-  const std::string name = ReadGroupName(group);
-  if (name.empty()) return -1;
-  for (size_t i = 0; i < scenario.groups.size(); ++i)
-    if (scenario.groups[i].name == name) return static_cast<int>(i);
-  return -1;
-}
-
-std::vector<int64_t> DefaultCommonMapping(const Batch& batch) {
-  std::vector<int64_t> common(batch.num_tokens);
-  WriteDefaultCommonMapping(batch, common.data());
-  return common;
-}
-
-void WriteDefaultCommonMapping(const Batch& batch, int64_t* out) {
-  std::fill(out, out + batch.num_real_tokens(), 0);
-  std::fill(out + batch.num_real_tokens(), out + batch.num_tokens, kPadSlot);
+void WriteDefaultGateMapping(const Batch& batch, int64_t* out, GateAbsent rule) {
+  if (rule == GateAbsent::kPass) {
+    std::fill(out, out + batch.num_tokens, 0);
+    return;
+  }
+  std::fill(out, out + batch.num_tokens, kPadSlot);
+  for (int32_t r = 0; r < batch.num_reqs(); ++r)
+    if (!batch.is_dummy(r)) std::fill(out + batch.query_start_loc[r], out + batch.query_start_loc[r + 1], 0);
 }
 
 std::vector<int32_t> SaturatedSeqLens(const Batch& batch) {

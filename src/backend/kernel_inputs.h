@@ -7,51 +7,49 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/compressor_ring_slot.h"
-#include "kernels/kpool_tail_slot.h"
+#include "kernels/family_slots.h"  // generated from registry/families.def
 #include "kernels/mapping_batch.h"
-#include "kernels/paged_slot.h"
-#include "kernels/qsa_compressed_slot.h"
-#include "kernels/qsa_ring_slot.h"
-#include "scenario/family_params.h"  // OutputCount
+#include "scenario/family_params.h"  // OutputCount, ParamOf
 #include "scenario/scenario.h"
 
 namespace slotguard {
 
-// The kernel parameter block of each family (registry/families.def: the
-// family Id names its kernel's <Id>Family trait and <Id>Params block).
-// `common` is the common mapping of a group that reads another group's
-// output (qsa_compressed); the others ignore it.
-#define SG_FAMILY(id, name, description) id##Params Make##id##Params(const Group& group, const int64_t* common);
-#include "registry/families.def"
-#undef SG_FAMILY
+/// The parameter block of a built-in kernel family's group: its kernel's
+/// maker (<Id>Family::MakeParams) reading the group's parameters by name.
+/// `linked` is the gate's linked output (qsa_compressed's common mapping).
+template <class F>
+typename F::Params MakeKernelParams(const Group& group, const int64_t* linked) {
+  return F::MakeParams([&](const char* name) { return ParamOf(group, name); }, group.variant, linked);
+}
 
-/// Calls visit(<Id>Family{}, params) with the family trait and parameter
-/// block of `group`.
+/// Calls visit(<Id>Family{}, params) with the kernel trait and parameter
+/// block of `group`, a group of a built-in kernel family (generated from
+/// registry/families.def); a family without a kernel of slotguard's is
+/// never visited (HasOwnKernel).
 template <class Visitor>
-void VisitFamily(const Group& group, const int64_t* common, Visitor&& visit) {
+void VisitFamily(const Group& group, const int64_t* linked, Visitor&& visit) {
   switch (group.family) {
-#define SG_FAMILY(id, name, description) \
-  case Family::k##id:                    \
-    return visit(id##Family{}, Make##id##Params(group, common));
+#define SG_FAMILY(id, name) \
+  case Family::k##id:       \
+    return visit(id##Family{}, MakeKernelParams<id##Family>(group, linked));
 #include "registry/families.def"
 #undef SG_FAMILY
+    default:
+      return;
   }
 }
 
-/// Group indices in run order: a qsa_compressed group after the paged group
-/// whose output it reads.
-std::vector<size_t> RunOrder(const Scenario& scenario);
+/// Whether slotguard's own kernel runs the group: its variant is one the
+/// built-in kernels implement (registry/families.def).
+inline bool HasOwnKernel(const Group& group) { return GetVariant(group.variant).kernel; }
 
-/// Index of a qsa_compressed group's `common` group, or -1 when it has none.
-int CommonGroupIndex(const Scenario& scenario, const Group& group);
-
-/// The common mapping DESIGN 2.4 assumes when `common` is absent: PAD
-/// exactly for tokens t >= qsl[R] (0 before).
-std::vector<int64_t> DefaultCommonMapping(const Batch& batch);
-
+/// The gate mapping a group reads when the scenario names no linked group
+/// (the description's "absent" rule): under pad_dummies (every built-in
+/// kernel's), PAD for tokens past qsl[R] and for every token of a dummy
+/// request, 0 for the others; under pass, all 0.
+std::vector<int64_t> DefaultGateMapping(const Batch& batch, GateAbsent rule = GateAbsent::kPadDummies);
 /// The same into num_tokens entries at `out`.
-void WriteDefaultCommonMapping(const Batch& batch, int64_t* out);
+void WriteDefaultGateMapping(const Batch& batch, int64_t* out, GateAbsent rule = GateAbsent::kPadDummies);
 
 /// seq_lens saturated at INT32_MAX, for kernels that take int32 seq_lens
 /// (plugin ABI 1, compiled-kernel spec 1, and engine kernels that ask for it).

@@ -155,8 +155,8 @@ class ProviderBackend : public Backend {
       in.table_rows = view.rows;
       in.table_width = view.width;
       in.table_row_stride = view.row_stride;
-      if (ReadsAnotherGroup(group.family)) {
-        const int c = CommonGroupIndex(s, group);
+      if (MappingOf(group).gate.present()) {
+        const int c = GateGroupIndex(s, group);
         if (c >= 0 && provided[c]) {
           in.common_group = c;
         } else if (c >= 0) {
@@ -164,10 +164,10 @@ class ProviderBackend : public Backend {
             std::string ignored;
             MakeHostBackend()->Run(s, &own, &ignored);
           }
-          p->commons[i] = own[c].engine.empty() ? DefaultCommonMapping(s.batch) : own[c].engine[0];
+          p->commons[i] = own[c].engine.empty() ? DefaultGateMapping(s.batch, MappingOf(group).gate.absent) : own[c].engine[0];
           in.common = &p->commons[i];
         } else {
-          p->commons[i] = DefaultCommonMapping(s.batch);
+          p->commons[i] = DefaultGateMapping(s.batch, MappingOf(group).gate.absent);
           in.common = &p->commons[i];
         }
       }

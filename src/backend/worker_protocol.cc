@@ -8,6 +8,8 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include "registry/families.h"
+
 namespace slotguard {
 
 void WireBuffer::Put(const void* data, size_t size) {
@@ -30,36 +32,6 @@ bool WireBuffer::GetString(std::string* s) {
   return true;
 }
 
-namespace {
-
-// The wire form of one Group parameter member (family_params.def SG_FIELD).
-void PutField(WireBuffer* out, int32_t v) { out->PutU32(static_cast<uint32_t>(v)); }
-void PutField(WireBuffer* out, bool v) { out->PutU8(v ? 1 : 0); }
-void PutField(WireBuffer* out, const std::string& v) { out->PutString(v); }
-void PutField(WireBuffer* out, const Dcp& v) {
-  PutField(out, v.world);
-  PutField(out, v.rank);
-  PutField(out, v.interleave);
-}
-bool GetField(WireBuffer* in, int32_t* v) {
-  uint32_t u;
-  if (!in->GetU32(&u)) return false;
-  *v = static_cast<int32_t>(u);
-  return true;
-}
-bool GetField(WireBuffer* in, bool* v) {
-  uint8_t u;
-  if (!in->GetU8(&u)) return false;
-  *v = u != 0;
-  return true;
-}
-bool GetField(WireBuffer* in, std::string* v) { return in->GetString(v); }
-bool GetField(WireBuffer* in, Dcp* v) {
-  return GetField(in, &v->world) && GetField(in, &v->rank) && GetField(in, &v->interleave);
-}
-
-}  // namespace
-
 void PutScenario(const Scenario& s, WireBuffer* out) {
   out->PutString(s.name);
   out->PutU32(static_cast<uint32_t>(s.num_blocks));
@@ -79,10 +51,12 @@ void PutScenario(const Scenario& s, WireBuffer* out) {
     const int32_t ints[] = {static_cast<int32_t>(g.family), static_cast<int32_t>(g.variant), g.table.rows,
                             g.table.width};
     out->Put(ints, sizeof(ints));
-#define SG_FIELD(type, member, initial) PutField(out, g.member);
-#include "registry/family_params.def"
-#undef SG_FIELD
+    // The family's parameters, in its description's order.
+    out->PutVector(g.params);
+    out->PutU32(static_cast<uint32_t>(g.links.size()));
+    for (const std::string& link : g.links) out->PutString(link);
     out->PutVector(g.table.entries);
+    out->PutVector(g.table.lengths);
   }
 }
 
@@ -105,18 +79,23 @@ bool GetScenario(WireBuffer* in, Scenario* s) {
   s->groups.assign(groups, Group());
   for (Group& g : s->groups) {
     int32_t ints[4];
-    if (!in->GetString(&g.name) || !in->Get(ints, sizeof(ints)) || ints[0] < 0 || ints[0] >= kFamilyCount ||
-        ints[1] < 0 || ints[1] >= kVariantCount)
+    // Ids as the registry has them: the worker registered the same family files.
+    if (!in->GetString(&g.name) || !in->Get(ints, sizeof(ints)) || ints[0] < 0 ||
+        ints[0] >= static_cast<int32_t>(AllFamilies().size()) || ints[1] < 0 ||
+        ints[1] >= static_cast<int32_t>(AllVariants().size()))
       return false;
     g.family = static_cast<Family>(ints[0]);
     g.variant = static_cast<Variant>(ints[1]);
     g.table.rows = ints[2];
     g.table.width = ints[3];
-#define SG_FIELD(type, member, initial) \
-  if (!GetField(in, &g.member)) return false;
-#include "registry/family_params.def"
-#undef SG_FIELD
-    if (!in->GetVector(&g.table.entries)) return false;
+    uint32_t links;
+    if (!in->GetVector(&g.params) || g.params.size() != DescOf(g.family).params.size() || !in->GetU32(&links) ||
+        links != g.params.size())
+      return false;
+    g.links.resize(links);
+    for (std::string& link : g.links)
+      if (!in->GetString(&link)) return false;
+    if (!in->GetVector(&g.table.entries) || !in->GetVector(&g.table.lengths)) return false;
   }
   return true;
 }

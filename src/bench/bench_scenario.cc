@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <random>
 
+#include "family/family_plan.h"
 #include "scenario/family_params.h"
 
 namespace slotguard {
 
 Scenario MakeBenchScenario(int64_t num_tokens, uint64_t seed) {
-  constexpr int32_t kBlockSize = 16;
   constexpr int32_t kMaxQuery = 1023;
   std::mt19937_64 rng(seed);
   Scenario s;
@@ -25,7 +25,6 @@ Scenario MakeBenchScenario(int64_t num_tokens, uint64_t seed) {
   b.seq_lens.resize(R);
   b.idx_mapping.resize(R);
   // Each request has some context before this step; positions continue it.
-  const int32_t width = (kMaxQuery + 2 * kMaxQuery) / kBlockSize + 1;
   for (int32_t r = 0; r < R; ++r) {
     const int64_t q = b.query_start_loc[r + 1] - b.query_start_loc[r];
     const int64_t context = rng() % (2 * kMaxQuery);
@@ -34,27 +33,22 @@ Scenario MakeBenchScenario(int64_t num_tokens, uint64_t seed) {
     for (int64_t i = 0; i < q; ++i) b.positions[b.query_start_loc[r] + i] = context + i;
   }
   b.slot_mapping_in.assign(num_tokens, kPadSlot);
-  // One group per family, named after it, with the table's example
-  // parameters; each gets its own fresh real blocks, ids from 1. A group
-  // parameter names the first group of its target family.
+  // One group per family with a kernel of slotguard's, named after it,
+  // with its description's example parameters; each gets its own fresh
+  // real blocks, ids from 1, as many columns as its positions address. A
+  // group parameter names the first group of its target family.
   int32_t next_block = 1;
   for (const FamilyInfo& info : AllFamilies()) {
-    Group g;
-    g.name = info.name;
-    g.family = info.family;
-    g.variant = FixedVariant(info.family);
-    for (const ParamInfo* p : ParamsOf(info.family)) {
-      const ParamRef ref = p->ref(g);
-      if (p->kind == ParamKind::kInt) *ref.i = static_cast<int32_t>(p->example);
-      if (p->kind == ParamKind::kBool) *ref.b = p->example != 0;
-      if (p->kind == ParamKind::kGroup) *ref.s = GetFamily(p->target).name;
-    }
-    DeriveParams(&g);
-    // Paged rows hold every block a position selects; qsa_compressed one
-    // per compress_ratio of those; the rings what they read.
-    int32_t table_width = static_cast<int32_t>(ReadsColumn0Only(info.family) ? 1 : std::max<int64_t>(1, MinWidth(g)));
-    if (info.family == Family::kPaged) table_width = width;
-    if (info.family == Family::kQsaCompressed) table_width = width / g.compress_ratio + 1;
+    if (!info.kernel) continue;
+    Group g = ExampleGroup(info.family, info.name);
+    for (size_t p = 0; p < info.desc->params.size(); ++p)
+      if (info.desc->params[p].type == ParamType::kGroup) g.links[p] = info.desc->params[p].family;
+    GroupPlan plan;
+    std::string unused;
+    int64_t farthest = 0;
+    if (MakeGroupPlan(*info.desc, info.desc->mapping, g.params, b, &plan, &unused))
+      farthest = FarthestColumn(plan, b);
+    const int32_t table_width = static_cast<int32_t>(std::max<int64_t>({1, MinWidth(g), farthest + 1}));
     g.table.rows = R;
     g.table.width = table_width;
     g.table.entries.resize(static_cast<size_t>(R) * table_width);

@@ -44,19 +44,10 @@ bool TimeMedian(int repeats, cudaStream_t stream, Launch launch, double* us, std
 double MappingBytes(const Group& g, const Batch& b) {
   const double n = static_cast<double>(b.num_tokens), requests = b.num_reqs();
   const double meta = 8.0 * requests;
-  switch (g.family) {
-    case Family::kPaged:  // positions in, slots out
-      return 16.0 * n + meta + 4.0 * (n / g.kernel_block_size + requests);
-    case Family::kKpoolTail:  // positions in, slots out, column 0 per request
-      return 16.0 * n + meta + 4.0 * requests;
-    case Family::kQsaRing:  // slots out (positions come from seq_lens), column 0 per request
-      return 8.0 * n + meta + 4.0 * requests;
-    case Family::kQsaCompressed:  // common mapping in, slots out
-      return 16.0 * n + meta + 4.0 * (n / g.compress_ratio / g.block_size + requests);
-    case Family::kCompressorRing:  // positions in, slots and tail slots out
-      return 24.0 * n + meta + 4.0 * requests * MinWidth(g);
-  }
-  return 0;
+  const MappingDesc& m = MappingOf(g);
+  const double in = (ReadsPositions(g.family) ? 8.0 : 0.0) + (m.gate.present() ? 8.0 : 0.0);
+  const double out = 8.0 * OutputCount(g);
+  return (in + out) * n + meta + 4.0 * (n / static_cast<double>(SlotsPerEntry(g)) + requests);
 }
 
 bool BenchSize(int64_t tokens, int repeats, cudaStream_t stream, std::vector<GpuBenchRow>* rows,
@@ -81,7 +72,7 @@ bool BenchSize(int64_t tokens, int repeats, cudaStream_t stream, std::vector<Gpu
       return false;
     const TableLayout layout = laid.View(table.get());
     const MappingOutputs out{slots[i]->get(), tail.get()};
-    const int common = CommonGroupIndex(s, group);
+    const int common = GateGroupIndex(s, group);
     const int64_t* common_mapping = common >= 0 ? slots[common]->get() : nullptr;
     GpuBenchRow row;
     row.family = GetFamily(group.family).name;

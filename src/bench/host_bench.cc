@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "registry/families.h"
+#include "scenario/family_params.h"
 #include "runner/scenario_run.h"
 
 namespace slotguard {
@@ -13,8 +14,8 @@ bool BenchHostGroup(const Scenario& all, size_t group, Backend& backend, HostBen
   Scenario one = all;
   one.groups = {g};
   row->name = GetFamily(g.family).name;
-  for (const Group& other : all.groups)  // with the group whose output it reads
-    if (other.name == ReadGroupName(g)) {
+  for (const Group& other : all.groups)  // with the group whose output its gate reads
+    if (GateGroupIndex(all, g) >= 0 && other.name == all.groups[GateGroupIndex(all, g)].name) {
       one.groups = {other, g};
       row->name += std::string("+") + GetFamily(other.family).name;
     }

@@ -11,6 +11,7 @@
 #include "bench/bench_scenario.h"
 #include "bench/gpu_bench.h"
 #include "bench/host_bench.h"
+#include "bench/reference_bench.h"
 #include "cli/commands.h"
 #include "util/error_line.h"
 
@@ -64,7 +65,36 @@ bool BenchHost(const BenchOptions& options, std::ostream& out, std::string* err)
 
 }  // namespace
 
+// --references N: every built-in kernel family's generated scenarios through
+// the interpreter and the hand-written reference; they must agree.
+int CompareAllReferences(const BenchOptions& options, std::ostream& out, std::ostream& err) {
+  out << "references: " << options.references << " generated scenarios per family (every other one "
+      << "inconsistent), seed " << options.seed << "; the interpreter (with the invariants' facts) against the "
+      << "hand-written reference, bit for bit\n";
+  out << "family            scenarios     groups  token-outputs  mismatches  interpreter/s     hand/s  ratio\n";
+  bool all_agree = true;
+  for (const FamilyInfo& f : AllFamilies()) {
+    if (!f.kernel) continue;
+    ReferenceBenchRow row;
+    std::string why;
+    if (!CompareReferences(f.family, options.references, options.seed, &row, &why)) {
+      err << ErrorLine("bench: " + why);
+      return kExitEnvironment;
+    }
+    const double interp = row.scenarios / row.interpreter_seconds, hand = row.scenarios / row.hand_seconds;
+    out << Label(row.family)
+        << Format("%11.0f %10.0f %14.0f %11.0f %14.0f %10.0f %6.2f\n", row.scenarios, row.groups, row.tokens,
+                  row.mismatches, interp, hand, interp / hand);
+    if (row.mismatches) {
+      out << "  first mismatch: " << row.first << "\n";
+      all_agree = false;
+    }
+  }
+  return all_agree ? kExitHolds : kExitFindings;
+}
+
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.references > 0) return CompareAllReferences(options, out, err);
   std::string why = "--backend host";
   const bool gpu = options.backend != BackendKind::kHost && GpuUsable(&why);
   if (options.backend == BackendKind::kGpu && !gpu) {

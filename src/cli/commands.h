@@ -70,6 +70,8 @@ struct BenchOptions {
   int repeats = 50;
   int64_t host_tokens = int64_t{1} << 22;
   int32_t head_bytes = 64;  // the writers' bytes per slot
+  int64_t references = 0;   // --references N: the interpreter against the hand-written references only
+  uint64_t seed = 1;
 };
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err);
 

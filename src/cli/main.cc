@@ -475,8 +475,9 @@ int main(int argc, char** argv) {
                "and host backend + reference + invariants token-checks per second");
   bench_cmd->footer(Footer("  slotguard bench                                  # GPU figures when a device is usable, host always\n"
 "  slotguard bench --backend host --host-tokens 1048576\n"
-"  slotguard bench --tokens 65536 1048576 --repeats 20\n",
-                         "0 the figures are printed (bench never gives a verdict); 2 usage; 3 environment (--backend gpu without a device, a CUDA call or a host run that fails)"));
+"  slotguard bench --tokens 65536 1048576 --repeats 20\n"
+"  slotguard bench --references 1000000             # the interpreter against the hand-written references\n",
+                         "0 the figures are printed (bench gives no verdict but --references': 1 when the references differ); 2 usage; 3 environment (--backend gpu without a device, a CUDA call or a host run that fails)"));
   AddBackend(bench_cmd, &bench.backend);
   bench_cmd->add_option("--tokens", bench.tokens, "GPU batch sizes in tokens")
       ->capture_default_str()
@@ -491,6 +492,11 @@ int main(int argc, char** argv) {
                         "tokens of the host check benchmark scenario")
       ->capture_default_str()
       ->check(Integer<int64_t>(1));
+  bench_cmd->add_option("--references", bench.references,
+                        "instead: N generated scenarios per built-in family through the interpreter and the "
+                        "hand-written reference, compared bit for bit (exit 1 when they differ), with their speed")
+      ->check(Integer<int64_t>(1));
+  bench_cmd->add_option("--seed", bench.seed, "the generator's seed for --references")->capture_default_str();
 
   slotguard::WorkerOptions worker;
   CLI::App* worker_cmd = app.add_subcommand("__worker", "the worker process of fault isolation")->group("");

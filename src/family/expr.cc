@@ -518,6 +518,22 @@ Expr Expr::Bind(const std::vector<std::optional<int64_t>>& constants) const {
   return out;
 }
 
+bool Expr::EvaluateNode(int32_t node, const int64_t* vars, int64_t* value) const {
+  const Node& n = nodes_[node];
+  if (n.op == kNumber) return *value = n.value, true;
+  if (n.op == kVariable) return *value = vars[n.var], true;
+  int64_t a, b = 0;
+  if (!EvaluateNode(n.args[0], vars, &a)) return false;
+  if (n.op == kNeg) return a != INT64_MIN && (*value = -a, true);
+  if (n.op == kNot) return *value = a == 0, true;
+  if (n.op == kAnd && a == 0) return *value = 0, true;
+  if (n.op == kOr && a != 0) return *value = 1, true;
+  if (!EvaluateNode(n.args[1], vars, &b)) return false;
+  if (n.op == kAnd || n.op == kOr) return *value = b != 0, true;
+  ExprError error = ExprError::kNone;
+  return Apply(n.op, a, b, value, &error);
+}
+
 bool Expr::IsConstant(int64_t* value) const {
   if (root_ < 0 || nodes_[root_].op != kNumber) return false;
   *value = nodes_[root_].value;

@@ -59,6 +59,8 @@ class Expr {
   bool IsConstant(int64_t* value) const;
   bool empty() const { return code_.empty(); }
   const std::string& text() const { return text_; }
+  /// The names it was parsed against (a variable's index is its place here).
+  const std::vector<std::string>& names() const { return names_; }
   /// The names it uses, each once, in the order they first appear.
   std::vector<std::string> Variables() const;
   /// The indices of the variables it uses, each once, ascending.
@@ -73,6 +75,8 @@ class Expr {
     int32_t args[2] = {-1, -1};
   };
   const std::vector<Node>& nodes() const { return nodes_; }
+  /// The value of the subtree at `node` (a plain recursive reading).
+  bool EvaluateNode(int32_t node, const int64_t* vars, int64_t* value) const;
   int32_t root() const { return root_; }
 
   // Node and instruction operations.

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 
+#include "family/family_plan.h"
 #include "registry/families.h"
 #include "scenario/family_params.h"
 
@@ -56,6 +58,7 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(decode) \
   X(speculative) \
   X(prefill_chunk) \
+  X(one_token_per_request) \
   X(page_boundary) \
   X(dummy_request) \
   X(idle_rank) \
@@ -64,8 +67,7 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(past_the_row) \
   X(unallocated_columns) \
   X(hybrid_blocks) \
-  X(dcp) \
-  X(disabled_group) \
+  X(param_not_default) \
   X(zero_column0) \
   X(minus_one_entries) \
   X(hybrid_null_row) \
@@ -73,10 +75,11 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(ids_at_int32_max) \
   X(slots_past_int32) \
   X(recognisable_slot_mapping_in) \
-  X(keep_last_c) \
-  X(ring_tile_divisor) \
-  X(ring_off_tile) \
-  X(no_common) \
+  X(token_not_selected) \
+  X(page_tile_divisor) \
+  X(page_off_tile) \
+  X(link_absent) \
+  X(ragged_rows) \
   X(persistent_table) \
   X(stale_reused_blocks) \
   X(dummy_reads_no_row) \
@@ -94,7 +97,8 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(width0_rows) \
   X(positions_near_int32) \
   X(positions_past_int32) \
-  X(huge_block_size) \
+  X(padding_positions) \
+  X(huge_param) \
   X(fault_unmarked_dummy) \
   X(fault_zero_column)
 
@@ -138,67 +142,49 @@ struct Builder {
   bool persistent = false;
   int32_t table_rows = 0;
   std::vector<bool> row_read;
+  bool decode_only = false;   // a family of one token per request is fuzzed
+  bool ragged_rows = false;   // a family whose rows are CSR rows (per request) is fuzzed
 
   // Counted here, added to `classes` once per scenario (map lookups per
   // request cost a tenth of a small scenario).
   std::array<int32_t, static_cast<int>(Op::kCount)> notes{};
   void Note(Op op) { notes[static_cast<int>(op)]++; }
   int32_t Fresh() { return static_cast<int32_t>(next_block++); }
-  // Ring sizes: small ones, and ones that do (64, 128, 256, 1024) and do
-  // not (100, 129, 640, 1000, 1025) divide the tiles engines launch.
-  int32_t Capacity() {
-    const int32_t capacity = static_cast<int32_t>(
-        c.Pick<int64_t>({1, 2, 3, 4, 5, 7, 8, 16, 64, 100, 128, 129, 256, 640, 1000, 1024, 1025}));
-    if (capacity >= 64) Note(1024 % capacity == 0 ? Op::ring_tile_divisor : Op::ring_off_tile);
-    return capacity;
-  }
   /// True with probability n / 10000 (n / 1000000); false on the low
   /// answer, so short fuzzer inputs stay small.
   bool PerTenThousand(int n) { return c.Range(0, 9999) >= 10000 - n; }
   bool PerMillion(int n) { return c.Range(0, 999999) >= 1000000 - n; }
-  /// The table width a group needs for `needed` columns, unless the batch
-  /// holds positions near or past int32 (positions_near_int32,
-  /// positions_past_int32): then a few columns, and the range guard pads
-  /// the rest (a table of 2^31 / block_size columns would not fit).
-  int32_t Addressable(int32_t needed) {
-    if (!huge_positions || needed <= 4096) return needed;
-    Note(Op::past_the_row);
-    return static_cast<int32_t>(c.Range(0, 4));
-  }
   bool huge_positions = false;
   /// One of n's divisors, uniformly.
-  int32_t Divisor(int32_t n) {
+  int64_t Divisor(int64_t n) {
+    if (n > 1 << 20) return c.Chance(50) ? 1 : n;  // a divisor of a huge value: its ends
     int64_t count = 0;
-    for (int32_t d = 1; d <= n; ++d) count += n % d == 0;
+    for (int64_t d = 1; d <= n; ++d) count += n % d == 0;
     int64_t k = c.Range(0, count - 1);
-    for (int32_t d = 1; d <= n; ++d)
+    for (int64_t d = 1; d <= n; ++d)
       if (n % d == 0 && k-- == 0) return d;
     return 1;
   }
-  /// The longest context of a live request (what a group's columns cover).
-  int64_t MaxLiveSeq() const {
-    int64_t max_seq = 0;
-    for (int32_t r = 0; r < s.batch.num_reqs(); ++r)
-      if (!dummy[r]) max_seq = std::max(max_seq, s.batch.seq_lens[r]);
-    return max_seq;
-  }
 
   /// A dummy request's row: null entries only. 0; -1 (no block); or, for a
-  /// hybrid paged group, the kernel blocks of manager block 0.
-  void NullRow(const Group& g, int32_t* row, int32_t width) {
+  /// hybrid group (manager blocks of several entries), the entries of
+  /// manager block 0.
+  void NullRow(int64_t bpk, int32_t* row, int32_t width) {
     const int64_t kind = c.Range(0, 99);
-    const int32_t bpk = g.family == Family::kPaged ? g.blocks_per_manager_block() : 1;
-    for (int32_t col = 0; col < width; ++col) row[col] = kind < 25 ? -1 : (kind < 50 && bpk > 1 ? col % bpk : 0);
+    for (int32_t col = 0; col < width; ++col)
+      row[col] = kind < 25 ? -1 : (kind < 50 && bpk > 1 ? static_cast<int32_t>(col % bpk) : 0);
     if (width == 0) return;
     Note(kind < 25 ? Op::minus_one_entries : (kind < 50 && bpk > 1 ? Op::hybrid_null_row : Op::zero_column0));
   }
 
   void Batch();
   void Persistent();
-  Group Paged(const std::string& name);
-  Group Ring(Family family, const std::string& name);
-  void Fill(Group* g, int32_t width, int32_t addressed_width);
-  void StaleRows(Group* g, const std::vector<int32_t>& live_entries);
+  bool Params(Group* g);
+  std::optional<int64_t> DrawInt(const Group& g, size_t p);
+  void Links(Group* g);
+  bool Table(Group* g);
+  void Fill(Group* g, const std::vector<int32_t>& widths, int32_t width, int64_t bpk);
+  void StaleRows(Group* g, const std::vector<int32_t>& live_entries, int64_t bpk);
   void Faults();
 };
 
@@ -241,12 +227,15 @@ void Builder::Batch() {
   for (int32_t r = 0; r < R; ++r) {
     int32_t q;
     const int64_t kind = c.Range(0, 99);
-    if (r == long_at) {
+    if (r == long_at && !decode_only) {
       q = static_cast<int32_t>(c.Chance(50) ? c.Pick<int64_t>({2047, 2048, 2049, 4096, 8191, 8192}) : c.Range(1025, 8192));
       Note(Op::long_request);
-    } else if (r == tile_at) {
+    } else if (r == tile_at && !decode_only) {
       q = static_cast<int32_t>(c.Pick<int64_t>({127, 128, 129, 255, 256, 257, 1023, 1024, 1025}));
       Note(Op::tile_sized_request);
+    } else if (decode_only) {
+      q = 1;
+      Note(Op::one_token_per_request);
     } else if (kind < 8) {
       q = 0;
       Note(Op::zero_length_request);
@@ -338,13 +327,19 @@ void Builder::Batch() {
     const int64_t q = b.query_start_loc[r + 1] - b.query_start_loc[r];
     for (int64_t i = 0; i < q; ++i) b.positions[b.query_start_loc[r] + i] = b.seq_lens[r] - q + i;
   }
+  // Tokens past the real ones hold what the runner left there: 0 mostly,
+  // sometimes large positions (a kernel that maps them must still pad).
+  if (b.num_tokens > real && c.Chance(10)) {
+    for (int64_t t = real; t < b.num_tokens; ++t) b.positions[t] = c.Range(0, int64_t{1} << 20);
+    Note(Op::padding_positions);
+  }
   b.slot_mapping_in.assign(b.num_tokens, kPadSlot);
   if (c.Chance(30)) {
     for (int64_t t = 0; t < b.num_tokens; ++t) b.slot_mapping_in[t] = 1000000 + t;
     Note(Op::recognisable_slot_mapping_in);
   }
   table_rows = R;
-  if (o.persistent_tables && PerTenThousand(800)) Persistent();
+  if (o.persistent_tables && !ragged_rows && PerTenThousand(800)) Persistent();
 }
 
 /// The engine's persistent block table: more rows than requests, each live
@@ -380,48 +375,238 @@ void Builder::Persistent() {
   }
 }
 
-void Builder::Fill(Group* g, int32_t width, int32_t addressed_width) {
+/// Small values first (small reproducers), then the boundaries engines meet:
+/// sizes that do (64, 128, 256, 1024) and do not (100, 129, 640, 1000, 1025)
+/// divide the tiles engines launch.
+constexpr int64_t kSmallValues[] = {1, 2, 3, 4, 5, 7, 8};
+constexpr int64_t kBoundaryValues[] = {16, 17, 64, 100, 128, 129, 256, 640, 1000, 1024, 1025};
+/// Values that let a position near or past 2^31 still select a column.
+constexpr int64_t kHugeValues[] = {int64_t{1} << 28, int64_t{1} << 29, int64_t{1} << 30, 1000000007};
+/// The widest row the generator lays out for a group (columns).
+constexpr int64_t kMaxGeneratedWidth = 4096;
+/// The most table entries one manager block spans (a hybrid group's).
+constexpr int64_t kMaxManagerEntries = 8;
+
+std::optional<int64_t> Builder::DrawInt(const Group& g, size_t p) {
+  const ParamDesc& param = DescOf(g.family).params[p];
+  const int64_t lo = param.min, hi = ParamMax(g, p);
+  if (hi < lo) return lo;
+  if (!param.divides.empty()) {
+    const int64_t whole = g.params[DescOf(g.family).FindParam(param.divides)];
+    if (!param.default_value.empty() && c.Chance(60)) return std::min<int64_t>(whole, hi);  // its default, mostly
+    int64_t d = Divisor(whole);
+    while (d > hi) d = Divisor(whole);
+    return std::max(d, lo);
+  }
+  if (!param.default_value.empty() && c.Chance(80)) return std::nullopt;  // keep the default (ApplyDefaults sets it)
+  if (huge_positions && hi >= kHugeValues[0] && c.Chance(50)) {
+    Note(Op::huge_param);
+    return c.Pick<int64_t>({kHugeValues[0], kHugeValues[1], kHugeValues[2], kHugeValues[3]});
+  }
+  int64_t v;
+  if (c.Chance(60)) {
+    v = kSmallValues[c.Range(0, 6)];
+  } else {
+    v = kBoundaryValues[c.Range(0, 10)];
+  }
+  if (v < lo || v > hi) v = c.Range(lo, std::min<int64_t>(hi, lo + 8));
+  return v;
+}
+
+/// The group's parameters, drawn in order (a max or a divisor may read
+/// earlier ones), until the family's constraints hold and its rows stay
+/// narrow enough to lay out; false when no draw fits.
+bool Builder::Params(Group* g) {
+  const FamilyDesc& d = DescOf(g->family);
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const bool last = attempt == 7;  // the examples, at last
+    g->params.assign(d.params.size(), 0);
+    g->links.assign(d.params.size(), std::string());
+    std::vector<bool> given(d.params.size(), false);
+    bool changed = false;
+    for (size_t p = 0; p < d.params.size(); ++p) {
+      const ParamDesc& param = d.params[p];
+      ApplyDefaults(g, given);  // the defaults of the earlier ones: a later max or divisor reads them
+      if (param.type == ParamType::kBool) {
+        if (!last && !param.default_value.empty() && c.Chance(5)) {
+          g->params[p] = 1 - g->params[p];
+          given[p] = changed = true;
+        }
+        continue;
+      }
+      if (!param.is_int()) continue;
+      if (last) {
+        if (param.default_value.empty()) {
+          g->params[p] = std::min(param.example, ParamMax(*g, p));
+          given[p] = true;
+        }
+        continue;
+      }
+      const std::optional<int64_t> v = DrawInt(*g, p);
+      if (!v) continue;  // its default
+      if (!param.default_value.empty()) changed = true;
+      g->params[p] = *v;
+      given[p] = true;
+    }
+    ApplyDefaults(g, given);
+    // The constraints, and rows narrow enough to lay out.
+    std::vector<int64_t> vars(d.variables.size(), 0);
+    for (size_t p = 0; p < d.params.size(); ++p) vars[d.param_var(p)] = g->params[p];
+    bool ok = true;
+    for (const ConstraintDesc& constraint : d.constraints) {
+      int64_t holds = 0;
+      ExprError error = ExprError::kNone;
+      ok = ok && constraint.holds.Evaluate(vars.data(), &holds, &error) && holds != 0;
+    }
+    for (size_t p = 0; p < d.params.size() && ok; ++p)
+      if (d.params[p].is_int()) ok = g->params[p] >= d.params[p].min && g->params[p] <= ParamMax(*g, p);
+    const GroupShape shape = ShapeOf(*g);
+    // A manager block of a few entries at most (hybrid blocks): a row holds
+    // whole manager blocks.
+    ok = ok && shape.min_width <= kMaxGeneratedWidth && shape.page >= 1 && shape.null_entries <= kMaxManagerEntries;
+    if (ok) {
+      if (changed) Note(Op::param_not_default);
+      if (shape.null_entries > 1) Note(Op::hybrid_blocks);
+      if (shape.page >= 64) Note(1024 % shape.page == 0 ? Op::page_tile_divisor : Op::page_off_tile);
+      return true;
+    }
+  }
+  return false;
+}
+
+/// A group parameter names a group of its family that reads no other, as
+/// the engine wires them, mostly; sometimes none (the gate's absent rule).
+void Builder::Links(Group* g) {
+  const FamilyDesc& d = DescOf(g->family);
+  for (size_t p = 0; p < d.params.size(); ++p) {
+    if (d.params[p].type != ParamType::kGroup) continue;
+    std::vector<std::string> targets;
+    for (const Group& other : s.groups)
+      if (d.params[p].family == GetFamily(other.family).name && !ReadsAnotherGroup(other.family))
+        targets.push_back(other.name);
+    if (!targets.empty() && c.Chance(85)) {
+      g->links[p] = c.Pick(targets);
+    } else {
+      Note(Op::link_absent);
+    }
+  }
+}
+
+/// The group's table: as wide as the columns its live requests' selected
+/// tokens address (the description's column formula over the batch), with
+/// the boundary shapes around that; false when a row would be too wide to
+/// lay out and the family reads past rows (no range guard to pad it).
+bool Builder::Table(Group* g) {
+  const slotguard::Batch& b = s.batch;
+  const FamilyDesc& d = DescOf(g->family);
+  const MappingDesc& m = d.mapping;
+  const GroupShape shape = ShapeOf(*g);
+  const int64_t bpk = shape.null_entries;
+  GroupPlan plan;
+  std::string unused;
+  if (!MakeGroupPlan(d, m, g->params, b, &plan, &unused)) return false;
+  // Per request: the columns its selected tokens address.
+  std::vector<int64_t> needed(static_cast<size_t>(b.num_reqs()), 0);
+  bool unselected = false;
+  ForEachAddress(plan, b, [&](int64_t, int32_t r, bool selected, int64_t col) {
+    if (dummy[r]) return;
+    if (!selected) {
+      unselected = true;
+      return;
+    }
+    if (col >= 0 && col < (int64_t{1} << 40)) needed[r] = std::max<int64_t>(needed[r], col + 1);
+  });
+  if (unselected) Note(Op::token_not_selected);
+  int64_t most = shape.min_width;
+  for (int64_t n : needed) most = std::max(most, n);
+  // Whole manager blocks (a hybrid group's manager block spans bpk columns).
+  auto whole = [&](int64_t n) { return (n + bpk - 1) / bpk * bpk; };
+  most = whole(most);
+  const bool guarded = m.range != RangeRule::kNone;
+  bool truncated = false;
+  if (most > kMaxGeneratedWidth) {
+    if (!guarded) return false;
+    // Positions near or past int32: a few columns, and the range guard pads the rest.
+    most = whole(c.Range(0, 4));
+    truncated = true;
+    Note(Op::past_the_row);
+  }
+  const bool ragged = m.rows == RowsRule::kCsr;
+  int32_t width = static_cast<int32_t>(most);
+  if (guarded && !truncated && most > 0 && b.num_reqs() > 0 && shape.min_width == 0 && PerTenThousand(200)) {
+    width = 0;  // a row of no columns: every token is past it
+    Note(Op::width0_rows);
+  } else if (guarded && !truncated && most > shape.min_width && c.Chance(15)) {
+    width = static_cast<int32_t>(std::max<int64_t>(shape.min_width, most - c.Range(1, std::min<int64_t>(most, 3))));
+    Note(Op::past_the_row);
+  } else if (!truncated && c.Chance(20)) {
+    width += static_cast<int32_t>(c.Range(1, 3));
+  }
+  // A ragged (CSR) table: each row as wide as its request addresses, some wider.
+  std::vector<int32_t> widths(static_cast<size_t>(b.num_reqs()), width);
+  if (ragged) {
+    for (int32_t r = 0; r < b.num_reqs(); ++r) {
+      widths[r] = static_cast<int32_t>(std::max<int64_t>(shape.min_width, whole(needed[r])));
+      if (width < most) widths[r] = std::min(widths[r], width);  // the range guard pads what is past
+      if (c.Chance(20)) widths[r] += static_cast<int32_t>(c.Range(1, 2));
+      if (dummy[r]) widths[r] = static_cast<int32_t>(std::max<int64_t>(shape.min_width, c.Range(0, 2)));
+    }
+    width = 0;
+    for (int32_t w : widths) width = std::max(width, w);
+    Note(Op::ragged_rows);
+  }
+  Fill(g, widths, width, bpk);
+  if (ragged) {
+    g->table.lengths = widths;
+    for (int32_t r = 0; r < g->table.rows; ++r)
+      for (int32_t col = widths[r]; col < width; ++col) g->table.entries[static_cast<size_t>(r) * width + col] = -1;
+  }
+  return true;
+}
+
+void Builder::Fill(Group* g, const std::vector<int32_t>& widths, int32_t width, int64_t bpk) {
   const int32_t R = s.batch.num_reqs();
-  const int32_t rows = table_rows;
+  const bool ragged = MappingOf(*g).rows == RowsRule::kCsr;
+  const bool by_idx = persistent && !ragged;
+  const int32_t rows = ragged ? R : table_rows;
   if (rows == 0) width = 0;  // a table without rows has no columns
   g->table.rows = rows;
   g->table.width = width;
   g->table.entries.assign(static_cast<size_t>(rows) * width, 0);
-  const int32_t bpk = g->family == Family::kPaged ? g->blocks_per_manager_block() : 1;
   int64_t max_entry = 0;
   std::vector<int32_t> live_entries;  // what the stale rows may hold again
+  int64_t addressed = 0;
+  for (int32_t w : widths) addressed = std::max<int64_t>(addressed, w);
   for (int32_t r = 0; r < R; ++r) {
     if (dummy[r]) {
       // A dummy of a persistent table reads no row.
-      if (!persistent) NullRow(*g, g->table.entries.data() + static_cast<size_t>(r) * width, width);
+      if (!by_idx) NullRow(bpk, g->table.entries.data() + static_cast<size_t>(r) * width, ragged ? widths[r] : width);
       continue;
     }
     // Real blocks; a hybrid manager block covers bpk consecutive columns.
-    // Columns past what the request addresses stay 0: never read.
-    const int32_t row_index = persistent ? s.batch.idx_mapping[r] : r;
+    const int32_t row_index = by_idx ? s.batch.idx_mapping[r] : r;
     int32_t* row = g->table.entries.data() + static_cast<size_t>(row_index) * width;
-    const int32_t live = std::min(width, addressed_width);
+    const int32_t live = ragged ? widths[r] : std::min<int32_t>(width, static_cast<int32_t>(addressed));
     for (int32_t col = 0, within = 0; col < live; ++col) {
       if (within == 0) next_block++;
       row[col] = static_cast<int32_t>((next_block - 1) * bpk + within);
       if (++within == bpk) within = 0;
     }
     if (live > 0) max_entry = std::max<int64_t>(max_entry, row[live - 1]);
-    if (persistent) live_entries.insert(live_entries.end(), row, row + live);
+    if (by_idx) live_entries.insert(live_entries.end(), row, row + live);
   }
-  if (width > addressed_width) Note(Op::unallocated_columns);
+  if (!ragged && width > addressed) Note(Op::unallocated_columns);
   // A live slot past int32: the 64-bit slot arithmetic matters.
   if (max_entry > 0 && (max_entry + 1) * SlotsPerEntry(*g) > kTwo31) Note(Op::slots_past_int32);
-  if (persistent) StaleRows(g, live_entries);
+  if (by_idx) StaleRows(g, live_entries, bpk);
 }
 
 /// The rows no live request reads hold what a finished request left there:
 /// blocks that live requests own now (freed and handed out again), other
 /// real-looking ids, a prefix of them and then zeros, or nothing.
-void Builder::StaleRows(Group* g, const std::vector<int32_t>& live_entries) {
+void Builder::StaleRows(Group* g, const std::vector<int32_t>& live_entries, int64_t bpk) {
   BlockTable& t = g->table;
   if (t.width == 0) return;
-  const int64_t bpk = g->family == Family::kPaged ? g->blocks_per_manager_block() : 1;
   bool reused = false;
   for (int32_t row = 0; row < t.rows; ++row) {
     if (row_read[row]) continue;
@@ -450,124 +635,6 @@ void Builder::StaleRows(Group* g, const std::vector<int32_t>& live_entries) {
       for (int32_t col = 0; col < t.width; ++col) entries[col] = -1;
   }
   if (reused) Note(Op::stale_reused_blocks);
-}
-
-Group Builder::Paged(const std::string& name) {
-  Group g;
-  g.name = name;
-  g.family = Family::kPaged;
-  g.variant = Variant::kPagedFixed;
-  if (huge_positions && c.Chance(50)) {
-    // Blocks of up to 2^30 tokens: positions past 2^31 still select a
-    // column of the row (and every slot is past 2^31).
-    g.kernel_block_size = g.block_size =
-        static_cast<int32_t>(c.Pick<int64_t>({int64_t{1} << 28, int64_t{1} << 29, int64_t{1} << 30, 1000000007}));
-    Note(Op::huge_block_size);
-  } else {
-    const int32_t bpk = static_cast<int32_t>(c.Pick<int64_t>({1, 1, 1, 2, 4}));
-    g.kernel_block_size = static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4, 7, 8, 16, 17}));
-    g.block_size = g.kernel_block_size * bpk;
-    if (bpk > 1) Note(Op::hybrid_blocks);
-    if (c.Chance(20)) {
-      g.dcp.world = static_cast<int32_t>(c.Pick<int64_t>({2, 3, 4}));
-      g.dcp.rank = static_cast<int32_t>(c.Range(0, g.dcp.world - 1));
-      g.dcp.interleave = Divisor(g.block_size);
-      Note(Op::dcp);
-    }
-  }
-  const int32_t bpk = g.blocks_per_manager_block();
-  if (c.Chance(5)) {
-    g.enabled = false;
-    Note(Op::disabled_group);
-  }
-  // Columns the live requests address: every position's col < needed.
-  const int64_t max_seq = MaxLiveSeq();
-  int32_t needed = static_cast<int32_t>(std::min<int64_t>(max_seq > 0 ? (max_seq - 1) / g.kernel_block_size + 1 : 0, INT32_MAX / 2));
-  needed = (needed + bpk - 1) / bpk * bpk;  // whole manager blocks
-  const int32_t addressable = Addressable(needed);
-  // Positions near int32: a few columns, every one real (a column past
-  // them would be a zero column a position selects).
-  const bool truncated = addressable != needed;
-  if (truncated) needed = addressable / bpk * bpk;
-  int32_t width = needed;
-  if (needed > 0 && s.batch.num_reqs() > 0 && PerTenThousand(200)) {
-    width = 0;  // a row of no columns: every token is past it
-    Note(Op::width0_rows);
-  } else if (needed > 0 && c.Chance(15)) {
-    width = needed - static_cast<int32_t>(c.Range(1, std::min(needed, 3)));  // the range guard pads
-    Note(Op::past_the_row);
-  } else if (!truncated && c.Chance(20)) {
-    width += static_cast<int32_t>(c.Range(1, 3));
-  }
-  Fill(&g, width, std::min(width, needed));
-  return g;
-}
-
-Group Builder::Ring(Family family, const std::string& name) {
-  Group g;
-  g.name = name;
-  g.family = family;
-  g.variant = FixedVariant(family);
-  int32_t width = 1, addressed = 1;
-  switch (family) {
-    case Family::kKpoolTail:
-      g.kpool = Capacity();
-      break;
-    case Family::kQsaRing:
-      g.ring = Capacity();
-      break;
-    case Family::kQsaCompressed: {
-      if (huge_positions && c.Chance(50)) {
-        // Compressed positions past int32 / cr still in a column of the row.
-        g.block_size = static_cast<int32_t>(c.Pick<int64_t>({int64_t{1} << 28, int64_t{1} << 30}));
-        Note(Op::huge_block_size);
-      } else {
-        g.block_size = static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4, 16}));
-      }
-      g.kernel_block_size = g.block_size;
-      g.compress_ratio = static_cast<int32_t>(c.Pick<int64_t>({1, 2, 3, 4}));
-      std::vector<std::string> paged;
-      for (const Group& other : s.groups)
-        if (other.family == Family::kPaged) paged.push_back(other.name);
-      if (!paged.empty() && c.Chance(85)) {
-        g.common = c.Pick(paged);
-      } else {
-        Note(Op::no_common);
-      }
-      const int64_t max_seq = MaxLiveSeq();
-      addressed = Addressable(static_cast<int32_t>(
-          std::min<int64_t>(max_seq > 0 ? (max_seq - 1) / g.compress_ratio / g.block_size + 1 : 0, INT32_MAX / 2)));
-      width = addressed;
-      if (addressed > 0 && c.Chance(15)) {
-        width = addressed - 1;  // col >= width: PAD
-        Note(Op::past_the_row);
-      }
-      break;
-    }
-    case Family::kCompressorRing:
-      g.capacity = Capacity();
-      g.ring_block_size = Divisor(g.capacity);
-      width = addressed = g.capacity / g.ring_block_size;
-      break;
-    case Family::kPaged:
-      break;
-  }
-  if ((family == Family::kKpoolTail || family == Family::kQsaRing) && c.Chance(10)) width += 1;
-  if ((family == Family::kQsaRing || family == Family::kQsaCompressed) && width > 0 && s.batch.num_reqs() > 0 &&
-      PerTenThousand(200)) {
-    width = 0;  // no column 0: the ring guard pads every token
-    Note(Op::width0_rows);
-  }
-  Fill(&g, width, addressed);
-  if (family == Family::kQsaCompressed && g.common.empty() && !persistent) {
-    // Without a common group the common mapping is PAD only from qsl[R]: a
-    // dummy must hold -1 here (0 is accepted by the fixed kernel: DESIGN 2.4).
-    // A dummy of a persistent table reads no row.
-    for (int32_t r = 0; r < g.table.rows; ++r)
-      if (dummy[r])
-        for (int32_t col = 0; col < g.table.width; ++col) g.table.entries[static_cast<size_t>(r) * g.table.width + col] = -1;
-  }
-  return g;
 }
 
 void Builder::Faults() {
@@ -621,58 +688,95 @@ Scenario FuzzMappingScenario(const uint8_t* data, size_t size, const std::string
 Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Classification* classes) {
   Builder b(choices, options);
   b.s.name = "generated";
-  b.Batch();
   std::vector<Family> families = options.families;
-  if (families.empty())
-    for (const FamilyInfo& f : AllFamilies()) families.push_back(f.family);
+  if (families.empty())  // slotguard's own kernels' families
+    for (const FamilyInfo& f : AllFamilies())
+      if (f.kernel) families.push_back(f.family);
   // Groups: each family present with some chance, at least one.
   std::vector<Family> chosen;
   for (Family f : families)
     if (families.size() == 1 || choices.Chance(55)) chosen.push_back(f);
   if (chosen.empty()) chosen.push_back(choices.Pick(families));
-  // A qsa_compressed group mostly brings the paged group whose mapping is its
-  // `common` (the engine's shape), even when only qsa_compressed is fuzzed.
-  const bool has_paged = std::count(chosen.begin(), chosen.end(), Family::kPaged) > 0;
-  if (!has_paged && std::count(chosen.begin(), chosen.end(), Family::kQsaCompressed) && choices.Chance(80))
-    chosen.push_back(Family::kPaged);
-  const bool paged = std::count(chosen.begin(), chosen.end(), Family::kPaged) > 0;
+  // A family that reads another group's output mostly brings a group of the
+  // family it reads (the engine's shape), even when only it is fuzzed.
+  for (size_t i = 0; i < chosen.size(); ++i)
+    for (const ParamDesc& p : DescOf(chosen[i]).params) {
+      if (p.type != ParamType::kGroup) continue;
+      Family target;
+      std::string unused;
+      if (FindFamily(p.family, &target, &unused) && !ReadsAnotherGroup(target) &&
+          !std::count(chosen.begin(), chosen.end(), target) && choices.Chance(80))
+        chosen.push_back(target);
+    }
+  // A family of one token per request makes the whole batch a decode step.
+  for (Family f : chosen) {
+    b.decode_only |= DescOf(f).one_token_per_request;
+    b.ragged_rows |= DescOf(f).mapping.rows == RowsRule::kCsr;
+  }
+  b.Batch();
+  // Groups that read no other first: a later one may name them.
+  std::stable_sort(chosen.begin(), chosen.end(),
+                   [](Family a, Family c) { return !ReadsAnotherGroup(a) && ReadsAnotherGroup(c); });
+  b.s.groups.reserve(chosen.size() + 1);
+  for (Family f : chosen) {
+    const int copies = !ReadsAnotherGroup(f) && choices.Chance(10) ? 2 : 1;
+    for (int k = 0; k < copies; ++k) {
+      Group g;
+      g.name = std::string(GetFamily(f).name) + (k ? "_" + std::to_string(k) : "");
+      g.family = f;
+      g.variant = FixedVariant(f);
+      if (!b.Params(&g)) continue;
+      b.Links(&g);
+      b.s.groups.push_back(std::move(g));
+    }
+  }
   // Block ids near the int32 limit, sometimes: the pool then ends there too.
+  int64_t most_entries = 1;  // kernel ids per manager block
+  for (const Group& g : b.s.groups) most_entries = std::max(most_entries, NullEntries(g));
   Op high_ids = Op::kCount;
   if (choices.Chance(5)) {
     // Leave room for every block the groups can take (at most a column per
-    // position of each request, or a compressor ring's 1025, in each of up
-    // to 6 groups, and the stale rows' one).
+    // position of each request, or a ring's 4096, in each group, and the
+    // stale rows' one).
     int64_t room = 1000;
     for (int32_t r = 0; r < b.s.batch.num_reqs(); ++r)
-      room += 6 * (std::min<int64_t>(b.s.batch.seq_lens[r], 16384) + 1025);
-    // Without a paged group every entry is a manager block: ids up to
-    // INT32_MAX - 1 (the loader reserves INT32_MAX). Hybrid paged ids are
-    // up to 4x the manager id.
-    if (!paged && choices.Chance(50)) {
+      room += static_cast<int64_t>(b.s.groups.size() + 1) * (std::min<int64_t>(b.s.batch.seq_lens[r], 16384) + 4096);
+    // Without hybrid groups every entry is a manager block: ids up to
+    // INT32_MAX - 1 (the loader reserves INT32_MAX); hybrid ids are up to
+    // most_entries times the manager id.
+    if (most_entries == 1 && choices.Chance(50)) {
       b.next_block = std::max<int64_t>(1, kInt32Max - 1 - room);
       high_ids = Op::ids_at_int32_max;
     } else {
-      b.next_block = std::max<int64_t>(1, kInt32Max / 4 - room);
+      b.next_block = std::max<int64_t>(1, kInt32Max / std::max<int64_t>(4, most_entries) - room);
       high_ids = Op::ids_near_int32;
     }
     b.first_block = b.next_block;
   }
-  // Paged groups first: a qsa_compressed group may name one as its common.
-  std::stable_sort(chosen.begin(), chosen.end(),
-                   [](Family a, Family c) { return (a == Family::kPaged) > (c == Family::kPaged); });
-  b.s.groups.reserve(chosen.size() + 1);
-  for (Family f : chosen) {
-    const int copies = f == Family::kPaged && choices.Chance(15) ? 2 : 1;
-    for (int k = 0; k < copies; ++k) {
-      const std::string name = std::string(GetFamily(f).name) + (k ? "_" + std::to_string(k) : "");
-      b.s.groups.push_back(f == Family::kPaged ? b.Paged(name) : b.Ring(f, name));
-    }
+  // The tables, in order; a group whose rows cannot be laid out goes.
+  std::vector<Group> laid_out;
+  for (Group& g : b.s.groups)
+    if (b.Table(&g)) laid_out.push_back(std::move(g));
+  b.s.groups = std::move(laid_out);
+  // A link to a group that went is no link.
+  for (Group& g : b.s.groups)
+    for (std::string& link : g.links)
+      if (!link.empty() && std::none_of(b.s.groups.begin(), b.s.groups.end(),
+                                        [&](const Group& other) { return other.name == link; }))
+        link.clear();
+  if (b.s.groups.empty()) {
+    // Nothing fit (every family read past its rows at these positions): a
+    // group of the first family at its examples, on a batch of no tokens.
+    Group g = ExampleGroup(chosen.front(), GetFamily(chosen.front()).name);
+    b.s.batch = slotguard::Batch();
+    b.s.batch.query_start_loc = {0};
+    b.dummy.clear();
+    b.table_rows = 0;
+    b.persistent = false;
+    b.Table(&g);
+    b.s.groups.push_back(std::move(g));
   }
   if (high_ids != Op::kCount && b.next_block > b.first_block) b.Note(high_ids);  // some block was handed out
-  for (const Group& g : b.s.groups)
-    if (g.family == Family::kQsaRing)
-      for (int32_t r = 0; r < b.s.batch.num_reqs(); ++r)
-        if (b.s.batch.query_start_loc[r + 1] - b.s.batch.query_start_loc[r] > g.ring) b.Note(Op::keep_last_c);
   if (options.inconsistent && choices.Chance(40)) b.Faults();
   // The pool: every manager block id used (a manager block holds a hybrid
   // group's kernel blocks).

@@ -43,6 +43,7 @@ Scenario RemoveRequest(const Scenario& in, int32_t r) {
   for (Group& g : s.groups) {
     auto row = g.table.entries.begin() + static_cast<size_t>(r) * g.table.width;
     g.table.entries.erase(row, row + g.table.width);
+    if (!g.table.lengths.empty()) g.table.lengths.erase(g.table.lengths.begin() + r);
     g.table.rows--;
     if (g.table.rows == 0) g.table.width = 0;
   }
@@ -113,7 +114,8 @@ Scenario RemoveGroup(const Scenario& in, size_t index) {
   const std::string name = s.groups[index].name;
   s.groups.erase(s.groups.begin() + index);
   for (Group& g : s.groups)
-    if (g.common == name) g.common.clear();
+    for (std::string& link : g.links)
+      if (link == name) link.clear();
   return s;
 }
 
@@ -151,9 +153,10 @@ Scenario ShiftContext(const Scenario& in, int32_t r, int64_t delta) {
 Scenario TrimColumn(const Scenario& in, size_t index) {
   Scenario s = in;
   BlockTable& t = s.groups[index].table;
-  BlockTable trimmed{t.rows, t.width - 1, {}};
+  BlockTable trimmed{t.rows, t.width - 1, {}, t.lengths};
   for (int32_t r = 0; r < t.rows; ++r)
     for (int32_t c = 0; c < t.width - 1; ++c) trimmed.entries.push_back(t.at(r, c));
+  for (int32_t& length : trimmed.lengths) length = std::min(length, trimmed.width);
   t = trimmed;
   return s;
 }
@@ -186,35 +189,30 @@ Scenario RenumberBlocks(const Scenario& in) {
 /// multiple of it keeps every ring slot.
 int64_t RingPeriod(const Scenario& s) {
   int64_t period = 1;
-  for (const Group& g : s.groups) {
-    int64_t size = 1;
-    switch (g.family) {
-      case Family::kKpoolTail: size = g.kpool; break;
-      case Family::kQsaRing: size = g.ring; break;
-      case Family::kCompressorRing: size = g.capacity; break;
-      case Family::kQsaCompressed: size = int64_t{g.compress_ratio} * g.block_size; break;
-      case Family::kPaged: size = g.block_size; break;
+  for (const Group& g : s.groups)
+    for (int64_t size : GroupDivisors(g)) {
+      if (size <= 0) continue;
+      period = period / std::gcd(period, size) * size;
+      if (period > (int64_t{1} << 40)) return 0;
     }
-    if (size <= 0) continue;
-    period = period / std::gcd(period, size) * size;
-    if (period > (int64_t{1} << 40)) return 0;
-  }
   return period;
 }
 
-/// Halves one parameter (a ring's capacity) towards its minimum.
-Scenario HalveParam(const Scenario& in, size_t index, const ParamInfo& param) {
+/// Halves parameter p of group `index` (a ring's capacity) towards its minimum.
+Scenario HalveParam(const Scenario& in, size_t index, size_t p) {
   Scenario s = in;
-  int32_t& value = *param.ref(s.groups[index]).i;
-  value = static_cast<int32_t>(std::max<int64_t>(param.min, value / 2));
+  int64_t& value = s.groups[index].params[p];
+  value = std::max<int64_t>(DescOf(s.groups[index].family).params[p].min, value / 2);
   return s;
 }
 
-/// True when another group reads group `index`'s output (its `common`):
-/// removing it would change what that group computes, not shrink the finding.
+/// True when another group reads group `index`'s output (a gate or writer
+/// gate names it): removing it would change what that group computes, not
+/// shrink the finding.
 bool ReadByAnotherGroup(const Scenario& s, size_t index) {
   for (const Group& g : s.groups)
-    if (ReadGroupName(g) == s.groups[index].name) return true;
+    for (const std::string& link : g.links)
+      if (link == s.groups[index].name) return true;
   return false;
 }
 
@@ -305,12 +303,14 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
       const Scenario renumbered = RenumberBlocks(best);
       if (!(renumbered == best) && Try(renumbered)) progress = true;
     }
-    for (size_t g = 0; g < best.groups.size(); ++g)
-      for (const ParamInfo* p : ParamsOf(best.groups[g].family))
-        while (p->shrinks && ParamValue(*p, best.groups[g]) > p->min) {
-          if (!Try(HalveParam(best, g, *p))) break;
+    for (size_t g = 0; g < best.groups.size(); ++g) {
+      const std::vector<ParamDesc>& params = DescOf(best.groups[g].family).params;
+      for (size_t p = 0; p < params.size(); ++p)
+        while (params[p].shrinks && best.groups[g].params[p] > params[p].min) {
+          if (!Try(HalveParam(best, g, p))) break;
           progress = true;
         }
+    }
     if (best.table_layout != TableLayoutKind::kPadded) {
       Scenario s = best;
       s.table_layout = TableLayoutKind::kPadded;

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "family/family_plan.h"
 #include "invariants/finding.h"
+#include "scenario/family_params.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {
@@ -19,6 +21,9 @@ struct OutputRun {
   const std::vector<int64_t>* flat = nullptr;       // flat geometry, or nullptr
   const std::vector<int64_t>* reference = nullptr;  // [num_tokens]
   const std::vector<int64_t>* golden = nullptr;     // expect.slot_mapping, or nullptr
+  // What the reference knows of each token (family/family_plan.h TokenFact
+  // bits), [num_tokens]; nullptr: nothing (every bit clear).
+  const std::vector<uint8_t>* facts = nullptr;
 };
 
 struct GroupRun {
@@ -29,16 +34,22 @@ struct GroupRun {
   const std::vector<uint8_t>* read_past_row = nullptr;     // [num_tokens]
   std::string row_bounds_evidence;
 
-  // Addressing (DESIGN section 3): a table entry names `slots_per_entry`
+  // Addressing (the description's): a table entry names `slots_per_entry`
   // slots; entries below `null_entries` name the null block; so the null
   // block is slots [0, page()) and the pool is [0, slot_limit).
   int64_t slots_per_entry = 1;
   int64_t null_entries = 1;
   int64_t slot_limit = 0;
   int64_t page() const { return slots_per_entry * null_entries; }
-  // Tokens [0, mapped_end) are mapped by the kernel; the rest are copied
-  // through (kpool_tail from num_actual_tokens) and skip the slot invariants.
+  // Tokens from tail_start hold the family's tail value (PAD,
+  // slot_mapping_in, or the null slot of a sink): padding_tail judges them.
+  // Tokens [0, mapped_end) are what the kernel maps, and the slot
+  // invariants judge them: every token, but for a tail copied through from
+  // slot_mapping_in (kpool_tail from num_actual_tokens), which may hold anything.
+  int64_t tail_start = 0;
   int64_t mapped_end = 0;
+  TailValue tail_value = TailValue::kPad;
+  NullPage null_page = NullPage::kPristine;
 
   const Batch& batch() const { return scenario->batch; }
 };
@@ -49,32 +60,54 @@ struct MemoryRun {
   const std::vector<uint8_t>* cache = nullptr;
   int32_t head_bytes = 0;
   int32_t group_index = 0;   // what the writer put into each payload word
+  // The tokens the writers skip by another group's output (writer.gate),
+  // as the references say [num_tokens]; nullptr when the family has no gate.
+  const std::vector<uint8_t>* writer_skips = nullptr;
   std::string when;          // "" after the run, or e.g. "after the dummy-batch graph replay"
 };
 
-/// Fills the addressing facts (and mapped_end) of `run` from its group.
+/// Fills the addressing facts (and mapped_end) of `run` from its group's description.
 void SetAddressing(GroupRun* run);
 
-/// The request of every token in a group's family: r for
-/// qsl[r] <= t < qsl[r+1]; -1 for tokens of no request. kpool_tail gives
-/// tokens in [qsl[R], num_actual_tokens) to the last request (DESIGN 2.2).
+/// The request of every token under the group's description: r for
+/// qsl[r] <= t < qsl[r+1]; -1 for tokens of no request; a family whose
+/// owner is the last request gives tokens in [qsl[R], its mapped end) to
+/// request R-1 (kpool_tail).
 std::vector<int32_t> RequestOfToken(const Batch& batch, const Group& group);
 
-/// False for tokens the kernel copies through instead of mapping
-/// (kpool_tail, t >= num_actual_tokens): the slot invariants skip them.
+/// False for tokens a family copies through from slot_mapping_in (kpool_tail
+/// from num_actual_tokens): they skip the slot invariants.
 inline bool KernelMaps(const GroupRun& run, int64_t t) { return t < run.mapped_end; }
 
-/// The first token past the real ones: qsl[R] (paged, qsa), min(N_act,
-/// qsl[R]) (compressor_ring), num_actual_tokens (kpool_tail).
-int64_t PaddingStart(const GroupRun& run);
+/// The first token of the tail: qsl[R] (most), num_actual_tokens
+/// (kpool_tail), min(N_act, qsl[R]) (compressor_ring).
+inline int64_t PaddingStart(const GroupRun& run) { return run.tail_start; }
 
-/// What a padding token must hold: PAD, or slot_mapping_in[t] for kpool_tail.
+/// What a tail token must hold: PAD, slot_mapping_in[t], or 0 (a sink).
 int64_t PaddingValue(const GroupRun& run, int64_t t);
 
-/// True when token t's request is a dummy (paged; every family with a
-/// persistent table) or the block-table entry it addresses, in the row the
-/// request reads, is null (rings), so the token must be PAD (null_owner_pad).
-bool HasNullOwner(const GroupRun& run, int64_t t);
+/// A fact of the reference about token t of `out` (TokenFact bits).
+inline bool HasFact(const OutputRun& out, int64_t t, uint8_t fact) {
+  return out.facts && ((*out.facts)[t] & fact) != 0;
+}
+
+/// True when token t of `out` owns no state, so it must be PAD
+/// (null_owner_pad): its request is a dummy the family pads, reads no row,
+/// or addresses a null entry the family tests.
+inline bool HasNullOwner(const OutputRun& out, int64_t t) { return HasFact(out, t, kFactMustPad); }
+
+/// True when a slot of token t in the null block is allowed: the null page
+/// is a sink and the token owns no state, or there is no null page.
+inline bool NullBlockAllowed(const GroupRun& run, const OutputRun& out, int64_t t) {
+  return run.null_page == NullPage::kNone || HasFact(out, t, kFactSinkOk);
+}
+
+/// True when token t writes `slot` into a sink's null block, as it may (a
+/// token that owns no state): no one's block, so no other slot invariant
+/// judges it.
+inline bool SinkWrite(const GroupRun& run, const OutputRun& out, int64_t t, int64_t slot) {
+  return run.null_page == NullPage::kSink && slot >= 0 && slot < run.page() && HasFact(out, t, kFactSinkOk);
+}
 
 /// A finding on token t of `out`, with request, position and both values.
 /// When the kernel agrees with the reference on a non-differential finding,

@@ -1,5 +1,7 @@
-// null_owner_pad: a token of a dummy request (paged) or whose ring entry is
-// null (rings) is PAD.
+// null_owner_pad: a token that owns no state is PAD: a token of a dummy
+// request its family pads (paged), of a request that reads no row (a dummy
+// of a persistent table), or whose addressed entry is null where its family
+// tests entries (the rings).
 #include "invariants/invariants.h"
 
 namespace slotguard {
@@ -8,7 +10,7 @@ void CheckNullOwnerPad(const GroupRun& run, FindingSink* sink) {
   for (const OutputRun& out : run.outputs) {
     const std::vector<int64_t>& kernel = *out.kernel;
     for (size_t t = 0; t < kernel.size(); ++t)
-      if (kernel[t] != kPadSlot && HasNullOwner(run, t))
+      if (kernel[t] != kPadSlot && HasNullOwner(out, t))
         sink->Add(TokenFinding(run, out, kInvariantNullOwnerPad, t,
                                "token owns no state (dummy request or null entry) but maps to " +
                                    std::to_string(kernel[t]) + "; expected -1"));

@@ -1,11 +1,16 @@
 // own_block: a token's slot lies in a real (non-null) block that its own
-// request holds in its own row; a token of no request owns no block.
+// request holds in its own row; a token of no request owns no block. A
+// sink's null block is no one's: the tokens allowed to write it skip this
+// check (null_block judges them); without a null page, block 0 is a block
+// like any other.
 #include "invariants/invariants.h"
 
 namespace slotguard {
 
 void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
   const BlockTable& table = run.group->table;
+  const bool csr = MappingOf(*run.group).rows == RowsRule::kCsr;
+  const int64_t null_entries = run.null_page == NullPage::kNone ? 0 : run.null_entries;
   for (const OutputRun& out : run.outputs) {
     const std::vector<int64_t>& kernel = *out.kernel;
     // Consecutive tokens mostly share an entry: remember the last answer.
@@ -15,6 +20,7 @@ void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
     int32_t last_col = 0;
     for (size_t t = 0; t < kernel.size(); ++t) {
       if (kernel[t] < 0 || !KernelMaps(run, t)) continue;
+      if (SinkWrite(run, out, t, kernel[t])) continue;
       const int32_t r = (*run.request_of_token)[t];
       if (r >= 0 && r == last_request && last_owned && kernel[t] >= block_lo && kernel[t] < block_hi)
         continue;
@@ -30,21 +36,22 @@ void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
         last_request = r;
         last_entry = entry;
         last_owned = false;
-        const int32_t row = run.batch().row_of(r);  // the row the request really owns
-        if (entry >= run.null_entries && row >= 0 && row < table.rows) {
+        const int32_t row = csr ? r : run.batch().row_of(r);  // the row the request really owns
+        if (entry >= null_entries && row >= 0 && row < table.rows) {
+          const int32_t width = table.row_width(row);
           // A request walks its row in order: try the columns after the last hit first.
-          for (int32_t c = last_col; c < last_col + 2 && c < table.width && !last_owned; ++c)
+          for (int32_t c = last_col; c < last_col + 2 && c < width && !last_owned; ++c)
             if (table.at(row, c) == entry) last_owned = true, last_col = c;
-          for (int32_t c = 0; c < table.width && !last_owned; ++c)
+          for (int32_t c = 0; c < width && !last_owned; ++c)
             if (table.at(row, c) == entry) last_owned = true, last_col = c;
         }
       }
       if (!last_owned)
         sink->Add(TokenFinding(run, out, kInvariantOwnBlock, t,
                                "block entry " + std::to_string(entry) +
-                                   (entry < run.null_entries ? " is the null block"
-                                                             : " is not in the row request " +
-                                                                   std::to_string(r) + " owns")));
+                                   (entry < null_entries ? " is the null block"
+                                                         : " is not in the row request " + std::to_string(r) +
+                                                               " owns")));
     }
   }
 }

@@ -11,6 +11,7 @@
 // Inside a request: where the kernel agrees with the reference on every
 // token of a request, it shares exactly the slots the reference shares; so
 // only requests with a token that differs from the reference are looked at.
+// A sink's null block is shared by design: writes the sink allows are skipped.
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -60,7 +61,9 @@ void CheckInsideRequests(const GroupRun& run, const OutputRun& out, FindingSink*
   std::unordered_map<int64_t, int64_t> first_token;  // slot -> first token of the current request
   int32_t current = -1;
   for (int64_t t = 0; t < tokens; ++t) {
-    if (request[t] < 0 || !differs[request[t]] || !KernelMaps(run, t) || kernel[t] < 0) continue;
+    if (request[t] < 0 || !differs[request[t]] || !KernelMaps(run, t) || kernel[t] < 0 ||
+        SinkWrite(run, out, t, kernel[t]))
+      continue;
     if (request[t] != current) {  // a request's tokens are contiguous
       first_token.clear();
       current = request[t];
@@ -89,7 +92,7 @@ void CheckUniqueSlots(const GroupRun& run, FindingSink* sink) {
     int32_t last_request = -1;
     for (int64_t t = 0; t < tokens; ++t) {
       const int64_t slot = kernel[t];
-      if (slot < 0 || request[t] < 0 || !KernelMaps(run, t)) continue;
+      if (slot < 0 || request[t] < 0 || !KernelMaps(run, t) || SinkWrite(run, out, t, slot)) continue;
       if (request[t] == last_request && slot >= block_lo && slot < block_hi) continue;
       const int64_t entry = slot / run.slots_per_entry;
       block_lo = entry * run.slots_per_entry;
@@ -100,7 +103,7 @@ void CheckUniqueSlots(const GroupRun& run, FindingSink* sink) {
     if (shared.empty()) continue;
     std::unordered_map<int64_t, int64_t> first_token;  // slot -> first token writing it
     for (int64_t t = 0; t < tokens; ++t) {
-      if (kernel[t] < 0 || request[t] < 0 || !KernelMaps(run, t) ||
+      if (kernel[t] < 0 || request[t] < 0 || !KernelMaps(run, t) || SinkWrite(run, out, t, kernel[t]) ||
           !shared.count(kernel[t] / run.slots_per_entry))
         continue;
       auto [it, inserted] = first_token.emplace(kernel[t], t);

@@ -1,5 +1,5 @@
 // write_set: after the writers, exactly the slots the reference maps hold a
-// payload, each word written by a token the reference maps to that slot;
+// payload (but for the tokens the writers skip by another group's output), each word written by a token the reference maps to that slot;
 // every other slot holds what it held before (zero in block 0, poison
 // elsewhere). Words are checked one by one: when several tokens map to one
 // slot (a ring wrapping) their writes may interleave on the GPU.
@@ -16,8 +16,12 @@ void CheckWriteSet(const GroupRun& run, const MemoryRun& memory, FindingSink* si
   const int64_t slots = run.slot_limit;
   // expected[slot]: a token the reference maps there, or -1.
   std::vector<int64_t> expected(static_cast<size_t>(slots), -1);
+  // The tokens the writers skip by another group's output (writer.gate) write nothing.
+  const std::vector<uint8_t>* skips = memory.writer_skips;
+  auto skipped = [&](size_t t) { return skips && (*skips)[t]; };
   for (size_t t = 0; t < reference.size(); ++t)
-    if (reference[t] >= 0 && reference[t] < slots && expected[reference[t]] < 0) expected[reference[t]] = t;
+    if (reference[t] >= 0 && reference[t] < slots && expected[reference[t]] < 0 && !skipped(t))
+      expected[reference[t]] = t;
   uint64_t poison;
   std::memset(&poison, kPoisonByte, sizeof(poison));
   const int32_t words = memory.head_bytes / kPayloadWordBytes;
@@ -37,7 +41,7 @@ void CheckWriteSet(const GroupRun& run, const MemoryRun& memory, FindingSink* si
       int64_t t;
       int32_t group, index;
       const bool ok = DecodePayloadWord(word, &t, &group, &index) && group == memory.group_index && index == w &&
-                      t < static_cast<int64_t>(reference.size()) && reference[t] == slot;
+                      t < static_cast<int64_t>(reference.size()) && reference[t] == slot && !skipped(t);
       if (ok) continue;
       sink->Add(SlotFinding(run, memory, kInvariantWriteSet, slot, expected[slot],
                             "word " + std::to_string(w) + " holds " + what + "; expected token " +

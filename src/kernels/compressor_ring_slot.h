@@ -24,6 +24,20 @@ struct CompressorRingParams {
 
 struct CompressorRingFamily : RequestProgramGrid {
   using Params = CompressorRingParams;
+
+  /// Its parameter block: `get(name)` reads a parameter of the group
+  /// (families/compressor_ring.json).
+  template <class Get>
+  static Params MakeParams(const Get& get, Variant variant, const int64_t* linked) {
+    (void)linked;
+    Params p;
+    p.capacity = get("capacity");
+    p.ring_block_size = get("ring_block_size");
+    p.capacity_div = MakeFastDivisor(p.capacity);
+    p.ring_block_div = MakeFastDivisor(p.ring_block_size);
+    p.variant = variant;
+    return p;
+  }
   static constexpr int kEngineThreads = 256;
 
   /// Writes both outputs of token t of request r.

@@ -21,6 +21,18 @@ struct KpoolTailParams {
 
 struct KpoolTailFamily : OneSlotFlat<KpoolTailFamily> {
   using Params = KpoolTailParams;
+
+  /// Its parameter block: `get(name)` reads a parameter of the group
+  /// (families/kpool_tail.json).
+  template <class Get>
+  static Params MakeParams(const Get& get, Variant variant, const int64_t* linked) {
+    (void)linked;
+    Params p;
+    p.kpool = get("kpool");
+    p.kpool_div = MakeFastDivisor(p.kpool);
+    p.variant = variant;
+    return p;
+  }
   static constexpr int kEngineThreads = 256;
   static constexpr int64_t kPadTokensPerProgram = 256;
 

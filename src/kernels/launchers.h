@@ -1,17 +1,13 @@
-// CUDA launchers, one per family (one .cu each), overloaded on the parameter type. All pointers are device
+// CUDA launchers, one per built-in kernel family (one generated .cu each), overloaded on the parameter type. All pointers are device
 // pointers; each returns the launch error, if any.
 #ifndef SLOTGUARD_KERNELS_LAUNCHERS_H_
 #define SLOTGUARD_KERNELS_LAUNCHERS_H_
 
 #include <cuda_runtime_api.h>
 
-#include "kernels/compressor_ring_slot.h"
+#include "kernels/family_slots.h"  // generated from registry/families.def
 #include "kernels/geometry.h"
-#include "kernels/kpool_tail_slot.h"
 #include "kernels/mapping_batch.h"
-#include "kernels/paged_slot.h"
-#include "kernels/qsa_compressed_slot.h"
-#include "kernels/qsa_ring_slot.h"
 #include "kernels/table_view.h"
 
 namespace slotguard {
@@ -21,7 +17,7 @@ namespace slotguard {
   cudaError_t LaunchMapping(const Params& params, const MappingBatch& batch,                 \
                             const TableLayout& table, Geometry geometry, const MappingOutputs& out, \
                             cudaStream_t stream);
-#define SG_FAMILY(id, name, description) SG_DECLARE_LAUNCHER(id##Params)
+#define SG_FAMILY(id, name) SG_DECLARE_LAUNCHER(id##Params)
 #include "registry/families.def"
 #undef SG_FAMILY
 #undef SG_DECLARE_LAUNCHER
@@ -31,7 +27,7 @@ namespace slotguard {
 #define SG_DECLARE_BATCH_LAUNCHER(Params)                                                          \
   cudaError_t LaunchMappingBatch(const MappingJob<Params>* jobs, int count, int64_t max_programs, \
                                  int64_t max_tokens, cudaStream_t stream);
-#define SG_FAMILY(id, name, description) SG_DECLARE_BATCH_LAUNCHER(id##Params)
+#define SG_FAMILY(id, name) SG_DECLARE_BATCH_LAUNCHER(id##Params)
 #include "registry/families.def"
 #undef SG_FAMILY
 #undef SG_DECLARE_BATCH_LAUNCHER

@@ -80,6 +80,27 @@ SG_HD bool PagedTokenSlot(const PagedParams& p, const MappingBatch& b, const Tab
 /// The `paged` family for the launch layer (family_kernels.cuh, host_loop.h).
 struct PagedFamily : RequestProgramGrid {
   using Params = PagedParams;
+
+  /// Its parameter block: `get(name)` reads a parameter of the group
+  /// (families/paged.json), `linked` is unused.
+  template <class Get>
+  static Params MakeParams(const Get& get, Variant variant, const int64_t* linked) {
+    (void)linked;
+    Params p;
+    p.block_size = static_cast<int32_t>(get("block_size"));
+    p.kernel_block_size = static_cast<int32_t>(get("kernel_block_size"));
+    p.dcp_world = static_cast<int32_t>(get("dcp_world"));
+    p.dcp_rank = static_cast<int32_t>(get("dcp_rank"));
+    p.dcp_interleave = static_cast<int32_t>(get("dcp_interleave"));
+    p.enabled = get("enabled") ? 1 : 0;
+    p.variant = variant;
+    p.kernel_block_div = MakeFastDivisor(p.kernel_block_size);
+    p.virtual_block_div = MakeFastDivisor(int64_t{p.block_size} * p.dcp_world);
+    p.interleave_div = MakeFastDivisor(p.dcp_interleave);
+    p.world_div = MakeFastDivisor(p.dcp_world);
+    p.interleave_world_div = MakeFastDivisor(int64_t{p.dcp_interleave} * p.dcp_world);
+    return p;
+  }
   static constexpr int kEngineThreads = kPagedEngineTile;
 
   /// Engine geometry (RequestProgramGrid): program r < num_reqs walks request

@@ -25,6 +25,19 @@ struct QsaCompressedParams {
 struct QsaCompressedFamily : QsaTokenTiles<QsaCompressedFamily> {
   using Params = QsaCompressedParams;
 
+  /// Its parameter block: `get(name)` reads a parameter of the group
+  /// (families/qsa_compressed.json), `linked` is its common mapping.
+  template <class Get>
+  static Params MakeParams(const Get& get, Variant variant, const int64_t* linked) {
+    Params p;
+    p.block_size = get("block_size");
+    p.block_div = MakeFastDivisor(p.block_size);
+    p.ratio_div = MakeFastDivisor(get("compress_ratio"));
+    p.common = linked;
+    p.variant = variant;
+    return p;
+  }
+
   template <class Table>
   SG_HD static int64_t Slot(const Params& p, const MappingBatch& b, const Table& table, int64_t t,
                             int32_t r) {

@@ -23,6 +23,18 @@ struct QsaRingParams {
 struct QsaRingFamily : QsaTokenTiles<QsaRingFamily> {
   using Params = QsaRingParams;
 
+  /// Its parameter block: `get(name)` reads a parameter of the group
+  /// (families/qsa_ring.json).
+  template <class Get>
+  static Params MakeParams(const Get& get, Variant variant, const int64_t* linked) {
+    (void)linked;
+    Params p;
+    p.ring = get("ring");
+    p.ring_div = MakeFastDivisor(p.ring);
+    p.variant = variant;
+    return p;
+  }
+
   template <class Table>
   SG_HD static int64_t Slot(const Params& p, const MappingBatch& b, const Table& table, int64_t t,
                             int32_t r) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "registry/families.h"
+#include "plugin/mapping_call.h"
 #include "scenario/family_params.h"
 #include "util/did_you_mean.h"
 #include "util/json_reader.h"
@@ -20,14 +21,11 @@ namespace {
 
 /// Every name a formula may use: the call's sizes, then every family's
 /// parameters (which of them a call has depends on its family).
-const std::vector<std::string>& FormulaNames() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out = SpecScalarNames();
-    const std::vector<std::string>& params = SpecParamNames();
-    out.insert(out.end(), params.begin(), params.end());
-    return out;
-  }();
-  return names;
+std::vector<std::string> FormulaNames() {
+  std::vector<std::string> out = SpecScalarNames();
+  for (const std::string& p : SpecParamNames())
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  return out;
 }
 
 }  // namespace
@@ -39,10 +37,11 @@ bool GridFormula::Evaluate(const sg_mapping_call& call, int64_t num_groups, int6
     *err = "empty formula";
     return false;
   }
-  std::vector<int64_t> values(FormulaNames().size(), 0);
+  const std::vector<std::string>& names = expr_.names();
+  std::vector<int64_t> values(names.size(), 0);
   for (int32_t var : expr_.VariableIndices())
-    if (!CallVariable(FormulaNames()[var], call, num_groups, &values[var])) {
-      *err = "'" + FormulaNames()[var] + "' is not a parameter of family " + (call.family ? call.family : "");
+    if (!CallVariable(names[var], call, num_groups, &values[var])) {
+      *err = "'" + names[var] + "' is not a parameter of family " + (call.family ? call.family : "");
       return false;
     }
   return expr_.Evaluate(values.data(), value, err);
@@ -54,6 +53,7 @@ const std::vector<std::string>& SpecBufferNames() {
   static const std::vector<std::string> names = {
       "query_start_loc", "positions",     "seq_lens",          "seq_lens_i32",       "idx_mapping",
       "slot_mapping_in", "block_table",   "slot_mapping",      "tail_slot_mapping",  "common_slot_mapping",
+      "gate_slot_mapping",
       "request_of_token"};
   return names;
 }
@@ -68,44 +68,27 @@ const std::vector<std::string>& SpecScalarNames() {
 
 bool PerGroupName(const std::string& name) {
   static const std::vector<std::string> names = {"block_table",       "slot_mapping",           "tail_slot_mapping",
-                                                 "common_slot_mapping", "block_table_width", "block_table_row_stride",
+                                                 "common_slot_mapping", "gate_slot_mapping", "block_table_width",
+                                                 "block_table_row_stride",
                                                  "block_table_rows"};
   const std::vector<std::string>& params = SpecParamNames();
   return std::find(names.begin(), names.end(), name) != names.end() ||
          std::find(params.begin(), params.end(), name) != params.end();
 }
 
-namespace {
-
-/// A family parameter as the call carries it (family_params.def's plugin field).
-struct CallParam {
-  Family family;
-  const char* plugin_field;
-  int64_t (*get)(const sg_mapping_call& call);
-};
-
-const std::vector<CallParam>& CallParams() {
-  static const std::vector<CallParam> params = {
-#define SG_INT_PARAM(id, member, key, min, max, default_value, divides, times, plugin, example, shrinks, meaning) \
-  {Family::k##id, #plugin, [](const sg_mapping_call& c) -> int64_t { return c.plugin; }},
-#define SG_BOOL_PARAM(id, member, key, default_value, plugin, meaning) \
-  {Family::k##id, #plugin, [](const sg_mapping_call& c) -> int64_t { return c.plugin; }},
-#include "registry/family_params.def"
-#undef SG_INT_PARAM
-#undef SG_BOOL_PARAM
-  };
-  return params;
-}
-
-}  // namespace
-
 const std::vector<std::string>& SpecParamNames() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const CallParam& p : CallParams())
-      if (std::find(out.begin(), out.end(), SpecNameOf(p.plugin_field)) == out.end()) out.push_back(SpecNameOf(p.plugin_field));
-    return out;
-  }();
+  // Every registered family's integer and bool parameters (families
+  // register before any spec is read).
+  static std::vector<std::string> names;
+  static size_t families = 0;
+  if (families != AllFamilies().size()) {
+    names.clear();
+    for (const FamilyInfo& f : AllFamilies())
+      for (const ParamDesc& p : f.desc->params)
+        if (p.type != ParamType::kGroup && std::find(names.begin(), names.end(), p.name) == names.end())
+          names.push_back(p.name);
+    families = AllFamilies().size();
+  }
   return names;
 }
 
@@ -120,10 +103,19 @@ bool CallVariable(const std::string& name, const sg_mapping_call& call, int64_t 
   else if (name == "block_table_rows") *value = call.block_table_rows;
   else if (name == "block_table_rows_by_idx_mapping") *value = call.block_table_rows_by_idx_mapping;
   else if (name == "num_groups") *value = num_groups;
-  else {
-    for (const CallParam& p : CallParams())
-      if (family == GetFamily(p.family).name && name == SpecNameOf(p.plugin_field)) {
-        *value = p.get(call);
+  else if (call.param_names) {
+    // ABI 3: the parameters by name.
+    for (int32_t p = 0; p < call.num_params; ++p)
+      if (name == call.param_names[p]) {
+        *value = call.param_values[p];
+        return true;
+      }
+    return false;
+  } else {
+    // A call that carries only ABI 2's per-family members.
+    for (const Abi2Field& f : Abi2Fields())
+      if (family == GetFamily(f.family).name && name == f.param) {
+        *value = f.get(call);
         return true;
       }
     return false;
@@ -141,7 +133,8 @@ const void* CallBuffer(const std::string& name, const sg_mapping_call& call) {
   if (name == "block_table") return call.block_table;
   if (name == "slot_mapping") return call.slot_mapping;
   if (name == "tail_slot_mapping") return call.tail_slot_mapping;
-  if (name == "common_slot_mapping") return call.qsa_compressed.common_slot_mapping;
+  if (name == "common_slot_mapping" || name == "gate_slot_mapping")
+    return call.gate_slot_mapping ? call.gate_slot_mapping : call.qsa_compressed.common_slot_mapping;
   if (name == "request_of_token") return call.request_of_token;
   return nullptr;
 }
@@ -353,8 +346,8 @@ class SpecReader : public JsonReader {
   /// The spec names of one family's parameters (the table's plugin fields).
   static std::vector<std::string> FamilySpecNames(Family family) {
     std::vector<std::string> names;
-    for (const ParamInfo* p : ParamsOf(family))
-      if (p->kind == ParamKind::kInt || p->kind == ParamKind::kBool) names.push_back(p->spec_name());
+    for (const ParamDesc& p : DescOf(family).params)
+      if (p.type != ParamType::kGroup) names.push_back(p.name);
     return names;
   }
 

@@ -8,6 +8,45 @@
 
 namespace slotguard {
 
+const std::vector<Abi2Field>& Abi2Fields() {
+  // The members of sg_mapping_call that carry the built-in families'
+  // parameters (include/slotguard/plugin.h), by the parameter's name in
+  // its description.
+  static const std::vector<Abi2Field> fields = {
+      {Family::kPaged, "block_size", [](sg_mapping_call* c, int64_t v) { c->paged.block_size = static_cast<int32_t>(v); },
+       [](const sg_mapping_call& c) -> int64_t { return c.paged.block_size; }},
+      {Family::kPaged, "kernel_block_size",
+       [](sg_mapping_call* c, int64_t v) { c->paged.kernel_block_size = static_cast<int32_t>(v); },
+       [](const sg_mapping_call& c) -> int64_t { return c.paged.kernel_block_size; }},
+      {Family::kPaged, "dcp_world", [](sg_mapping_call* c, int64_t v) { c->paged.dcp_world = static_cast<int32_t>(v); },
+       [](const sg_mapping_call& c) -> int64_t { return c.paged.dcp_world; }},
+      {Family::kPaged, "dcp_rank", [](sg_mapping_call* c, int64_t v) { c->paged.dcp_rank = static_cast<int32_t>(v); },
+       [](const sg_mapping_call& c) -> int64_t { return c.paged.dcp_rank; }},
+      {Family::kPaged, "dcp_interleave",
+       [](sg_mapping_call* c, int64_t v) { c->paged.dcp_interleave = static_cast<int32_t>(v); },
+       [](const sg_mapping_call& c) -> int64_t { return c.paged.dcp_interleave; }},
+      {Family::kPaged, "enabled", [](sg_mapping_call* c, int64_t v) { c->paged.enabled = static_cast<int32_t>(v); },
+       [](const sg_mapping_call& c) -> int64_t { return c.paged.enabled; }},
+      {Family::kKpoolTail, "kpool", [](sg_mapping_call* c, int64_t v) { c->kpool_tail.kpool = static_cast<int32_t>(v); },
+       [](const sg_mapping_call& c) -> int64_t { return c.kpool_tail.kpool; }},
+      {Family::kQsaRing, "ring", [](sg_mapping_call* c, int64_t v) { c->qsa_ring.ring = static_cast<int32_t>(v); },
+       [](const sg_mapping_call& c) -> int64_t { return c.qsa_ring.ring; }},
+      {Family::kQsaCompressed, "block_size",
+       [](sg_mapping_call* c, int64_t v) { c->qsa_compressed.block_size = static_cast<int32_t>(v); },
+       [](const sg_mapping_call& c) -> int64_t { return c.qsa_compressed.block_size; }},
+      {Family::kQsaCompressed, "compress_ratio",
+       [](sg_mapping_call* c, int64_t v) { c->qsa_compressed.compress_ratio = static_cast<int32_t>(v); },
+       [](const sg_mapping_call& c) -> int64_t { return c.qsa_compressed.compress_ratio; }},
+      {Family::kCompressorRing, "capacity",
+       [](sg_mapping_call* c, int64_t v) { c->compressor_ring.capacity = static_cast<int32_t>(v); },
+       [](const sg_mapping_call& c) -> int64_t { return c.compressor_ring.capacity; }},
+      {Family::kCompressorRing, "ring_block_size",
+       [](sg_mapping_call* c, int64_t v) { c->compressor_ring.ring_block_size = static_cast<int32_t>(v); },
+       [](const sg_mapping_call& c) -> int64_t { return c.compressor_ring.ring_block_size; }},
+  };
+  return fields;
+}
+
 sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, const TableLayout& table,
                                 const MappingOutputs& out, const int64_t* common, void* stream) {
   sg_mapping_call call{};
@@ -31,17 +70,19 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
   call.block_table_rows_by_idx_mapping = batch.rows_by_idx_mapping;
   call.slot_mapping = out.slot;
   call.tail_slot_mapping = OutputCount(group) > 1 ? out.tail : nullptr;
-  // The family's parameters, as family_params.def binds them.
-#define SG_INT_PARAM(id, member, key, min, max, default_value, divides, times, plugin, example, shrinks, meaning) \
-  if (group.family == Family::k##id) call.plugin = group.member;
-#define SG_BOOL_PARAM(id, member, key, default_value, plugin, meaning) \
-  if (group.family == Family::k##id) call.plugin = group.member ? 1 : 0;
-#define SG_GROUP_PARAM(id, member, key, target, plugin, meaning) \
-  if (group.family == Family::k##id) call.plugin = common;
-#include "registry/family_params.def"
-#undef SG_INT_PARAM
-#undef SG_BOOL_PARAM
-#undef SG_GROUP_PARAM
+  // The family's parameters, where plugin ABI 2's per-family members carry them.
+  for (const Abi2Field& f : Abi2Fields())
+    if (f.family == group.family) f.set(&call, ParamOf(group, f.param));
+  if (group.family == Family::kQsaCompressed) call.qsa_compressed.common_slot_mapping = common;
+  // ABI 3: the family-neutral call.
+  const FamilyDesc& desc = DescOf(group.family);
+  call.num_params = static_cast<int32_t>(desc.params.size());
+  call.param_names = desc.param_name_ptrs.data();
+  call.param_values = group.params.data();
+  call.num_outputs = static_cast<int32_t>(desc.mapping.outputs.size());
+  for (int32_t o = 0; o < call.num_outputs && o < 2; ++o) call.output_names[o] = desc.output_name_ptrs[o];
+  call.gate_slot_mapping = desc.mapping.gate.present() ? common : nullptr;
+  call.block_table_row_widths = stream == nullptr && !group.table.lengths.empty() ? group.table.lengths.data() : nullptr;
   call.stream = stream;
   call.request_of_token = batch.request_of_token;
   return call;

@@ -4,13 +4,25 @@
 #define SLOTGUARD_PLUGIN_MAPPING_CALL_H_
 
 #include <string>
+#include <vector>
 
 #include "kernels/mapping_batch.h"
 #include "kernels/table_view.h"
+#include "registry/variant_ids.h"
 #include "scenario/scenario.h"
 #include "slotguard/plugin.h"
 
 namespace slotguard {
+
+/// A parameter of a built-in family as plugin ABI 2's per-family members
+/// carry it (the ABI's own definition: the one place they are named).
+struct Abi2Field {
+  Family family;
+  const char* param;  // its name in the family's description
+  void (*set)(sg_mapping_call* call, int64_t value);
+  int64_t (*get)(const sg_mapping_call& call);
+};
+const std::vector<Abi2Field>& Abi2Fields();
 
 /// `batch`, `table` and `out` hold device pointers for a device call, host
 /// pointers for a host call; `common` is the qsa_compressed common mapping.

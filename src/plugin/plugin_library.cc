@@ -38,7 +38,9 @@ class PluginLibrary : public MappingProvider {
       const sg_mapping_call_v1 v1 = ToVersion1(call);
       status = reinterpret_cast<sg_plugin_launch_v1_fn>(fn)(&v1);
     } else {
-      status = reinterpret_cast<sg_plugin_launch_fn>(fn)(&call);
+      sg_mapping_call own = call;
+      own.abi_version = abi_;  // the plugin's own version: an ABI-2 plugin may check it
+      status = reinterpret_cast<sg_plugin_launch_fn>(fn)(&own);
     }
     if (status == 0) return true;
     *err = "plugin " + name_ + ": slotguard_plugin_launch_" + (device ? "device" : "host") + " returned " +
@@ -115,9 +117,9 @@ std::unique_ptr<MappingProvider> OpenPluginLibrary(const std::string& path, std:
     *err = where + "slotguard_plugin_info() returned NULL; expected its sg_plugin_info";
     return nullptr;
   }
-  if (info->abi_version != SLOTGUARD_PLUGIN_ABI_VERSION && info->abi_version != SLOTGUARD_PLUGIN_V1_ABI_VERSION) {
+  if (info->abi_version < SLOTGUARD_PLUGIN_V1_ABI_VERSION || info->abi_version > SLOTGUARD_PLUGIN_ABI_VERSION) {
     *err = where + "plugin ABI version " + std::to_string(info->abi_version) + "; expected " +
-           std::to_string(SLOTGUARD_PLUGIN_ABI_VERSION) + " or " + std::to_string(SLOTGUARD_PLUGIN_V1_ABI_VERSION) +
+           std::to_string(SLOTGUARD_PLUGIN_ABI_VERSION) + ", 2 or " + std::to_string(SLOTGUARD_PLUGIN_V1_ABI_VERSION) +
            " (rebuild it against this slotguard's plugin.h)";
     return nullptr;
   }
@@ -132,6 +134,13 @@ std::unique_ptr<MappingProvider> OpenPluginLibrary(const std::string& path, std:
     std::string problem;
     if (!FindFamily(*f, &family, &problem)) {
       *err = where + "plugin " + name + " lists " + problem;
+      return nullptr;
+    }
+    // ABI 1 and 2 carry only the built-in kernels' families' parameters.
+    if (info->abi_version < 3 && !GetFamily(family).kernel) {
+      *err = where + "plugin " + name + " lists family " + QuoteName(*f) + " under plugin ABI " +
+             std::to_string(info->abi_version) + ", whose call carries only the built-in families' parameters; "
+             "expected it rebuilt against plugin ABI 3 (this slotguard's plugin.h: param_names, param_values)";
       return nullptr;
     }
     families.push_back(family);

@@ -33,12 +33,13 @@ bool GetText(WireBuffer* in, std::string* s) {
   return true;
 }
 
-/// The parameters RUN carries for a family: the int and bool rows that
-/// name a plugin field, table order.
-std::vector<const ParamInfo*> WireParams(Family family) {
-  std::vector<const ParamInfo*> params;
-  for (const ParamInfo* p : ParamsOf(family))
-    if ((p->kind == ParamKind::kInt || p->kind == ParamKind::kBool) && *p->plugin_field) params.push_back(p);
+/// The parameters RUN carries for a family: its integer and bool
+/// parameters, in its description's order (their indices there).
+std::vector<size_t> WireParams(Family family) {
+  std::vector<size_t> params;
+  const std::vector<ParamDesc>& all = DescOf(family).params;
+  for (size_t p = 0; p < all.size(); ++p)
+    if (all[p].type != ParamType::kGroup) params.push_back(p);
   return params;
 }
 
@@ -70,9 +71,9 @@ void PutHello(const std::string& device, WireBuffer* out) {
     PutText(out, f.name);
     out->PutU32(static_cast<uint32_t>(f.family));
     out->PutU32(static_cast<uint32_t>(OutputCount(f.family)));
-    const std::vector<const ParamInfo*> params = WireParams(f.family);
+    const std::vector<size_t> params = WireParams(f.family);
     out->PutU32(static_cast<uint32_t>(params.size()));
-    for (const ParamInfo* p : params) PutText(out, p->spec_name());
+    for (size_t p : params) PutText(out, f.desc->params[p].name);
   }
 }
 
@@ -180,9 +181,9 @@ void PutRun(const std::vector<ProviderRecord>& records, WireBuffer* out) {
       PutI64(out, g.table_row_stride);
       out->PutU64(blob.Add(*g.table));
       out->PutU64(g.table->size());
-      const std::vector<const ParamInfo*> params = WireParams(group.family);
+      const std::vector<size_t> params = WireParams(group.family);
       for (int i = 0; i < kProviderMaxParams; ++i)
-        PutI32(out, i < static_cast<int>(params.size()) ? static_cast<int32_t>(ParamValue(*params[i], group)) : 0);
+        PutI32(out, i < static_cast<int>(params.size()) ? static_cast<int32_t>(group.params[params[i]]) : 0);
       PutI32(out, g.common_group);
       out->PutU32(g.common ? 1 : 0);
       out->PutU64(g.common ? blob.Add(*g.common) : 0);

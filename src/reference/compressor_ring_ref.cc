@@ -13,8 +13,8 @@ namespace slotguard {
 std::vector<std::vector<int64_t>> ReferenceCompressorRing(const Batch& batch, const Group& group) {
   std::vector<int64_t> slot(batch.num_tokens, kPadSlot);
   std::vector<int64_t> tail(batch.num_tokens, kPadSlot);
-  const int64_t capacity = group.capacity;
-  const int64_t rbs = group.ring_block_size;
+  const int64_t capacity = ParamOf(group, "capacity");
+  const int64_t rbs = ParamOf(group, "ring_block_size");
   const int64_t limit = std::min<int64_t>(batch.num_actual_tokens, batch.num_real_tokens());
   for (int32_t r = 0; r < batch.num_reqs(); ++r) {
     const int32_t table_row = batch.row_of(r);  // -1: a dummy of a persistent table, all PAD
@@ -33,6 +33,10 @@ std::vector<std::vector<int64_t>> ReferenceCompressorRing(const Batch& batch, co
   outputs[0] = std::move(slot);
   outputs[1] = std::move(tail);
   return outputs;
+}
+
+std::vector<std::vector<int64_t>> HandReferenceCompressorRing(const Scenario& s, const Group& g) {
+  return ReferenceCompressorRing(s.batch, g);
 }
 
 }  // namespace slotguard

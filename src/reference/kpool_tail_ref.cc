@@ -10,7 +10,7 @@ namespace slotguard {
 std::vector<int64_t> ReferenceKpoolTail(const Batch& batch, const Group& group) {
   std::vector<int64_t> out(batch.slot_mapping_in);  // tokens >= N_act keep these
   const int32_t R = batch.num_reqs();
-  const int64_t kpool = group.kpool;
+  const int64_t kpool = ParamOf(group, "kpool");
   int32_t last = 0;  // the last r with qsl[r] <= t (t only grows)
   for (int64_t t = 0; t < batch.num_actual_tokens; ++t) {
     out[t] = kPadSlot;
@@ -26,6 +26,10 @@ std::vector<int64_t> ReferenceKpoolTail(const Batch& batch, const Group& group) 
     out[t] = b * kpool + offset;
   }
   return out;
+}
+
+std::vector<std::vector<int64_t>> HandReferenceKpoolTail(const Scenario& s, const Group& g) {
+  return {ReferenceKpoolTail(s.batch, g)};
 }
 
 }  // namespace slotguard

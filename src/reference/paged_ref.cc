@@ -13,12 +13,12 @@ namespace slotguard {
 
 std::vector<int64_t> ReferencePaged(const Batch& batch, const Group& group) {
   std::vector<int64_t> out(batch.num_tokens, kPadSlot);
-  if (!group.enabled) return out;
-  const int64_t block_size = group.block_size;
-  const int64_t kernel_block_size = group.kernel_block_size;
-  const int64_t world = group.dcp.world;
-  const int64_t rank = group.dcp.rank;
-  const int64_t interleave = group.dcp.interleave;
+  if (!ParamOf(group, "enabled")) return out;
+  const int64_t block_size = ParamOf(group, "block_size");
+  const int64_t kernel_block_size = ParamOf(group, "kernel_block_size");
+  const int64_t world = ParamOf(group, "dcp_world");
+  const int64_t rank = ParamOf(group, "dcp_rank");
+  const int64_t interleave = ParamOf(group, "dcp_interleave");
   for (int32_t r = 0; r < batch.num_reqs(); ++r) {
     if (batch.is_dummy(r)) continue;  // dummy request: every token PAD
     const int32_t row = batch.row_of(r);
@@ -38,6 +38,10 @@ std::vector<int64_t> ReferencePaged(const Batch& batch, const Group& group) {
     }
   }
   return out;
+}
+
+std::vector<std::vector<int64_t>> HandReferencePaged(const Scenario& s, const Group& g) {
+  return {ReferencePaged(s.batch, g)};
 }
 
 }  // namespace slotguard

@@ -9,8 +9,8 @@ namespace slotguard {
 std::vector<int64_t> ReferenceQsaCompressed(const Batch& batch, const Group& group,
                                             const std::vector<int64_t>& common) {
   std::vector<int64_t> out(batch.num_tokens, kPadSlot);
-  const int64_t S = group.block_size;
-  const int64_t cr = group.compress_ratio;
+  const int64_t S = ParamOf(group, "block_size");
+  const int64_t cr = ParamOf(group, "compress_ratio");
   for (int32_t r = 0; r < batch.num_reqs(); ++r) {
     const int32_t row = batch.row_of(r);  // -1: a dummy of a persistent table, all PAD
     if (row < 0) continue;
@@ -28,6 +28,21 @@ std::vector<int64_t> ReferenceQsaCompressed(const Batch& batch, const Group& gro
     }
   }
   return out;
+}
+
+/// The common mapping: the `common` paged group's hand reference, or, when
+/// the scenario names none, what a paged group would give: PAD for tokens
+/// t >= qsl[R] and for every token of a dummy request, 0 otherwise.
+std::vector<std::vector<int64_t>> HandReferenceQsaCompressed(const Scenario& s, const Group& g) {
+  const std::string common_name = LinkOf(g, "common");
+  for (const Group& other : s.groups)
+    if (!common_name.empty() && other.name == common_name)
+      return {ReferenceQsaCompressed(s.batch, g, ReferencePaged(s.batch, other))};
+  std::vector<int64_t> common(s.batch.num_tokens, kPadSlot);
+  for (int32_t r = 0; r < s.batch.num_reqs(); ++r)
+    if (!s.batch.is_dummy(r))
+      for (int64_t t = s.batch.query_start_loc[r]; t < s.batch.query_start_loc[r + 1]; ++t) common[t] = 0;
+  return {ReferenceQsaCompressed(s.batch, g, common)};
 }
 
 }  // namespace slotguard

@@ -9,7 +9,7 @@ namespace slotguard {
 
 std::vector<int64_t> ReferenceQsaRing(const Batch& batch, const Group& group) {
   std::vector<int64_t> out(batch.num_tokens, kPadSlot);
-  const int64_t ring = group.ring;
+  const int64_t ring = ParamOf(group, "ring");
   for (int32_t r = 0; r < batch.num_reqs(); ++r) {
     const int32_t row = batch.row_of(r);  // -1: a dummy of a persistent table, all PAD
     if (row < 0) continue;
@@ -24,6 +24,10 @@ std::vector<int64_t> ReferenceQsaRing(const Batch& batch, const Group& group) {
     }
   }
   return out;
+}
+
+std::vector<std::vector<int64_t>> HandReferenceQsaRing(const Scenario& s, const Group& g) {
+  return {ReferenceQsaRing(s.batch, g)};
 }
 
 }  // namespace slotguard

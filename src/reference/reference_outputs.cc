@@ -1,41 +1,53 @@
-// Dispatch from a group to its family's reference.
+// The reference of every family: its description, interpreted; and the
+// dispatch to the hand-written references (generated from families.def).
 #include "reference/reference.h"
 
 namespace slotguard {
-namespace {
 
-/// The common mapping of a qsa_compressed group: its `common` paged group's
-/// reference output, or (DESIGN 2.4) PAD exactly for tokens t >= qsl[R].
-std::vector<int64_t> CommonMapping(const Scenario& scenario, const Group& group) {
-  for (const Group& other : scenario.groups)
-    if (!group.common.empty() && other.name == group.common) return ReferencePaged(scenario.batch, other);
-  std::vector<int64_t> common(scenario.batch.num_tokens, kPadSlot);
-  for (int64_t t = 0; t < scenario.batch.num_real_tokens(); ++t) common[t] = 0;
-  return common;
+bool GroupReference(const Scenario& scenario, const Group& group, const int64_t* linked, bool facts,
+                    Interpretation* out, std::string* err) {
+  const FamilyDesc& desc = DescOf(group.family);
+  GroupPlan plan;
+  std::string why;
+  if (!MakeGroupPlan(desc, desc.mapping, group.params, scenario.batch, &plan, &why) ||
+      !Interpret(plan, scenario.batch, group.table, linked, facts, out, &why)) {
+    *err = "group " + group.name + " (" + desc.name + "): " + why;
+    return false;
+  }
+  return true;
 }
 
-}  // namespace
+bool ScenarioReference(const Scenario& scenario, bool facts, std::vector<Interpretation>* out, std::string* err) {
+  out->assign(scenario.groups.size(), Interpretation());
+  for (size_t i : RunOrder(scenario)) {
+    const Group& group = scenario.groups[i];
+    const int gate = GateGroupIndex(scenario, group);
+    const int64_t* linked = gate >= 0 ? (*out)[gate].slots[0].data() : nullptr;
+    if (!GroupReference(scenario, group, linked, facts, &(*out)[i], err)) return false;
+  }
+  return true;
+}
 
 std::vector<std::vector<int64_t>> ReferenceOutputs(const Scenario& scenario, const Group& group) {
-  std::vector<std::vector<int64_t>> outputs;  // moved in: an initializer list would copy
-  switch (group.family) {
-    case Family::kPaged:
-      outputs.push_back(ReferencePaged(scenario.batch, group));
-      break;
-    case Family::kKpoolTail:
-      outputs.push_back(ReferenceKpoolTail(scenario.batch, group));
-      break;
-    case Family::kQsaRing:
-      outputs.push_back(ReferenceQsaRing(scenario.batch, group));
-      break;
-    case Family::kQsaCompressed:
-      outputs.push_back(ReferenceQsaCompressed(scenario.batch, group, CommonMapping(scenario, group)));
-      break;
-    case Family::kCompressorRing:
-      outputs = ReferenceCompressorRing(scenario.batch, group);
-      break;
-  }
-  return outputs;
+  const int gate = GateGroupIndex(scenario, group);
+  Interpretation linked, own;
+  std::string err;
+  if (gate >= 0 && !GroupReference(scenario, scenario.groups[gate], nullptr, false, &linked, &err)) return {};
+  if (!GroupReference(scenario, group, gate >= 0 ? linked.slots[0].data() : nullptr, false, &own, &err)) return {};
+  return std::move(own.slots);
+}
+
+bool HandReference(const Scenario& scenario, const Group& group, std::vector<std::vector<int64_t>>* out) {
+  using Fn = std::vector<std::vector<int64_t>> (*)(const Scenario&, const Group&);
+  static const Fn kHand[] = {
+#define SG_FAMILY(id, name) &HandReference##id,
+#include "registry/families.def"
+#undef SG_FAMILY
+  };
+  const int f = static_cast<int>(group.family);
+  if (f < 0 || f >= kKernelFamilyCount) return false;
+  *out = kHand[f](scenario, group);
+  return true;
 }
 
 }  // namespace slotguard

@@ -1,4 +1,9 @@
-// Lookup over the family/variant registry (families.def).
+// The family registry: every family a run knows and its variants. The
+// built-in descriptions (families/*.json, compiled in) come first, those
+// with a kernel of slotguard's (families.def) in that file's order; then
+// what --family-file and SLOTGUARD_FAMILY_PATH name, in that order.
+// Registration happens before any scenario is loaded (the commands' setup);
+// afterwards the registry is read-only and may be read from any thread.
 #ifndef SLOTGUARD_REGISTRY_FAMILIES_H_
 #define SLOTGUARD_REGISTRY_FAMILIES_H_
 
@@ -6,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "family/family_desc.h"
 #include "registry/variant_ids.h"
 #include "util/did_you_mean.h"
 
@@ -14,7 +20,10 @@ namespace slotguard {
 struct FamilyInfo {
   Family family;
   const char* name;
-  const char* description;
+  const char* description;  // the description's one-line meaning
+  const FamilyDesc* desc;
+  bool kernel;              // slotguard has its own kernel (families.def)
+  bool builtin;             // compiled in (families/), not a user's file
 };
 
 struct VariantInfo {
@@ -22,6 +31,9 @@ struct VariantInfo {
   Family family;
   const char* name;
   const char* description;
+  bool kernel;                 // the built-in kernel implements it
+  const MappingDesc* mapping;  // what it computes, when the interpreter can run it (fixed, described
+                               // variants); nullptr for a historical kernel variant
 };
 
 const std::vector<FamilyInfo>& AllFamilies();
@@ -29,6 +41,8 @@ const std::vector<VariantInfo>& AllVariants();
 
 const FamilyInfo& GetFamily(Family family);
 const VariantInfo& GetVariant(Variant variant);
+/// The description of a family.
+inline const FamilyDesc& DescOf(Family family) { return *GetFamily(family).desc; }
 /// Variants of one family, `fixed` first.
 std::vector<Variant> VariantsOf(Family family);
 Variant FixedVariant(Family family);
@@ -50,6 +64,19 @@ bool LookupVariant(Family family, const std::string& name, Variant* variant);
 /// Resolves `--variant NAME` against the registry: "" and "all" pass; an
 /// unknown name fills *err (with did-you-mean) and returns false.
 bool ValidateVariantName(const std::string& name, std::string* err);
+
+/// Registers the description in `path` (--family-file). False with one line
+/// (the file, the JSON pointer, what was expected) when it does not load,
+/// names a family already registered, or links to a family that is not.
+bool RegisterFamilyFile(const std::string& path, std::string* err);
+/// Registers every *.json file of each directory of SLOTGUARD_FAMILY_PATH
+/// (colon-separated), in name order; once per process.
+bool RegisterFamilySearchPath(std::string* err);
+/// The files registered from outside the binary, in order (worker
+/// processes register them too).
+const std::vector<std::string>& UserFamilyFiles();
+/// Registers the description in `text` (tests; `file` names it).
+bool RegisterFamilyText(const std::string& text, const std::string& file, std::string* err);
 
 /// Prints the variant's name (test messages, logs).
 inline std::ostream& operator<<(std::ostream& out, Variant variant) { return out << GetVariant(variant).name; }

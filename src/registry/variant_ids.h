@@ -1,18 +1,23 @@
-// Family and variant ids as plain enums, generated from families.def.
-// No standard headers: kernel code includes this.
+// Family and variant ids. The built-in kernels' families and variants
+// (families.def) have the first ids, as enumerators the kernels switch on;
+// the families and variants of descriptions without a kernel of slotguard's
+// (families/, --family-file) get the ids after them when they are
+// registered (registry/families.h). No standard headers: kernel code
+// includes this.
 #ifndef SLOTGUARD_REGISTRY_VARIANT_IDS_H_
 #define SLOTGUARD_REGISTRY_VARIANT_IDS_H_
 
 namespace slotguard {
 
 enum class Family : int {
-#define SG_FAMILY(id, name, description) k##id,
+#define SG_FAMILY(id, name) k##id,
 #include "registry/families.def"
 #undef SG_FAMILY
 };
 
-#define SG_FAMILY(id, name, description) +1
-constexpr int kFamilyCount = 0
+/// The families with a kernel of slotguard's: ids 0 .. kKernelFamilyCount - 1.
+#define SG_FAMILY(id, name) +1
+constexpr int kKernelFamilyCount = 0
 #include "registry/families.def"
     ;
 #undef SG_FAMILY
@@ -24,8 +29,9 @@ enum class Variant : int {
 #undef SG_VARIANT
 };
 
+/// The variants the built-in kernels implement: ids 0 .. kKernelVariantCount - 1.
 #define SG_VARIANT(family, id, name, description) +1
-constexpr int kVariantCount = 0
+constexpr int kKernelVariantCount = 0
 #include "registry/families.def"
     ;
 #undef SG_VARIANT

@@ -7,32 +7,33 @@
 namespace slotguard {
 namespace {
 
-const char* KindName(ParamKind kind) {
-  switch (kind) {
-    case ParamKind::kInt:
-      return "integer";
-    case ParamKind::kBool:
-      return "boolean";
-    case ParamKind::kGroup:
+const char* TypeName(ParamType type) {
+  switch (type) {
+    case ParamType::kI32:
+      return "i32";
+    case ParamType::kI64:
+      return "i64";
+    case ParamType::kBool:
+      return "bool";
+    case ParamType::kGroup:
       return "group name";
-    case ParamKind::kDerived:
-      return "derived";
   }
   return "";
 }
 
-std::string RangeText(const ParamInfo& p) {
-  if (p.kind == ParamKind::kGroup) return std::string("a ") + GetFamily(p.target).name + " group of the scenario";
-  if (p.kind != ParamKind::kInt) return "true, false";
-  std::string range = std::to_string(p.min) + " .. " + MaxText(p);
-  if (*p.divides) range += std::string(", divides ") + p.divides;
-  if (*p.times) range += std::string(", ") + p.times + " * " + p.leaf_key() + " <= 2147483647";
+std::string RangeText(const ParamDesc& p) {
+  if (p.type == ParamType::kGroup) return "a " + p.family + " group of the scenario";
+  if (p.type == ParamType::kBool) return "true, false";
+  std::string range = std::to_string(p.min) + " .. " + p.max.text();
+  if (!p.divides.empty()) range += ", divides " + p.divides;
   return range;
 }
 
-std::string DefaultCell(const ParamInfo& p) {
-  if (p.kind == ParamKind::kGroup) return "absent";
-  return DefaultText(p);
+std::string DefaultCell(const ParamDesc& p) {
+  if (p.type == ParamType::kGroup) return "absent";
+  if (p.default_value.empty()) return "required";
+  if (p.type == ParamType::kBool) return p.default_value.text() == "1" ? "true" : "false";
+  return p.default_value.text();
 }
 
 }  // namespace
@@ -41,12 +42,14 @@ void WriteRegistryListing(std::ostream& out) {
   out << "families, their parameters and variants (fixed is the default and the only correct one):\n";
   for (const FamilyInfo& family : AllFamilies()) {
     out << "  " << family.name << ": " << family.description << "\n";
+    out << "    from " << family.desc->file
+        << (family.kernel ? "; slotguard's own kernel" : "; no kernel of slotguard's: give an implementation")
+        << "\n";
     if (ReadsColumn0Only(family.family)) out << "    reads column 0 of its row only\n";
-    for (const ParamInfo* p : ParamsOf(family.family)) {
-      if (p->kind == ParamKind::kDerived) continue;
-      out << "    param " << p->key << " (" << KindName(p->kind) << ", " << RangeText(*p) << "; default "
-          << DefaultCell(*p) << "): " << p->meaning << "\n";
-    }
+    for (const ParamDesc& p : family.desc->params)
+      out << "    param " << p.key << " (" << TypeName(p.type) << ", " << RangeText(p) << "; default "
+          << DefaultCell(p) << "): " << p.meaning << "\n";
+    for (const ConstraintDesc& c : family.desc->constraints) out << "    requires " << c.holds.text() << "\n";
     for (Variant v : VariantsOf(family.family))
       out << "    " << GetVariant(v).name << ": " << GetVariant(v).description << "\n";
   }
@@ -58,14 +61,13 @@ void WriteRegistryListing(std::ostream& out) {
 
 std::string FamilyParameterMarkdown() {
   std::string md =
-      "| family | key | type | range | default | plugin field (spec name) | meaning |\n"
+      "| family | key | name | type | range | default | meaning |\n"
       "|---|---|---|---|---|---|---|\n";
-  for (const ParamInfo& p : AllParams()) {
-    if (p.kind == ParamKind::kDerived) continue;
-    const std::string plugin = std::string("`") + p.plugin_field + "` (" +
-                               (p.kind == ParamKind::kGroup ? "buffer " : "") + "`" + p.spec_name() + "`)";
-    md += std::string("| ") + GetFamily(p.family).name + " | `" + p.key + "` | " + KindName(p.kind) + " | " +
-          RangeText(p) + " | " + DefaultCell(p) + " | " + plugin + " | " + p.meaning + " |\n";
+  for (const FamilyInfo& f : AllFamilies()) {
+    if (!f.builtin) continue;
+    for (const ParamDesc& p : f.desc->params)
+      md += std::string("| ") + f.name + " | `" + p.key + "` | `" + p.name + "` | " + TypeName(p.type) + " | " +
+            RangeText(p) + " | " + DefaultCell(p) + " | " + p.meaning + " |\n";
   }
   return md;
 }

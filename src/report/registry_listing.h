@@ -11,7 +11,7 @@ namespace slotguard {
 
 void WriteRegistryListing(std::ostream& out);
 
-/// | family | key | type | range | default | plugin field | meaning |
+/// | family | key | name | type | range | default | meaning |, for every built-in family.
 std::string FamilyParameterMarkdown();
 
 }  // namespace slotguard

@@ -70,6 +70,8 @@ bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t k
   CheckKernelOutputs(replays[0].scenario, keep_per_invariant, run);
   for (size_t k = 1; k < outputs.size(); ++k) {
     const Scenario& s = replays[k].scenario;
+    std::vector<Interpretation> reference;
+    if (!ScenarioReference(s, /*facts=*/true, &reference, &run->reference_error)) return true;
     for (size_t i = 0; i < s.groups.size(); ++i) {
       const GroupOutputs& out = outputs[k][i];
       if (!out.fault.empty()) {
@@ -79,18 +81,17 @@ bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t k
       if (out.cache.empty()) continue;  // no pool: over max_cache_bytes
       // Only null_bytes: the dummies' tokens map nowhere real, so the
       // question is only whether block 0 stayed zero.
-      const std::vector<std::vector<int64_t>> reference = ReferenceOutputs(s, s.groups[i]);
-      const std::vector<int32_t> request_of_token = RequestOfToken(s.batch, s.groups[i]);
       GroupRun g;
       g.scenario = &s;
       g.group = &s.groups[i];
-      g.request_of_token = &request_of_token;
+      g.request_of_token = &reference[i].owner;
       g.read_past_row = &out.read_past_row;
       SetAddressing(&g);
       OutputRun o;
       o.name = s.groups[i].name;
       o.kernel = &out.engine[0];
-      o.reference = &reference[0];
+      o.reference = &reference[i].slots[0];
+      o.facts = &reference[i].facts[0];
       g.outputs.push_back(o);
       // The block-0 slots this replay dirtied: a slot already dirty before
       // it was reported then. (Dirty or not is race-free; which token's

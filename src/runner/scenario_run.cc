@@ -66,9 +66,12 @@ bool RecordFault(const Scenario& scenario, ScenarioRun* run) {
 void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run) {
   run->request_of_token.clear();
   run->reference.clear();
+  run->facts.clear();
+  run->writer_skips.clear();
   run->output_names.clear();
   run->findings.assign(scenario.groups.size(), FindingSink(keep_per_invariant));
   run->skipped.clear();
+  run->reference_error.clear();
   for (const GroupOutputs& out : run->kernel)
     if (!out.skipped.empty()) {
       run->skipped = out.skipped;
@@ -78,11 +81,33 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
       return;
     }
   if (RecordFault(scenario, run)) return;
+  std::vector<Interpretation> reference;
+  if (!ScenarioReference(scenario, /*facts=*/true, &reference, &run->reference_error)) {
+    for (const Group& group : scenario.groups) run->output_names.push_back(OutputNames(group));
+    run->request_of_token.assign(scenario.groups.size(), {});
+    run->reference.assign(scenario.groups.size(), {});
+    return;
+  }
   for (size_t i = 0; i < scenario.groups.size(); ++i) {
     const Group& group = scenario.groups[i];
-    run->reference.push_back(ReferenceOutputs(scenario, group));
-    run->request_of_token.push_back(RequestOfToken(scenario.batch, group));
+    run->reference.push_back(std::move(reference[i].slots));
+    run->facts.push_back(std::move(reference[i].facts));
+    run->request_of_token.push_back(std::move(reference[i].owner));
     run->output_names.push_back(OutputNames(group));
+    // What the writers skip by another group's output, as the references say.
+    run->writer_skips.emplace_back();
+    const int writer_gate = WriterGateGroupIndex(scenario, group);
+    if (writer_gate >= 0) {
+      const FamilyDesc& desc = DescOf(group.family);
+      GroupPlan plan;
+      std::string unused;
+      if (MakeGroupPlan(desc, desc.mapping, group.params, scenario.batch, &plan, &unused))
+        run->writer_skips.back() =
+            WriterSkipMask(plan, reference[writer_gate].slots[0].data(), scenario.batch.num_tokens);
+    }
+  }
+  for (size_t i = 0; i < scenario.groups.size(); ++i) {
+    const Group& group = scenario.groups[i];
     GroupRun g;
     g.scenario = &scenario;
     g.group = &group;
@@ -96,6 +121,7 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
       out.kernel = &run->kernel[i].engine[o];
       out.flat = o < run->kernel[i].flat.size() ? &run->kernel[i].flat[o] : nullptr;
       out.reference = &run->reference[i][o];
+      out.facts = o < run->facts[i].size() ? &run->facts[i][o] : nullptr;
       auto golden = scenario.expect.slot_mapping.find(out.name);
       out.golden = golden == scenario.expect.slot_mapping.end() ? nullptr : &golden->second;
       g.outputs.push_back(out);
@@ -107,6 +133,7 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
       memory.cache = &kernel.cache;
       memory.head_bytes = kernel.head_bytes;
       memory.group_index = static_cast<int32_t>(i);
+      memory.writer_skips = run->writer_skips[i].empty() ? nullptr : &run->writer_skips[i];
       CheckMemoryInvariants(g, memory, &run->findings[i]);
     }
   }
@@ -164,6 +191,11 @@ ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
     report.error = file + ": " + scenario.name + ": " + backend.name() + " backend: " + err;
     return report;
   }
+  if (!run.reference_error.empty()) {
+    report.status = ScenarioStatus::kBadInput;
+    report.error = file + ": " + scenario.name + ": " + run.reference_error;
+    return report;
+  }
   if (!run.skipped.empty()) {
     report.status = ScenarioStatus::kSkipped;
     report.verdict = "skipped: " + run.skipped;
@@ -203,9 +235,12 @@ std::set<std::string> FiredInvariants(const ScenarioRun& run) {
 bool ReferencePasses(const Scenario& scenario) {
   ScenarioRun run;
   run.kernel.resize(scenario.groups.size());
+  std::vector<Interpretation> reference;
+  std::string unused;
+  if (!ScenarioReference(scenario, /*facts=*/false, &reference, &unused)) return false;  // it cannot compute it
   for (size_t i = 0; i < scenario.groups.size(); ++i) {
     GroupOutputs& out = run.kernel[i];
-    out.engine = ReferenceOutputs(scenario, scenario.groups[i]);
+    out.engine = std::move(reference[i].slots);
     out.flat = out.engine;
     out.read_past_row.assign(scenario.batch.num_tokens, 0);
   }

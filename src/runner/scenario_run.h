@@ -23,10 +23,15 @@ struct ScenarioRun {
   std::vector<std::vector<std::vector<int64_t>>> reference;  // [groups][outputs][tokens]
   std::vector<std::vector<std::string>> output_names;         // [groups][outputs]
   std::vector<std::vector<int32_t>> request_of_token;         // [groups][num_tokens]
+  std::vector<std::vector<std::vector<uint8_t>>> facts;      // [groups][outputs][tokens], TokenFact bits
+  std::vector<std::vector<uint8_t>> writer_skips;             // [groups][tokens] or empty (no writer gate)
   std::vector<FindingSink> findings;                          // [groups]
   // Non-empty when the implementation being checked did not take the
   // scenario (GroupOutputs::skipped): nothing was checked.
   std::string skipped;
+  // Non-empty when a family's description cannot compute this scenario (a
+  // formula overflows or divides by zero on it): a bad input, nothing checked.
+  std::string reference_error;
 };
 
 /// The groups whose pool the backends skip (writers on, pool over

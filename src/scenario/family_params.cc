@@ -5,109 +5,144 @@
 namespace slotguard {
 namespace {
 
-constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+/// Variables for a group-level formula: the parameters filled in.
+std::vector<int64_t> ParamVars(const FamilyDesc& d, const Group& group) {
+  std::vector<int64_t> vars(d.variables.size(), 0);
+  for (size_t p = 0; p < d.params.size() && p < group.params.size(); ++p) vars[d.param_var(p)] = group.params[p];
+  return vars;
+}
 
-ParamRef RefTo(int32_t* p) { return {p, nullptr, nullptr}; }
-ParamRef RefTo(bool* p) { return {nullptr, p, nullptr}; }
-ParamRef RefTo(std::string* p) { return {nullptr, nullptr, p}; }
+int64_t Value(const Expr& e, const std::vector<int64_t>& vars, int64_t fallback) {
+  int64_t v;
+  ExprError error = ExprError::kNone;
+  return e.Evaluate(vars.data(), &v, &error) ? v : fallback;
+}
 
-int64_t NoBound(const Group&) { return 0; }
+/// A formula's text in words: a parameter's name as it is.
+std::string Text(const Expr& e) { return e.text(); }
 
-struct ShapeInfo {
-  Family family;
-  int64_t (*slots_per_entry)(const Group& g);
-  int64_t (*null_entries)(const Group& g);
-  const char* null_entries_text;
-  int64_t (*min_width)(const Group& g);
-  const char* min_width_reason;
-  bool column0_only;
-  bool tail;
-};
+}  // namespace
 
-const ShapeInfo& Shape(Family family) {
-  static const ShapeInfo shapes[] = {
-#define SG_FAMILY_SHAPE(id, slots, nulls, width, why, column0, tail)                                         \
-  {Family::k##id, [](const Group& g) -> int64_t { return slots; }, [](const Group& g) -> int64_t { (void)g; return nulls; }, \
-   #nulls, [](const Group& g) -> int64_t { (void)g; return width; }, why, column0 != 0, tail != 0},
-#include "registry/family_params.def"
-#undef SG_FAMILY_SHAPE
-  };
-  static_assert(sizeof(shapes) / sizeof(shapes[0]) == kFamilyCount, "one SG_FAMILY_SHAPE per family");
-  // Indexed by the row's own family, whatever the rows' order.
-  static const std::vector<ShapeInfo> by_family = [] {
-    std::vector<ShapeInfo> out(kFamilyCount);
-    for (const ShapeInfo& shape : shapes) out[static_cast<int>(shape.family)] = shape;
-    return out;
-  }();
-  return by_family[static_cast<int>(family)];
+int64_t ParamOf(const Group& group, const std::string& name) {
+  const int32_t p = DescOf(group.family).FindParam(name);
+  return p >= 0 && static_cast<size_t>(p) < group.params.size() ? group.params[p] : 0;
+}
+
+namespace {
+
+/// A group without its parameters yet gets its family's examples and defaults.
+void SizeParams(Group* group) {
+  const FamilyDesc& d = DescOf(group->family);
+  if (group->params.size() == d.params.size() && group->links.size() == d.params.size()) return;
+  const Group example = ExampleGroup(group->family, group->name);
+  group->params = example.params;
+  group->links = example.links;
 }
 
 }  // namespace
 
-const std::vector<ParamInfo>& AllParams() {
-  static const std::vector<ParamInfo> params = {
-#define SG_INT_PARAM(id, member, key, lo, hi, def, divides, times, plugin, example, shrinks, meaning)                      \
-  {Family::k##id, ParamKind::kInt, key, lo, [](const Group& g) -> int64_t { (void)g; return hi; },                 \
-   [](const Group& g) -> int64_t { (void)g; return def; }, divides, times, #plugin, example, shrinks != 0,     \
-   #hi, #def,                                                                                                  \
-   Family::k##id, meaning,                                                                                     \
-   [](Group& g) { return RefTo(&g.member); }},
-#define SG_BOOL_PARAM(id, member, key, def, plugin, meaning)                                                   \
-  {Family::k##id, ParamKind::kBool, key, 0, NoBound, [](const Group&) -> int64_t { return def ? 1 : 0; }, "", "", \
-   #plugin, def ? 1 : 0, false, "", #def, Family::k##id, meaning, [](Group& g) { return RefTo(&g.member); }},
-#define SG_GROUP_PARAM(id, member, key, target_id, plugin, meaning)                                               \
-  {Family::k##id, ParamKind::kGroup, key, 0, NoBound, NoBound, "", "", #plugin, 0, false, "", "", Family::k##target_id,   \
-   meaning,                                                                                                      \
-   [](Group& g) { return RefTo(&g.member); }},
-#define SG_DERIVED_PARAM(id, member, value)                                                                    \
-  {Family::k##id, ParamKind::kDerived, "", 0, NoBound, [](const Group& g) -> int64_t { return value; }, "", "", \
-   "", 0, false, "", #value, Family::k##id, "", [](Group& g) { return RefTo(&g.member); }},
-#include "registry/family_params.def"
-#undef SG_INT_PARAM
-#undef SG_BOOL_PARAM
-#undef SG_GROUP_PARAM
-#undef SG_DERIVED_PARAM
-  };
-  return params;
+bool SetParam(Group* group, const std::string& name, int64_t value) {
+  const int32_t p = DescOf(group->family).FindParam(name);
+  if (p < 0) return false;
+  SizeParams(group);
+  group->params[p] = value;
+  return true;
 }
 
-std::string ParamInfo::top_key() const {
-  const std::string k = key;
-  return k.substr(0, k.find('/'));
+bool SetLink(Group* group, const std::string& name, const std::string& target) {
+  const int32_t p = DescOf(group->family).FindParam(name);
+  if (p < 0) return false;
+  SizeParams(group);
+  group->links[p] = target;
+  return true;
 }
 
-std::string ParamInfo::leaf_key() const {
-  const std::string k = key;
-  return k.substr(k.rfind('/') + 1);
+std::string LinkOf(const Group& group, const std::string& name) {
+  const int32_t p = DescOf(group.family).FindParam(name);
+  return p >= 0 && static_cast<size_t>(p) < group.links.size() ? group.links[p] : "";
 }
 
-bool ParamInfo::nested() const { return std::string(key).find('/') != std::string::npos; }
-
-std::string SpecNameOf(const std::string& plugin_field) { return plugin_field.substr(plugin_field.rfind('.') + 1); }
-
-std::string ParamInfo::spec_name() const { return SpecNameOf(plugin_field); }
-
-const std::vector<const ParamInfo*>& ParamsOf(Family family) {
-  // Built once: the backends ask for every group of every scenario.
-  static const std::vector<std::vector<const ParamInfo*>> by_family = [] {
-    std::vector<std::vector<const ParamInfo*>> out(kFamilyCount);
-    for (const ParamInfo& p : AllParams()) out[static_cast<int>(p.family)].push_back(&p);
-    return out;
-  }();
-  return by_family[static_cast<int>(family)];
+void ApplyDefaults(Group* group, const std::vector<bool>& given) {
+  const FamilyDesc& d = DescOf(group->family);
+  group->params.resize(d.params.size(), 0);
+  group->links.resize(d.params.size());
+  std::vector<int64_t> vars(d.variables.size(), 0);
+  for (size_t p = 0; p < d.params.size(); ++p) {
+    const ParamDesc& param = d.params[p];
+    const bool have = p < given.size() && given[p];
+    if (!have && param.type != ParamType::kGroup && !param.default_value.empty())
+      group->params[p] = Value(param.default_value, vars, param.min);
+    vars[d.param_var(p)] = group->params[p];
+  }
 }
 
-const ParamInfo* FindParam(Family family, const std::string& key) {
-  for (const ParamInfo& p : AllParams())
-    if (p.family == family && key == p.key) return &p;
-  return nullptr;
+int64_t ParamMax(const Group& group, size_t p) {
+  const FamilyDesc& d = DescOf(group.family);
+  return Value(d.params[p].max, ParamVars(d, group), d.params[p].min);
 }
+
+Group ExampleGroup(Family family, const std::string& name) {
+  Group g;
+  g.name = name;
+  g.family = family;
+  g.variant = FixedVariant(family);
+  const FamilyDesc& d = DescOf(family);
+  std::vector<bool> given(d.params.size(), false);
+  g.params.assign(d.params.size(), 0);
+  for (size_t p = 0; p < d.params.size(); ++p)
+    if (d.params[p].is_int() && d.params[p].default_value.empty()) {
+      g.params[p] = d.params[p].example;
+      given[p] = true;
+    }
+  ApplyDefaults(&g, given);
+  return g;
+}
+
+GroupShape ShapeOf(const Group& group) {
+  const FamilyDesc& d = DescOf(group.family);
+  const std::vector<int64_t> vars = ParamVars(d, group);
+  GroupShape s;
+  s.page = std::max<int64_t>(1, Value(d.mapping.page, vars, 1));
+  s.manager_page = std::max<int64_t>(s.page, Value(d.mapping.manager_page, vars, s.page));
+  s.null_entries = std::max<int64_t>(1, s.manager_page / s.page);
+  s.min_width = std::max<int64_t>(0, Value(d.mapping.min_width, vars, 0));
+  return s;
+}
+
+int64_t SlotsPerEntry(const Group& group) { return ShapeOf(group).page; }
+int64_t NullEntries(const Group& group) { return ShapeOf(group).null_entries; }
+int64_t PoolSlots(int32_t num_blocks, const Group& group) {
+  const GroupShape s = ShapeOf(group);
+  return int64_t{num_blocks} * s.page * s.null_entries;
+}
+std::string NullEntriesText(Family family) {
+  const MappingDesc& m = DescOf(family).mapping;
+  return Text(m.manager_page) + " / " + Text(m.page);
+}
+int64_t MinWidth(const Group& group) { return ShapeOf(group).min_width; }
+std::string MinWidthReason(Family family) {
+  return "its family reads them unguarded: min_width " + Text(DescOf(family).mapping.min_width);
+}
+
+bool ReadsColumn0Only(Family family) {
+  int64_t column;
+  return DescOf(family).mapping.column.IsConstant(&column) && column == 0;
+}
+
+std::vector<std::string> OutputNames(const Group& group) {
+  std::vector<std::string> names;
+  for (const OutputDesc& out : MappingOf(group).outputs)
+    names.push_back(out.name.empty() ? group.name : group.name + "." + out.name);
+  return names;
+}
+
+int OutputCount(Family family) { return static_cast<int>(DescOf(family).mapping.outputs.size()); }
+int OutputCount(const Group& group) { return OutputCount(group.family); }
 
 std::vector<std::string> FamilyKeys(Family family) {
   std::vector<std::string> keys;
-  for (const ParamInfo* p : ParamsOf(family)) {
-    if (p->kind == ParamKind::kDerived) continue;
-    const std::string top = p->top_key();
+  for (const ParamDesc& p : DescOf(family).params) {
+    const std::string top = p.top_key();
     if (std::find(keys.begin(), keys.end(), top) == keys.end()) keys.push_back(top);
   }
   return keys;
@@ -115,71 +150,101 @@ std::vector<std::string> FamilyKeys(Family family) {
 
 std::vector<std::string> NestedKeys(Family family, const std::string& top_key) {
   std::vector<std::string> keys;
-  for (const ParamInfo* p : ParamsOf(family))
-    if (p->kind != ParamKind::kDerived && p->nested() && p->top_key() == top_key) keys.push_back(p->leaf_key());
+  for (const ParamDesc& p : DescOf(family).params)
+    if (p.nested() && p.top_key() == top_key) keys.push_back(p.leaf_key());
   return keys;
 }
 
-int64_t ParamValue(const ParamInfo& param, const Group& group) {
-  const ParamRef ref = ConstRef(param, group);
-  if (ref.i) return *ref.i;
-  if (ref.b) return *ref.b ? 1 : 0;
-  return 0;
+std::string ParamPointer(const std::string& group_pointer, const ParamDesc& p) {
+  const std::string top = group_pointer + "/" + p.top_key();
+  return p.nested() ? top + "/" + p.leaf_key() : top;
 }
 
-bool ReadsAnotherGroup(Family family) {
-  static const std::vector<bool> reads = [] {
-    std::vector<bool> out(kFamilyCount, false);
-    for (const ParamInfo& p : AllParams())
-      if (p.kind == ParamKind::kGroup) out[static_cast<int>(p.family)] = true;
-    return out;
-  }();
-  return reads[static_cast<int>(family)];
-}
-
-std::string ReadGroupName(const Group& group) {
-  for (const ParamInfo* p : ParamsOf(group.family))
-    if (p->kind == ParamKind::kGroup) return *ConstRef(*p, group).s;
-  return "";
-}
-
-void DeriveParams(Group* group) {
-  for (const ParamInfo* p : ParamsOf(group->family))
-    if (p->kind == ParamKind::kDerived) *p->ref(*group).i = static_cast<int32_t>(p->default_value(*group));
-}
-
-int64_t SlotsPerEntry(const Group& group) { return Shape(group.family).slots_per_entry(group); }
-int64_t NullEntries(const Group& group) { return Shape(group.family).null_entries(group); }
-int64_t PoolSlots(int32_t num_blocks, const Group& group) {
-  return int64_t{num_blocks} * SlotsPerEntry(group) * NullEntries(group);
-}
 namespace {
 
-/// A table expression in words: "g.block_size / g.kernel_block_size" ->
-/// "block_size / kernel_block_size", kInt32Max -> 2147483647.
-std::string ExpressionText(std::string text) {
-  for (size_t at; (at = text.find("g.")) != std::string::npos;) text.erase(at, 2);
-  if (text == "kInt32Max") return std::to_string(kInt32Max);
-  if (text == "kRequiredParam") return "required";
-  if (text == "1 << 16") return std::to_string(1 << 16);
-  return text;
+/// Every formula of a mapping, with the lets first.
+std::vector<const Expr*> MappingFormulas(const MappingDesc& m) {
+  std::vector<const Expr*> out;
+  for (const LetDesc& let : m.lets) out.push_back(&let.value);
+  for (const Expr& e : m.select) out.push_back(&e);
+  out.push_back(&m.column);
+  out.push_back(&m.offset);
+  if (!m.pad_entry.empty()) out.push_back(&m.pad_entry);
+  for (const OutputDesc& o : m.outputs)
+    for (const Expr& e : o.select) out.push_back(&e);
+  return out;
+}
+
+/// Whether a subtree reads only `fixed` variables.
+bool ReadsOnly(const Expr& e, int32_t node, const std::vector<bool>& fixed) {
+  const Expr::Node& n = e.nodes()[node];
+  if (n.op == Expr::kVariable) return n.var < static_cast<int32_t>(fixed.size()) && fixed[n.var];
+  for (int32_t a : n.args)
+    if (a >= 0 && !ReadsOnly(e, a, fixed)) return false;
+  return true;
 }
 
 }  // namespace
 
-std::string NullEntriesText(Family family) { return ExpressionText(Shape(family).null_entries_text); }
-std::string MaxText(const ParamInfo& param) { return ExpressionText(param.max_text); }
-std::string DefaultText(const ParamInfo& param) { return ExpressionText(param.default_text); }
-int64_t MinWidth(const Group& group) { return Shape(group.family).min_width(group); }
-const char* MinWidthReason(Family family) { return Shape(family).min_width_reason; }
-bool ReadsColumn0Only(Family family) { return Shape(family).column0_only; }
-
-std::vector<std::string> OutputNames(const Group& group) {
-  if (Shape(group.family).tail) return {group.name, group.name + ".tail"};
-  return {group.name};
+std::vector<int64_t> GroupDivisors(const Group& group) {
+  const FamilyDesc& d = DescOf(group.family);
+  const MappingDesc& m = d.mapping;
+  // The variables fixed for the group: the parameters, and the lets of them.
+  std::vector<bool> fixed(d.variables.size(), false);
+  std::vector<int64_t> vars = ParamVars(d, group);
+  for (size_t p = 0; p < d.params.size(); ++p) fixed[d.param_var(p)] = true;
+  for (const LetDesc& let : m.lets)
+    if (ReadsOnly(let.value, let.value.root(), fixed) && let.value.EvaluateNode(let.value.root(), vars.data(), &vars[let.var]))
+      fixed[let.var] = true;
+  std::vector<int64_t> out;
+  for (const Expr* e : MappingFormulas(m))
+    for (const Expr::Node& n : e->nodes()) {
+      if (n.op != Expr::kDiv && n.op != Expr::kRem && n.op != Expr::kMod && n.op != Expr::kCdiv) continue;
+      int64_t v;
+      if (ReadsOnly(*e, n.args[1], fixed) && e->EvaluateNode(n.args[1], vars.data(), &v) && v > 0 &&
+          std::find(out.begin(), out.end(), v) == out.end())
+        out.push_back(v);
+    }
+  const GroupShape shape = ShapeOf(group);
+  if (std::find(out.begin(), out.end(), shape.manager_page) == out.end()) out.push_back(shape.manager_page);
+  return out;
 }
 
-int OutputCount(Family family) { return Shape(family).tail ? 2 : 1; }
-int OutputCount(const Group& group) { return OutputCount(group.family); }
+bool ReadsPositions(Family family) {
+  for (const Expr* e : MappingFormulas(DescOf(family).mapping))
+    for (int32_t v : e->VariableIndices())
+      if (v == FamilyDesc::kPos) return true;
+  return false;
+}
+
+bool ReadsAnotherGroup(Family family) {
+  for (const ParamDesc& p : DescOf(family).params)
+    if (p.type == ParamType::kGroup) return true;
+  return false;
+}
+
+int LinkedGroupIndex(const Scenario& scenario, const Group& group, int32_t param) {
+  if (param < 0 || static_cast<size_t>(param) >= group.links.size() || group.links[param].empty()) return -1;
+  for (size_t i = 0; i < scenario.groups.size(); ++i)
+    if (scenario.groups[i].name == group.links[param]) return static_cast<int>(i);
+  return -1;
+}
+
+int GateGroupIndex(const Scenario& scenario, const Group& group) {
+  return LinkedGroupIndex(scenario, group, MappingOf(group).gate.param);
+}
+
+int WriterGateGroupIndex(const Scenario& scenario, const Group& group) {
+  return LinkedGroupIndex(scenario, group, MappingOf(group).writer_gate.param);
+}
+
+std::vector<size_t> RunOrder(const Scenario& scenario) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < scenario.groups.size(); ++i)
+    if (!ReadsAnotherGroup(scenario.groups[i].family)) order.push_back(i);
+  for (size_t i = 0; i < scenario.groups.size(); ++i)
+    if (ReadsAnotherGroup(scenario.groups[i].family)) order.push_back(i);
+  return order;
+}
 
 }  // namespace slotguard

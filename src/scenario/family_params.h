@@ -1,120 +1,106 @@
-// The family parameter table (registry/family_params.def) as data: what the
-// loader reads and checks, what the writer and the wire format carry, what
-// plugins and compiled-kernel specs are handed, and each family's shape.
+// A group's family as data: its parameters by name, its shape (the slots
+// an entry names, the null block's extent, the columns a row must have,
+// the outputs) and the groups it reads, all from its family description
+// (family/family_desc.h). What the loader reads and checks, what the
+// writer and the wire formats carry, what plugins and compiled-kernel specs
+// are handed, and what the invariants address by.
 #ifndef SLOTGUARD_SCENARIO_FAMILY_PARAMS_H_
 #define SLOTGUARD_SCENARIO_FAMILY_PARAMS_H_
 
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
+#include "family/family_desc.h"
+#include "registry/families.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {
 
-/// The default of a parameter that a file must give.
-constexpr int64_t kRequiredParam = std::numeric_limits<int64_t>::min();
+/// A parameter's value by name (0 when the family has no such parameter).
+int64_t ParamOf(const Group& group, const std::string& name);
+/// Sets a parameter by name (generators, tests); false when the family has
+/// none. A group without parameters yet first gets its family's examples
+/// and defaults (ExampleGroup).
+bool SetParam(Group* group, const std::string& name, int64_t value);
+/// Sets a group parameter (the name of the group it links to).
+bool SetLink(Group* group, const std::string& name, const std::string& target);
+/// A group parameter's value (the name of the group it links to, "" for none).
+std::string LinkOf(const Group& group, const std::string& name);
 
-enum class ParamKind {
-  kInt,      // an integer in a range
-  kBool,     // true or false
-  kGroup,    // the name of another group of the scenario
-  kDerived,  // not in files: computed from the others after loading
+/// A group of `family` named `name`: its fixed variant, every parameter at
+/// its default, or its example where it has none, and no table.
+Group ExampleGroup(Family family, const std::string& name);
+/// Sizes params and links for the family and sets the defaults of the
+/// parameters a file left out, in order (a default may read earlier ones).
+void ApplyDefaults(Group* group, const std::vector<bool>& given);
+/// The largest value of parameter `p` given the earlier ones (its max formula).
+int64_t ParamMax(const Group& group, size_t p);
+
+/// The family's own mapping (its fixed variant's): what the reference
+/// computes and the invariants address by, whatever variant runs.
+inline const MappingDesc& MappingOf(const Group& group) { return DescOf(group.family).mapping; }
+
+/// The shape of a group: the description's group-level formulas evaluated.
+struct GroupShape {
+  int64_t page = 1;          // slots one table entry names
+  int64_t manager_page = 1;  // slots of the null block
+  int64_t null_entries = 1;  // entry ids below this name the null block
+  int64_t min_width = 0;     // columns every row must have
 };
+GroupShape ShapeOf(const Group& group);
 
-/// Where a parameter lives in a Group: exactly one pointer is set.
-struct ParamRef {
-  int32_t* i = nullptr;
-  bool* b = nullptr;
-  std::string* s = nullptr;
-};
+/// Slots one table entry names (the kernel block for paged, the ring page for the rings).
+int64_t SlotsPerEntry(const Group& group);
+/// Entries below this id name the null block: manager_page / page
+/// (block_size / kernel_block_size for a hybrid paged group), else 1.
+int64_t NullEntries(const Group& group);
+/// Slots of the group's KV pool for the writers: num_blocks manager blocks
+/// of manager_page slots each.
+int64_t PoolSlots(int32_t num_blocks, const Group& group);
+/// "block_size / kernel_block_size": the expression behind NullEntries.
+std::string NullEntriesText(Family family);
+/// Columns every row must have (a kernel reads them unguarded) and the
+/// formula that says so ("capacity / ring_block_size").
+int64_t MinWidth(const Group& group);
+std::string MinWidthReason(Family family);
+/// True when the family reads column 0 of a row and nothing else.
+bool ReadsColumn0Only(Family family);
+/// The outputs of a group, as files and reports name them: the group's name,
+/// then "<name>.<output>" for each further output of its family.
+std::vector<std::string> OutputNames(const Group& group);
+int OutputCount(const Group& group);
+int OutputCount(Family family);
 
-struct ParamInfo {
-  Family family;
-  ParamKind kind;
-  const char* key;  // JSON key under the group, "dcp/world" for a nested one; "" when derived
-  int64_t min;
-  int64_t (*max)(const Group& g);            // inclusive; earlier rows already read
-  int64_t (*default_value)(const Group& g);  // kRequiredParam: the key is required
-  const char* divides;                       // key of the parameter it divides, or ""
-  const char* times;                         // key of the parameter whose product with it fits int32, or ""
-  const char* plugin_field;                  // sg_mapping_call member ("paged.dcp_world"), or ""
-  int64_t example;
-  bool shrinks;              // the minimizer halves it towards min
-  const char* max_text;      // the max and default as the table writes them ("g.block_size")
-  const char* default_text;
-  Family target;  // kGroup: the family of the group it names
-  const char* meaning;
-  ParamRef (*ref)(Group& g);
-
-  /// The top-level key ("dcp" for "dcp/world") and the last one ("world").
-  std::string top_key() const;
-  std::string leaf_key() const;
-  bool nested() const;
-  /// The compiled-kernel spec's name: the plugin field's last name ("dcp_world").
-  std::string spec_name() const;
-};
-
-/// The max and default in words for docs: "block_size", "dcp.world - 1",
-/// "2147483647", "required".
-std::string MaxText(const ParamInfo& param);
-std::string DefaultText(const ParamInfo& param);
-
-/// A plugin field's last name: "paged.dcp_world" -> "dcp_world".
-std::string SpecNameOf(const std::string& plugin_field);
-
-/// Every row, table order.
-const std::vector<ParamInfo>& AllParams();
-/// The rows of one family, table order.
-const std::vector<const ParamInfo*>& ParamsOf(Family family);
-/// The row of `family` at `key`, or nullptr.
-const ParamInfo* FindParam(Family family, const std::string& key);
 /// The top-level JSON keys of a family's groups, beside name, kernel,
 /// variant and block_table ("dcp" once for its three rows).
 std::vector<std::string> FamilyKeys(Family family);
 /// The keys inside a nested object ("world", "rank", "interleave" of "dcp").
 std::vector<std::string> NestedKeys(Family family, const std::string& top_key);
+/// The JSON pointer of parameter p under a group's pointer ("/groups/0/dcp/world").
+std::string ParamPointer(const std::string& group_pointer, const ParamDesc& p);
 
-/// A parameter's value in `group` (an int or bool; 0 for a group name).
-int64_t ParamValue(const ParamInfo& param, const Group& group);
-inline ParamRef ConstRef(const ParamInfo& param, const Group& group) {
-  return param.ref(const_cast<Group&>(group));
-}
+/// Every value the family's mapping formulas divide by or take a modulus
+/// of that is fixed for the group (a parameter, a constant, a let of them):
+/// the periods of its addressing, for the shrinker's context shifts and the
+/// generator's boundary positions.
+std::vector<int64_t> GroupDivisors(const Group& group);
 
-/// True when the family reads another group's output (it has a group
-/// parameter: qsa_compressed's `common`); such groups run after the others.
+/// Whether the family's formulas read the positions buffer (`pos`).
+bool ReadsPositions(Family family);
+
+/// True when the family reads another group's output (a group parameter):
+/// such groups run after the groups they read.
 bool ReadsAnotherGroup(Family family);
-/// The name that group parameter holds in `group`, "" when none.
-std::string ReadGroupName(const Group& group);
+/// The index of the group parameter `param` names in the scenario, or -1.
+int LinkedGroupIndex(const Scenario& scenario, const Group& group, int32_t param);
+/// The gate's linked group, or -1 (absent from the scenario, or no gate).
+int GateGroupIndex(const Scenario& scenario, const Group& group);
+/// The writer gate's linked group, or -1.
+int WriterGateGroupIndex(const Scenario& scenario, const Group& group);
 
-/// Sets every derived parameter of `group` from the others.
-void DeriveParams(Group* group);
-
-// --- the family's shape -------------------------------------------------
-
-/// Slots one table entry names (SG_FAMILY_SHAPE's slots_per_entry: the
-/// kernel block for paged, the ring page for the rings).
-int64_t SlotsPerEntry(const Group& group);
-/// Entries below this id name the null block: block_size / kernel_block_size
-/// for a hybrid paged group (manager block 0), else 1.
-int64_t NullEntries(const Group& group);
-/// Slots of the group's KV pool for the writers: num_blocks manager blocks
-/// of SlotsPerEntry * NullEntries slots each.
-int64_t PoolSlots(int32_t num_blocks, const Group& group);
-/// "block_size / kernel_block_size": the expression behind NullEntries.
-std::string NullEntriesText(Family family);
-/// Columns every row must have (the ring kernels read them unguarded) and
-/// which ones those are ("column 0 is read").
-int64_t MinWidth(const Group& group);
-const char* MinWidthReason(Family family);
-/// True when the kernel reads column 0 of a row and nothing else.
-bool ReadsColumn0Only(Family family);
-/// The outputs of a group, as files and reports name them: the group's name,
-/// then "<name>.tail" for a family with a tail output.
-std::vector<std::string> OutputNames(const Group& group);
-int OutputCount(const Group& group);
-int OutputCount(Family family);
+/// Group indices in run order: a group after every group it reads.
+std::vector<size_t> RunOrder(const Scenario& scenario);
 
 }  // namespace slotguard
 

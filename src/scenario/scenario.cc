@@ -4,17 +4,12 @@ namespace slotguard {
 namespace {
 
 bool SameTable(const BlockTable& a, const BlockTable& b) {
-  return a.rows == b.rows && a.width == b.width && a.entries == b.entries;
+  return a.rows == b.rows && a.width == b.width && a.entries == b.entries && a.lengths == b.lengths;
 }
 
 bool SameGroup(const Group& a, const Group& b) {
-  if (a.name != b.name || a.family != b.family || a.variant != b.variant || !SameTable(a.table, b.table))
-    return false;
-#define SG_FIELD(type, member, initial) \
-  if (!(a.member == b.member)) return false;
-#include "registry/family_params.def"
-#undef SG_FIELD
-  return true;
+  return a.name == b.name && a.family == b.family && a.variant == b.variant && SameTable(a.table, b.table) &&
+         a.params == b.params && a.links == b.links;
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "registry/families.h"
+#include "registry/variant_ids.h"
 
 namespace slotguard {
 
@@ -60,39 +60,30 @@ struct Batch {
 /// the persistent table's rows.
 struct BlockTable {
   int32_t rows = 0;
-  int32_t width = 0;
-  std::vector<int32_t> entries;  // [rows * width]
+  int32_t width = 0;             // the widest row
+  std::vector<int32_t> entries;  // [rows * width]; a ragged row's missing entries hold -1
+  /// Each row's own width, for a ragged table (a family whose rows are
+  /// "csr"); empty when every row is `width` wide.
+  std::vector<int32_t> lengths;
 
   int32_t at(int32_t row, int32_t col) const {
     return entries[static_cast<size_t>(row) * width + col];
   }
+  int32_t row_width(int32_t row) const { return lengths.empty() ? width : lengths[row]; }
 };
-
-/// DCP (decode context parallel) placement of a paged group.
-struct Dcp {
-  int32_t world = 1;
-  int32_t rank = 0;
-  int32_t interleave = 1;
-};
-inline bool operator==(const Dcp& a, const Dcp& b) {
-  return a.world == b.world && a.rank == b.rank && a.interleave == b.interleave;
-}
 
 /// One KV-cache group: a family's kernel, its parameters and its table.
-/// The parameter members come from registry/family_params.def; only those
-/// of `family` are meaningful.
+/// The parameters are the family description's (family/family_desc.h), in
+/// its order: `params[p]` holds an integer or bool parameter's value,
+/// `links[p]` a group parameter's (the name of another group, "" when the
+/// scenario gives none). registry/family_params.h reads them by name.
 struct Group {
   std::string name;
   Family family = Family::kPaged;
   Variant variant = Variant::kPagedFixed;
   BlockTable table;
-
-#define SG_FIELD(type, member, initial) type member = initial;
-#include "registry/family_params.def"
-#undef SG_FIELD
-
-  /// Kernel blocks per manager block (1 unless hybrid).
-  int32_t blocks_per_manager_block() const { return block_size / kernel_block_size; }
+  std::vector<int64_t> params;
+  std::vector<std::string> links;
 };
 
 enum class Verdict { kPass, kFinding };

@@ -22,12 +22,6 @@ using nlohmann::json;
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
-/// The pointer of a parameter's key under a group's pointer ("/dcp/world").
-std::string ParamPointer(const std::string& group, const ParamInfo& p) {
-  const std::string top = JsonChild(group, p.top_key());
-  return p.nested() ? JsonChild(top, p.leaf_key()) : top;
-}
-
 std::string Plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -60,11 +54,11 @@ class Loader : public JsonReader {
   /// Adds count * per_element bytes to the estimate; false after Fail()
   /// once the estimate is past --max-memory-mib.
   bool Budget(int64_t count, int64_t per_element, const std::string& ptr, const std::string& what);
-  /// The family's parameters (family_params.def), in table order.
+  /// The family's parameters (its description's), in order.
   bool LoadParams(const json& v, const std::string& ptr, Group* g);
-  bool LoadIntParam(const json& f, const std::string& ptr, const ParamInfo& p, Group* g);
-  bool CheckProducts(const std::string& ptr, const Group& g);
-  bool CheckGroupParam(const Scenario& s, size_t index, const ParamInfo& p);
+  bool LoadIntParam(const json& f, const std::string& ptr, size_t p, Group* g);
+  bool CheckConstraints(const std::string& ptr, const Group& g);
+  bool CheckGroupParam(const Scenario& s, size_t index, size_t p);
   /// Every output name (OutputNames) belongs to one group only.
   bool CheckOutputNames(const Scenario& s);
   bool LoadGroup(const json& v, const std::string& ptr, const Scenario& s, Group* g);
@@ -184,9 +178,11 @@ bool Loader::Load(const json& root, Scenario* s) {
   if (!CheckOutputNames(*s)) return false;
   // A group parameter names a group of its target family, which depends on
   // nothing (so the run order has no cycle).
-  for (size_t i = 0; i < s->groups.size(); ++i)
-    for (const ParamInfo* p : ParamsOf(s->groups[i].family))
-      if (p->kind == ParamKind::kGroup && !CheckGroupParam(*s, i, *p)) return false;
+  for (size_t i = 0; i < s->groups.size(); ++i) {
+    const std::vector<ParamDesc>& params = DescOf(s->groups[i].family).params;
+    for (size_t p = 0; p < params.size(); ++p)
+      if (params[p].type == ParamType::kGroup && !CheckGroupParam(*s, i, p)) return false;
+  }
   s->expect = Expect();
   if ((v = Find(root, "expect")) && !LoadExpect(*v, *s, &s->expect)) return false;
   return true;
@@ -374,94 +370,107 @@ bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s,
 }
 
 bool Loader::LoadParams(const json& v, const std::string& ptr, Group* g) {
-  for (const ParamInfo* p : ParamsOf(g->family)) {
-    if (p->kind == ParamKind::kDerived) continue;
-    const std::string top = p->top_key(), at = ParamPointer(ptr, *p);
+  const FamilyDesc& d = DescOf(g->family);
+  std::vector<bool> given(d.params.size(), false);
+  g->params.assign(d.params.size(), 0);
+  g->links.assign(d.params.size(), std::string());
+  for (size_t i = 0; i < d.params.size(); ++i) {
+    const ParamDesc& p = d.params[i];
+    const std::string top = p.top_key(), at = ParamPointer(ptr, p);
     const json* f = Find(v, top);
-    if (f && p->nested()) {
+    if (f && p.nested()) {
       const std::vector<std::string> keys = NestedKeys(g->family, top);
       const std::string object_at = JsonChild(ptr, top);
-      if (p->leaf_key() == keys.front() &&  // check the object once, at its first row
+      if (p.leaf_key() == keys.front() &&  // check the object once, at its first row
           (!Object(*f, object_at, "an object {" + JoinNames(keys) + "}") || !CheckKeys(*f, object_at, keys)))
         return false;
-      f = Find(*f, p->leaf_key());
+      f = Find(*f, p.leaf_key());
     }
-    const ParamRef ref = p->ref(*g);
-    switch (p->kind) {
-      case ParamKind::kInt:
+    given[i] = f != nullptr;
+    switch (p.type) {
+      case ParamType::kI32:
+      case ParamType::kI64:
         if (f) {
-          if (!LoadIntParam(*f, at, *p, g)) return false;
-        } else if (p->default_value(*g) == kRequiredParam) {
-          return Fail(at, "missing required key", "an integer >= " + std::to_string(p->min));
-        } else {
-          *ref.i = static_cast<int32_t>(p->default_value(*g));
+          if (!LoadIntParam(*f, at, i, g)) return false;
+        } else if (p.default_value.empty()) {
+          return Fail(at, "missing required key", "an integer >= " + std::to_string(p.min));
         }
         break;
-      case ParamKind::kBool:
+      case ParamType::kBool:
         if (f && !f->is_boolean()) return Fail(at, "wrong type", "true or false", DescribeJson(*f));
-        *ref.b = f ? f->get<bool>() : p->default_value(*g) != 0;
+        if (f) g->params[i] = f->get<bool>() ? 1 : 0;
+        else if (p.default_value.empty()) return Fail(at, "missing required key", "true or false");
         break;
-      case ParamKind::kGroup:
-        ref.s->clear();
-        if (f && !String(*f, at, std::string("the name of a ") + GetFamily(p->target).name + " group", ref.s))
-          return false;
-        break;
-      case ParamKind::kDerived:
+      case ParamType::kGroup:
+        if (f && !String(*f, at, "the name of a " + p.family + " group", &g->links[i])) return false;
         break;
     }
+    // The defaults of the parameters read so far: a later max may read them.
+    ApplyDefaults(g, given);
   }
-  DeriveParams(g);
-  // Products after every row, so that each row's own range is reported first.
-  return CheckProducts(ptr, *g);
+  // Constraints after every parameter, so that each one's own range is reported first.
+  return CheckConstraints(ptr, *g);
 }
 
-bool Loader::LoadIntParam(const json& f, const std::string& ptr, const ParamInfo& p, Group* g) {
+bool Loader::LoadIntParam(const json& f, const std::string& ptr, size_t index, Group* g) {
+  const FamilyDesc& d = DescOf(g->family);
+  const ParamDesc& p = d.params[index];
   const std::string leaf = p.leaf_key();
   int64_t x;
-  if (!Int(f, ptr, p.min, p.max(*g), leaf, &x)) return false;
-  *p.ref(*g).i = static_cast<int32_t>(x);
-  if (*p.divides) {
-    const ParamInfo* other = FindParam(g->family, p.divides);
-    const int64_t whole = ParamValue(*other, *g);
+  if (!Int(f, ptr, p.min, ParamMax(*g, index), leaf, &x)) return false;
+  g->params[index] = x;
+  if (!p.divides.empty()) {
+    const int32_t other = d.FindParam(p.divides);
+    const int64_t whole = g->params[other];
     if (whole % x != 0)
-      return Fail(ptr, leaf + " does not divide " + other->leaf_key(), "a divisor of " + std::to_string(whole),
+      return Fail(ptr, leaf + " does not divide " + d.params[other].leaf_key(), "a divisor of " + std::to_string(whole),
                   std::to_string(x));
   }
   return true;
 }
 
-bool Loader::CheckProducts(const std::string& ptr, const Group& g) {
-  for (const ParamInfo* p : ParamsOf(g.family)) {
-    if (!*p->times) continue;
-    const ParamInfo* other = FindParam(g.family, p->times);
-    const int64_t product = ParamValue(*other, g) * ParamValue(*p, g);
-    if (product <= kInt32Max) continue;
-    const std::string names = other->leaf_key() + " * " + p->leaf_key();
-    // Only a value the file gave can be too large (the defaults are 1).
-    return Fail(ParamPointer(ptr, *p), names + " past int32", names + " <= " + std::to_string(kInt32Max), std::to_string(product));
+bool Loader::CheckConstraints(const std::string& ptr, const Group& g) {
+  const FamilyDesc& d = DescOf(g.family);
+  std::vector<int64_t> vars(d.variables.size(), 0);
+  for (size_t p = 0; p < d.params.size(); ++p) vars[d.param_var(p)] = g.params[p];
+  for (const ConstraintDesc& c : d.constraints) {
+    int64_t holds = 0;
+    std::string why;
+    const bool ok = c.holds.Evaluate(vars.data(), &holds, &why);
+    if (ok && holds) continue;
+    const ParamDesc& at = d.params[c.at];
+    std::string values;
+    for (const std::string& name : c.holds.Variables()) {
+      const int32_t p = d.FindParam(name);
+      if (p >= 0) values += (values.empty() ? "" : ", ") + name + " = " + std::to_string(g.params[p]);
+    }
+    return Fail(ParamPointer(ptr, at), "violates " + c.holds.text() + (ok ? "" : " (" + why + ")"), c.expected,
+                values);
   }
   return true;
 }
 
-bool Loader::CheckGroupParam(const Scenario& s, size_t index, const ParamInfo& p) {
-  const std::string& name = *ConstRef(p, s.groups[index]).s;
+bool Loader::CheckGroupParam(const Scenario& s, size_t index, size_t p_index) {
+  const ParamDesc& p = DescOf(s.groups[index].family).params[p_index];
+  const std::string& name = s.groups[index].links[p_index];
   if (name.empty()) return true;
-  const std::string family = GetFamily(p.target).name;
+  const std::string& family = p.family;
   const auto found = group_index_.find(name);
   const Group* target = found == group_index_.end() ? nullptr : &s.groups[found->second];
-  if (target && target->family == p.target) return true;
+  const bool right_family = target && family == GetFamily(target->family).name;
+  if (right_family && !ReadsAnotherGroup(target->family)) return true;
   std::vector<std::string> candidates;  // only for the message
   for (const Group& other : s.groups)
-    if (other.family == p.target) candidates.push_back(other.name);
+    if (family == GetFamily(other.family).name && !ReadsAnotherGroup(other.family)) candidates.push_back(other.name);
   const std::string ptr = ParamPointer(JsonChild("/groups", index), p);
   const std::string expected = candidates.empty()
                                    ? "a " + family + " group in this scenario (there is none)"
                                    : "the name of a " + family + " group: " + JoinNames(candidates);
   if (!target) return Fail(ptr, "no group named " + QuoteName(name) + DidYouMean(name, candidates), expected);
-  if (target->family != p.target)
+  if (!right_family)
     return Fail(ptr, "group " + QuoteName(name) + " is not a " + family + " group", expected,
                 std::string("a ") + GetFamily(target->family).name + " group");
-  return true;
+  return Fail(ptr, "group " + QuoteName(name) + " reads another group itself", expected + " (one that reads no other)");
 }
 
 bool Loader::CheckOutputNames(const Scenario& s) {
@@ -479,14 +488,17 @@ bool Loader::CheckOutputNames(const Scenario& s) {
                       GetFamily(s.groups[earlier].family).name + ") and of group " +
                       QuoteName(s.groups[later].name) + " (/groups/" + std::to_string(later) + ", " +
                       GetFamily(s.groups[later].family).name + ")",
-                  "group names whose outputs (a compressor_ring group c has c and c.tail) name one group each");
+                  "group names whose outputs (a group c of a family with a second output 'tail' has c and "
+                  "c.tail) name one group each");
     }
   return true;
 }
 
 bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s, const Group& g,
                        BlockTable* table) {
-  const bool persistent = s.batch.table_rows == TableRows::kIdxMapping;
+  // A CSR family's rows are ragged, one per request whatever table_rows says.
+  const bool ragged = MappingOf(g).rows == RowsRule::kCsr;
+  const bool persistent = !ragged && s.batch.table_rows == TableRows::kIdxMapping;
   if (!Array(v, ptr, persistent ? "an array of rows (the persistent table)" : "an array of rows, one per request"))
     return false;
   if (!persistent && v.size() != static_cast<size_t>(s.batch.num_reqs()))
@@ -518,11 +530,30 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
   table->rows = R;
   table->width = 0;
   table->entries.clear();
+  table->lengths.clear();
+  if (ragged) {
+    // Each row as long as it is: the entries padded to the widest with -1.
+    int64_t total = 0;
+    for (size_t r = 0; r < v.size(); ++r) {
+      if (!Array(v[r], JsonChild(ptr, r), "an array of block ids")) return false;
+      table->width = static_cast<int32_t>(std::max<size_t>(table->width, std::min<size_t>(v[r].size(), kInt32Max)));
+      total += static_cast<int64_t>(v[r].size());
+    }
+    if (int64_t{table->width} * R > limits_.max_table_entries)
+      return Fail(ptr, "block table too large",
+                  "at most " + std::to_string(limits_.max_table_entries) + " entries once padded to the widest row (raise with --max-table-entries)",
+                  std::to_string(int64_t{table->width} * R));
+    table->entries.assign(static_cast<size_t>(table->width) * R, -1);
+    table->lengths.resize(R);
+    (void)total;
+  }
   for (size_t r = 0; r < v.size(); ++r) {
     const std::string row_ptr = JsonChild(ptr, r);
     const json& row = v[r];
     if (!Array(row, row_ptr, "an array of block ids")) return false;
-    if (r == 0) {
+    if (ragged) {
+      table->lengths[r] = static_cast<int32_t>(row.size());
+    } else if (r == 0) {
       if (static_cast<int64_t>(row.size()) * R > limits_.max_table_entries)
         return Fail(ptr, "block table too large",
                     "at most " + std::to_string(limits_.max_table_entries) +
@@ -543,13 +574,23 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
       const int64_t id = fits ? e.get<int64_t>() : kInt64Max;
       if (id < -1 || id >= id_limit)
         return Fail(e_ptr, "block id out of range", "-1 <= id < " + limit_text, e.dump());
-      table->entries.push_back(static_cast<int32_t>(id));
+      if (ragged) {
+        table->entries[r * table->width + c] = static_cast<int32_t>(id);
+      } else {
+        table->entries.push_back(static_cast<int32_t>(id));
+      }
     }
   }
   // Ring kernels read their columns unguarded: the table must have them.
   const int64_t min_width = MinWidth(g);
-  if (R > 0 && table->width < min_width)
-    return Fail(JsonChild(ptr, 0), "row too narrow for the ring",
+  if (ragged) {
+    for (int32_t r = 0; r < R; ++r)
+      if (table->lengths[r] < min_width)
+        return Fail(JsonChild(ptr, r), "row too narrow", Plural(min_width, "column", "columns") + " (" +
+                                                             MinWidthReason(g.family) + ")",
+                    std::to_string(table->lengths[r]));
+  } else if (R > 0 && table->width < min_width)
+    return Fail(JsonChild(ptr, 0), "row too narrow",
                 Plural(min_width, "column", "columns") + " (" + MinWidthReason(g.family) + ")",
                 std::to_string(table->width));
   // An implementation of plugin ABI 1 gets the persistent table gathered

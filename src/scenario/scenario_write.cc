@@ -46,8 +46,9 @@ std::string TableJson(const BlockTable& table, int indent) {
   if (table.rows == 0) return "[]";
   std::string out = "[";
   for (int32_t r = 0; r < table.rows; ++r) {
+    // A ragged row as long as it is.
     std::vector<int32_t> row(table.entries.begin() + static_cast<size_t>(r) * table.width,
-                             table.entries.begin() + static_cast<size_t>(r + 1) * table.width);
+                             table.entries.begin() + static_cast<size_t>(r) * table.width + table.row_width(r));
     out += (r ? ",\n" : "\n") + std::string(indent + 2, ' ') + Inline(row);
   }
   return out + "\n" + std::string(indent, ' ') + "]";
@@ -66,19 +67,21 @@ std::string GroupJson(const Group& g) {
     nested_key.clear();
     nested.clear();
   };
-  for (const ParamInfo* p : ParamsOf(g.family)) {
-    if (p->kind == ParamKind::kDerived) continue;
-    const ParamRef ref = ConstRef(*p, g);
-    if (p->kind == ParamKind::kGroup && ref.s->empty()) continue;
-    const std::string value = ref.s ? Quote(*ref.s) : ref.b ? (*ref.b ? "true" : "false") : std::to_string(*ref.i);
-    if (!p->nested()) {
+  const FamilyDesc& d = DescOf(g.family);
+  for (size_t i = 0; i < d.params.size(); ++i) {
+    const ParamDesc& p = d.params[i];
+    if (p.type == ParamType::kGroup && g.links[i].empty()) continue;
+    const std::string value = p.type == ParamType::kGroup  ? Quote(g.links[i])
+                              : p.type == ParamType::kBool ? (g.params[i] ? "true" : "false")
+                                                           : std::to_string(g.params[i]);
+    if (!p.nested()) {
       close_nested();
-      w.Field(p->key, value);
+      w.Field(p.key, value);
       continue;
     }
-    if (nested_key != p->top_key()) close_nested();
-    nested_key = p->top_key();
-    nested += (nested.empty() ? "" : ", ") + Quote(p->leaf_key()) + ": " + value;
+    if (nested_key != p.top_key()) close_nested();
+    nested_key = p.top_key();
+    nested += (nested.empty() ? "" : ", ") + Quote(p.leaf_key()) + ": " + value;
   }
   close_nested();
   w.Field("block_table", TableJson(g.table, 6));

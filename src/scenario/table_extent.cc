@@ -2,16 +2,20 @@
 
 #include <algorithm>
 
+#include "family/family_plan.h"
+
 namespace slotguard {
 
 int64_t PaddedRowStride(const Batch& batch, const Group& group) {
-  int64_t max_position = 0;
-  const int64_t real = std::min<int64_t>(batch.num_real_tokens(), batch.positions.size());
-  for (int64_t t = 0; t < real; ++t) max_position = std::max(max_position, batch.positions[t]);
-  // Only the paged family has a variant that reads past the row (unguarded);
-  // DCP only shrinks the local position, so pos / kernel_block_size bounds
-  // every column it can select. The rings read inside their width.
-  const int64_t farthest_col = group.family == Family::kPaged ? max_position / group.kernel_block_size : 0;
+  // The farthest column the description's column formula selects for any
+  // token of a request, whatever the selects and the row's width say: a
+  // kernel without its range guard reads that far.
+  int64_t farthest_col = 0;
+  GroupPlan plan;
+  std::string unused;
+  const FamilyDesc& desc = DescOf(group.family);
+  if (MakeGroupPlan(desc, desc.mapping, group.params, batch, &plan, &unused))
+    farthest_col = std::max<int64_t>(0, FarthestColumn(plan, batch));
   // Past kMaxPoisonColumns the poison stops: a read that far misses the
   // allocation (the host backend still sees it; a GPU faults or reads
   // garbage, which the reference comparison catches).

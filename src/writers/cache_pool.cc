@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "scenario/family_params.h"
 #include "scenario/table_extent.h"
 
 namespace slotguard {
@@ -20,7 +21,7 @@ void FillInitialCache(const CacheView& view, std::vector<uint8_t>* cache) {
 }
 
 WriterKind WriterFor(const Group& group) {
-  return group.family == Family::kPaged ? WriterKind::kPaged : WriterKind::kRing;
+  return MappingOf(group).writer == WriterStyle::kPaged ? WriterKind::kPaged : WriterKind::kRing;
 }
 
 }  // namespace slotguard

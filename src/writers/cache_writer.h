@@ -7,7 +7,8 @@
 //                 kRingWriterTile tokens, each token's words by consecutive
 //                 lanes, addressing (page, offset) of a ring page; skips
 //                 slot < 0.
-// Both write from the mapping the kernel produced, so a wrong slot becomes
+// Both skip a token the job's skip mask names (a writer gate over another
+// group's output). Both write from the mapping the kernel produced, so a wrong slot becomes
 // wrong memory. A slot past the pool is not written (in_range reports it;
 // the engine's writer would fault there).
 #ifndef SLOTGUARD_WRITERS_CACHE_WRITER_H_
@@ -35,6 +36,9 @@ struct WriterJob {
   const int64_t* slot_mapping = nullptr;  // [num_tokens], the kernel's output
   int64_t num_tokens = 0;
   int32_t group = 0;
+  // [num_tokens] or nullptr: 1 for a token the writer skips whatever its
+  // slot (a family's writer gate over another group's output).
+  const uint8_t* skip = nullptr;
 };
 
 constexpr int kPagedWriterThreads = 256;  // (token, word) lanes per program
@@ -43,7 +47,7 @@ constexpr int kRingWriterTile = 32;       // tokens per program
 /// paged_writer, one lane: word w of token's slot.
 SG_HD void PagedWriterWord(const CacheView& cache, const WriterJob& job, int64_t token, int32_t w) {
   const int64_t slot = job.slot_mapping[token];
-  if (slot < 0 || slot >= cache.slots) return;
+  if (slot < 0 || slot >= cache.slots || (job.skip && job.skip[token])) return;
   uint64_t* dst = reinterpret_cast<uint64_t*>(cache.bytes + slot * cache.head_bytes);
   dst[w] = PayloadWord(token, job.group, w);
 }
@@ -52,7 +56,7 @@ SG_HD void PagedWriterWord(const CacheView& cache, const WriterJob& job, int64_t
 /// offset) of a ring page.
 SG_HD void RingWriterWord(const CacheView& cache, const WriterJob& job, int64_t token, int32_t w) {
   const int64_t slot = job.slot_mapping[token];
-  if (slot < 0 || slot >= cache.slots) return;
+  if (slot < 0 || slot >= cache.slots || (job.skip && job.skip[token])) return;
   const int64_t page = slot / cache.page_slots;
   const int64_t offset = slot - page * cache.page_slots;
   uint8_t* page_base = cache.bytes + page * cache.page_slots * cache.head_bytes;

@@ -394,8 +394,9 @@ TEST_F(CliTest, ListShowsTheRegistries) {
 TEST_F(CliTest, ListShowsEachFamilysParameters) {
   EXPECT_EQ(kExitHolds, RunList(false, out_));
   EXPECT_NE(std::string::npos,
-            out_.str().find("    param ring_block_size (integer, 1 .. 2147483647, divides capacity; default required)"));
-  EXPECT_NE(std::string::npos, out_.str().find("    param dcp/rank (integer, 0 .. dcp.world - 1; default 0)"));
+            out_.str().find("    param ring_block_size (i32, 1 .. 2147483647, divides capacity; default required)"));
+  EXPECT_NE(std::string::npos, out_.str().find("    param dcp/rank (i32, 0 .. dcp_world - 1; default 0)"));
+  EXPECT_NE(std::string::npos, out_.str().find("    from families/compressor_ring.json (built in); slotguard's own kernel"));
 }
 
 // docs/families.md holds the table `slotguard list --params-markdown` prints,
@@ -405,7 +406,7 @@ TEST_F(CliTest, TheDocsParameterTableIsTheRegistrys) {
   std::ifstream in(std::string(SLOTGUARD_SOURCE_DIR) + "/docs/families.md");
   std::stringstream docs;
   docs << in.rdbuf();
-  EXPECT_EQ(0u, out_.str().find("| family | key | type |"));
+  EXPECT_EQ(0u, out_.str().find("| family | key | name | type |"));
   EXPECT_NE(std::string::npos, docs.str().find(out_.str()))
       << "docs/families.md: paste the output of `slotguard list --params-markdown`";
 }

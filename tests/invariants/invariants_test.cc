@@ -25,7 +25,8 @@ class InvariantsTest : public ::testing::Test {
     scenario_.num_blocks = 8;
     Group g;
     g.name = "attn";
-    g.block_size = g.kernel_block_size = 4;
+    SetParam(&g, "block_size", 4);
+  SetParam(&g, "kernel_block_size", 4);
     g.table = {2, 2, {2, 3, 0, 0}};
     scenario_.groups = {g};
     reference_ = ReferencePaged(b, scenario_.groups[0]);
@@ -45,7 +46,12 @@ class InvariantsTest : public ::testing::Test {
     run.read_past_row = &read_past_;
     run.row_bounds_evidence = "test";
     SetAddressing(&run);
-    run.outputs.push_back({"attn", &kernel_, &flat_, &reference_, golden});
+    // What the reference knows of each token (who owns no state).
+    Interpretation interpreted;
+    std::string err;
+    EXPECT_TRUE(GroupReference(scenario_, scenario_.groups[0], nullptr, true, &interpreted, &err)) << err;
+    facts_ = interpreted.facts[0];
+    run.outputs.push_back({"attn", &kernel_, &flat_, &reference_, golden, &facts_});
     FindingSink sink(100);
     CheckMappingInvariants(run, &sink);
     std::vector<std::string> fired;
@@ -57,6 +63,7 @@ class InvariantsTest : public ::testing::Test {
   std::vector<int64_t> reference_, kernel_, flat_;
   std::vector<int32_t> requests_;
   std::vector<uint8_t> read_past_;
+  std::vector<uint8_t> facts_;
 };
 
 using Names = std::vector<std::string>;
@@ -75,7 +82,7 @@ TEST_F(InvariantsTest, APersistentTableOwnsTheRowIdxMappingNames) {
   kernel_ = flat_ = reference_;
   EXPECT_EQ(Names{}, Fired());
   kernel_[1] = flat_[1] = 21;  // block 5 of stale row 0: what a kernel reading row r gets
-  EXPECT_EQ((Names{"differential@1", "own_block@1"}), Fired());
+  EXPECT_EQ((Names{"differential@1", "own_block@1", "live_maps@1"}), Fired());
   kernel_[1] = flat_[1] = reference_[1];
   kernel_[3] = flat_[3] = 24;  // the dummy reads no row: a slot in row 1's block 6
   EXPECT_EQ((Names{"differential@3", "null_owner_pad@3", "own_block@3"}), Fired());
@@ -83,7 +90,7 @@ TEST_F(InvariantsTest, APersistentTableOwnsTheRowIdxMappingNames) {
 
 TEST_F(InvariantsTest, NullBlockWrite) {
   kernel_[1] = flat_[1] = 3;  // block 0
-  EXPECT_EQ((Names{"differential@1", "null_block@1", "own_block@1"}), Fired());
+  EXPECT_EQ((Names{"differential@1", "null_block@1", "own_block@1", "live_maps@1"}), Fired());
 }
 
 TEST_F(InvariantsTest, DummyTokenWritten) {
@@ -93,9 +100,9 @@ TEST_F(InvariantsTest, DummyTokenWritten) {
 
 TEST_F(InvariantsTest, WrappedPad) {
   kernel_[0] = flat_[0] = -5;
-  EXPECT_EQ((Names{"differential@0", "pad_exact@0"}), Fired());
+  EXPECT_EQ((Names{"differential@0", "pad_exact@0", "live_maps@0"}), Fired());
   kernel_[3] = flat_[3] = -5;  // a dummy's token must be exactly PAD too
-  EXPECT_EQ((Names{"differential@0", "differential@3", "null_owner_pad@3", "pad_exact@0", "pad_exact@3"}), Fired());
+  EXPECT_EQ((Names{"differential@0", "differential@3", "null_owner_pad@3", "pad_exact@0", "pad_exact@3", "live_maps@0"}), Fired());
 }
 
 TEST_F(InvariantsTest, StaleTail) {
@@ -105,7 +112,7 @@ TEST_F(InvariantsTest, StaleTail) {
 
 TEST_F(InvariantsTest, PastThePool) {
   kernel_[2] = flat_[2] = 32;  // num_blocks 8 * page 4
-  EXPECT_EQ((Names{"differential@2", "in_range@2", "own_block@2"}), Fired());
+  EXPECT_EQ((Names{"differential@2", "in_range@2", "own_block@2", "live_maps@2"}), Fired());
 }
 
 TEST_F(InvariantsTest, SharedSlotAcrossRequests) {
@@ -146,7 +153,7 @@ TEST_F(InvariantsTest, GoldenChecksKernelAndReference) {
 TEST_F(InvariantsTest, HybridNullBlockIsTheWholeManagerBlock) {
   // block_size 8 = 2 kernel blocks of 4: kernel block 1 (slots 4..7) is still block 0.
   Group& g = scenario_.groups[0];
-  g.block_size = 8;
+  SetParam(&g, "block_size", 8);
   g.table = {2, 2, {2, 3, 0, 1}};
   kernel_[3] = flat_[3] = reference_[3] = 5;
   const Names fired = Fired();
@@ -188,7 +195,8 @@ TEST(UniqueSlotsTest, RingOverwritesAreFineTailSharesAreNot) {
   g.name = "c";
   g.family = Family::kCompressorRing;
   g.variant = Variant::kCompressorRingFixed;
-  g.capacity = g.ring_block_size = 2;
+  SetParam(&g, "capacity", 2);
+  SetParam(&g, "ring_block_size", 2);
   g.table = {1, 1, {5}};
   s.groups = {g};
   const std::vector<std::vector<int64_t>> ref = ReferenceCompressorRing(b, s.groups[0]);

@@ -120,7 +120,7 @@ TEST(PagedHostTest, DisabledGroupIsAllPad) {
   PagedSweepCase c;
   c.num_reqs = 5;
   Scenario s = MakePagedSweepScenario(c);
-  s.groups[0].enabled = false;
+  SetParam(&s.groups[0], "enabled", false);
   const GroupOutputs out = RunHost(s);
   EXPECT_EQ(std::vector<int64_t>(s.batch.num_tokens, -1), out.engine[0]);
   EXPECT_EQ(std::vector<int64_t>(s.batch.num_tokens, -1), out.flat[0]);

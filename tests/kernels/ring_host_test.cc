@@ -105,7 +105,7 @@ TEST_F(RingVariantTest, QsaRingPrefixDiffersOnKeptTokensOfNullRows) {
   std::vector<int64_t> expected;
   for (int64_t t = 0; t < b.num_real_tokens(); ++t) {
     const int32_t r = requests_[t];
-    if (Lp(t) >= 0 && t + G("qsa").ring >= b.query_start_loc[r + 1] && G("qsa").table.at(r, 0) == 0)
+    if (Lp(t) >= 0 && t + ParamOf(G("qsa"), "ring") >= b.query_start_loc[r + 1] && G("qsa").table.at(r, 0) == 0)
       expected.push_back(t);
   }
   ASSERT_FALSE(expected.empty());
@@ -118,8 +118,8 @@ TEST_F(RingVariantTest, NoCommonGuardDiffersWhereTheCommonMappingIsPad) {
   std::vector<int64_t> expected;
   for (int64_t t = 0; t < s_.batch.num_real_tokens(); ++t) {
     const int64_t lp = Lp(t);
-    if (lp < 0 || (lp + 1) % g.compress_ratio != 0) continue;
-    const int64_t col = lp / g.compress_ratio / g.block_size;
+    if (lp < 0 || (lp + 1) % ParamOf(g, "compress_ratio") != 0) continue;
+    const int64_t col = lp / ParamOf(g, "compress_ratio") / ParamOf(g, "block_size");
     if (col < g.table.width && g.table.at(requests_[t], static_cast<int32_t>(col)) >= 0 && common[t] < 0)
       expected.push_back(t);
   }
@@ -134,9 +134,9 @@ TEST_F(RingVariantTest, CompressorPrefixAndClampDifferOnNullEntries) {
   std::vector<int64_t> zero, zero_tail;
   for (int64_t t = 0; t < limit; ++t) {
     const int32_t r = requests_[t];
-    if (g.table.at(r, static_cast<int32_t>(b.positions[t] % g.capacity / g.ring_block_size)) == 0) {
+    if (g.table.at(r, static_cast<int32_t>(b.positions[t] % ParamOf(g, "capacity") / ParamOf(g, "ring_block_size"))) == 0) {
       zero.push_back(t);
-      if (t + g.capacity >= b.query_start_loc[r + 1]) zero_tail.push_back(t);
+      if (t + ParamOf(g, "capacity") >= b.query_start_loc[r + 1]) zero_tail.push_back(t);
     }
   }
   ASSERT_FALSE(zero.empty());

@@ -201,8 +201,8 @@ TEST_F(CubinSpec2GpuTest, RequestOfTokenHolds) {
 void AddPagedGroup(const std::string& name, int32_t block_size, int32_t bpk, int32_t max_context, Scenario* s) {
   Group g = s->groups[0];
   g.name = name;
-  g.block_size = block_size;
-  g.kernel_block_size = block_size / bpk;
+  SetParam(&g, "block_size", block_size);
+  SetParam(&g, "kernel_block_size", block_size / bpk);
   const int32_t reqs = s->batch.num_reqs();
   const int32_t width = reqs ? (max_context / block_size + 2) * bpk : 0;
   g.table.rows = reqs;
@@ -221,7 +221,7 @@ void AddPagedGroup(const std::string& name, int32_t block_size, int32_t bpk, int
 }
 
 /// Four paged groups on one batch: block 16, block 32, hybrid 64 of 16, and a disabled one.
-Scenario MultiGroupScenario(uint64_t seed, Dcp dcp) {
+Scenario MultiGroupScenario(uint64_t seed, testing::PagedSweepCase::Dcp dcp) {
   testing::PagedSweepCase c;
   c.num_reqs = 1 + static_cast<int32_t>(seed * 11 % 50);
   c.max_query = seed % 4 == 0 ? 300 : 30;
@@ -232,7 +232,7 @@ Scenario MultiGroupScenario(uint64_t seed, Dcp dcp) {
   AddPagedGroup("swa", 32, 1, max_context, &s);
   AddPagedGroup("hybrid", 64, 4, max_context, &s);
   AddPagedGroup("off", 16, 1, max_context, &s);
-  s.groups.back().enabled = false;
+  SetParam(&s.groups.back(), "enabled", 0);
   if (seed % 2 == 0) s = testing::ToPersistentTable(s, seed);
   s.table_layout = seed % 3 == 0 ? TableLayoutKind::kTight : seed % 3 == 1 ? TableLayoutKind::kStrided
                                                                          : TableLayoutKind::kPadded;
@@ -293,6 +293,7 @@ TEST_F(CubinSpec2GpuTest, OneLaunchOverEveryGroup) {
   ASSERT_TRUE(provider);
   EXPECT_TRUE(provider->takes_whole_scenarios());
   for (uint64_t seed = 1; seed <= 30; ++seed) {
+    using Dcp = testing::PagedSweepCase::Dcp;
     const Dcp dcp = seed % 5 == 0 ? Dcp{2, 1, 1} : seed % 7 == 0 ? Dcp{4, 3, 2} : Dcp{};
     const Scenario s = MultiGroupScenario(seed, dcp);
     for (const Group& g : s.groups) EXPECT_EQ("", provider->SkipReason(s, g)) << s.name;
@@ -312,8 +313,10 @@ TEST_F(CubinSpec2GpuTest, OneLaunchOverEveryGroup) {
                                                         run.findings[g].kept()[0].detail);
   }
 
-  Scenario mixed = MultiGroupScenario(3, Dcp{});
-  mixed.groups[0].dcp = Dcp{2, 1, 1};
+  Scenario mixed = MultiGroupScenario(3, testing::PagedSweepCase::Dcp{});
+  SetParam(&mixed.groups[0], "dcp_world", 2);
+  SetParam(&mixed.groups[0], "dcp_rank", 1);
+  SetParam(&mixed.groups[0], "dcp_interleave", 1);
   const std::string why = "kernel compute_slot_mappings (spec " + kFixtures + "/" + spec +
                           "): one launch over every group takes one 'dcp_world' (/params/13), and the groups differ "
                           "(2 in group 'attn', 1 in group 'swa'); expected the same value in every group, or a "

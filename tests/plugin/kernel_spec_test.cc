@@ -160,7 +160,7 @@ TEST(KernelSpecTest, ErrorsNameFilePointerAndExpectation) {
             SpecError(R"({"slotguard_kernel_spec": 1, "family": "kpool", "symbol": "k"})"));
   EXPECT_EQ("k.json:/params/1/buffer: unknown buffer 'postions', did you mean 'positions'?; expected one of "
             "query_start_loc, positions, seq_lens, seq_lens_i32, idx_mapping, slot_mapping_in, block_table, slot_mapping, "
-            "tail_slot_mapping, common_slot_mapping, request_of_token",
+            "tail_slot_mapping, common_slot_mapping, gate_slot_mapping, request_of_token",
             SpecError(kHead + R"("params": [{"buffer": "slot_mapping"}, {"buffer": "postions"}]})"));
   EXPECT_EQ("k.json:/params/0/type: missing required key; expected \"i32\", \"i64\" or \"ptr\"",
             SpecError(kHead + R"("params": [{"scalar": "num_reqs"}]})"));
@@ -423,7 +423,7 @@ TEST(KernelSpecTest, SpecTwoErrorsNameFilePointerAndExpectation) {
       {scenario + R"("params": [{"group_array": "block_tabel", "type": "u64"}])" + kTail,
        "k.json:/params/0/group_array: unknown group_array name 'block_tabel', did you mean 'block_table'?; expected "
        "one of query_start_loc, positions, seq_lens, seq_lens_i32, idx_mapping, slot_mapping_in, block_table, "
-       "slot_mapping, tail_slot_mapping, common_slot_mapping, request_of_token, block_size, kernel_block_size, "
+       "slot_mapping, tail_slot_mapping, common_slot_mapping, gate_slot_mapping, request_of_token, block_size, kernel_block_size, "
        "dcp_world, dcp_rank, dcp_interleave, enabled, num_reqs, num_actual_tokens, num_real_tokens, num_tokens, "
        "block_table_width, block_table_row_stride, block_table_rows, block_table_rows_by_idx_mapping"},
       {scenario + R"("params": [{"group_array": "block_table", "type": "i64"}])" + kTail,

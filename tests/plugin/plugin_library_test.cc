@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "scenario/family_params.h"
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
 #include "plugin/mapping_provider.h"
@@ -125,8 +126,8 @@ TEST_F(PluginTest, FuzzFindsTheBuggyPluginAndMinimizesIt) {
   ASSERT_EQ(1u, s.groups.size());
   EXPECT_EQ(Family::kQsaRing, s.groups[0].family);
   EXPECT_EQ(1, s.batch.num_reqs());
-  EXPECT_LE(s.batch.num_real_tokens(), 2 * s.groups[0].ring) << WriteScenarioJson(s);
-  EXPECT_GE(s.batch.num_real_tokens(), s.groups[0].ring) << WriteScenarioJson(s);
+  EXPECT_LE(s.batch.num_real_tokens(), 2 * ParamOf(s.groups[0], "ring")) << WriteScenarioJson(s);
+  EXPECT_GE(s.batch.num_real_tokens(), ParamOf(s.groups[0], "ring")) << WriteScenarioJson(s);
   // It fails with the buggy plugin and holds with the correct one.
   EXPECT_EQ(kExitFindings, Check(kExamples + "/libsg_rings_buggy.so", {files[0].string()}));
   EXPECT_EQ(kExitHolds, Check(kExamples + "/libsg_rings.so", {files[0].string()})) << out_.str();
@@ -246,7 +247,7 @@ TEST_F(PluginTest, FuzzGeneratesPersistentTablesOnlyForAProviderThatReadsThem) {
 
 TEST_F(PluginTest, PluginsThatCannotBeUsedAreRefusedInOneLine) {
   EXPECT_EQ(0u, OpenError("/nonexistent/lib.so").find("--kernel-lib /nonexistent/lib.so: cannot load the library: "));
-  EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_wrong_abi.so: plugin ABI version 3; expected 2 or 1 (rebuild it "
+  EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_wrong_abi.so: plugin ABI version 4; expected 3, 2 or 1 (rebuild it "
             "against this slotguard's plugin.h)",
             OpenError(kFixtures + "/libsg_bad_wrong_abi.so"));
   EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_no_family.so: plugin no-family implements no family; "

@@ -22,8 +22,8 @@ Batch MakeBatch(std::vector<int32_t> qsl, std::vector<int64_t> positions,
 Group MakeGroup(int32_t block_size, BlockTable table, int32_t kernel_block_size = 0) {
   Group g;
   g.name = "g";
-  g.block_size = block_size;
-  g.kernel_block_size = kernel_block_size ? kernel_block_size : block_size;
+  SetParam(&g, "block_size", block_size);
+  SetParam(&g, "kernel_block_size", kernel_block_size ? kernel_block_size : block_size);
   g.table = std::move(table);
   return g;
 }
@@ -52,7 +52,9 @@ TEST(PagedReferenceTest, DcpWorld2) {
   // pos 1 -> local 0 -> 5*2+0 = 10; pos 3 -> local 1 -> 11; pos 5 -> local 2 -> col 1 -> 7*2 = 14.
   const Batch b = MakeBatch({0, 6}, {0, 1, 2, 3, 4, 5});
   Group g = MakeGroup(2, {1, 2, {5, 7}});
-  g.dcp = {2, 1, 1};
+  SetParam(&g, "dcp_world", 2);
+  SetParam(&g, "dcp_rank", 1);
+  SetParam(&g, "dcp_interleave", 1);
   EXPECT_EQ((std::vector<int64_t>{-1, 10, -1, 11, -1, 14}), ReferencePaged(b, g));
 }
 
@@ -71,7 +73,7 @@ TEST(PagedReferenceTest, SlotsPastInt32) {
 TEST(PagedReferenceTest, DisabledGroup) {
   const Batch b = MakeBatch({0, 1}, {1});
   Group g = MakeGroup(4, {1, 1, {3}});
-  g.enabled = false;
+  SetParam(&g, "enabled", false);
   EXPECT_EQ((std::vector<int64_t>{-1}), ReferencePaged(b, g));
 }
 

@@ -34,7 +34,7 @@ TEST(KpoolTailReferenceTest, ClampsToTheLastRequestAndCopiesTheRest) {
   Batch b = MakeBatch({0, 2, 3}, {5, 6, 0, 0, 0}, {7, 1}, 4);
   b.slot_mapping_in = {-1, -1, -1, -1, 777};
   Group g = Ring(Family::kKpoolTail, {2, 1, {3, 0}});
-  g.kpool = 4;
+  SetParam(&g, "kpool", 4);
   EXPECT_EQ((std::vector<int64_t>{13, 14, -1, -1, 777}), ReferenceKpoolTail(b, g));
   // The same token past qsl[R] on a live last request takes its block.
   g.table = {2, 1, {3, 5}};
@@ -45,11 +45,11 @@ TEST(QsaRingReferenceTest, KeepsTheLastCTokens) {
   // ring 2; q 3, seq 5: lp 2,3,4; keep t + 2 >= 3 -> t 1,2: 4*2 + 3%2 = 9, 8 + 0 = 8.
   const Batch b = MakeBatch({0, 3}, {2, 3, 4, 0}, {5}, 3);
   Group g = Ring(Family::kQsaRing, {1, 1, {4}});
-  g.ring = 2;
+  SetParam(&g, "ring", 2);
   EXPECT_EQ((std::vector<int64_t>{-1, 9, 8, -1}), ReferenceQsaRing(b, g));
   // lp < 0: seq_len shorter than the query.
   const Batch short_seq = MakeBatch({0, 3}, {0, 0, 0}, {1}, 3);
-  g.ring = 8;
+  SetParam(&g, "ring", 8);
   EXPECT_EQ((std::vector<int64_t>{-1, -1, 32}), ReferenceQsaRing(short_seq, g));
 }
 
@@ -57,8 +57,8 @@ TEST(QsaCompressedReferenceTest, EveryRatioThPositionGatedByCommon) {
   // S 2, cr 3: lp 0..6; valid lp 2 (cp 0), 5 (cp 1): col 0, block 7 -> 14, 15.
   const Batch b = MakeBatch({0, 7}, {0, 1, 2, 3, 4, 5, 6}, {7}, 7);
   Group g = Ring(Family::kQsaCompressed, {1, 1, {7}});
-  g.block_size = 2;
-  g.compress_ratio = 3;
+  SetParam(&g, "block_size", 2);
+  SetParam(&g, "compress_ratio", 3);
   std::vector<int64_t> common(7, 0);
   EXPECT_EQ((std::vector<int64_t>{-1, -1, 14, -1, -1, 15, -1}), ReferenceQsaCompressed(b, g, common));
   common[5] = -1;
@@ -70,8 +70,8 @@ TEST(CompressorRingReferenceTest, RingAndTail) {
   // rows 0,1,2,3,0,1 -> 10,11,12+0,13,10,11; tail keeps t + 4 >= 6 (t >= 2).
   const Batch b = MakeBatch({0, 6}, {0, 1, 2, 3, 4, 5, 0}, {6}, 6);
   Group g = Ring(Family::kCompressorRing, {1, 2, {5, 6}});
-  g.capacity = 4;
-  g.ring_block_size = 2;
+  SetParam(&g, "capacity", 4);
+  SetParam(&g, "ring_block_size", 2);
   const auto out = ReferenceCompressorRing(b, g);
   EXPECT_EQ((std::vector<int64_t>{10, 11, 12, 13, 10, 11, -1}), out[0]);
   EXPECT_EQ((std::vector<int64_t>{-1, -1, 12, 13, 10, 11, -1}), out[1]);

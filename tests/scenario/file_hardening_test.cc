@@ -340,7 +340,7 @@ TEST(AmbiguousOutputs, APagedGroupNamedLikeARingTailIsRejected) {
       {"name": "c128.tail", "kernel": "paged", "block_size": 16, "block_table": [[1]]}]})";
   EXPECT_EQ("x.json:/groups/1/name: output name 'c128.tail' is both an output of group 'c128' (/groups/0, "
             "compressor_ring) and of group 'c128.tail' (/groups/1, paged); expected group names whose outputs "
-            "(a compressor_ring group c has c and c.tail) name one group each",
+            "(a group c of a family with a second output 'tail' has c and c.tail) name one group each",
             ParseError(text));
 }
 

@@ -1,6 +1,7 @@
 // Loader tests: every malformed input is one exact line with its pointer
 // (compared as whole strings, like ninja's parser tests); valid input gets
 // its defaults derived as DESIGN section 5 says.
+#include "scenario/family_params.h"
 #include "scenario/scenario_json.h"
 
 #include <gtest/gtest.h>
@@ -42,7 +43,7 @@ TEST_F(ScenarioJsonTest, LoadsTheMinimalScenario) {
   ASSERT_EQ(1u, s.groups.size());
   EXPECT_EQ(Family::kPaged, s.groups[0].family);
   EXPECT_EQ(Variant::kPagedFixed, s.groups[0].variant);
-  EXPECT_EQ(4, s.groups[0].kernel_block_size);  // defaults to block_size
+  EXPECT_EQ(4, ParamOf(s.groups[0], "kernel_block_size"));  // defaults to block_size
   EXPECT_EQ(2, s.groups[0].table.width);
   EXPECT_FALSE(s.expect.present);
 }
@@ -261,7 +262,7 @@ TEST_F(ScenarioJsonTest, Expectations) {
                   R"(, "expect": {"verdict": "finding", "findings": ["null_blok"]})"),
               "x.json:/expect/findings/0: unknown invariant 'null_blok', did you mean 'null_block'?; expected one of "
               "differential, null_block, null_owner_pad, pad_exact, padding_tail, in_range, own_block, "
-              "unique_slots, row_bounds, golden, null_bytes, write_set, no_fault");
+              "unique_slots, live_maps, row_bounds, golden, null_bytes, write_set, no_fault");
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
                   R"(, "expect": {"findings": ["null_block"]})"),
               "x.json:/expect/findings: findings listed but the verdict is 'pass'; expected \"verdict\": \"finding\" beside them");
@@ -284,20 +285,20 @@ TEST_F(ScenarioJsonTest, RingParameters) {
                       {"name": "c128", "kernel": "compressor_ring", "capacity": 8, "ring_block_size": 4, "block_table": [[1, 2]]}])",
                   R"(, "expect": {"slot_mapping": {"c128.tail": [-1]}})"),
               &s);
-  EXPECT_EQ("attn", s.groups[1].common);
-  EXPECT_EQ(8, s.groups[2].capacity);
+  EXPECT_EQ("attn", LinkOf(s.groups[1], "common"));
+  EXPECT_EQ(8, ParamOf(s.groups[2], "capacity"));
   EXPECT_EQ((std::vector<int64_t>{-1}), s.expect.slot_mapping.at("c128.tail"));
 
   AssertError(Doc(R"({"query_start_loc": [0, 1]})", R"([{"name": "t", "kernel": "kpool_tail", "block_table": [[1]]}])"),
               "x.json:/groups/0/kpool: missing required key; expected an integer >= 1");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})", R"([{"name": "t", "kernel": "kpool_tail", "kpool": 4, "block_table": [[]]}])"),
-              "x.json:/groups/0/block_table/0: row too narrow for the ring; expected 1 column (column 0 is read), got 0");
+              "x.json:/groups/0/block_table/0: row too narrow; expected 1 column (its family reads them unguarded: min_width 1), got 0");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "r", "kernel": "compressor_ring", "capacity": 8, "ring_block_size": 3, "block_table": [[1]]}])"),
               "x.json:/groups/0/ring_block_size: ring_block_size does not divide capacity; expected a divisor of 8, got 3");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "r", "kernel": "compressor_ring", "capacity": 8, "ring_block_size": 4, "block_table": [[1]]}])"),
-              "x.json:/groups/0/block_table/0: row too narrow for the ring; expected 2 columns (capacity / ring_block_size), got 1");
+              "x.json:/groups/0/block_table/0: row too narrow; expected 2 columns (its family reads them unguarded: min_width capacity / ring_block_size), got 1");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1]]},
                       {"name": "c", "kernel": "qsa_compressed", "block_size": 2, "compress_ratio": 4, "common": "atn", "block_table": [[1]]}])"),

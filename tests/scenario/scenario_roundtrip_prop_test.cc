@@ -39,7 +39,7 @@ RC_GTEST_PROP(ScenarioRoundTrip, WriteThenLoadIsIdentity, ()) {
     s.expect.slot_mapping["attn"] = std::vector<int64_t>(s.batch.num_tokens, -1);
   }
   s.groups[0].variant = *rc::gen::element(Variant::kPagedFixed, Variant::kPagedUnguarded, Variant::kPagedDummyReadsRow, Variant::kPagedPadFromN);
-  s.groups[0].enabled = *rc::gen::arbitrary<bool>();
+  SetParam(&s.groups[0], "enabled", *rc::gen::arbitrary<bool>());
   const std::string text = WriteScenarioJson(s);
   Scenario loaded;
   std::string err;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "scenario/scenario.h"
+#include "testing/make_group.h"
 
 namespace slotguard {
 namespace testing {
@@ -17,7 +18,9 @@ struct PagedSweepCase {
   int32_t num_reqs = 3;
   int32_t block_size = 16;
   int32_t blocks_per_manager_block = 1;  // hybrid when > 1
-  Dcp dcp;
+  struct Dcp {
+    int32_t world = 1, rank = 0, interleave = 1;
+  } dcp;
   uint64_t seed = 1;
   int32_t max_query = 40;
   int32_t padding_tokens = 3;
@@ -49,13 +52,12 @@ inline Scenario MakePagedSweepScenario(const PagedSweepCase& c) {
   b.idx_mapping.resize(c.num_reqs);
   b.slot_mapping_in.assign(b.num_tokens, kPadSlot);
 
-  Group g;
-  g.name = "attn";
-  g.family = Family::kPaged;
-  g.variant = Variant::kPagedFixed;
-  g.kernel_block_size = c.block_size;
-  g.block_size = c.block_size * c.blocks_per_manager_block;
-  g.dcp = c.dcp;
+  Group g = MakeGroup(Family::kPaged, "attn",
+                      {{"block_size", c.block_size * c.blocks_per_manager_block},
+                       {"kernel_block_size", c.block_size},
+                       {"dcp_world", c.dcp.world},
+                       {"dcp_rank", c.dcp.rank},
+                       {"dcp_interleave", c.dcp.interleave}});
   // Enough columns for the longest context; each live request owns fresh
   // manager blocks (ids 1..), a dummy request holds only zeros.
   const int32_t max_context = 3 * c.max_query;

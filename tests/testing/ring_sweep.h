@@ -11,6 +11,7 @@
 #include <string>
 
 #include "scenario/scenario.h"
+#include "testing/make_group.h"
 
 namespace slotguard {
 namespace testing {
@@ -64,30 +65,15 @@ inline Scenario MakeRingSweepScenario(const RingSweepCase& c) {
       for (int32_t col = 0; col < width; ++col) t.entries.push_back(dummy[r] ? null_id : next_block++);
     return t;
   };
-  auto group = [&](const char* name, Family family) {
-    Group g;
-    g.name = name;
-    g.family = family;
-    g.variant = FixedVariant(family);
-    return g;
-  };
-  Group paged = group("attn", Family::kPaged);
-  paged.block_size = paged.kernel_block_size = 4;
+  Group paged = MakeGroup(Family::kPaged, "attn", {{"block_size", 4}, {"kernel_block_size", 4}});
   paged.table = table(max_seq / 4 + 1, 0);
-  Group kpool = group("tail", Family::kKpoolTail);
-  kpool.kpool = c.capacity;
+  Group kpool = MakeGroup(Family::kKpoolTail, "tail", {{"kpool", c.capacity}});
   kpool.table = table(1, 0);
-  Group qsa = group("qsa", Family::kQsaRing);
-  qsa.ring = c.capacity;
+  Group qsa = MakeGroup(Family::kQsaRing, "qsa", {{"ring", c.capacity}});
   qsa.table = table(1, 0);
-  Group comp = group("qsa_c", Family::kQsaCompressed);
-  comp.block_size = 3;
-  comp.compress_ratio = 2;
-  comp.common = "attn";
+  Group comp = MakeGroup(Family::kQsaCompressed, "qsa_c", {{"block_size", 3}, {"compress_ratio", 2}}, {{"common", "attn"}});
   comp.table = table(max_seq / 2 / 3 + 1, 0);
-  Group ring = group("c128", Family::kCompressorRing);
-  ring.capacity = c.capacity * 2;
-  ring.ring_block_size = c.capacity;
+  Group ring = MakeGroup(Family::kCompressorRing, "c128", {{"capacity", c.capacity * 2}, {"ring_block_size", c.capacity}});
   ring.table = table(2, c.minus_one_rows ? -1 : 0);
   s.groups = {paged, kpool, qsa, comp, ring};
   s.num_blocks = next_block + 1;

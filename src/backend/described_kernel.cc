@@ -1,0 +1,46 @@
+#include "backend/described_kernel.h"
+
+#include "family/family_plan.h"
+#include "scenario/family_params.h"
+
+namespace slotguard {
+
+bool RunsDescription(const Group& group, const MappingProvider* provider) {
+  if (GetVariant(group.variant).kernel) return false;
+  return !(provider && provider->Runs(group.family, group.variant));
+}
+
+bool AnyRunsDescription(const Scenario& scenario, const MappingProvider* provider) {
+  for (const Group& group : scenario.groups)
+    if (RunsDescription(group, provider)) return true;
+  return false;
+}
+
+bool RunDescribedGroup(const Scenario& scenario, const Group& group, const int64_t* linked, GroupOutputs* out,
+                       std::string* err) {
+  const FamilyDesc& desc = DescOf(group.family);
+  const MappingDesc* mapping = GetVariant(group.variant).mapping;
+  if (!mapping) mapping = &desc.mapping;
+  GroupPlan plan;
+  Interpretation result;
+  std::string why;
+  if (!MakeGroupPlan(desc, *mapping, group.params, scenario.batch, &plan, &why) ||
+      !Interpret(plan, scenario.batch, group.table, linked, /*with_facts=*/false, &result, &why)) {
+    *err = "group " + group.name + " (" + desc.name + ", variant " + GetVariant(group.variant).name + "): " + why;
+    return false;
+  }
+  out->engine = std::move(result.slots);
+  out->flat.clear();
+  return true;
+}
+
+std::vector<uint8_t> WriterSkips(const Scenario& scenario, const Group& group, const int64_t* linked) {
+  const FamilyDesc& desc = DescOf(group.family);
+  if (!desc.mapping.writer_gate.present() || !linked) return {};
+  GroupPlan plan;
+  std::string unused;
+  if (!MakeGroupPlan(desc, desc.mapping, group.params, scenario.batch, &plan, &unused)) return {};
+  return WriterSkipMask(plan, linked, scenario.batch.num_tokens);
+}
+
+}  // namespace slotguard

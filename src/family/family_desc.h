@@ -1,0 +1,189 @@
+// A family description (docs/family-format.md): one data file that says what
+// a cache kernel's mapping computes. The loader (family_file.h) reads and
+// checks it; the interpreter (family_plan.h) turns it into the reference
+// outputs and the addressing the invariants judge by; the generator derives
+// shapes from it. Plain data: every formula is already parsed.
+#ifndef SLOTGUARD_FAMILY_FAMILY_DESC_H_
+#define SLOTGUARD_FAMILY_FAMILY_DESC_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "family/expr.h"
+
+namespace slotguard {
+
+/// The format version of a description file ("slotguard_family": 1).
+constexpr int kFamilyFormatVersion = 1;
+
+enum class ParamType : uint8_t {
+  kI32,    // an integer that fits int32 (what the engines' kernels take)
+  kI64,    // an integer that fits int64
+  kBool,   // true or false (0 or 1 in formulas)
+  kGroup,  // the name of another group of the scenario (a link: gate, writer gate)
+};
+
+/// One parameter of a family: a key of the scenario's group objects.
+struct ParamDesc {
+  std::string name;     // in formulas, the provider protocol, plugin ABI 3, kernel specs
+  std::string key;      // the JSON key under a group: name, or "dcp/world" (key "world" of object "dcp")
+  std::string meaning;
+  ParamType type = ParamType::kI32;
+  int64_t min = 0;
+  Expr max;             // over the earlier parameters; empty: the type's largest
+  Expr default_value;   // over the earlier parameters; empty: required (a group link: may be absent)
+  std::string divides;  // the name of an earlier parameter it must divide, or ""
+  int64_t example = 1;  // a typical value (docs, the bench scenario)
+  bool shrinks = false;  // the minimizer halves it towards min while the finding fires
+  std::string family;   // kGroup: the family of the group it names
+  std::string pointer;  // "/params/2", for messages
+
+  std::string top_key() const { return key.substr(0, key.find('/')); }
+  std::string leaf_key() const { return key.substr(key.rfind('/') + 1); }
+  bool nested() const { return key.find('/') != std::string::npos; }
+  bool is_int() const { return type == ParamType::kI32 || type == ParamType::kI64; }
+};
+
+/// "constraints": [{"holds": F, "at": "param", "expected": "..."}]: a
+/// condition over the parameters every group must meet.
+struct ConstraintDesc {
+  Expr holds;
+  int32_t at = 0;  // the parameter the error points at
+  std::string expected;
+  std::string pointer;
+};
+
+enum class OwnerRule : uint8_t {
+  kRequest,      // r with qsl[r] <= t < qsl[r+1]; tokens from qsl[R] have none
+  kLastRequest,  // the same, and tokens in [qsl[R], mapped end) belong to request R-1
+};
+enum class RowsRule : uint8_t {
+  kTable,  // request r reads row r, or row idx_mapping[r] of a persistent table (batch.table_rows)
+  kCsr,    // request r reads its own row of a ragged table, handed over as CSR (indptr, indices)
+};
+enum class DummyRule : uint8_t {
+  kPad,  // a dummy request's (idx_mapping -1) tokens are PAD
+  kRow,  // a dummy reads its row like any request (a persistent table gives it none: PAD)
+};
+enum class RangeRule : uint8_t {
+  kPad,    // a column past the row is PAD
+  kClamp,  // a column past the row reads the row's last column (an empty row: PAD)
+  kNone,   // the kernel reads past the row (min_width columns must be there; past them: row_bounds)
+};
+enum class TailFrom : uint8_t { kRealTokens, kActualTokens, kMinActualReal };
+enum class TailValue : uint8_t {
+  kPad,            // -1
+  kSlotMappingIn,  // slot_mapping_in[t], unchanged
+  kNullSlot,       // 0: the null block as a write sink (null_page sink)
+};
+enum class NullPage : uint8_t {
+  kPristine,  // no token may write the null block
+  kSink,      // only tokens that own no state (padding, dummies) may write it; a live token never
+  kNone,      // there is no null block: block 0 is a block like any other
+};
+enum class WriterStyle : uint8_t { kPaged, kRing };
+enum class WriterSkip : uint8_t {
+  kNegative,  // the writer skips slot < 0
+  kMinusOne,  // the writer skips slot == -1 only (another negative slot writes before the pool)
+  kNone,      // the writer writes every token (a negative slot indexes from the pool's end)
+};
+enum class GateAbsent : uint8_t {
+  kPadDummies,  // no linked group: PAD for tokens past qsl[R] and every token of a dummy request
+  kPass,        // no linked group: no gate
+};
+
+/// A link to another group's output 0 ("gate", "writer.gate").
+struct LinkDesc {
+  int32_t param = -1;  // the group parameter that names it; -1: none
+  Expr test;           // over `linked`, the other group's slot: true -> PAD (gate) or skip (writer)
+  GateAbsent absent = GateAbsent::kPadDummies;
+  bool present() const { return param >= 0; }
+};
+
+struct OutputDesc {
+  std::string name;  // "" for the group's own name, else "<group>.<name>"
+  std::vector<Expr> select;  // beside the mapping's own
+};
+
+struct LetDesc {
+  std::string name;
+  Expr value;
+  int32_t var = 0;  // its index among the formula variables
+};
+
+/// The knobs of a mapping (each has one formula: docs/family-format.md). A
+/// variant overrides some of them.
+struct MappingDesc {
+  RowsRule rows = RowsRule::kTable;
+  OwnerRule owner = OwnerRule::kRequest;
+  DummyRule dummy = DummyRule::kPad;
+  std::vector<LetDesc> lets;  // in an order where each reads only earlier ones
+  std::vector<Expr> select;
+  Expr column;
+  RangeRule range = RangeRule::kPad;
+  Expr min_width;          // over the parameters
+  Expr pad_entry;          // over `entry`; empty: no test
+  Expr offset;
+  Expr page;               // over the parameters: slots one table entry names
+  Expr manager_page;       // over the parameters: slots of the null block (a multiple of page)
+  LinkDesc gate;
+  TailFrom tail_from = TailFrom::kRealTokens;
+  TailValue tail_value = TailValue::kPad;
+  std::vector<OutputDesc> outputs;  // at least one
+  NullPage null_page = NullPage::kPristine;
+  WriterStyle writer = WriterStyle::kPaged;
+  WriterSkip writer_skip = WriterSkip::kNegative;
+  LinkDesc writer_gate;
+};
+
+struct VariantDesc {
+  std::string name;
+  std::string meaning;
+  MappingDesc mapping;  // the family's, with the variant's "set" applied
+  std::string pointer;  // "/variants/0"
+};
+
+struct EngineRef {
+  std::string repo, path, function, commit, note;
+};
+
+struct FamilyDesc {
+  std::string file;     // where it was read: a path, or "families/NAME.json (built in)"
+  std::string name;
+  std::string meaning;
+  EngineRef engine;
+  std::vector<ParamDesc> params;
+  std::vector<ConstraintDesc> constraints;
+  /// "one_token_per_request": every request of a batch has exactly one
+  /// token (a decode-only step, as EAGLE's draft steps are): a scenario
+  /// with a group of the family holds no other batch.
+  bool one_token_per_request = false;
+  MappingDesc mapping;
+  std::vector<VariantDesc> variants;  // described variants (the built-in kernels' are in families.def)
+
+  /// C strings of the parameter and output names, for plugin ABI 3 (filled
+  /// once the description has its place in the registry).
+  std::vector<const char*> param_name_ptrs;
+  std::vector<const char*> output_name_ptrs;
+
+  /// The formula variables: kFormulaVars, then the parameters, then the lets.
+  std::vector<std::string> variables;
+  int32_t param_var(int32_t p) const { return kFixedVars + p; }
+
+  /// Index of a parameter by name, or -1.
+  int32_t FindParam(const std::string& name) const;
+
+  // The fixed formula variables, by index.
+  enum Var : int32_t {
+    kT, kR, kQ, kQslBegin, kQslEnd, kI, kPos, kLp, kSeqLen, kWidth, kRows,
+    kNumReqs, kNumTokens, kNumActualTokens, kNumRealTokens, kEntry, kLinked, kFixedVars
+  };
+};
+
+/// The fixed variables' names, in Var order.
+const std::vector<std::string>& FixedVariableNames();
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_FAMILY_FAMILY_DESC_H_

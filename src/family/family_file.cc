@@ -1,0 +1,647 @@
+// The family description loader (docs/family-format.md).
+#include "family/family_file.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "util/error_line.h"
+#include "util/json_reader.h"
+
+namespace slotguard {
+
+const std::vector<std::string>& FixedVariableNames() {
+  static const std::vector<std::string> names = {
+      "t",          "r",        "q",         "qsl_begin",         "qsl_end",         "i",     "pos",   "lp",
+      "seq_len",    "width",    "rows",      "num_reqs",          "num_tokens",      "num_actual_tokens",
+      "num_real_tokens", "entry", "linked"};
+  return names;
+}
+
+int32_t FamilyDesc::FindParam(const std::string& name) const {
+  for (size_t p = 0; p < params.size(); ++p)
+    if (params[p].name == name) return static_cast<int32_t>(p);
+  return -1;
+}
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+const std::vector<std::string> kTopKeys = {"slotguard_family", "name",        "meaning",
+                                           "engine",           "kind",        "one_token_per_request",
+                                           "params",           "constraints", "variants"};
+/// The mapping's knobs: top-level keys, and what a variant's "set" may replace.
+const std::vector<std::string> kKnobs = {"let",    "rows",   "owner",   "dummy",     "select",
+                                         "column", "range",  "min_width", "pad_entry", "offset",
+                                         "page",   "manager_page", "gate", "tail",    "outputs",
+                                         "null_page", "writer"};
+const std::vector<std::string> kParamKeys = {"name", "key", "type", "meaning", "min", "max", "default",
+                                             "divides", "example", "shrinks", "family"};
+const std::vector<std::string> kEngineKeys = {"repo", "path", "function", "commit", "note"};
+
+const std::vector<std::string> kParamTypes = {"i32", "i64", "bool", "group"};
+const std::vector<std::string> kRowsNames = {"table", "csr"};
+const std::vector<std::string> kOwnerNames = {"request", "last_request"};
+const std::vector<std::string> kDummyNames = {"pad", "row"};
+const std::vector<std::string> kRangeNames = {"pad", "clamp", "none"};
+const std::vector<std::string> kTailFromNames = {"num_real_tokens", "num_actual_tokens",
+                                                 "min(num_actual_tokens, num_real_tokens)"};
+const std::vector<std::string> kTailValueNames = {"pad", "slot_mapping_in", "null_slot"};
+const std::vector<std::string> kNullPageNames = {"pristine", "sink", "none"};
+const std::vector<std::string> kWriterKinds = {"paged", "ring"};
+const std::vector<std::string> kWriterSkips = {"slot < 0", "slot == -1", "none"};
+const std::vector<std::string> kAbsentNames = {"pad_dummies", "pass"};
+
+bool Identifier(const std::string& s) {
+  if (s.empty() || s.size() > 64 || !std::islower(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::islower(static_cast<unsigned char>(c)) && !std::isdigit(static_cast<unsigned char>(c)) && c != '_')
+      return false;
+  return true;
+}
+
+template <class E>
+E IndexOf(const std::vector<std::string>& names, const std::string& value) {
+  return static_cast<E>(std::find(names.begin(), names.end(), value) - names.begin());
+}
+
+/// Which variables a knob's formula may read.
+enum class Scope {
+  kParams,        // the parameters (and, for a parameter's max or default, only the earlier ones)
+  kToken,         // a token's variables, the parameters and the lets
+  kEntry,         // kToken and `entry`
+  kLinked,        // `linked` and the parameters
+};
+
+class FamilyReader : public JsonReader {
+ public:
+  FamilyReader(const std::string& file, std::string* err) : JsonReader(file, err) {}
+
+  bool Load(const json& root, FamilyDesc* d);
+
+ private:
+  bool LoadEngine(const json& v, EngineRef* engine);
+  bool LoadParams(const json& v, FamilyDesc* d);
+  bool LoadParam(const json& v, const std::string& ptr, size_t index, FamilyDesc* d);
+  bool LoadConstraints(const json& v, FamilyDesc* d);
+  bool LoadLets(const json& v, const std::string& ptr, MappingDesc* m);
+  /// The knobs of `obj` (the description, or a variant's "set") into *m.
+  bool LoadKnobs(const json& obj, const std::string& ptr, bool variant, MappingDesc* m);
+  bool LoadLink(const json& v, const std::string& ptr, const char* test_key, const char* default_test,
+                bool gate, LinkDesc* link);
+  bool CheckMapping(const std::string& ptr, const MappingDesc& m);
+
+  /// A formula at ptr, parsed against every variable and limited to `scope`
+  /// (`below`: for kParams, only parameters before this index).
+  bool Formula(const json& v, const std::string& ptr, Scope scope, Expr* out, int32_t below = -1);
+  bool Formulas(const json& v, const std::string& ptr, Scope scope, std::vector<Expr>* out);
+  bool Name(const json& v, const std::string& ptr, const std::string& what, std::vector<std::string> names,
+            std::string* out);
+
+  const FamilyDesc* desc_ = nullptr;
+  std::set<std::string> lets_;  // the names "let" defines (while they are read)
+};
+
+bool FamilyReader::Formula(const json& v, const std::string& ptr, Scope scope, Expr* out, int32_t below) {
+  std::string text;
+  if (v.is_number_integer()) {
+    text = v.dump();
+  } else if (!String(v, ptr, "a formula (a string) or an integer", &text)) {
+    return false;
+  }
+  std::string err;
+  if (!out->Parse(text, desc_->variables, &err)) return FailWith(ptr, err);
+  const int32_t params_end = FamilyDesc::kFixedVars + static_cast<int32_t>(desc_->params.size());
+  for (int32_t var : out->VariableIndices()) {
+    const std::string& name = desc_->variables[var];
+    bool ok = false;
+    std::string allowed;
+    switch (scope) {
+      case Scope::kParams:
+        ok = var >= FamilyDesc::kFixedVars && var < params_end && (below < 0 || var < FamilyDesc::kFixedVars + below);
+        allowed = below < 0 ? "the family's parameters" : "the parameters listed before this one";
+        break;
+      case Scope::kToken:
+        ok = var != FamilyDesc::kEntry && var != FamilyDesc::kLinked;
+        allowed = "a token's variables, the parameters and the lets (entry and linked come later)";
+        break;
+      case Scope::kEntry:
+        ok = var != FamilyDesc::kLinked;
+        allowed = "entry, a token's variables, the parameters and the lets";
+        break;
+      case Scope::kLinked:
+        ok = var == FamilyDesc::kLinked || (var >= FamilyDesc::kFixedVars && var < params_end);
+        allowed = "linked and the parameters";
+        break;
+    }
+    if (!ok)
+      return Fail(ptr, "'" + name + "' cannot be read here (formula '" + text + "')", "a formula over " + allowed);
+  }
+  return true;
+}
+
+bool FamilyReader::Formulas(const json& v, const std::string& ptr, Scope scope, std::vector<Expr>* out) {
+  if (!Array(v, ptr, "an array of formulas")) return false;
+  out->assign(v.size(), Expr());
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!Formula(v[i], JsonChild(ptr, i), scope, &(*out)[i])) return false;
+  return true;
+}
+
+bool FamilyReader::Name(const json& v, const std::string& ptr, const std::string& what,
+                        std::vector<std::string> names, std::string* out) {
+  return String(v, ptr, what, out) && OneOf(*out, names, ptr, what);
+}
+
+bool FamilyReader::Load(const json& root, FamilyDesc* d) {
+  desc_ = d;
+  if (!Object(root, "", "a family description object")) return false;
+  std::vector<std::string> allowed = kTopKeys;
+  allowed.insert(allowed.end(), kKnobs.begin(), kKnobs.end());
+  if (!CheckKeys(root, "", allowed)) return false;
+  const json* v;
+  int64_t x;
+  if (!Require(root, "", "slotguard_family", "the format version 1", &v)) return false;
+  if (!v->is_number_integer() || v->get<int64_t>() != kFamilyFormatVersion)
+    return Fail("/slotguard_family", "unsupported format version", "1", DescribeJson(*v));
+  if (!Require(root, "", "name", "a family name", &v) || !String(*v, "/name", "a family name", &d->name))
+    return false;
+  if (!Identifier(d->name))
+    return Fail("/name", "bad family name " + QuoteName(d->name),
+                "lower-case letters, digits and '_', starting with a letter, at most 64 characters");
+  if (!Require(root, "", "meaning", "a one-line meaning", &v) ||
+      !String(*v, "/meaning", "a one-line meaning", &d->meaning))
+    return false;
+  if (d->meaning.empty() || d->meaning.find('\n') != std::string::npos || d->meaning.size() > 400)
+    return Fail("/meaning", "not one line", "a non-empty line of at most 400 characters");
+  if ((v = Find(root, "engine")) && !LoadEngine(*v, &d->engine)) return false;
+  if ((v = Find(root, "kind"))) {
+    std::string kind;
+    if (!Name(*v, "/kind", "family kind", {"slot_mapping"}, &kind)) return false;
+  }
+  (void)x;
+  if ((v = Find(root, "one_token_per_request"))) {
+    if (!v->is_boolean())
+      return Fail("/one_token_per_request", "wrong type", "true or false", DescribeJson(*v));
+    d->one_token_per_request = v->get<bool>();
+  }
+  d->variables = FixedVariableNames();
+  if (!Require(root, "", "params", "an array of parameters", &v) || !LoadParams(*v, d)) return false;
+  // The lets' names are variables too: known before any formula is read.
+  if (const json* let = Find(root, "let")) {
+    if (!Object(*let, "/let", "an object of name: formula")) return false;
+    for (auto it = let->begin(); it != let->end(); ++it) {
+      const std::string at = JsonChild("/let", it.key());
+      if (!Identifier(it.key()))
+        return Fail(at, "bad name " + QuoteName(it.key()), "lower-case letters, digits and '_', starting with a letter");
+      if (std::find(d->variables.begin(), d->variables.end(), it.key()) != d->variables.end())
+        return Fail(at, QuoteName(it.key()) + " is already a variable", "a name no variable or parameter has");
+      d->variables.push_back(it.key());
+    }
+  }
+  if ((v = Find(root, "constraints")) && !LoadConstraints(*v, d)) return false;
+  if (!LoadKnobs(root, "", false, &d->mapping) || !CheckMapping("", d->mapping)) return false;
+  if ((v = Find(root, "variants"))) {
+    if (!Array(*v, "/variants", "an array of variants")) return false;
+    std::set<std::string> names = {"fixed"};
+    for (size_t i = 0; i < v->size(); ++i) {
+      const std::string ptr = JsonChild("/variants", i);
+      const json& item = (*v)[i];
+      VariantDesc variant;
+      variant.pointer = ptr;
+      const json* f;
+      if (!Object(item, ptr, "a variant object") || !CheckKeys(item, ptr, {"name", "meaning", "set"}) ||
+          !Require(item, ptr, "name", "a variant name", &f) ||
+          !String(*f, JsonChild(ptr, "name"), "a variant name", &variant.name) ||
+          !Require(item, ptr, "meaning", "what the variant restores", &f) ||
+          !String(*f, JsonChild(ptr, "meaning"), "what the variant restores", &variant.meaning))
+        return false;
+      if (!Identifier(variant.name))
+        return Fail(JsonChild(ptr, "name"), "bad variant name " + QuoteName(variant.name),
+                    "lower-case letters, digits and '_', starting with a letter");
+      if (!names.insert(variant.name).second)
+        return Fail(JsonChild(ptr, "name"), "variant " + QuoteName(variant.name) + " given twice",
+                    variant.name == "fixed" ? "another name: 'fixed' is the description itself" : "one entry per name");
+      if (!Require(item, ptr, "set", "an object of knobs to replace", &f)) return false;
+      const std::string set_ptr = JsonChild(ptr, "set");
+      if (!Object(*f, set_ptr, "an object of knobs to replace")) return false;
+      // What a variant cannot change: the buffers and the addressing the
+      // reference and the invariants share with it.
+      for (const char* fixed : {"let", "outputs", "page", "manager_page", "min_width"})
+        if (f->contains(fixed))
+          return Fail(JsonChild(set_ptr, fixed), std::string("a variant cannot change '") + fixed + "'",
+                      "other knobs (the outputs, the pages, the row width and the lets are the family's)");
+      if (!CheckKeys(*f, set_ptr, kKnobs)) return false;
+      if (f->empty()) return Fail(set_ptr, "a variant that changes nothing", "at least one knob to replace");
+      variant.mapping = d->mapping;
+      if (!LoadKnobs(*f, set_ptr, true, &variant.mapping) || !CheckMapping(set_ptr, variant.mapping)) return false;
+      d->variants.push_back(std::move(variant));
+    }
+  }
+  return true;
+}
+
+bool FamilyReader::LoadEngine(const json& v, EngineRef* engine) {
+  if (!Object(v, "/engine", "an object {repo, path, function, commit, note}") || !CheckKeys(v, "/engine", kEngineKeys))
+    return false;
+  std::string* fields[] = {&engine->repo, &engine->path, &engine->function, &engine->commit, &engine->note};
+  for (size_t k = 0; k < kEngineKeys.size(); ++k)
+    if (const json* f = Find(v, kEngineKeys[k]);
+        f && !String(*f, JsonChild("/engine", kEngineKeys[k]), "a string", fields[k]))
+      return false;
+  return true;
+}
+
+bool FamilyReader::LoadParams(const json& v, FamilyDesc* d) {
+  if (!Array(v, "/params", "an array of parameters")) return false;
+  if (v.size() > 64) return Fail("/params", "too many parameters", "at most 64", std::to_string(v.size()));
+  // Names first: every formula may read any parameter (a parameter's own
+  // max and default only the earlier ones).
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string ptr = JsonChild("/params", i);
+    const json* f;
+    std::string name;
+    if (!Object(v[i], ptr, "a parameter object") || !CheckKeys(v[i], ptr, kParamKeys) ||
+        !Require(v[i], ptr, "name", "a parameter name", &f) || !String(*f, JsonChild(ptr, "name"), "a parameter name", &name))
+      return false;
+    if (!Identifier(name))
+      return Fail(JsonChild(ptr, "name"), "bad parameter name " + QuoteName(name),
+                  "lower-case letters, digits and '_', starting with a letter");
+    if (std::find(d->variables.begin(), d->variables.end(), name) != d->variables.end())
+      return Fail(JsonChild(ptr, "name"), QuoteName(name) + " is already a variable",
+                  "a name that is not " + JoinNames(d->variables));
+    d->variables.push_back(name);
+    ParamDesc p;
+    p.name = name;
+    p.pointer = ptr;
+    d->params.push_back(p);
+  }
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!LoadParam(v[i], JsonChild("/params", i), i, d)) return false;
+  return true;
+}
+
+bool FamilyReader::LoadParam(const json& v, const std::string& ptr, size_t index, FamilyDesc* d) {
+  ParamDesc& p = d->params[index];
+  const json* f;
+  std::string text;
+  p.key = p.name;
+  if ((f = Find(v, "key"))) {
+    if (!String(*f, JsonChild(ptr, "key"), "a JSON key, or OBJECT/KEY", &p.key)) return false;
+    const size_t slash = p.key.find('/');
+    const bool good = !p.key.empty() && p.key.find('/', slash == std::string::npos ? 0 : slash + 1) == std::string::npos &&
+                      Identifier(p.top_key()) && Identifier(p.leaf_key());
+    if (!good)
+      return Fail(JsonChild(ptr, "key"), "bad key " + QuoteName(p.key),
+                  "a name, or OBJECT/KEY (one level of nesting), in lower-case letters, digits and '_'");
+    for (size_t j = 0; j < index; ++j) {
+      const ParamDesc& other = d->params[j];
+      if (other.key == p.key || (other.nested() != p.nested() && other.top_key() == p.top_key()))
+        return Fail(JsonChild(ptr, "key"), "key " + QuoteName(p.key) + " collides with " + other.pointer,
+                    "a key no other parameter uses");
+    }
+  } else {
+    for (size_t j = 0; j < index; ++j)
+      if (d->params[j].top_key() == p.key)
+        return Fail(JsonChild(ptr, "name"), "key " + QuoteName(p.key) + " collides with " + d->params[j].pointer,
+                    "a key no other parameter uses");
+  }
+  if ((f = Find(v, "type"))) {
+    if (!Name(*f, JsonChild(ptr, "type"), "parameter type", kParamTypes, &text)) return false;
+    p.type = IndexOf<ParamType>(kParamTypes, text);
+  }
+  if (!Require(v, ptr, "meaning", "what it means, in one line", &f) ||
+      !String(*f, JsonChild(ptr, "meaning"), "what it means, in one line", &p.meaning))
+    return false;
+  const bool number = p.is_int();
+  for (const char* key : {"min", "max", "divides", "example", "shrinks"})
+    if (!number && Find(v, key))
+      return Fail(JsonChild(ptr, key), std::string("'") + key + "' applies to integer parameters only",
+                  "no '" + std::string(key) + "' on a " + (p.type == ParamType::kBool ? "bool" : "group") + " parameter");
+  if (p.type != ParamType::kGroup && Find(v, "family"))
+    return Fail(JsonChild(ptr, "family"), "'family' applies to group parameters only", "no 'family' here");
+  if (p.type == ParamType::kGroup) {
+    if (!Require(v, ptr, "family", "the family of the group it names", &f) ||
+        !String(*f, JsonChild(ptr, "family"), "a family name", &p.family))
+      return false;
+    if (Find(v, "default"))
+      return Fail(JsonChild(ptr, "default"), "a group parameter has no default",
+                  "no 'default' (a scenario may leave it out)");
+    return true;
+  }
+  const int64_t type_max = p.type == ParamType::kI32 ? kInt32Max : kInt64Max;
+  const int64_t type_min = p.type == ParamType::kI32 ? -kInt32Max - 1 : kInt64Min;
+  if (p.type == ParamType::kBool) {
+    p.min = 0;
+    if ((f = Find(v, "default"))) {
+      if (!f->is_boolean()) return Fail(JsonChild(ptr, "default"), "wrong type", "true or false", DescribeJson(*f));
+      std::string err;
+      p.default_value.Parse(f->get<bool>() ? "1" : "0", d->variables, &err);
+    }
+    p.max.Parse("1", d->variables, &text);
+    return true;
+  }
+  int64_t x;
+  if ((f = Find(v, "min"))) {
+    if (!Int(*f, JsonChild(ptr, "min"), type_min, type_max, "min", &x)) return false;
+    p.min = x;
+  }
+  if ((f = Find(v, "max"))) {
+    if (!Formula(*f, JsonChild(ptr, "max"), Scope::kParams, &p.max, static_cast<int32_t>(index))) return false;
+  } else {
+    p.max.Parse(std::to_string(type_max), d->variables, &text);
+  }
+  if ((f = Find(v, "default")) &&
+      !Formula(*f, JsonChild(ptr, "default"), Scope::kParams, &p.default_value, static_cast<int32_t>(index)))
+    return false;
+  if ((f = Find(v, "divides"))) {
+    if (!String(*f, JsonChild(ptr, "divides"), "the name of an earlier integer parameter", &p.divides)) return false;
+    const int32_t target = d->FindParam(p.divides);
+    if (target < 0 || target >= static_cast<int32_t>(index) || !d->params[target].is_int()) {
+      std::vector<std::string> earlier;
+      for (size_t j = 0; j < index; ++j)
+        if (d->params[j].is_int()) earlier.push_back(d->params[j].name);
+      return Fail(JsonChild(ptr, "divides"), "no earlier integer parameter " + QuoteName(p.divides) + DidYouMean(p.divides, earlier),
+                  earlier.empty() ? "an earlier integer parameter (there is none)" : "one of " + JoinNames(earlier));
+    }
+    if (p.min < 1) return Fail(JsonChild(ptr, "min"), "a divisor may be 0", "min >= 1 beside 'divides'");
+  }
+  p.example = std::max<int64_t>(p.min, 1);
+  if ((f = Find(v, "example"))) {
+    if (!Int(*f, JsonChild(ptr, "example"), p.min, type_max, "example", &x)) return false;
+    p.example = x;
+  }
+  if ((f = Find(v, "shrinks"))) {
+    if (!f->is_boolean()) return Fail(JsonChild(ptr, "shrinks"), "wrong type", "true or false", DescribeJson(*f));
+    p.shrinks = f->get<bool>();
+  }
+  return true;
+}
+
+bool FamilyReader::LoadConstraints(const json& v, FamilyDesc* d) {
+  if (!Array(v, "/constraints", "an array of constraints")) return false;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string ptr = JsonChild("/constraints", i);
+    ConstraintDesc c;
+    c.pointer = ptr;
+    const json* f;
+    std::string at;
+    if (!Object(v[i], ptr, "a constraint {holds, at, expected}") ||
+        !CheckKeys(v[i], ptr, {"holds", "at", "expected"}) ||
+        !Require(v[i], ptr, "holds", "a condition over the parameters", &f) ||
+        !Formula(*f, JsonChild(ptr, "holds"), Scope::kParams, &c.holds) ||
+        !Require(v[i], ptr, "at", "the parameter an error points at", &f))
+      return false;
+    std::vector<std::string> names;
+    for (const ParamDesc& p : d->params) names.push_back(p.name);
+    if (!Name(*f, JsonChild(ptr, "at"), "parameter", names, &at)) return false;
+    c.at = d->FindParam(at);
+    if (!Require(v[i], ptr, "expected", "what a scenario must give, in words", &f) ||
+        !String(*f, JsonChild(ptr, "expected"), "what a scenario must give, in words", &c.expected))
+      return false;
+    d->constraints.push_back(std::move(c));
+  }
+  return true;
+}
+
+bool FamilyReader::LoadLets(const json& v, const std::string& ptr, MappingDesc* m) {
+  // Parse each, then order them so that each reads only earlier ones.
+  std::map<std::string, Expr> parsed;
+  for (auto it = v.begin(); it != v.end(); ++it)
+    if (!Formula(*it, JsonChild(ptr, it.key()), Scope::kToken, &parsed[it.key()])) return false;
+  std::set<std::string> done;
+  while (done.size() < parsed.size()) {
+    bool progress = false;
+    for (const auto& [name, expr] : parsed) {
+      if (done.count(name)) continue;
+      bool ready = true;
+      for (const std::string& used : expr.Variables())
+        if (parsed.count(used) && !done.count(used)) ready = false;
+      if (!ready) continue;
+      LetDesc let;
+      let.name = name;
+      let.value = expr;
+      let.var = static_cast<int32_t>(std::find(desc_->variables.begin(), desc_->variables.end(), name) -
+                                     desc_->variables.begin());
+      m->lets.push_back(std::move(let));
+      done.insert(name);
+      progress = true;
+    }
+    if (!progress) {
+      std::vector<std::string> cycle;
+      for (const auto& [name, expr] : parsed)
+        if (!done.count(name)) cycle.push_back(name);
+      return Fail(JsonChild(ptr, cycle.front()), "the lets " + JoinNames(cycle) + " read each other in a cycle",
+                  "lets that each read only parameters, token variables and other lets");
+    }
+  }
+  return true;
+}
+
+bool FamilyReader::LoadLink(const json& v, const std::string& ptr, const char* test_key, const char* default_test,
+                            bool gate, LinkDesc* link) {
+  std::vector<std::string> keys = {"group", test_key};
+  if (gate) keys.push_back("absent");
+  if (!Object(v, ptr, "an object {group, " + std::string(test_key) + "}") || !CheckKeys(v, ptr, keys)) return false;
+  const json* f;
+  std::string name;
+  std::vector<std::string> groups;
+  for (const ParamDesc& p : desc_->params)
+    if (p.type == ParamType::kGroup) groups.push_back(p.name);
+  if (!Require(v, ptr, "group", "the group parameter that names the linked group", &f) ||
+      !String(*f, JsonChild(ptr, "group"), "a group parameter's name", &name))
+    return false;
+  if (std::find(groups.begin(), groups.end(), name) == groups.end())
+    return Fail(JsonChild(ptr, "group"), "no group parameter " + QuoteName(name) + DidYouMean(name, groups),
+                groups.empty() ? "a parameter of type \"group\" (the family has none)" : "one of " + JoinNames(groups));
+  link->param = desc_->FindParam(name);
+  if ((f = Find(v, test_key))) {
+    if (!Formula(*f, JsonChild(ptr, test_key), Scope::kLinked, &link->test)) return false;
+  } else {
+    std::string err;
+    link->test.Parse(default_test, desc_->variables, &err);
+  }
+  link->absent = GateAbsent::kPadDummies;
+  if (gate && (f = Find(v, "absent"))) {
+    std::string text;
+    if (!Name(*f, JsonChild(ptr, "absent"), "gate absent rule", kAbsentNames, &text)) return false;
+    link->absent = IndexOf<GateAbsent>(kAbsentNames, text);
+  }
+  return true;
+}
+
+bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool variant, MappingDesc* m) {
+  const json* v;
+  std::string text;
+  auto at = [&](const char* key) { return JsonChild(ptr, key); };
+  // Optional formulas a variant may remove with null.
+  auto removed = [&](const char* key) { return variant && (v = Find(obj, key)) && v->is_null(); };
+  if (!variant && (v = Find(obj, "let"))) {
+    if (!Object(*v, at("let"), "an object of name: formula") || !LoadLets(*v, at("let"), m)) return false;
+  }
+  if ((v = Find(obj, "rows"))) {
+    if (!Name(*v, at("rows"), "rows rule", kRowsNames, &text)) return false;
+    m->rows = IndexOf<RowsRule>(kRowsNames, text);
+  }
+  if ((v = Find(obj, "owner"))) {
+    if (!Name(*v, at("owner"), "owner rule", kOwnerNames, &text)) return false;
+    m->owner = IndexOf<OwnerRule>(kOwnerNames, text);
+  }
+  if ((v = Find(obj, "dummy"))) {
+    if (!Name(*v, at("dummy"), "dummy rule", kDummyNames, &text)) return false;
+    m->dummy = IndexOf<DummyRule>(kDummyNames, text);
+  }
+  if ((v = Find(obj, "select")) && !Formulas(*v, at("select"), Scope::kToken, &m->select)) return false;
+  if ((v = Find(obj, "column"))) {
+    if (!Formula(*v, at("column"), Scope::kToken, &m->column)) return false;
+  } else if (!variant) {
+    return Fail(ptr, "missing required key", "\"column\": the table column a token reads", "no key 'column'");
+  }
+  if ((v = Find(obj, "range"))) {
+    if (!Name(*v, at("range"), "range rule", kRangeNames, &text)) return false;
+    m->range = IndexOf<RangeRule>(kRangeNames, text);
+  }
+  if ((v = Find(obj, "min_width")) && !Formula(*v, at("min_width"), Scope::kParams, &m->min_width)) return false;
+  if (m->min_width.empty()) m->min_width.Parse("0", desc_->variables, &text);
+  if (removed("pad_entry")) {
+    m->pad_entry = Expr();
+  } else if ((v = Find(obj, "pad_entry")) && !Formula(*v, at("pad_entry"), Scope::kEntry, &m->pad_entry)) {
+    return false;
+  }
+  if ((v = Find(obj, "offset"))) {
+    if (!Formula(*v, at("offset"), Scope::kToken, &m->offset)) return false;
+  } else if (!variant) {
+    return Fail(ptr, "missing required key", "\"offset\": the slot within the entry's page", "no key 'offset'");
+  }
+  if ((v = Find(obj, "page"))) {
+    if (!Formula(*v, at("page"), Scope::kParams, &m->page)) return false;
+  } else if (!variant) {
+    return Fail(ptr, "missing required key", "\"page\": the slots one table entry names", "no key 'page'");
+  }
+  if ((v = Find(obj, "manager_page"))) {
+    if (!Formula(*v, at("manager_page"), Scope::kParams, &m->manager_page)) return false;
+  } else if (!variant) {
+    m->manager_page = m->page;
+  }
+  if (removed("gate")) {
+    m->gate = LinkDesc();
+  } else if ((v = Find(obj, "gate")) && !LoadLink(*v, at("gate"), "pad_if", "linked < 0", true, &m->gate)) {
+    return false;
+  }
+  if ((v = Find(obj, "tail"))) {
+    const std::string tail = at("tail");
+    if (!Object(*v, tail, "an object {from, value}") || !CheckKeys(*v, tail, {"from", "value"})) return false;
+    const json* f;
+    if ((f = Find(*v, "from"))) {
+      if (!Name(*f, JsonChild(tail, "from"), "tail start", kTailFromNames, &text)) return false;
+      m->tail_from = IndexOf<TailFrom>(kTailFromNames, text);
+    }
+    if ((f = Find(*v, "value"))) {
+      if (!Name(*f, JsonChild(tail, "value"), "tail value", kTailValueNames, &text)) return false;
+      m->tail_value = IndexOf<TailValue>(kTailValueNames, text);
+    }
+  }
+  if ((v = Find(obj, "outputs"))) {
+    const std::string outs = at("outputs");
+    if (!Array(*v, outs, "an array of outputs")) return false;
+    if (v->empty() || v->size() > 2)
+      return Fail(outs, "wrong number of outputs", "1 or 2 (the implementations' calls carry two at most)",
+                  std::to_string(v->size()));
+    m->outputs.clear();
+    std::set<std::string> names;
+    for (size_t i = 0; i < v->size(); ++i) {
+      const std::string o = JsonChild(outs, i);
+      OutputDesc out;
+      const json* f;
+      if (!Object((*v)[i], o, "an output {name, select}") || !CheckKeys((*v)[i], o, {"name", "select"})) return false;
+      if ((f = Find((*v)[i], "name")) && !String(*f, JsonChild(o, "name"), "an output name", &out.name)) return false;
+      if (i == 0 && !out.name.empty())
+        return Fail(JsonChild(o, "name"), "the first output has a name", "\"\": the first output is the group's own");
+      if (i > 0 && !Identifier(out.name))
+        return Fail(JsonChild(o, "name"), "bad output name " + QuoteName(out.name),
+                    "lower-case letters, digits and '_' (the output is named GROUP.NAME)");
+      if (!names.insert(out.name).second)
+        return Fail(JsonChild(o, "name"), "output " + QuoteName(out.name) + " given twice", "one output per name");
+      if ((f = Find((*v)[i], "select")) && !Formulas(*f, JsonChild(o, "select"), Scope::kToken, &out.select))
+        return false;
+      m->outputs.push_back(std::move(out));
+    }
+  } else if (!variant) {
+    m->outputs.assign(1, OutputDesc());
+  }
+  if ((v = Find(obj, "null_page"))) {
+    if (!Name(*v, at("null_page"), "null page policy", kNullPageNames, &text)) return false;
+    m->null_page = IndexOf<NullPage>(kNullPageNames, text);
+  }
+  if ((v = Find(obj, "writer"))) {
+    const std::string w = at("writer");
+    if (!Object(*v, w, "an object {kind, skip, gate}") || !CheckKeys(*v, w, {"kind", "skip", "gate"})) return false;
+    const json* f;
+    if ((f = Find(*v, "kind"))) {
+      if (!Name(*f, JsonChild(w, "kind"), "writer kind", kWriterKinds, &text)) return false;
+      m->writer = IndexOf<WriterStyle>(kWriterKinds, text);
+    }
+    if ((f = Find(*v, "skip"))) {
+      if (!Name(*f, JsonChild(w, "skip"), "writer skip test", kWriterSkips, &text)) return false;
+      m->writer_skip = IndexOf<WriterSkip>(kWriterSkips, text);
+    }
+    if ((f = Find(*v, "gate"))) {
+      if (f->is_null() && variant) {
+        m->writer_gate = LinkDesc();
+      } else if (!LoadLink(*f, JsonChild(w, "gate"), "skip_if", "linked < 0", false, &m->writer_gate)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool FamilyReader::CheckMapping(const std::string& ptr, const MappingDesc& m) {
+  auto at = [&](const char* key) { return JsonChild(ptr, key); };
+  if (m.tail_value == TailValue::kNullSlot && m.null_page != NullPage::kSink)
+    return Fail(at("tail"), "padding tokens write the null block, but the null page is not a sink",
+                "\"null_page\": \"sink\" beside a \"null_slot\" tail, or another tail value");
+  if (m.owner == OwnerRule::kLastRequest && m.tail_from == TailFrom::kRealTokens)
+    return Fail(at("owner"), "tokens past qsl[R] belong to the last request, but the tail starts at qsl[R]",
+                "\"tail\": {\"from\": \"num_actual_tokens\"} beside \"owner\": \"last_request\"");
+  // Every group parameter is read by a link: a scenario naming a group for
+  // nothing is a mistake of the description.
+  for (size_t p = 0; p < desc_->params.size(); ++p)
+    if (desc_->params[p].type == ParamType::kGroup && m.gate.param != static_cast<int32_t>(p) &&
+        m.writer_gate.param != static_cast<int32_t>(p) && ptr.empty())
+      return Fail(desc_->params[p].pointer, "group parameter " + QuoteName(desc_->params[p].name) + " is read by nothing",
+                  "a \"gate\" or \"writer\".\"gate\" that names it");
+  return true;
+}
+
+}  // namespace
+
+bool ParseFamilyDescription(const std::string& text, const std::string& file, FamilyDesc* desc, std::string* err) {
+  json root;
+  if (!ParseJsonText(text, file, "a family description object", &root, err)) return false;
+  FamilyDesc loaded;
+  loaded.file = file;
+  try {
+    if (!FamilyReader(file, err).Load(root, &loaded)) return false;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    *err = file + ": internal error while loading: " + e.what() + "; expected a family description object";
+    return false;
+  }
+  *desc = std::move(loaded);
+  return true;
+}
+
+bool LoadFamilyFile(const std::string& path, FamilyDesc* desc, std::string* err) {
+  std::string text;
+  return ReadTextFile(path, "a family description file", &text, err, kMaxFamilyFileBytes) &&
+         ParseFamilyDescription(text, path, desc, err);
+}
+
+}  // namespace slotguard

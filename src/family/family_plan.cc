@@ -1,0 +1,382 @@
+// The interpreter of family descriptions (docs/family-format.md, "What a
+// description computes"): every knob applied in one order, per token.
+#include "family/family_plan.h"
+
+#include <algorithm>
+
+namespace slotguard {
+namespace {
+
+constexpr int64_t kPad = -1;
+
+/// The fixed variables a token sets (the others are set per request).
+bool TokenVariable(int32_t var) {
+  return var == FamilyDesc::kT || var == FamilyDesc::kI || var == FamilyDesc::kPos || var == FamilyDesc::kLp;
+}
+
+bool GroupFormula(const Expr& e, const std::vector<int64_t>& vars, const char* knob, int64_t* value,
+                  std::string* err) {
+  std::string why;
+  if (e.Evaluate(vars.data(), value, &why)) return true;
+  *err = std::string("the description's '") + knob + "' (" + e.text() + "): " + why;
+  return false;
+}
+
+/// One formula, evaluated either once per request or per token.
+struct Step {
+  const Expr* expr = nullptr;
+  bool per_token = false;
+};
+
+/// The formulas of a mapping with what each depends on, in evaluation order.
+struct Program {
+  std::vector<Step> lets;  // parallel to mapping.lets
+  std::vector<Step> select;
+  Step column, offset, pad_entry;
+  std::vector<std::vector<Step>> output_select;
+
+  explicit Program(const MappingDesc& m) {
+    std::vector<bool> token_let;  // by variable index
+    auto per_token = [&](const Expr& e) {
+      for (int32_t v : e.VariableIndices())
+        if (TokenVariable(v) || (v < static_cast<int32_t>(token_let.size()) && token_let[v])) return true;
+      return false;
+    };
+    for (const LetDesc& let : m.lets) {
+      const bool token = per_token(let.value);
+      if (token_let.size() <= static_cast<size_t>(let.var)) token_let.resize(let.var + 1, false);
+      token_let[let.var] = token;
+      lets.push_back({&let.value, token});
+    }
+    for (const Expr& e : m.select) select.push_back({&e, per_token(e)});
+    column = {&m.column, per_token(m.column)};
+    offset = {&m.offset, per_token(m.offset)};
+    if (!m.pad_entry.empty()) pad_entry = {&m.pad_entry, true};
+    for (const OutputDesc& out : m.outputs) {
+      output_select.emplace_back();
+      for (const Expr& e : out.select) output_select.back().push_back({&e, per_token(e)});
+    }
+  }
+};
+
+}  // namespace
+
+int64_t MappedEnd(const MappingDesc& mapping, const Batch& batch) {
+  switch (mapping.tail_from) {
+    case TailFrom::kActualTokens:
+      return batch.num_actual_tokens;
+    case TailFrom::kMinActualReal:
+      return std::min(batch.num_actual_tokens, batch.num_real_tokens());
+    case TailFrom::kRealTokens:
+      break;
+  }
+  return batch.num_real_tokens();
+}
+
+std::vector<int32_t> OwnersOf(const MappingDesc& mapping, const Batch& batch, int64_t mapped_end) {
+  std::vector<int32_t> owner(static_cast<size_t>(batch.num_tokens), -1);
+  const int32_t R = batch.num_reqs();
+  for (int32_t r = 0; r < R; ++r)
+    for (int64_t t = batch.query_start_loc[r]; t < batch.query_start_loc[r + 1]; ++t) owner[t] = r;
+  if (mapping.owner == OwnerRule::kLastRequest && R > 0)
+    for (int64_t t = batch.num_real_tokens(); t < mapped_end; ++t) owner[t] = R - 1;
+  return owner;
+}
+
+bool MakeGroupPlan(const FamilyDesc& desc, const MappingDesc& mapping, const std::vector<int64_t>& params,
+                   const Batch& batch, GroupPlan* plan, std::string* err) {
+  plan->desc = &desc;
+  plan->mapping = &mapping;
+  plan->vars.assign(desc.variables.size(), 0);
+  for (size_t p = 0; p < params.size() && p < desc.params.size(); ++p) plan->vars[desc.param_var(p)] = params[p];
+  std::vector<int64_t>& v = plan->vars;
+  v[FamilyDesc::kNumReqs] = batch.num_reqs();
+  v[FamilyDesc::kNumTokens] = batch.num_tokens;
+  v[FamilyDesc::kNumActualTokens] = batch.num_actual_tokens;
+  v[FamilyDesc::kNumRealTokens] = batch.num_real_tokens();
+  if (!GroupFormula(mapping.page, v, "page", &plan->page, err) ||
+      !GroupFormula(mapping.manager_page, v, "manager_page", &plan->manager_page, err) ||
+      !GroupFormula(mapping.min_width, v, "min_width", &plan->min_width, err))
+    return false;
+  if (plan->page < 1 || plan->manager_page < plan->page || plan->manager_page % plan->page != 0) {
+    *err = "the description's page (" + std::to_string(plan->page) + ") and manager_page (" +
+           std::to_string(plan->manager_page) + "): expected page >= 1 dividing manager_page";
+    return false;
+  }
+  plan->null_entries = plan->manager_page / plan->page;
+  plan->mapped_end = MappedEnd(mapping, batch);
+  return true;
+}
+
+namespace {
+
+/// The per-token loop, with the plan's variables as its own copy.
+class Run {
+ public:
+  Run(const GroupPlan& plan, const Batch& batch, const BlockTable& table, const int64_t* linked, bool facts,
+      Interpretation* out)
+      : plan_(plan), m_(*plan.mapping), prog_(m_), b_(batch), table_(table), linked_(linked), facts_(facts),
+        out_(out), v_(plan.vars) {}
+
+  bool Go(std::string* err) {
+    const size_t n = static_cast<size_t>(b_.num_tokens);
+    const int outputs = plan_.outputs();
+    out_->slots.resize(outputs);
+    for (auto& s : out_->slots) s.assign(n, kPad);
+    out_->facts.resize(facts_ ? outputs : 0);
+    for (auto& f : out_->facts) f.assign(n, 0);
+    out_->owner = OwnersOf(m_, b_, plan_.mapped_end);
+    // The tail.
+    for (int64_t t = plan_.mapped_end; t < b_.num_tokens; ++t) {
+      const int64_t value = m_.tail_value == TailValue::kSlotMappingIn ? b_.slot_mapping_in[t]
+                            : m_.tail_value == TailValue::kNullSlot   ? 0
+                                                                       : kPad;
+      for (int o = 0; o < outputs; ++o) out_->slots[o][t] = value;
+      if (m_.null_page == NullPage::kSink) AllFacts(t, kFactSinkOk);  // a padding token owns no state
+    }
+    const bool sink = m_.null_page == NullPage::kSink;
+    // Tokens before the tail, by owner: a run of tokens of one request at a time.
+    const std::vector<int32_t>& owner = out_->owner;
+    for (int64_t t = 0; t < plan_.mapped_end;) {
+      const int32_t r = owner[t];
+      int64_t end = t + 1;
+      while (end < plan_.mapped_end && owner[end] == r) ++end;
+      if (r < 0) {
+        if (facts_ && sink)
+          for (int o = 0; o < outputs; ++o)
+            for (int64_t u = t; u < end; ++u) out_->facts[o][u] |= kFactSinkOk;
+      } else if (!Request(r, t, end, err)) {
+        return false;
+      }
+      t = end;
+    }
+    return true;
+  }
+
+ private:
+  bool Fail(const char* knob, const Expr& e, ExprError error, int64_t t, int32_t r, std::string* err) {
+    *err = "token " + std::to_string(t) + " (request " + std::to_string(r) + "): the description's '" + knob +
+           "' (" + e.text() + "): " + ExprErrorText(error);
+    return false;
+  }
+  bool Eval(const Step& s, const char* knob, int64_t* value, int64_t t, int32_t r, std::string* err) {
+    ExprError error = ExprError::kNone;
+    if (s.expr->Evaluate(v_.data(), value, &error)) return true;
+    return Fail(knob, *s.expr, error, t, r, err);
+  }
+  /// The lets of one level (per request, or per token).
+  bool Lets(bool per_token, int64_t t, int32_t r, std::string* err) {
+    for (size_t k = 0; k < prog_.lets.size(); ++k)
+      if (prog_.lets[k].per_token == per_token &&
+          !Eval(prog_.lets[k], m_.lets[k].name.c_str(), &v_[m_.lets[k].var], t, r, err))
+        return false;
+    return true;
+  }
+  /// Whether every select of one level holds.
+  bool Selects(const std::vector<Step>& steps, bool per_token, bool* holds, int64_t t, int32_t r, std::string* err) {
+    for (const Step& s : steps) {
+      if (s.per_token != per_token) continue;
+      int64_t value;
+      if (!Eval(s, "select", &value, t, r, err)) return false;
+      if (value == 0) {
+        *holds = false;
+        return true;
+      }
+    }
+    return true;
+  }
+  void Fact(int o, int64_t t, uint8_t bit) {
+    if (facts_) out_->facts[o][t] |= bit;
+  }
+  void AllFacts(int64_t t, uint8_t bit) {
+    if (facts_)
+      for (auto& f : out_->facts) f[t] |= bit;
+  }
+
+  /// A CSR row read past its end reads the packed indices on: the next
+  /// rows' entries (what a kernel without its bound reads).
+  bool PackedEntry(int32_t row, int64_t col, int64_t* entry) const {
+    for (int32_t next = row + 1; next < table_.rows; ++next) {
+      col -= table_.row_width(next - 1);
+      if (col < table_.row_width(next)) {
+        *entry = table_.at(next, static_cast<int32_t>(col));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool Request(int32_t r, int64_t begin, int64_t end, std::string* err) {
+    const bool sink = m_.null_page == NullPage::kSink;
+    const bool dummy = b_.is_dummy(r);
+    const int32_t row = m_.rows == RowsRule::kCsr ? r : b_.row_of(r);
+    const bool has_row = row >= 0 && row < table_.rows;
+    const int64_t qb = b_.query_start_loc[r], qe = b_.query_start_loc[r + 1];
+    v_[FamilyDesc::kR] = r;
+    v_[FamilyDesc::kQ] = qe - qb;
+    v_[FamilyDesc::kQslBegin] = qb;
+    v_[FamilyDesc::kQslEnd] = qe;
+    v_[FamilyDesc::kSeqLen] = b_.seq_lens[r];
+    v_[FamilyDesc::kWidth] = has_row ? table_.row_width(row) : 0;
+    v_[FamilyDesc::kRows] = table_.rows;
+    const bool owns_none = (dummy && m_.dummy == DummyRule::kPad) || !has_row;
+    if (owns_none) {
+      for (int64_t t = begin; t < end; ++t) AllFacts(t, kFactMustPad | (sink ? kFactSinkOk : 0));
+      return true;
+    }
+    if (sink && dummy)
+      for (int64_t t = begin; t < end; ++t) AllFacts(t, kFactSinkOk);
+    // Per request: its lets and selects.
+    if (!Lets(false, begin, r, err)) return false;
+    bool request_holds = true;
+    if (!Selects(prog_.select, false, &request_holds, begin, r, err)) return false;
+    if (!request_holds) return true;  // every token PAD, nothing addressed
+    const int64_t width = v_[FamilyDesc::kWidth];
+    const int outputs = plan_.outputs();
+    for (int64_t t = begin; t < end; ++t) {
+      v_[FamilyDesc::kT] = t;
+      const int64_t i = t - qb;
+      v_[FamilyDesc::kI] = i;
+      v_[FamilyDesc::kPos] = b_.positions[t];
+      int64_t lp;
+      if (__builtin_sub_overflow(b_.seq_lens[r], qe - qb, &lp) || __builtin_add_overflow(lp, i, &lp))
+        return Fail("lp", m_.column, ExprError::kOverflow, t, r, err);
+      v_[FamilyDesc::kLp] = lp;
+      if (!Lets(true, t, r, err)) return false;
+      bool holds = true;
+      if (!Selects(prog_.select, true, &holds, t, r, err)) return false;
+      if (!holds) continue;
+      int64_t col;
+      if (!Eval(prog_.column, "column", &col, t, r, err)) return false;
+      if (col < 0) continue;  // addresses no column
+      int64_t entry;
+      if (col < width) {
+        entry = table_.at(row, static_cast<int32_t>(col));
+      } else if (m_.range == RangeRule::kClamp && width > 0) {
+        entry = table_.at(row, static_cast<int32_t>(width - 1));
+      } else if (m_.range == RangeRule::kNone && m_.rows == RowsRule::kCsr) {
+        if (!PackedEntry(row, col, &entry)) continue;  // past the packed indices too
+      } else {
+        continue;  // pad; a read past a table's row is PAD here, and row_bounds judges the kernel's
+      }
+      v_[FamilyDesc::kEntry] = entry;
+      const bool null_id = m_.null_page != NullPage::kNone && entry < plan_.null_entries;
+      if (!m_.pad_entry.empty()) {
+        if (null_id) AllFacts(t, kFactMustPad);
+        int64_t pad;
+        if (!Eval(prog_.pad_entry, "pad_entry", &pad, t, r, err)) return false;
+        if (pad) continue;
+      }
+      if (m_.gate.present()) {
+        if (linked_) {
+          v_[FamilyDesc::kLinked] = linked_[t];
+          int64_t pad;
+          ExprError error = ExprError::kNone;
+          if (!m_.gate.test.Evaluate(v_.data(), &pad, &error)) return Fail("gate", m_.gate.test, error, t, r, err);
+          if (pad) continue;
+        } else if (m_.gate.absent == GateAbsent::kPadDummies && (dummy || t >= b_.num_real_tokens())) {
+          continue;
+        }
+      }
+      int64_t offset, slot;
+      if (!Eval(prog_.offset, "offset", &offset, t, r, err)) return false;
+      if (__builtin_mul_overflow(entry, plan_.page, &slot) || __builtin_add_overflow(slot, offset, &slot))
+        return Fail("offset", m_.offset, ExprError::kOverflow, t, r, err);
+      const bool live = !dummy && !null_id && offset >= 0 && offset < plan_.page;
+      for (int o = 0; o < outputs; ++o) {
+        bool selected = true;
+        if (!Selects(prog_.output_select[o], false, &selected, t, r, err) ||
+            (selected && !Selects(prog_.output_select[o], true, &selected, t, r, err)))
+          return false;
+        if (!selected) continue;
+        out_->slots[o][t] = slot;
+        if (live) Fact(o, t, kFactLiveTarget);
+      }
+    }
+    return true;
+  }
+
+  const GroupPlan& plan_;
+  const MappingDesc& m_;
+  const Program prog_;
+  const Batch& b_;
+  const BlockTable& table_;
+  const int64_t* linked_;
+  const bool facts_;
+  Interpretation* out_;
+  std::vector<int64_t> v_;
+};
+
+}  // namespace
+
+bool Interpret(const GroupPlan& plan, const Batch& batch, const BlockTable& table, const int64_t* linked,
+               bool with_facts, Interpretation* out, std::string* err) {
+  return Run(plan, batch, table, linked, with_facts, out).Go(err);
+}
+
+std::vector<uint8_t> WriterSkipMask(const GroupPlan& plan, const int64_t* linked, int64_t num_tokens) {
+  const LinkDesc& gate = plan.mapping->writer_gate;
+  if (!gate.present() || !linked) return {};
+  std::vector<uint8_t> skip(static_cast<size_t>(num_tokens), 0);
+  std::vector<int64_t> v = plan.vars;
+  for (int64_t t = 0; t < num_tokens; ++t) {
+    v[FamilyDesc::kLinked] = linked[t];
+    int64_t value = 0;
+    ExprError error = ExprError::kNone;
+    // A test that fails to evaluate skips nothing: the writer writes.
+    skip[t] = gate.test.Evaluate(v.data(), &value, &error) && value != 0;
+  }
+  return skip;
+}
+
+void ForEachAddress(const GroupPlan& plan, const Batch& batch,
+                    const std::function<void(int64_t t, int32_t r, bool selected, int64_t column)>& fn) {
+  const MappingDesc& m = *plan.mapping;
+  std::vector<int64_t> v = plan.vars;
+  const std::vector<int32_t> owner = OwnersOf(m, batch, plan.mapped_end);
+  auto holds = [&](const std::vector<Expr>& exprs) {
+    for (const Expr& e : exprs) {
+      int64_t x;
+      ExprError error = ExprError::kNone;
+      if (!e.Evaluate(v.data(), &x, &error) || x == 0) return false;
+    }
+    return true;
+  };
+  for (int64_t t = 0; t < plan.mapped_end; ++t) {
+    const int32_t r = owner[t];
+    if (r < 0) continue;
+    const int64_t qb = batch.query_start_loc[r], qe = batch.query_start_loc[r + 1];
+    v[FamilyDesc::kT] = t;
+    v[FamilyDesc::kR] = r;
+    v[FamilyDesc::kQ] = qe - qb;
+    v[FamilyDesc::kQslBegin] = qb;
+    v[FamilyDesc::kQslEnd] = qe;
+    v[FamilyDesc::kI] = t - qb;
+    v[FamilyDesc::kPos] = batch.positions[t];
+    v[FamilyDesc::kSeqLen] = batch.seq_lens[r];
+    int64_t lp;
+    int64_t col = INT64_MIN;
+    bool selected = false;
+    if (!__builtin_sub_overflow(batch.seq_lens[r], qe - qb, &lp) && !__builtin_add_overflow(lp, t - qb, &lp)) {
+      v[FamilyDesc::kLp] = lp;
+      ExprError error = ExprError::kNone;
+      bool ok = true;
+      for (const LetDesc& let : m.lets) ok = ok && let.value.Evaluate(v.data(), &v[let.var], &error);
+      if (ok) {
+        selected = holds(m.select) && (m.outputs.empty() || holds(m.outputs[0].select));
+        if (!m.column.Evaluate(v.data(), &col, &error)) col = INT64_MIN;
+      }
+    }
+    fn(t, r, selected, col);
+  }
+}
+
+int64_t FarthestColumn(const GroupPlan& plan, const Batch& batch) {
+  // What a kernel without its guards reads: every token's column formula,
+  // whatever its selects and the row's width say.
+  int64_t farthest = -1;
+  ForEachAddress(plan, batch, [&](int64_t, int32_t, bool, int64_t col) { farthest = std::max(farthest, col); });
+  return farthest;
+}
+
+}  // namespace slotguard

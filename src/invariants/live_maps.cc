@@ -1,0 +1,32 @@
+// live_maps: a token its description selects, of a live request, whose
+// addressed entry is a real block and passes every test of the family,
+// maps to a slot in that block. It judges the implementation by the
+// description's addressing alone, not by the exact slot (differential
+// does that): a kernel that pads a token it must write, or writes it into
+// another block, is named even where the description's offset formula
+// were wrong too.
+#include "invariants/invariants.h"
+
+namespace slotguard {
+
+void CheckLiveMaps(const GroupRun& run, FindingSink* sink) {
+  for (const OutputRun& out : run.outputs) {
+    if (!out.facts) continue;
+    const std::vector<int64_t>& kernel = *out.kernel;
+    const std::vector<int64_t>& reference = *out.reference;
+    for (size_t t = 0; t < kernel.size(); ++t) {
+      if (!HasFact(out, t, kFactLiveTarget)) continue;
+      const int64_t entry = reference[t] / run.slots_per_entry;
+      const int64_t lo = entry * run.slots_per_entry, hi = lo + run.slots_per_entry;
+      if (kernel[t] >= lo && kernel[t] < hi) continue;
+      sink->Add(TokenFinding(run, out, kInvariantLiveMaps, t,
+                             (kernel[t] < 0 ? std::string("a live token left unwritten")
+                                            : "a live token written into block entry " +
+                                                  std::to_string(kernel[t] / run.slots_per_entry)) +
+                                 "; expected a slot of block entry " + std::to_string(entry) + " (slots " +
+                                 std::to_string(lo) + ".." + std::to_string(hi - 1) + ")"));
+    }
+  }
+}
+
+}  // namespace slotguard
