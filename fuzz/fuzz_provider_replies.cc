@@ -4,13 +4,15 @@
 // one-line problem, never a crash, an allocation the request cannot explain
 // or undefined behaviour; an accepted reply answers every record with the
 // right number of outputs, and its texts are printable UTF-8 that the JSON
-// report writer takes.
+// report writer takes. Only an answer to the RUN in flight (sequence 7) is
+// accepted: a stale or extra reply is refused, never taken as another's.
 //
 // Input: byte 0 picks what is read (bit 7: WELCOME, else RESULTS), the
 // request's scenarios (bits 0-2) and its mode (bit 3: whole scenarios, one
 // record per scenario; else one record per group). The rest is the reply.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,9 @@
 namespace {
 
 using namespace slotguard;
+
+/// The RUN every RESULTS is read as the answer to.
+constexpr uint32_t kSequence = 7;
 
 // Eight fixed scenarios from the shared generator, a few tokens each.
 const std::vector<Scenario>& Scenarios() {
@@ -111,11 +116,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<ProviderRecord> records = Request(data[0] & 7, (data[0] & 8) != 0);
   if (size - 1 > MaxResultsBytes(records)) return 0;  // the frame reader refuses these before they are read
   std::vector<ProviderReply> replies;
-  if (!GetResults(&in, records, &replies, &problem)) {
+  if (!GetResults(&in, kSequence, records, &replies, &problem)) {
     CheckProblem(problem);
     return 0;
   }
   if (replies.size() != records.size()) Die("RESULTS accepted with the wrong number of replies");
+  // Only the answer to the RUN in flight is accepted: never another RUN's.
+  uint32_t answered;
+  std::memcpy(&answered, in.bytes.data() + 4, sizeof answered);
+  if (answered != kSequence) Die("the answer to another RUN was accepted");
   for (size_t i = 0; i < records.size(); ++i) {
     const ProviderReply& reply = replies[i];
     CheckText("a reply's message", reply.message);

@@ -23,29 +23,94 @@ num_reqs= when query_start_loc is a longer persistent buffer.
 
 import json
 
-__all__ = ["capture", "scenario_dict", "FAMILY_KEYS"]
+__all__ = ["capture", "scenario_dict", "families"]
 
 INT32_MAX = 2 ** 31 - 1
 INT64_MIN = -2 ** 63
 INT64_MAX = 2 ** 63 - 1
 MAX_POSITION = 2 ** 62 - 1
 
-# The scenario format's group keys per family (docs/families.md#parameters).
-FAMILY_KEYS = {
-    "paged": ("block_size", "kernel_block_size", "dcp", "enabled"),
-    "kpool_tail": ("kpool",),
-    "qsa_ring": ("ring",),
-    "qsa_compressed": ("block_size", "compress_ratio", "common"),
-    "compressor_ring": ("capacity", "ring_block_size"),
-}
-_REQUIRED = {
-    "paged": ("block_size",),
-    "kpool_tail": ("kpool",),
-    "qsa_ring": ("ring",),
-    "qsa_compressed": ("block_size", "compress_ratio"),
-    "compressor_ring": ("capacity", "ring_block_size"),
-}
-_DCP_KEYS = ("world", "rank", "interleave")
+def families(binary=None, family_files=()):
+    """The families the slotguard binary knows (`slotguard list --json`,
+    with --family-file for each of `family_files`): a dict name -> the
+    family's entry (params, outputs, rows, ...). Read once per set of
+    arguments; the binary is found as slotguard.find_binary() finds it."""
+    from .cli import find_binary
+    key = (binary, tuple(family_files))
+    table = _FAMILIES.get(key)
+    if table is None:
+        import subprocess
+        args = [find_binary(binary), "list", "--json"]
+        for f in family_files:
+            args += ["--family-file", str(f)]
+        done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if done.returncode != 0:
+            raise ValueError("slotguard list --json: %s" % done.stderr.decode("utf-8", "replace").strip())
+        listing = json.loads(done.stdout.decode("utf-8"))
+        table = {f["name"]: f for f in listing["families"]}
+        table["_invariants"] = [i["name"] for i in listing["invariants"]]
+        _FAMILIES[key] = table
+    return table
+
+
+_FAMILIES = {}
+
+
+def _formula(text, values):
+    """A family formula's value (docs/family-format.md: C's / and %, cdiv,
+    min, max, mod) over the parameters `values`, or None when it reads
+    something else or is not one this small reader follows."""
+    import ast
+
+    def ev(n):
+        if isinstance(n, ast.Expression):
+            return ev(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
+            return n.value
+        if isinstance(n, ast.Name):
+            v = values.get(n.id)
+            if v is None:
+                raise KeyError(n.id)
+            return int(v)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return -ev(n.operand)
+        if isinstance(n, ast.BinOp):
+            a, b = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.Add):
+                return a + b
+            if isinstance(n.op, ast.Sub):
+                return a - b
+            if isinstance(n.op, ast.Mult):
+                return a * b
+            if isinstance(n.op, (ast.Div, ast.Mod)):
+                q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)   # truncated, as in C
+                return q if isinstance(n.op, ast.Div) else a - q * b
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 2:
+            a, b = ev(n.args[0]), ev(n.args[1])
+            f = n.func.id
+            if f == "min":
+                return min(a, b)
+            if f == "max":
+                return max(a, b)
+            if f == "cdiv":
+                return -((-a) // b)
+            if f == "mod":
+                return a % b
+        raise ValueError(text)
+    try:
+        return ev(ast.parse(text, mode="eval"))
+    except (KeyError, ValueError, SyntaxError, ZeroDivisionError):
+        return None
+
+
+def _param_max(p):
+    """A parameter's numeric max, or None when it is a formula over others."""
+    try:
+        return int(p["max"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 
 
 def _plain(x, what):
@@ -96,7 +161,7 @@ def _int(x, what, lo, hi):
     return x
 
 
-def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint):
+def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint, known):
     if not isinstance(g, dict):
         raise ValueError("groups[%d]: expected a dict(name=..., family=..., block_table=..., ...)" % i)
     g = dict(g)
@@ -108,80 +173,93 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint):
     family = g.pop("family", None)
     kernel = g.pop("kernel", None)
     family = family or kernel
-    if family not in FAMILY_KEYS:
-        raise ValueError("%s: family %r; expected one of %s" % (where, family, ", ".join(FAMILY_KEYS)))
+    if family not in known or family.startswith("_"):
+        names = sorted(f for f in known if not f.startswith("_"))
+        raise ValueError("%s: family %r; expected one of %s" % (where, family, ", ".join(names)))
+    fam = known[family]
     out = {"name": name, "kernel": family}
     variant = g.pop("variant", None)
     if variant is not None:
         out["variant"] = str(variant)
-    table = g.pop("block_table", None)
-    if table is None:
+    block_table = g.pop("block_table", None)
+    if block_table is None:
         raise ValueError("%s: needs a block_table (2-D: one row per request, or the persistent table)" % where)
-    # The plugin ABI's flat DCP names are accepted too.
-    dcp = g.pop("dcp", None)
-    flat_dcp = {k: g.pop("dcp_" + k) for k in _DCP_KEYS if "dcp_" + k in g}
-    if family != "paged" and (dcp is not None or flat_dcp):
-        raise ValueError("%s: dcp is a paged parameter, not %s's" % (where, family))
-    allowed = FAMILY_KEYS[family]
-    for k in list(g):
-        if k not in allowed:
-            other = [f for f, keys in FAMILY_KEYS.items() if k in keys]
-            hint = " (a key of %s)" % ", ".join(other) if other else ""
-            raise ValueError("%s: unknown key %r for family %s%s; expected %s"
-                             % (where, k, family, hint, ", ".join(("name", "family", "variant", "block_table")
-                                                                  + allowed)))
-    for k in _REQUIRED[family]:
-        if k not in g:
-            raise ValueError("%s: missing %s (required for %s)" % (where, k, family))
-    params = {}
-    for k in allowed:
-        if k in ("dcp", "enabled", "common") or k not in g:
+    params = fam["params"]
+    # A parameter by its key ("dcp": {"world": 2}) or by its name (dcp_world=2).
+    values = {}
+    nested = {}
+    for p in params:
+        top, _, leaf = p["key"].partition("/")
+        if leaf:
+            nested.setdefault(top, []).append((leaf, p))
+    for top, members in nested.items():
+        obj = g.pop(top, None)
+        if obj is None:
             continue
-        params[k] = _int(g[k], "%s: %s" % (where, k), 1, INT32_MAX)
-    if family == "paged":
-        bs = params["block_size"]
-        kbs = params.get("kernel_block_size", bs)
-        if bs % kbs:
-            raise ValueError("%s: kernel_block_size %d does not divide block_size %d" % (where, kbs, bs))
-        d = dict(flat_dcp)
-        if dcp is not None:
-            if not isinstance(dcp, dict) or set(dcp) - set(_DCP_KEYS):
-                raise ValueError("%s: dcp must be a dict with keys world, rank, interleave; got %r" % (where, dcp))
-            d.update(dcp)
-        if d:
-            world = _int(d.get("world", 1), where + ": dcp world", 1, 1 << 16)
-            rank = _int(d.get("rank", 0), where + ": dcp rank", 0, world - 1)
-            inter = _int(d.get("interleave", 1), where + ": dcp interleave", 1, bs)
-            if bs % inter:
-                raise ValueError("%s: dcp interleave %d does not divide block_size %d" % (where, inter, bs))
-            if bs * world > INT32_MAX:
-                raise ValueError("%s: block_size * dcp world = %d past int32" % (where, bs * world))
-            params["dcp"] = {"world": world, "rank": rank, "interleave": inter}
-        if "enabled" in g:
-            e = g["enabled"]
-            if hasattr(e, "item"):
-                e = e.item()
-            if e not in (True, False, 0, 1):
-                raise ValueError("%s: enabled must be true or false, got %r" % (where, e))
-            params["enabled"] = bool(e)
-        null_entries = bs // kbs
-    elif family == "compressor_ring":
-        if params["capacity"] % params["ring_block_size"]:
-            raise ValueError("%s: ring_block_size %d does not divide capacity %d"
-                             % (where, params["ring_block_size"], params["capacity"]))
-        null_entries = 1
-    else:
-        null_entries = 1
-    if family == "qsa_compressed" and g.get("common") is not None:
-        if not isinstance(g["common"], str) or not g["common"]:
-            raise ValueError("%s: common must name a paged group" % where)
-        params["common"] = g["common"]
-    out.update((k, params[k]) for k in allowed if k in params)
-
+        if not isinstance(obj, dict) or set(obj) - {leaf for leaf, _ in members}:
+            raise ValueError("%s: %s must be a dict with keys %s; got %r"
+                             % (where, top, ", ".join(leaf for leaf, _ in members), obj))
+        for leaf, p in members:
+            if leaf in obj:
+                values[p["name"]] = obj[leaf]
+    for p in params:
+        if p["key"] in g:
+            values[p["name"]] = g.pop(p["key"])
+        elif p["name"] in g:
+            values[p["name"]] = g.pop(p["name"])
+    if g:
+        k = sorted(g)[0]
+        other = [f for f, e in known.items() if not f.startswith("_") and
+                 any(k in (q["key"].split("/")[0], q["name"]) for q in e["params"])]
+        hint = " (a key of %s)" % ", ".join(other) if other else ""
+        keys = ["name", "family", "variant", "block_table"] + sorted({q["key"].split("/")[0] for q in params})
+        raise ValueError("%s: unknown key %r for family %s%s; expected %s" % (where, k, family, hint, ", ".join(keys)))
+    checked = {}
+    for p in params:
+        v = values.get(p["name"])
+        what = "%s: %s" % (where, p["name"])
+        if v is None:
+            if p["required"]:
+                raise ValueError("%s: missing %s (required for %s)" % (where, p["name"], family))
+            continue
+        if p["type"] == "bool":
+            if hasattr(v, "item"):
+                v = v.item()
+            if v not in (True, False, 0, 1):
+                raise ValueError("%s must be true or false, got %r" % (what, v))
+            checked[p["name"]] = bool(v)
+        elif p["type"] == "group name":
+            if not isinstance(v, str) or not v:
+                raise ValueError("%s must name a %s group of the scenario" % (what, p["family"]))
+            checked[p["name"]] = v
+        else:
+            hi = _param_max(p)
+            top = INT32_MAX if p["type"] == "i32" else INT64_MAX
+            checked[p["name"]] = _int(v, what, p["min"], top if hi is None else hi)
+    for p in params:
+        d = p.get("divides")
+        if d and p["name"] in checked and d in checked and checked[d] % checked[p["name"]]:
+            raise ValueError("%s: %s %d does not divide %s %d" % (where, p["name"], checked[p["name"]], d, checked[d]))
+    # Written under their keys, nested ones as objects, in the description's order.
+    for p in params:
+        if p["name"] not in checked:
+            continue
+        top, _, leaf = p["key"].partition("/")
+        if leaf:
+            out.setdefault(top, {})[leaf] = checked[p["name"]]
+        else:
+            out[top] = checked[p["name"]]
+    # Entries below this id name the null block (a hybrid paged group: manager block 0's kernel blocks).
+    null_entries = 1
+    if "block_size" in checked and "kernel_block_size" in checked:
+        null_entries = checked["block_size"] // checked["kernel_block_size"]
+    ragged = fam.get("rows") == "csr"
+    table_rows_here = "request" if ragged else table_rows
+    table = block_table
     rows = _plain(table, where + ": block_table")
     if not isinstance(rows, list) or any(not isinstance(r, list) for r in rows):
         raise ValueError("%s: block_table must be 2-D (a list of rows)" % where)
-    if table_rows == "request":
+    if table_rows_here == "request":
         if len(rows) < R:
             raise ValueError("%s: block_table has %d rows; the batch has %d requests (table_rows 'request': "
                              "row r is request r's)" % (where, len(rows), R))
@@ -195,16 +273,18 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint):
     max_id = -1
     clean = []
     for r, row in enumerate(rows):
-        if len(row) != width:
+        if len(row) != width and not ragged:
             raise ValueError("%s: block_table row %d has %d columns; row 0 has %d" % (where, r, len(row), width))
         row = _ints(row, "%s: block_table[%d]" % (where, r), -1, INT32_MAX - 1)
         if row:
             max_id = max(max_id, max(row))
         clean.append(row)
-    min_width = 1 if family == "kpool_tail" else (
-        out["capacity"] // out["ring_block_size"] if family == "compressor_ring" else 0)
-    if clean and width < min_width:
-        raise ValueError("%s: block_table rows of %d columns; %s reads %d" % (where, width, family, min_width))
+    # The columns the family reads unguarded (its min_width formula).
+    min_width = _formula(fam.get("min_width", "0"), checked)
+    short = [len(row) for row in clean if min_width is not None and len(row) < min_width]
+    if short:
+        raise ValueError("%s: block_table rows of %d columns; %s reads %d (min_width %s)"
+                         % (where, short[0], family, min_width, fam.get("min_width")))
     out["block_table"] = clean
     blocks_needed = (max_id + 1 + null_entries - 1) // null_entries if max_id >= 0 else 1
     return out, max(blocks_needed, 1), null_entries, max_id
@@ -213,8 +293,10 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint):
 def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx_mapping=None,
                   num_actual_tokens=None, num_tokens=None, slot_mapping_in=None, num_blocks=None,
                   table_rows="request", name="captured-step", description=None, expect=None, table_layout=None,
-                  num_reqs=None):
-    """The scenario as a dict (what capture() writes), validated."""
+                  num_reqs=None, binary=None, family_files=()):
+    """The scenario as a dict (what capture() writes), validated against the
+    families the slotguard binary knows (families())."""
+    table = families(binary, family_files)
     if table_rows not in ("request", "idx_mapping"):
         raise ValueError("table_rows %r; expected 'request' (row r is request r's) or 'idx_mapping' "
                          "(a persistent table read through idx_mapping)" % (table_rows,))
@@ -283,7 +365,7 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
     blocks = 1
     names = set()
     for i, g in enumerate(groups):
-        og, need, null_entries, max_id = _group(g, i, R, idx, table_rows, num_blocks)
+        og, need, null_entries, max_id = _group(g, i, R, idx, table_rows, num_blocks, table)
         if og["name"] in names:
             raise ValueError("group %r: duplicate name" % og["name"])
         names.add(og["name"])
@@ -293,11 +375,15 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
                 "num_blocks * block_size / kernel_block_size", num_blocks * null_entries))
         blocks = max(blocks, need)
         out_groups.append(og)
-    paged = {g["name"] for g in out_groups if g["kernel"] == "paged"}
+    # A group parameter names a group of its family in this scenario.
+    kinds = {g["name"]: g["kernel"] for g in out_groups}
     for g in out_groups:
-        if g.get("common") is not None and g["common"] not in paged:
-            raise ValueError("group %r: common %r names no paged group (paged groups: %s)"
-                             % (g["name"], g["common"], ", ".join(sorted(paged)) or "none"))
+        for p in table[g["kernel"]]["params"]:
+            target = g.get(p["key"]) if p["type"] == "group name" else None
+            if target is not None and kinds.get(target) != p["family"]:
+                same = sorted(n for n, k in kinds.items() if k == p["family"])
+                raise ValueError("group %r: %s %r names no %s group (%s groups: %s)"
+                                 % (g["name"], p["name"], target, p["family"], p["family"], ", ".join(same) or "none"))
     if num_blocks is not None:
         num_blocks = _int(num_blocks, "num_blocks", 1, INT32_MAX)
     else:
@@ -324,8 +410,15 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
             if verdict != "finding":
                 raise ValueError("expect: findings listed with verdict 'pass'")
             e["findings"] = [str(f) for f in expect["findings"]]
+            for f in e["findings"]:
+                if f not in table["_invariants"]:
+                    raise ValueError("expect findings: unknown invariant %r; expected one of %s"
+                                     % (f, ", ".join(table["_invariants"])))
         if expect.get("slot_mapping"):
-            outputs = set(names) | {g["name"] + ".tail" for g in out_groups if g["kernel"] == "compressor_ring"}
+            outputs = set()
+            for g in out_groups:
+                for o in table[g["kernel"]]["outputs"]:
+                    outputs.add(g["name"] + ("." + o if o else ""))
             sm = {}
             for k, v in expect["slot_mapping"].items():
                 if k not in outputs:
@@ -383,13 +476,17 @@ def _dumps(s):
 
 def capture(path, *, query_start_loc, positions, seq_lens, groups, idx_mapping=None, num_actual_tokens=None,
             num_tokens=None, slot_mapping_in=None, num_blocks=None, table_rows="request", name="captured-step",
-            expect=None, description=None, table_layout=None, num_reqs=None):
+            expect=None, description=None, table_layout=None, num_reqs=None, binary=None, family_files=()):
     """Write one engine step as a scenario file at `path`; returns the
-    scenario dict. See the module docstring; ValueError names what is wrong."""
+    scenario dict. See the module docstring; ValueError names what is wrong.
+    A group may name a family of a description (family_files, each a
+    --family-file of the binary's). The binary checks the rest (a family's
+    constraints, its row widths) when it reads the file."""
     s = scenario_dict(query_start_loc=query_start_loc, positions=positions, seq_lens=seq_lens, groups=groups,
                       idx_mapping=idx_mapping, num_actual_tokens=num_actual_tokens, num_tokens=num_tokens,
                       slot_mapping_in=slot_mapping_in, num_blocks=num_blocks, table_rows=table_rows, name=name,
-                      description=description, expect=expect, table_layout=table_layout, num_reqs=num_reqs)
+                      description=description, expect=expect, table_layout=table_layout, num_reqs=num_reqs,
+                      binary=binary, family_files=family_files)
     with open(path, "w") as f:
         f.write(_dumps(s))
     return s

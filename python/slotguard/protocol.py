@@ -1,4 +1,4 @@
-"""The `--kernel-cmd` wire format (docs/provider-protocol.md), protocol version 1.
+"""The `--kernel-cmd` wire format (docs/provider-protocol.md), protocol version 2.
 
 Standard library only. Every message is one frame: a u64 byte count, then that
 many bytes; everything little-endian; a `string` is a u32 byte count and UTF-8
@@ -13,7 +13,7 @@ views, by ``slotguard.provider``).
 import os
 import struct
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 HELLO = 1
 RUN = 2
@@ -26,26 +26,33 @@ STATUS_ERROR = 1
 STATUS_SKIP = 2
 
 PAD = -1
-MAX_PARAMS = 8
+
+# HELLO's family flags.
+FLAG_GATE = 1          # the family's gate reads another group's output (gate_slot_mapping)
+FLAG_RAGGED_ROWS = 2   # the family's rows are ragged (CSR): each group carries its row widths
+# A RUN group's flags.
+GROUP_GATE_INLINE = 1  # the gate's mapping is at gate_offset
+GROUP_ROW_WIDTHS = 2   # the rows' widths are at row_widths
 
 # Precompiled formats (all little-endian, packed: '<' has no alignment padding).
 U32 = struct.Struct("<I")
 U64 = struct.Struct("<Q")
 TYPE_VERSION = struct.Struct("<II")          # HELLO / WELCOME: type, protocol_version
-FAMILY_HEAD = struct.Struct("<III")          # HELLO family: code, outputs, param_count
-RUN_HEAD = struct.Struct("<IIQ")             # type, record_count, blob_bytes
+U32_2 = struct.Struct("<II")                 # HELLO family: code, output_count
+RUN_HEAD = struct.Struct("<IIIIQ")           # type, sequence, record_count, reserved, blob_bytes
 # A RUN record: scenario, group_count, num_reqs, rows_by_idx_mapping,
 # num_actual_tokens, num_real_tokens, num_tokens, then 7 u64 offsets:
 # query_start_loc, positions, seq_lens, seq_lens_i32, idx_mapping,
 # slot_mapping_in, request_of_token.
 RECORD = struct.Struct("<IIiIqqq7Q")
 # A group of a record: group, family, table_rows, table_width, table_row_stride,
-# table, table_elements, params[8], common_group, common_inline, common_offset.
-GROUP = struct.Struct("<IIiiqQQ8iiIQ")
-RESULTS_HEAD = struct.Struct("<II")          # type, record_count
+# table, table_elements, param_count, flags, params (offset of i64[param_count]),
+# gate_group, reserved, gate_offset, row_widths (offset of i32[table_rows]).
+GROUP = struct.Struct("<IIiiqQQIIQiIQQ")
+RESULTS_HEAD = struct.Struct("<IIII")        # type, sequence, record_count, reserved
 RESULT_ENTRY = struct.Struct("<III")         # status, group, message_bytes
 
-assert RECORD.size == 96 and GROUP.size == 88
+assert RECORD.size == 96 and GROUP.size == 80
 
 
 class ProtocolError(Exception):
@@ -129,22 +136,32 @@ def get_string(buf, at):
 
 
 class FamilyInfo(object):
-    """A family as HELLO describes it."""
+    """A family as HELLO describes it: its code, its outputs' names ("" for
+    the group's own, then e.g. "tail"), its parameters' names and flags."""
 
-    __slots__ = ("name", "code", "outputs", "params")
+    __slots__ = ("name", "code", "output_names", "params", "flags")
 
-    def __init__(self, name, code, outputs, params):
+    def __init__(self, name, code, output_names, params, flags=0):
         self.name = name
         self.code = code
-        self.outputs = outputs
+        if isinstance(output_names, int):   # a count: "", "tail", ...
+            output_names = [""] + ["tail"] * (output_names - 1) if output_names > 0 else []
+        self.output_names = tuple(output_names)
         self.params = tuple(params)
+        self.flags = flags
+
+    @property
+    def outputs(self):
+        return len(self.output_names)
 
     def __repr__(self):
-        return "FamilyInfo(%r, code=%d, outputs=%d, params=%r)" % (self.name, self.code, self.outputs, self.params)
+        return "FamilyInfo(%r, code=%d, outputs=%r, params=%r, flags=%d)" % (
+            self.name, self.code, self.output_names, self.params, self.flags)
 
     def __eq__(self, other):
-        return isinstance(other, FamilyInfo) and (self.name, self.code, self.outputs, self.params) == (
-            other.name, other.code, other.outputs, other.params)
+        return isinstance(other, FamilyInfo) and (self.name, self.code, self.output_names, self.params,
+                                                  self.flags) == (other.name, other.code, other.output_names,
+                                                                  other.params, other.flags)
 
 
 class Hello(object):
@@ -178,12 +195,14 @@ def encode_hello(device, families, version=PROTOCOL_VERSION):
     put_string(out, device)
     out += U32.pack(len(families))
     for f in families:
-        if len(f.params) > MAX_PARAMS:
-            raise ValueError("family %s: %d parameters; at most %d" % (f.name, len(f.params), MAX_PARAMS))
         put_string(out, f.name)
-        out += FAMILY_HEAD.pack(f.code, f.outputs, len(f.params))
+        out += U32_2.pack(f.code, len(f.output_names))
+        for o in f.output_names:
+            put_string(out, o)
+        out += U32.pack(len(f.params))
         for p in f.params:
             put_string(out, p)
+        out += U32.pack(f.flags)
     return out
 
 
@@ -193,21 +212,29 @@ def decode_hello(buf):
     kind, version = TYPE_VERSION.unpack_from(buf, 0)
     if kind != HELLO:
         raise ProtocolError("expected HELLO (type 1) first, got type %d" % kind)
+    if version != PROTOCOL_VERSION:
+        raise ProtocolError("HELLO of protocol version %d; this package speaks %d" % (version, PROTOCOL_VERSION))
     device, at = get_string(buf, 8)
     (count,) = U32.unpack_from(buf, at)
     at += 4
     families = []
     for _ in range(count):
         name, at = get_string(buf, at)
-        code, outputs, param_count = FAMILY_HEAD.unpack_from(buf, at)
-        at += FAMILY_HEAD.size
-        if param_count > MAX_PARAMS:
-            raise ProtocolError("family %s: %d parameters; at most %d" % (name, param_count, MAX_PARAMS))
+        code, output_count = U32_2.unpack_from(buf, at)
+        at += U32_2.size
+        outputs = []
+        for _ in range(output_count):
+            o, at = get_string(buf, at)
+            outputs.append(o)
+        (param_count,) = U32.unpack_from(buf, at)
+        at += 4
         params = []
         for _ in range(param_count):
             p, at = get_string(buf, at)
             params.append(p)
-        families.append(FamilyInfo(name, code, outputs, params))
+        (flags,) = U32.unpack_from(buf, at)
+        at += 4
+        families.append(FamilyInfo(name, code, outputs, params, flags))
     return Hello(version, device, families)
 
 
@@ -250,10 +277,12 @@ class RunGroup(object):
     """One group of a RUN record, as on the wire (offsets are blob offsets)."""
 
     __slots__ = ("group", "family", "table_rows", "table_width", "table_row_stride", "table",
-                 "table_elements", "params", "common_group", "common_inline", "common_offset")
+                 "table_elements", "param_count", "flags", "params_offset", "common_group", "common_offset",
+                 "row_widths")
 
     def __init__(self, group, family, table_rows, table_width, table_row_stride, table, table_elements,
-                 params, common_group=-1, common_inline=0, common_offset=0):
+                 param_count=0, params_offset=0, common_group=-1, common_inline=0, common_offset=0,
+                 row_widths=None):
         self.group = group
         self.family = family
         self.table_rows = table_rows
@@ -261,25 +290,29 @@ class RunGroup(object):
         self.table_row_stride = table_row_stride
         self.table = table
         self.table_elements = table_elements
-        self.params = tuple(params)
+        self.param_count = param_count
+        self.params_offset = params_offset
+        self.flags = (GROUP_GATE_INLINE if common_inline else 0) | (GROUP_ROW_WIDTHS if row_widths is not None else 0)
         self.common_group = common_group
-        self.common_inline = common_inline
         self.common_offset = common_offset
+        self.row_widths = row_widths or 0
+
+    @property
+    def common_inline(self):
+        return bool(self.flags & GROUP_GATE_INLINE)
 
     @classmethod
     def unpack_from(cls, buf, at):
         v = GROUP.unpack_from(buf, at)
         g = cls.__new__(cls)
-        (g.group, g.family, g.table_rows, g.table_width, g.table_row_stride, g.table, g.table_elements) = v[:7]
-        g.params = v[7:15]
-        g.common_group, g.common_inline, g.common_offset = v[15:18]
+        (g.group, g.family, g.table_rows, g.table_width, g.table_row_stride, g.table, g.table_elements,
+         g.param_count, g.flags, g.params_offset, g.common_group, _, g.common_offset, g.row_widths) = v
         return g
 
     def pack(self):
-        params = tuple(self.params) + (0,) * (MAX_PARAMS - len(self.params))
         return GROUP.pack(self.group, self.family, self.table_rows, self.table_width, self.table_row_stride,
-                          self.table, self.table_elements, *params, self.common_group, self.common_inline,
-                          self.common_offset)
+                          self.table, self.table_elements, self.param_count, self.flags, self.params_offset,
+                          self.common_group, 0, self.common_offset, self.row_widths)
 
 
 class RunRecord(object):
@@ -318,11 +351,12 @@ class RunRecord(object):
 
 
 class Run(object):
-    """A decoded RUN: its records and the blob (a memoryview into the message)."""
+    """A decoded RUN: its sequence number, its records and the blob (a memoryview into the message)."""
 
-    __slots__ = ("records", "blob", "blob_start")
+    __slots__ = ("sequence", "records", "blob", "blob_start")
 
-    def __init__(self, records, blob, blob_start):
+    def __init__(self, records, blob, blob_start, sequence=0):
+        self.sequence = sequence
         self.records = records
         self.blob = blob
         self.blob_start = blob_start
@@ -333,7 +367,7 @@ def decode_run(buf):
     view of buf (no copy)."""
     if len(buf) < RUN_HEAD.size:
         raise ProtocolError("RUN of %d bytes" % len(buf))
-    kind, count, blob_bytes = RUN_HEAD.unpack_from(buf, 0)
+    kind, sequence, count, _, blob_bytes = RUN_HEAD.unpack_from(buf, 0)
     if kind != RUN:
         raise ProtocolError("expected RUN (type 2), got type %d" % kind)
     at = RUN_HEAD.size
@@ -352,13 +386,11 @@ def decode_run(buf):
              rec.seq_lens_i32, rec.idx_mapping, rec.slot_mapping_in, rec.request_of_token) = v
             groups = []
             for _ in range(group_count):
-                w = grp_unpack(buf, at)
-                at += 88
                 g = new_group(RunGroup)
-                (g.group, g.family, g.table_rows, g.table_width, g.table_row_stride, g.table,
-                 g.table_elements) = w[:7]
-                g.params = w[7:15]
-                g.common_group, g.common_inline, g.common_offset = w[15:18]
+                (g.group, g.family, g.table_rows, g.table_width, g.table_row_stride, g.table, g.table_elements,
+                 g.param_count, g.flags, g.params_offset, g.common_group, _, g.common_offset,
+                 g.row_widths) = grp_unpack(buf, at)
+                at += 80
                 groups.append(g)
             rec.groups = groups
             records.append(rec)
@@ -368,12 +400,12 @@ def decode_run(buf):
     if at + blob_bytes > len(buf):
         raise ProtocolError("RUN blob of %d bytes at %d past the end of the message (%d bytes)"
                             % (blob_bytes, at, len(buf)))
-    return Run(records, memoryview(buf)[at:at + blob_bytes], at)
+    return Run(records, memoryview(buf)[at:at + blob_bytes], at, sequence)
 
 
-def encode_run(records, blob):
+def encode_run(records, blob, sequence=1):
     """RUN from RunRecords and the blob bytes (slotguard's side; for tests)."""
-    out = bytearray(RUN_HEAD.pack(RUN, len(records), len(blob)))
+    out = bytearray(RUN_HEAD.pack(RUN, sequence, len(records), 0, len(blob)))
     for r in records:
         out += r.pack()
     out += bytes(pad8(len(out)))
@@ -399,10 +431,11 @@ class BlobBuilder(object):
 # RESULTS
 
 
-def encode_results_head(entries):
-    """The RESULTS bytes before the outputs: header, entries, messages and the
-    padding. entries: (status, group, message) tuples."""
-    out = bytearray(RESULTS_HEAD.pack(RESULTS, len(entries)))
+def encode_results_head(entries, sequence):
+    """The RESULTS bytes before the outputs: header (echoing the RUN's
+    sequence number), entries, messages and the padding. entries: (status,
+    group, message) tuples."""
+    out = bytearray(RESULTS_HEAD.pack(RESULTS, sequence, len(entries), 0))
     texts = []
     for status, group, message in entries:
         m = message.encode("utf-8") if message else b""
@@ -414,18 +447,21 @@ def encode_results_head(entries):
     return out
 
 
-def encode_results(entries, outputs=b""):
+def encode_results(entries, outputs=b"", sequence=1):
     """RESULTS: entries (status, group, message) and the outputs' bytes."""
-    return encode_results_head(entries) + bytes(outputs)
+    return encode_results_head(entries, sequence) + bytes(outputs)
 
 
-def decode_results(buf, output_counts):
+def decode_results(buf, output_counts, sequence=None):
     """RESULTS -> [(status, group, message, [outputs as bytes])], given for
     each record of the RUN the list of its groups' (num_tokens, outputs).
-    Raises ProtocolError exactly where slotguard would refuse the message."""
-    kind, count = RESULTS_HEAD.unpack_from(buf, 0)
+    Raises ProtocolError exactly where slotguard would refuse the message
+    (an answer to another RUN than `sequence`, when given, too)."""
+    kind, answered, count, _ = RESULTS_HEAD.unpack_from(buf, 0)
     if kind != RESULTS:
         raise ProtocolError("expected RESULTS (type 102), got type %d" % kind)
+    if sequence is not None and answered != sequence:
+        raise ProtocolError("the answer to RUN %d; expected RUN %d's" % (answered, sequence))
     if count != len(output_counts):
         raise ProtocolError("RESULTS has %d records; the RUN had %d" % (count, len(output_counts)))
     at = RESULTS_HEAD.size

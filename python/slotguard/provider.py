@@ -31,14 +31,21 @@ slot_mapping_in, request_of_token (arrays); block_table (flat, entry
 block_table_width, block_table_rows, rows_by_idx_mapping, num_reqs,
 num_actual_tokens, num_real_tokens, num_tokens; params (a dict by the names
 slotguard's HELLO gives, also attributes: call.kpool, call.block_size, ...);
-common_slot_mapping (qsa_compressed: the common group's output 0, or None);
+common_slot_mapping (a family with a gate: the output the gate reads, the
+linked group's output 0 or the absent rule's mapping; None otherwise);
+block_table_row_widths (a family of ragged, CSR rows: each row's own width;
+None otherwise);
 family, group (its index in the scenario), scenario (its ordinal in the
 message), device ("cpu" or "cuda"), arrays (what the arrays are: "numpy",
 "memoryview", "torch" or "torch-cuda"); and the outputs slot_mapping and
-tail_slot_mapping (compressor_ring; None otherwise), zeroed and writable.
+tail_slot_mapping (the second output, None for a family of one), zeroed
+and writable; outputs (the list of them) and output_names ("" for the
+group's own, then the family's names: "tail", ...).
 
-Write the outputs in place, or return an array (or a tuple of two), which is
-copied into them. `raise slotguard.Skip("why")` reports the scenario as
+Write the outputs in place, or return an array (or a tuple, one per
+output), which is copied into them. The families and their parameters are
+what the slotguard binary knows (`slotguard list --json`), described ones
+(--family-file) included. `raise slotguard.Skip("why")` reports the scenario as
 skipped (status 2); any other exception is an error (status 1: a no_fault
 finding naming the group, with a one-line message naming the exception; the
 traceback goes to stderr, which slotguard shows).
@@ -55,6 +62,7 @@ CPU tensors on cpu. Inputs are int32/int64 as in the ABI; outputs int64.
 """
 
 import os
+import struct
 import sys
 import traceback
 
@@ -419,6 +427,8 @@ class Provider(object):
     """A kernel provider. Register functions with @family or @scenario, then
     call serve()."""
 
+    _blob = None
+
     def __init__(self, name, arrays="auto"):
         if not name:
             raise ValueError("a provider needs a name (shown in slotguard's reports)")
@@ -493,6 +503,7 @@ class Provider(object):
         run = P.decode_run(buf)
         ad = self._array_impl
         fams = self._families
+        self._blob = run.blob
         ad.begin(buf, run)
         try:
             # Where each record's outputs go in the message's one output buffer.
@@ -516,7 +527,7 @@ class Provider(object):
                     entries.append(self._run_group(rec, start, done))
                     ok.append(entries[-1][0] == P.STATUS_OK)
             out = ad.finish()
-            parts = [P.encode_results_head(entries)]
+            parts = [P.encode_results_head(entries, run.sequence)]
             if all(ok):
                 parts.append(out)
             else:
@@ -541,15 +552,21 @@ class Provider(object):
         c.block_table_width = g.table_width
         c.block_table_row_stride = g.table_row_stride
         c.block_table_elements = g.table_elements
-        c.params = dict(zip(f.params, g.params))
+        n = g.param_count
+        values = struct.unpack_from("<%dq" % n, self._blob, g.params_offset) if n else ()
+        c.params = dict(zip(f.params, values))
         T = rec.num_tokens
-        c.slot_mapping = ad.out_view(start, T)
-        c.tail_slot_mapping = ad.out_view(start + T, T) if f.outputs >= 2 else None
+        c.outputs = [ad.out_view(start + k * T, T) for k in range(f.outputs)]
+        c.output_names = f.output_names
+        c.slot_mapping = c.outputs[0]
+        c.tail_slot_mapping = c.outputs[1] if f.outputs >= 2 else None
         c.common_group = g.common_group
         if g.common_inline:
             c.common_slot_mapping = ad.view64(g.common_offset, T)
         else:
             c.common_slot_mapping = None
+        c.block_table_row_widths = (ad.view32(g.row_widths, g.table_rows)
+                                    if g.flags & P.GROUP_ROW_WIDTHS else None)
         return c
 
     def _store(self, call, value):
@@ -557,11 +574,11 @@ class Provider(object):
         if value is None:
             return
         if isinstance(value, tuple):
-            if len(value) != 2 or call.tail_slot_mapping is None:
+            if len(value) != len(call.outputs):
                 raise ValueError("returned a tuple of %d; family %s has %d output(s)"
-                                 % (len(value), call.family, 2 if call.tail_slot_mapping is not None else 1))
-            ad.store(call.slot_mapping, value[0])
-            ad.store(call.tail_slot_mapping, value[1])
+                                 % (len(value), call.family, len(call.outputs)))
+            for out, v in zip(call.outputs, value):
+                ad.store(out, v)
         else:
             ad.store(call.slot_mapping, value)
 

@@ -33,12 +33,15 @@ def s_(text):
     return struct.pack("<I", len(b)) + b
 
 
-def hello(device="cpu", families=FAMILIES, version=1):
+def hello(device="cpu", families=FAMILIES, version=2):
     out = struct.pack("<I", 1) + struct.pack("<I", version) + s_(device) + struct.pack("<I", len(families))
     for name, code, outs, params in families:
-        out += s_(name) + struct.pack("<I", code) + struct.pack("<I", outs) + struct.pack("<I", len(params))
+        out += s_(name) + struct.pack("<I", code) + struct.pack("<I", outs)
+        out += s_("") + (s_("tail") if outs > 1 else b"")
+        out += struct.pack("<I", len(params))
         for p in params:
             out += s_(p)
+        out += struct.pack("<I", 1 if name == "qsa_compressed" else 0)  # flags: the gate
     return out
 
 
@@ -222,31 +225,34 @@ def record_bytes(ordinal, s, blob, group_indices, common_map=None, inline=None):
         flat, stride = layout(g["table"], s.R)
         t_off = blob.put("i", flat)
         rows, width = rows_of(g["table"])
-        params = list(g["params"]) + [0] * (8 - len(g["params"]))
+        p_off = blob.put("q", g["params"])
         cg = (common_map or {}).get(gi, -1)
         ci, co = 0, 0
         if inline and gi in inline:
             ci, co = 1, blob.put("q", inline[gi])
         out += struct.pack("<I", gi) + struct.pack("<I", CODE[g["family"]]) + struct.pack("<i", rows)
         out += struct.pack("<i", width) + struct.pack("<q", stride) + struct.pack("<Q", t_off)
-        out += struct.pack("<Q", len(flat)) + struct.pack("<8i", *params) + struct.pack("<i", cg)
-        out += struct.pack("<I", ci) + struct.pack("<Q", co)
+        out += struct.pack("<Q", len(flat)) + struct.pack("<I", len(g["params"])) + struct.pack("<I", ci)
+        out += struct.pack("<Q", p_off) + struct.pack("<i", cg) + struct.pack("<I", 0)
+        out += struct.pack("<Q", co) + struct.pack("<Q", 0)
     return out
 
 
-def run_message(records, blob):
-    head = struct.pack("<I", 2) + struct.pack("<I", len(records)) + struct.pack("<Q", len(blob.data))
+def run_message(records, blob, sequence=1):
+    head = struct.pack("<I", 2) + struct.pack("<I", sequence) + struct.pack("<I", len(records))
+    head += struct.pack("<I", 0) + struct.pack("<Q", len(blob.data))
     body = head + b"".join(records)
     body += b"\0" * (-len(body) & 7)
     return body + bytes(blob.data)
 
 
-def parse_results(buf, shapes):
+def parse_results(buf, shapes, sequence=1):
     """shapes: per record, a list of (T, outputs) per group."""
-    kind, count = struct.unpack_from("<II", buf, 0)
+    kind, answered, count, _ = struct.unpack_from("<IIII", buf, 0)
     assert kind == 102, kind
+    assert answered == sequence, "the answer to RUN %d; expected RUN %d's" % (answered, sequence)
     assert count == len(shapes), (count, len(shapes))
-    at = 8
+    at = 16
     heads = []
     for _ in range(count):
         heads.append(struct.unpack_from("<III", buf, at))
@@ -299,7 +305,7 @@ class ProviderProcess(object):
             else:
                 rep_w = high
         e = dict(os.environ if env is None else env)
-        e.update(SLOTGUARD_PROVIDER_PROTOCOL="1", SLOTGUARD_REQUEST_FD="3", SLOTGUARD_REPLY_FD="4",
+        e.update(SLOTGUARD_PROVIDER_PROTOCOL="2", SLOTGUARD_REQUEST_FD="3", SLOTGUARD_REPLY_FD="4",
                  SLOTGUARD_DEVICE=device)
         def wire():
             os.dup2(req_r, 3)

@@ -49,7 +49,7 @@ def test_engine_buffers_are_cut_to_the_step(tmp_path):
     assert s["batch"]["query_start_loc"] == [0, 2, 3] and s["batch"]["positions"] == [5, 6, 0, 99]
     assert s["batch"]["seq_lens"] == [7, 1] and s["batch"]["idx_mapping"] == [0, 1]
     assert s["groups"][0]["block_table"] == [[1, 2], [3, 4]]
-    assert s["groups"][0]["dcp"] == {"world": 2, "rank": 1, "interleave": 1}
+    assert s["groups"][0]["dcp"] == {"world": 2, "rank": 1}   # the keys given; the loader's defaults do the rest
     assert s["num_blocks"] == 3   # kernel block id 4 is manager block 2
 
 

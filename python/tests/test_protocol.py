@@ -14,7 +14,7 @@ from slotguard import protocol as P
 
 def test_struct_sizes_match_the_spec():
     assert P.RECORD.size == 4 * 4 + 3 * 8 + 7 * 8
-    assert P.GROUP.size == 4 * 4 + 8 + 8 + 8 + 8 * 4 + 4 + 4 + 8
+    assert P.GROUP.size == 4 * 4 + 8 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 8 + 8
 
 
 def test_frames_round_trip_over_a_pipe():
@@ -49,7 +49,7 @@ def test_a_frame_cut_short_is_a_protocol_error():
 
 def test_hello_decodes_as_the_test_side_wrote_it():
     h = P.decode_hello(fh.hello("cuda"))
-    assert h.version == 1 and h.device == "cuda"
+    assert h.version == 2 and h.device == "cuda"
     assert [(f.name, f.code, f.outputs, list(f.params)) for f in h.families] == [
         (n, c, o, p) for n, c, o, p in fh.FAMILIES]
     again = P.decode_hello(P.encode_hello("cpu", h.families))
@@ -58,7 +58,7 @@ def test_hello_decodes_as_the_test_side_wrote_it():
 
 def test_welcome_encodes_as_the_spec_says():
     kind, version, name, mode, fams = fh.parse_welcome(bytes(P.encode_welcome("prov", 1, ["paged", "kpool_tail"])))
-    assert (kind, version, name, mode, fams) == (101, 1, "prov", 1, ["paged", "kpool_tail"])
+    assert (kind, version, name, mode, fams) == (101, 2, "prov", 1, ["paged", "kpool_tail"])
 
 
 def kpool_scenario(**kw):
@@ -80,7 +80,8 @@ def test_run_decodes_every_field():
             r.num_tokens) == (3, 2, 0, 4, 3, 5)
     (g,) = r.groups
     assert (g.group, g.family, g.table_rows, g.table_width, g.table_row_stride) == (0, 23, 2, 1, 3)
-    assert g.params == (4, 0, 0, 0, 0, 0, 0, 0) and g.common_group == -1 and g.common_inline == 0
+    assert g.param_count == 1 and g.common_group == -1 and not g.common_inline and g.row_widths == 0
+    assert struct.unpack_from("<q", bytes(run.blob), g.params_offset) == (4,)
     blob_bytes = bytes(run.blob)
     assert blob_bytes == bytes(blob.data)
     assert struct.unpack_from("<3i", blob_bytes, r.query_start_loc) == (0, 2, 3)
@@ -93,7 +94,7 @@ def test_run_decodes_every_field():
 
 
 def test_run_round_trips_through_the_library_encoder():
-    g = P.RunGroup(1, 23, 2, 1, 3, 0, 6, (4,), -1, 0, 0)
+    g = P.RunGroup(1, 23, 2, 1, 3, 0, 6, 1, 8, -1, 0, 0)
     rec = P.RunRecord(0, 2, 1, 4, 3, 5, 8, 16, 24, 32, 40, 48, 56, [g])
     buf = P.encode_run([rec], bytes(64))
     (back,) = P.decode_run(buf).records
@@ -111,13 +112,16 @@ def test_truncated_run_is_a_protocol_error():
 
 
 def test_results_decode_and_length_checks():
-    head = P.encode_results_head([(0, 0, ""), (1, 2, "ValueError: x"), (2, 0, "why")])
+    head = P.encode_results_head([(0, 0, ""), (1, 2, "ValueError: x"), (2, 0, "why")], 7)
     assert len(head) % 8 == 0
-    out = P.decode_results(bytes(head) + struct.pack("<2q", 5, 6), [[(2, 1)], [(2, 1)], [(2, 1)]])
+    out = P.decode_results(bytes(head) + struct.pack("<2q", 5, 6), [[(2, 1)], [(2, 1)], [(2, 1)]], 7)
     assert out[0] == (0, 0, "", [struct.pack("<2q", 5, 6)])
     assert out[1][:3] == (1, 2, "ValueError: x") and out[2][:3] == (2, 0, "why")
     with pytest.raises(P.ProtocolError):
         P.decode_results(bytes(head), [[(2, 1)], [(2, 1)], [(2, 1)]])
+    # The answer to another RUN is refused.
+    with pytest.raises(P.ProtocolError, match="the answer to RUN 7; expected RUN 8's"):
+        P.decode_results(bytes(head) + struct.pack("<2q", 5, 6), [[(2, 1)], [(2, 1)], [(2, 1)]], 8)
 
 
 # ----------------------------------------------------------------------------- in process

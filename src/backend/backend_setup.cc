@@ -1,5 +1,7 @@
 #include "backend/backend_setup.h"
 
+#include "registry/families.h"
+
 #include <cstdlib>
 
 #include "backend/cuda_device_select.h"
@@ -104,6 +106,8 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
     IsolationOptions isolation;
     isolation.backend_name = backend->name();
     isolation.worker_args = {"__worker", "--backend", isolation.backend_name};
+    // The worker registers the same family files, in order: the same ids.
+    for (const std::string& file : UserFamilyFiles()) isolation.worker_args.insert(isolation.worker_args.end(), {"--family-file", file});
     for (const std::string& arg : setup.provider.WorkerArgs()) isolation.worker_args.push_back(arg);
     isolation.timeout_seconds = setup.timeout_seconds;
     backend = MakeIsolatedBackend(isolation);

@@ -50,7 +50,7 @@ struct ReplayOptions {
 };
 int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err);
 
-int RunList(bool params_markdown, std::ostream& out);
+int RunList(bool params_markdown, bool json, std::ostream& out);
 
 struct MutantsOptions {
   std::vector<std::string> paths = {"scenarios/"};

@@ -162,6 +162,17 @@ void AddLimits(CLI::App* cmd, slotguard::LoadLimits* limits) {
       ->check(IntegerTo<int64_t>(1, uint64_t{1} << 40));
 }
 
+// --family-file, on every command that reads scenarios or families.
+void AddFamilyFiles(CLI::App* cmd, std::vector<std::string>* files) {
+  cmd->add_option("--family-file", *files,
+                  "a family description (JSON, docs/family-format.md) to register before anything runs, so that "
+                  "scenarios, --family and implementations may name its family; repeatable. Every *.json of the "
+                  "directories in SLOTGUARD_FAMILY_PATH (colon-separated) is registered too")
+      ->check(Path("a family description file"))
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
 void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
   cmd->add_flag("--writers", setup->writers,
                 "run the cache writers after the mappings on a pool per group (block 0 zero, the rest "
@@ -316,6 +327,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   slotguard::SetWorkerExecutable(SelfExecutable(argv[0]));
 
+  std::vector<std::string> family_files;  // --family-file, any command
   slotguard::CheckOptions check;
   CLI::App* check_cmd = app.add_subcommand(
       "check", "CI gate: every scenario under PATHs, every group, backend vs reference, all "
@@ -329,6 +341,7 @@ int main(int argc, char** argv) {
       ->check(Path());
   AddBackend(check_cmd, &check.backend);
   AddRunSetup(check_cmd, &check.setup, true);
+  AddFamilyFiles(check_cmd, &family_files);
   check_cmd->add_option("--variant", check.variant,
                         "force a variant on every group whose family has it, or 'all' to run "
                         "each scenario once per variant (see `slotguard list`)");
@@ -363,6 +376,7 @@ int main(int argc, char** argv) {
       ->check(Path());
   AddBackend(replay_cmd, &replay.backend);
   AddRunSetup(replay_cmd, &replay.setup, true);
+  AddFamilyFiles(replay_cmd, &family_files);
   replay_cmd->add_option("--variant", replay.variant, "force a variant (see `slotguard list`)");
   replay_cmd->add_flag("--all-tokens", replay.all_tokens,
                        "print every token, also in scenarios over 256 tokens, every finding, and every block "
@@ -388,6 +402,7 @@ int main(int argc, char** argv) {
       ->check(Path());
   AddBackend(mutants_cmd, &mutants.backend);
   AddRunSetup(mutants_cmd, &mutants.setup, false);
+  AddFamilyFiles(mutants_cmd, &family_files);
   mutants_cmd->add_option("-j,--jobs", mutants.jobs, "scenarios run in parallel")
       ->capture_default_str()
       ->check(IntegerTo<int>(1, 1024));
@@ -425,6 +440,7 @@ int main(int argc, char** argv) {
       ->check(Path());
   AddBackend(fuzz_cmd, &fuzz.backend);
   AddRunSetup(fuzz_cmd, &fuzz.setup, false);
+  AddFamilyFiles(fuzz_cmd, &family_files);
   fuzz_cmd->add_option("-j,--jobs", fuzz.jobs, "threads")->capture_default_str()->check(IntegerTo<int>(1, 1024));
   fuzz_cmd->add_option("--json", fuzz.json_path, "write a JSON summary")
       ->check(Path());
@@ -463,11 +479,16 @@ int main(int argc, char** argv) {
   CLI::App* list_cmd =
       app.add_subcommand("list", "families (with their parameters), variants and invariants, from the registries");
   list_cmd->footer(Footer("  slotguard list\n"
-"  slotguard list --params-markdown > params.md\n",
+"  slotguard list --params-markdown > params.md\n"
+"  slotguard list --json --family-file examples/families/sliding_window.json\n",
                          "0 listed; 2 usage"));
-  bool params_markdown = false;
+  bool params_markdown = false, list_json = false;
   list_cmd->add_flag("--params-markdown", params_markdown,
-                     "print only the families' parameter table, as Markdown (docs/families.md holds it)");
+                     "print only the built-in families' parameter table, as Markdown (docs/families.md holds it)");
+  list_cmd->add_flag("--json", list_json,
+                     "print the registries as JSON: every family with its source file, parameters, outputs and "
+                     "variants, and the invariants (what python/slotguard reads)");
+  AddFamilyFiles(list_cmd, &family_files);
 
   slotguard::BenchOptions bench;
   CLI::App* bench_cmd = app.add_subcommand(
@@ -475,7 +496,6 @@ int main(int argc, char** argv) {
                "and host backend + reference + invariants token-checks per second");
   bench_cmd->footer(Footer("  slotguard bench                                  # GPU figures when a device is usable, host always\n"
 "  slotguard bench --backend host --host-tokens 1048576\n"
-"  slotguard bench --tokens 65536 1048576 --repeats 20\n"
 "  slotguard bench --references 1000000             # the interpreter against the hand-written references\n",
                          "0 the figures are printed (bench gives no verdict but --references': 1 when the references differ); 2 usage; 3 environment (--backend gpu without a device, a CUDA call or a host run that fails)"));
   AddBackend(bench_cmd, &bench.backend);
@@ -501,6 +521,7 @@ int main(int argc, char** argv) {
   slotguard::WorkerOptions worker;
   CLI::App* worker_cmd = app.add_subcommand("__worker", "the worker process of fault isolation")->group("");
   AddBackendOption(worker_cmd, &worker.backend, "");
+  worker_cmd->add_option("--family-file", family_files)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   worker_cmd->add_option("--kernel-lib", worker.provider.kernel_lib);
   worker_cmd->add_option("--kernel-cubin", worker.provider.kernel_cubin);
   worker_cmd->add_option("--kernel-spec", worker.provider.kernel_spec);
@@ -523,10 +544,20 @@ int main(int argc, char** argv) {
     std::cerr << slotguard::ErrorLine(std::string(e.what()) + "; see slotguard --help");
     return slotguard::kExitBadInput;
   }
+  {
+    // The families the command may meet, before anything reads the registry.
+    // A worker is handed its parent's files, SLOTGUARD_FAMILY_PATH's among them.
+    std::string problem;
+    if ((!*worker_cmd && !slotguard::RegisterFamilySearchPath(&problem)) ||
+        !slotguard::RegisterFamilyFiles(family_files, &problem)) {
+      std::cerr << slotguard::ErrorLine(problem);
+      return slotguard::kExitBadInput;
+    }
+  }
   try {
     if (*check_cmd) return slotguard::RunCheck(check, std::cout, std::cerr);
     if (*replay_cmd) return slotguard::RunReplay(replay, std::cout, std::cerr);
-    if (*list_cmd) return slotguard::RunList(params_markdown, std::cout);
+    if (*list_cmd) return slotguard::RunList(params_markdown, list_json, std::cout);
     if (*mutants_cmd) return slotguard::RunMutants(mutants, std::cout, std::cerr);
     if (*fuzz_cmd) return slotguard::RunFuzz(fuzz, std::cout, std::cerr);
     if (*import_cmd) return slotguard::RunImport(import, std::cout, std::cerr);

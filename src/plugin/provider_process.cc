@@ -1,6 +1,8 @@
 #include "plugin/provider_process.h"
 #include "util/error_line.h"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -61,7 +63,7 @@ ProviderProcess::~ProviderProcess() {
 bool ProviderProcess::Run(const std::vector<ProviderRecord>& records, std::vector<ProviderReply>* replies,
                           std::string* failure) {
   WireBuffer request;
-  PutRun(records, &request);
+  PutRun(++sequence_, records, &request);
   WireBuffer reply;
   bool timed_out = false;
   if (!WriteFrame(child_.to, request, TimeoutMs(), &timed_out) ||
@@ -74,10 +76,20 @@ bool ProviderProcess::Run(const std::vector<ProviderRecord>& records, std::vecto
     return false;
   }
   std::string problem;
-  if (!GetResults(&reply, records, replies, &problem)) {
+  if (!GetResults(&reply, sequence_, records, replies, &problem)) {
     dead_ = true;
     child_.Ended(/*timed_out=*/true);  // killed: its stream can no longer be trusted
     *failure = "answered a malformed RESULTS (" + problem + ")";
+    return false;
+  }
+  // More already waiting on the reply pipe: an answer no request asked for,
+  // which the next RUN would otherwise read (its sequence number catches
+  // it there too, but then on another scenario).
+  pollfd pending{child_.from, POLLIN, 0};
+  if (poll(&pending, 1, 0) > 0 && (pending.revents & POLLIN)) {
+    dead_ = true;
+    child_.Ended(/*timed_out=*/true);
+    *failure = "answered more than it was asked (a frame after RESULTS that no request asked for)";
     return false;
   }
   return true;

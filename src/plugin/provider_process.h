@@ -40,6 +40,7 @@ class ProviderProcess {
   ChildProcess child_;
   ProviderCommand command_;
   bool dead_ = false;
+  uint32_t sequence_ = 0;  // the last RUN's number (RESULTS echoes it)
 };
 
 }  // namespace slotguard

@@ -14,7 +14,13 @@ namespace slotguard {
 namespace {
 
 constexpr size_t kRecordBytes = 4 + 4 + 4 + 4 + 8 * 3 + 8 * 7;
-constexpr size_t kGroupBytes = 4 + 4 + 4 + 4 + 8 + 8 + 8 + 4 * kProviderMaxParams + 4 + 4 + 8;
+constexpr size_t kGroupBytes = 4 + 4 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 8 + 8;  // 80
+/// HELLO's family flags.
+constexpr uint32_t kFlagGate = 1;        // the family's gate reads another group's output
+constexpr uint32_t kFlagRaggedRows = 2;  // the family's rows are ragged (CSR): row widths come with each group
+/// A group's flags in RUN.
+constexpr uint32_t kGroupGateInline = 1;  // the gate's mapping is at gate_offset
+constexpr uint32_t kGroupRowWidths = 2;   // each row's width is at row_widths
 
 size_t Align8(size_t n) { return (n + 7) & ~size_t{7}; }
 
@@ -71,9 +77,12 @@ void PutHello(const std::string& device, WireBuffer* out) {
     PutText(out, f.name);
     out->PutU32(static_cast<uint32_t>(f.family));
     out->PutU32(static_cast<uint32_t>(OutputCount(f.family)));
+    for (const OutputDesc& o : f.desc->mapping.outputs) PutText(out, o.name);
     const std::vector<size_t> params = WireParams(f.family);
     out->PutU32(static_cast<uint32_t>(params.size()));
     for (size_t p : params) PutText(out, f.desc->params[p].name);
+    out->PutU32((f.desc->mapping.gate.present() ? kFlagGate : 0) |
+                (f.desc->mapping.rows == RowsRule::kCsr ? kFlagRaggedRows : 0));
   }
 }
 
@@ -137,7 +146,7 @@ bool GetWelcome(WireBuffer* in, ProviderWelcome* welcome, std::string* problem) 
 }
 
 uint64_t MaxResultsBytes(const std::vector<ProviderRecord>& records) {
-  uint64_t bytes = 8 + 8;
+  uint64_t bytes = 16 + 8;
   for (const ProviderRecord& r : records) {
     bytes += 12 + kMaxReplyMessageBytes;
     for (const ProviderGroupInput& g : r.groups)
@@ -146,14 +155,16 @@ uint64_t MaxResultsBytes(const std::vector<ProviderRecord>& records) {
   return bytes;
 }
 
-void PutRun(const std::vector<ProviderRecord>& records, WireBuffer* out) {
+void PutRun(uint32_t sequence, const std::vector<ProviderRecord>& records, WireBuffer* out) {
   Blob blob;
-  size_t header = 4 + 4 + 8;
+  size_t header = 4 + 4 + 4 + 4 + 8;
   for (const ProviderRecord& r : records) header += kRecordBytes + kGroupBytes * r.groups.size();
   out->bytes.clear();
   out->bytes.reserve(Align8(header));
   out->PutU32(static_cast<uint32_t>(ProviderMessage::kRun));
+  out->PutU32(sequence);
   out->PutU32(static_cast<uint32_t>(records.size()));
+  out->PutU32(0);  // reserved
   const size_t blob_size_at = out->bytes.size();
   out->PutU64(0);  // blob_bytes, filled in below
   for (const ProviderRecord& r : records) {
@@ -182,11 +193,16 @@ void PutRun(const std::vector<ProviderRecord>& records, WireBuffer* out) {
       out->PutU64(blob.Add(*g.table));
       out->PutU64(g.table->size());
       const std::vector<size_t> params = WireParams(group.family);
-      for (int i = 0; i < kProviderMaxParams; ++i)
-        PutI32(out, i < static_cast<int>(params.size()) ? static_cast<int32_t>(group.params[params[i]]) : 0);
+      std::vector<int64_t> values(params.size());
+      for (size_t i = 0; i < params.size(); ++i) values[i] = group.params[params[i]];
+      const bool widths = !group.table.lengths.empty();
+      out->PutU32(static_cast<uint32_t>(values.size()));
+      out->PutU32((g.common ? kGroupGateInline : 0) | (widths ? kGroupRowWidths : 0));
+      out->PutU64(blob.Add(values));
       PutI32(out, g.common_group);
-      out->PutU32(g.common ? 1 : 0);
+      out->PutU32(0);  // reserved
       out->PutU64(g.common ? blob.Add(*g.common) : 0);
+      out->PutU64(widths ? blob.Add(group.table.lengths) : 0);
     }
   }
   const uint64_t blob_bytes = Align8(blob.bytes.size());
@@ -196,20 +212,25 @@ void PutRun(const std::vector<ProviderRecord>& records, WireBuffer* out) {
   out->Put(blob.bytes.data(), blob.bytes.size());
 }
 
-bool GetResults(WireBuffer* in, const std::vector<ProviderRecord>& records, std::vector<ProviderReply>* replies,
-                std::string* problem) {
-  uint32_t type, count;
+bool GetResults(WireBuffer* in, uint32_t sequence, const std::vector<ProviderRecord>& records,
+                std::vector<ProviderReply>* replies, std::string* problem) {
+  uint32_t type, answered, count, reserved;
   if (!in->GetU32(&type) || type != static_cast<uint32_t>(ProviderMessage::kResults)) {
     *problem = "expected RESULTS (102)";
     return false;
   }
-  if (!in->GetU32(&count) || count != records.size()) {
+  if (!in->GetU32(&answered) || answered != sequence) {
+    *problem = "the answer to RUN " + std::to_string(answered) + "; expected RUN " + std::to_string(sequence) +
+               "'s (a reply that belongs to no request in flight)";
+    return false;
+  }
+  if (!in->GetU32(&count) || count != records.size() || !in->GetU32(&reserved)) {
     *problem = "RESULTS for " + std::to_string(count) + " records; expected " + std::to_string(records.size());
     return false;
   }
   replies->assign(records.size(), ProviderReply());
   std::vector<uint32_t> message_bytes(records.size());
-  size_t at = 4 + 4;
+  size_t at = 4 + 4 + 4 + 4;
   for (size_t i = 0; i < records.size(); ++i) {
     uint32_t status;
     ProviderReply& reply = (*replies)[i];

@@ -1,4 +1,4 @@
-// The messages of the kernel-provider protocol (--kernel-cmd), version 1:
+// The messages of the kernel-provider protocol (--kernel-cmd), version 2:
 // docs/provider-protocol.md is the byte layout; this is the one place that
 // writes and reads it on slotguard's side. Frames are the worker protocol's
 // (backend/worker_protocol.h), little-endian.
@@ -15,8 +15,7 @@
 
 namespace slotguard {
 
-constexpr uint32_t kProviderProtocolVersion = 1;
-constexpr int kProviderMaxParams = 8;
+constexpr uint32_t kProviderProtocolVersion = 2;
 /// The longest WELCOME slotguard reads, and the longest message of one
 /// record in RESULTS (longer ones are malformed): a provider cannot make
 /// slotguard allocate more than a RESULTS for its request can hold.
@@ -27,7 +26,7 @@ enum class ProviderMessage : uint32_t { kHello = 1, kRun = 2, kBye = 3, kWelcome
 enum class ProviderStatus : uint32_t { kOk = 0, kError = 1, kSkip = 2 };
 
 /// HELLO: the device ("cpu" or "cuda") and every family with its code,
-/// output count and parameter names (from the family table).
+/// output names, parameter names and flags (from its description).
 void PutHello(const std::string& device, WireBuffer* out);
 void PutBye(WireBuffer* out);
 
@@ -46,8 +45,8 @@ struct ProviderGroupInput {
   const std::vector<int32_t>* table = nullptr;  // the laid-out table memory
   int32_t table_rows = 0, table_width = 0;
   int64_t table_row_stride = 0;
-  int32_t common_group = -1;                // qsa_compressed: the provider's own group it reads
-  const std::vector<int64_t>* common = nullptr;  // or its common mapping inline (nullptr: none)
+  int32_t common_group = -1;                // the gate's linked group, when the provider runs it too
+  const std::vector<int64_t>* common = nullptr;  // or the gate's mapping inline (nullptr: none)
 };
 
 /// One record: one call (mode 0) or a scenario's calls (mode 1).
@@ -59,7 +58,8 @@ struct ProviderRecord {
   std::vector<ProviderGroupInput> groups;
 };
 
-void PutRun(const std::vector<ProviderRecord>& records, WireBuffer* out);
+/// RUN number `sequence` (RESULTS must echo it).
+void PutRun(uint32_t sequence, const std::vector<ProviderRecord>& records, WireBuffer* out);
 
 /// A record's answer.
 struct ProviderReply {
@@ -72,9 +72,11 @@ struct ProviderReply {
 /// The largest RESULTS that answers `records`.
 uint64_t MaxResultsBytes(const std::vector<ProviderRecord>& records);
 
-/// False with *problem when RESULTS does not answer `records` exactly.
-bool GetResults(WireBuffer* in, const std::vector<ProviderRecord>& records, std::vector<ProviderReply>* replies,
-                std::string* problem);
+/// False with *problem when RESULTS does not answer RUN `sequence` and its
+/// `records` exactly (an answer to another RUN: "the answer to RUN 6; expected
+/// RUN 7's").
+bool GetResults(WireBuffer* in, uint32_t sequence, const std::vector<ProviderRecord>& records,
+                std::vector<ProviderReply>* replies, std::string* problem);
 
 }  // namespace slotguard
 

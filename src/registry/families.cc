@@ -263,6 +263,20 @@ bool RegisterFamilyFile(const std::string& path, std::string* err) {
   return true;
 }
 
+bool RegisterFamilyFiles(const std::vector<std::string>& paths, std::string* err) {
+  namespace fs = std::filesystem;
+  for (const std::string& path : paths) {
+    // The same file twice (by its absolute path) is one registration.
+    std::error_code ec;
+    const fs::path canonical = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    bool seen = false;
+    for (const std::string& earlier : Reg().user_files)
+      seen |= fs::weakly_canonical(fs::absolute(earlier, ec), ec) == canonical;
+    if (!seen && !RegisterFamilyFile(path, err)) return false;
+  }
+  return true;
+}
+
 bool RegisterFamilySearchPath(std::string* err) {
   Registry& r = Reg();
   if (r.search_path_done) return true;

@@ -69,6 +69,9 @@ bool ValidateVariantName(const std::string& name, std::string* err);
 /// (the file, the JSON pointer, what was expected) when it does not load,
 /// names a family already registered, or links to a family that is not.
 bool RegisterFamilyFile(const std::string& path, std::string* err);
+/// RegisterFamilyFile for each, in order; a file given twice (or already
+/// registered from SLOTGUARD_FAMILY_PATH) is registered once.
+bool RegisterFamilyFiles(const std::vector<std::string>& paths, std::string* err);
 /// Registers every *.json file of each directory of SLOTGUARD_FAMILY_PATH
 /// (colon-separated), in name order; once per process.
 bool RegisterFamilySearchPath(std::string* err);

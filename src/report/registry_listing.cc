@@ -1,6 +1,9 @@
 #include "report/registry_listing.h"
 
+#include <nlohmann/json.hpp>
+
 #include "registry/families.h"
+#include "report/report.h"
 #include "registry/invariants.h"
 #include "scenario/family_params.h"
 
@@ -57,6 +60,74 @@ void WriteRegistryListing(std::ostream& out) {
   for (const InvariantInfo& inv : AllInvariants())
     out << "  " << inv.name << ": " << inv.description
         << (inv.stage == InvariantStage::kMemory ? " [with --writers]" : "") << "\n";
+}
+
+void WriteRegistryJson(std::ostream& out) {
+  using json = nlohmann::ordered_json;
+  json root;
+  root["slotguard_list"] = 1;
+  root["version"] = std::string(kSlotguardVersion);
+  json families = json::array();
+  for (const FamilyInfo& f : AllFamilies()) {
+    const FamilyDesc& d = *f.desc;
+    json family;
+    family["name"] = f.name;
+    family["meaning"] = d.meaning;
+    family["file"] = d.file;
+    family["builtin"] = f.builtin;
+    family["kernel"] = f.kernel;
+    json engine = json::object();
+    if (!d.engine.repo.empty()) engine["repo"] = d.engine.repo;
+    if (!d.engine.path.empty()) engine["path"] = d.engine.path;
+    if (!d.engine.function.empty()) engine["function"] = d.engine.function;
+    if (!d.engine.commit.empty()) engine["commit"] = d.engine.commit;
+    family["engine"] = engine;
+    family["rows"] = d.mapping.rows == RowsRule::kCsr ? "csr" : "table";
+    family["one_token_per_request"] = d.one_token_per_request;
+    family["null_page"] = d.mapping.null_page == NullPage::kSink   ? "sink"
+                          : d.mapping.null_page == NullPage::kNone ? "none"
+                                                                   : "pristine";
+    json params = json::array();
+    for (const ParamDesc& p : d.params) {
+      json param;
+      param["name"] = p.name;
+      param["key"] = p.key;
+      param["type"] = TypeName(p.type);
+      if (p.is_int()) {
+        param["min"] = p.min;
+        param["max"] = p.max.text();
+      }
+      if (p.type == ParamType::kGroup) param["family"] = p.family;
+      param["default"] = p.type == ParamType::kGroup ? json() : p.default_value.empty() ? json() : json(p.default_value.text());
+      param["required"] = p.type != ParamType::kGroup && p.default_value.empty();
+      if (!p.divides.empty()) param["divides"] = p.divides;
+      param["meaning"] = p.meaning;
+      params.push_back(param);
+    }
+    family["params"] = params;
+    json outputs = json::array();
+    for (const OutputDesc& o : d.mapping.outputs) outputs.push_back(o.name);
+    family["outputs"] = outputs;
+    family["min_width"] = d.mapping.min_width.text();
+    family["gate"] = d.mapping.gate.present() ? json(d.params[d.mapping.gate.param].name) : json();
+    family["writer_gate"] = d.mapping.writer_gate.present() ? json(d.params[d.mapping.writer_gate.param].name) : json();
+    json variants = json::array();
+    for (Variant v : VariantsOf(f.family))
+      variants.push_back({{"name", GetVariant(v).name}, {"meaning", GetVariant(v).description},
+                          {"kernel", GetVariant(v).kernel}});
+    family["variants"] = variants;
+    families.push_back(family);
+  }
+  root["families"] = families;
+  json invariants = json::array();
+  for (const InvariantInfo& inv : AllInvariants())
+    invariants.push_back({{"name", inv.name},
+                          {"stage", inv.stage == InvariantStage::kMemory ? "memory"
+                                    : inv.stage == InvariantStage::kRun  ? "run"
+                                                                         : "mapping"},
+                          {"description", inv.description}});
+  root["invariants"] = invariants;
+  out << root.dump(2) << "\n";
 }
 
 std::string FamilyParameterMarkdown() {

@@ -11,6 +11,11 @@ namespace slotguard {
 
 void WriteRegistryListing(std::ostream& out);
 
+/// `slotguard list --json`: {"slotguard_list": 1, "version", "families": [...],
+/// "invariants": [...]}: every family with its file, parameters, outputs and
+/// variants (python/slotguard reads its family table from here).
+void WriteRegistryJson(std::ostream& out);
+
 /// | family | key | name | type | range | default | meaning |, for every built-in family.
 std::string FamilyParameterMarkdown();
 

@@ -159,6 +159,18 @@ TEST(ProviderBackendTest, TextOnTheReplyPipeCostsOnlyItsScenario) {
                                      true);
 }
 
+// A reply that belongs to no request in flight is never taken as another
+// scenario's answer: it costs the scenario that drew it (a restart and a
+// no_fault naming the provider), and every other scenario holds.
+TEST(ProviderBackendTest, AnExtraReplyCostsOnlyItsScenario) {
+  ExpectFailuresLandOnTheirScenarios("extra-reply", "answered more than it was asked (a frame after RESULTS", false,
+                                     true);
+}
+
+TEST(ProviderBackendTest, AReplyToAnotherRunCostsOnlyItsScenario) {
+  ExpectFailuresLandOnTheirScenarios("stale-reply", "answered a malformed RESULTS (the answer to RUN ", false, true);
+}
+
 TEST(ProviderBackendTest, ControlAndNonUtf8BytesInAMessageBecomeOnePrintableLine) {
   ExpectFailuresLandOnTheirScenarios("error-bytes", "(kpool_tail) failed: bad ?  byte", false, false);
 }
@@ -218,7 +230,7 @@ TEST(ProviderBackendTest, AFaultIsANoFaultFinding) {
 TEST(ProviderBackendTest, ABadHandshakeIsOneLineNamingTheCommand) {
   const std::pair<std::string, std::string> cases[] = {
       {"exit-now", "the provider exited with status 1 before WELCOME"},
-      {"bad-version", "bad handshake: protocol version 2; expected 1"},
+      {"bad-version", "bad handshake: protocol version 1; expected 2"},
       {"unknown-family", "bad handshake: family: "},
       {"wrong-type", "bad handshake: message type 7; expected WELCOME (101)"},
       {"silent", "no WELCOME within 1 s (--timeout); the provider was killed"},

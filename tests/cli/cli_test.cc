@@ -385,14 +385,14 @@ TEST_F(CliTest, MutantsFailWhenTheFixedKernelHasFindings) {
 }
 
 TEST_F(CliTest, ListShowsTheRegistries) {
-  EXPECT_EQ(kExitHolds, RunList(false, out_));
+  EXPECT_EQ(kExitHolds, RunList(false, false, out_));
   for (const char* name : {"paged", "fixed", "unguarded", "dummy_reads_row", "pad_from_n", "differential",
                            "null_block", "row_bounds", "golden", "null_bytes", "write_set", "no_fault"})
     EXPECT_NE(std::string::npos, out_.str().find(std::string("  ") + name + ":")) << name;
 }
 
 TEST_F(CliTest, ListShowsEachFamilysParameters) {
-  EXPECT_EQ(kExitHolds, RunList(false, out_));
+  EXPECT_EQ(kExitHolds, RunList(false, false, out_));
   EXPECT_NE(std::string::npos,
             out_.str().find("    param ring_block_size (i32, 1 .. 2147483647, divides capacity; default required)"));
   EXPECT_NE(std::string::npos, out_.str().find("    param dcp/rank (i32, 0 .. dcp_world - 1; default 0)"));
@@ -402,7 +402,7 @@ TEST_F(CliTest, ListShowsEachFamilysParameters) {
 // docs/families.md holds the table `slotguard list --params-markdown` prints,
 // so the docs cannot drift from the table that drives the loader.
 TEST_F(CliTest, TheDocsParameterTableIsTheRegistrys) {
-  EXPECT_EQ(kExitHolds, RunList(true, out_));
+  EXPECT_EQ(kExitHolds, RunList(true, false, out_));
   std::ifstream in(std::string(SLOTGUARD_SOURCE_DIR) + "/docs/families.md");
   std::stringstream docs;
   docs << in.rdbuf();
