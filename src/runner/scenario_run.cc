@@ -156,6 +156,15 @@ void JudgeExpectation(const Expect& expect, ScenarioReport* report) {
   for (const std::string& name : report->fired) fired += (fired.empty() ? "" : ", ") + name;
   report->expect_finding = expect.verdict == Verdict::kFinding;
   report->expected_invariants = expect.findings;
+  // An invariant the scenario says must not fire (a hazard kept out of memory).
+  std::string present;
+  for (const std::string& name : expect.absent)
+    if (report->fired.count(name)) present += (present.empty() ? "" : ", ") + name;
+  if (!present.empty()) {
+    report->holds = false;
+    report->verdict = "invariants expected absent fired: " + present + " (fired: " + fired + ")";
+    return;
+  }
   if (!report->expect_finding) {
     report->holds = report->total_findings == 0;
     report->verdict = report->holds ? "pass"

@@ -15,7 +15,10 @@ bool SameGroup(const Group& a, const Group& b) {
 }  // namespace
 
 int FormatVersion(const Scenario& s) {
-  return s.batch.table_rows != TableRows::kRequest || s.table_layout != TableLayoutKind::kPadded ? 2 : 1;
+  return s.batch.table_rows != TableRows::kRequest || s.table_layout != TableLayoutKind::kPadded ||
+                 !s.expect.absent.empty()
+             ? 2
+             : 1;
 }
 
 const std::vector<std::string>& TableRowsNames() {
@@ -46,7 +49,8 @@ bool operator==(const Scenario& a, const Scenario& b) {
   for (size_t i = 0; i < a.groups.size(); ++i)
     if (!SameGroup(a.groups[i], b.groups[i])) return false;
   return a.expect.present == b.expect.present && a.expect.verdict == b.expect.verdict &&
-         a.expect.findings == b.expect.findings && a.expect.slot_mapping == b.expect.slot_mapping;
+         a.expect.findings == b.expect.findings && a.expect.absent == b.expect.absent &&
+         a.expect.slot_mapping == b.expect.slot_mapping;
 }
 
 }  // namespace slotguard

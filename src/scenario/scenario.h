@@ -92,6 +92,7 @@ struct Expect {
   bool present = false;
   Verdict verdict = Verdict::kPass;
   std::vector<std::string> findings;                        // invariant names that must fire
+  std::vector<std::string> absent;                          // invariant names that must not fire (format 2)
   std::map<std::string, std::vector<int64_t>> slot_mapping;  // golden output per group
 };
 

@@ -619,7 +619,7 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
 bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
   const std::string ptr = "/expect";
   if (!Object(v, ptr, "an expect object")) return false;
-  if (!CheckKeys(v, ptr, {"verdict", "findings", "slot_mapping"})) return false;
+  if (!CheckKeys(v, ptr, {"verdict", "findings", "absent", "slot_mapping"})) return false;
   e->present = true;
   const json* f;
   std::string text;
@@ -649,6 +649,22 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
     if (!e->findings.empty() && e->verdict != Verdict::kFinding)
       return Fail(ptr + "/findings", "findings listed but the verdict is 'pass'",
                   "\"verdict\": \"finding\" beside them");
+  }
+  if ((f = Find(v, "absent"))) {
+    // Invariants that must not fire (a hazard the writers keep out of memory: null_bytes).
+    if (!NeedsVersion2(ptr + "/absent") || !Array(*f, ptr + "/absent", "an array of invariant names")) return false;
+    const std::vector<std::string> names = AllInvariantNames();
+    for (size_t i = 0; i < f->size(); ++i) {
+      const std::string item = JsonChild(ptr + "/absent", i);
+      if (!String((*f)[i], item, "an invariant name", &text)) return false;
+      if (!IsInvariantName(text))
+        return Fail(item, "unknown invariant " + QuoteName(text) + DidYouMean(text, names),
+                    "one of " + JoinNames(names));
+      if (std::find(e->findings.begin(), e->findings.end(), text) != e->findings.end())
+        return Fail(item, "invariant " + QuoteName(text) + " both expected and absent",
+                    "an invariant in findings or in absent, not both");
+      e->absent.push_back(text);
+    }
   }
   if ((f = Find(v, "slot_mapping"))) {
     const std::string sm = ptr + "/slot_mapping";

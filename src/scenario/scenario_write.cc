@@ -127,6 +127,11 @@ std::string WriteScenarioJson(const Scenario& s) {
         names += (i ? ", " : "") + Quote(s.expect.findings[i]);
       e.Field("findings", names + "]");
     }
+    if (!s.expect.absent.empty()) {
+      std::string names;
+      for (size_t i = 0; i < s.expect.absent.size(); ++i) names += (i ? ", " : "") + Quote(s.expect.absent[i]);
+      e.Field("absent", "[" + names + "]");
+    }
     if (!s.expect.slot_mapping.empty()) {
       std::ostringstream golden;
       ObjectWriter g(golden, 4);
