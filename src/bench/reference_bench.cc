@@ -4,10 +4,12 @@
 
 #include "fuzzing/generators.h"
 #include "reference/reference.h"
+#include "runner/scenario_run.h"
 
 namespace slotguard {
 
-bool CompareReferences(Family family, int64_t scenarios, uint64_t seed, ReferenceBenchRow* row, std::string* err) {
+bool CompareReferences(Family family, int64_t scenarios, uint64_t seed, Backend* backend, int64_t campaign_every,
+                       ReferenceBenchRow* row, std::string* err) {
   if (!GetFamily(family).kernel) {
     *err = std::string("family ") + GetFamily(family).name + " has no hand-written reference";
     return false;
@@ -20,12 +22,27 @@ bool CompareReferences(Family family, int64_t scenarios, uint64_t seed, Referenc
   inconsistent.inconsistent = true;
   using Clock = std::chrono::steady_clock;
   for (int64_t i = 0; i < scenarios; ++i) {
+    auto start = Clock::now();
     RandomChoices choices(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(i));
     const Scenario s = GenerateScenario(choices, i % 2 ? inconsistent : options);
+    const double generate = std::chrono::duration<double>(Clock::now() - start).count();
     ++row->scenarios;
+    if (backend && i % campaign_every == 0) {
+      // The campaign's work, once per reference, in alternating order.
+      for (int k = 0; k < 2; ++k) {
+        const bool hand = (k + i / campaign_every) % 2 == 1;
+        ScenarioRun run;
+        start = Clock::now();
+        if (!backend->Run(s, &run.kernel, err)) return false;
+        CheckKernelOutputs(s, 1, &run, hand ? ReferenceSource::kHandWritten : ReferenceSource::kDescription);
+        (hand ? row->campaign_hand_seconds : row->campaign_interpreter_seconds) +=
+            generate + std::chrono::duration<double>(Clock::now() - start).count();
+      }
+      ++row->campaign_scenarios;
+    }
     std::vector<Interpretation> interpreted;
     std::string why;
-    auto start = Clock::now();
+    start = Clock::now();
     const bool ok = ScenarioReference(s, /*facts=*/true, &interpreted, &why);
     row->interpreter_seconds += std::chrono::duration<double>(Clock::now() - start).count();
     std::vector<std::vector<std::vector<int64_t>>> hand(s.groups.size());

@@ -284,6 +284,56 @@ inline bool Apply(uint8_t op, int64_t a, int64_t b, int64_t* v, ExprError* error
   return true;
 }
 
+/// Whether evaluating the subtree at `i` can never fail: it reads
+/// variables and constants through operations without a failure of their own.
+bool CannotFail(const std::vector<Expr::Node>& nodes, int32_t i) {
+  const Expr::Node& n = nodes[i];
+  switch (n.op) {
+    case Expr::kNumber:
+    case Expr::kVariable:
+      return true;
+    case Expr::kNot:
+      return CannotFail(nodes, n.args[0]);
+    case Expr::kEq: case Expr::kNe: case Expr::kLt: case Expr::kLe: case Expr::kGt: case Expr::kGe:
+    case Expr::kAnd: case Expr::kOr: case Expr::kMin: case Expr::kMax:
+      return CannotFail(nodes, n.args[0]) && CannotFail(nodes, n.args[1]);
+    default:
+      return false;
+  }
+}
+
+/// What a binary operation reduces to when one operand is an identity
+/// constant (x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1, cdiv(x, 1)): its left
+/// operand (0), its right one (1), the constant 0 (2), or nothing (-1). A
+/// result that drops an operand (x * 0, x % 1) is left to the evaluation
+/// unless that operand cannot fail: the error is the formula's to give.
+int Identity(const Expr::Node& n, const std::vector<Expr::Node>& nodes) {
+  if (n.args[0] < 0 || n.args[1] < 0) return -1;
+  const Expr::Node& a = nodes[n.args[0]];
+  const Expr::Node& b = nodes[n.args[1]];
+  const bool a0 = a.op == Expr::kNumber && a.value == 0, a1 = a.op == Expr::kNumber && a.value == 1;
+  const bool b0 = b.op == Expr::kNumber && b.value == 0, b1 = b.op == Expr::kNumber && b.value == 1;
+  switch (n.op) {
+    case Expr::kAdd:
+      return b0 ? 0 : a0 ? 1 : -1;
+    case Expr::kSub:
+      return b0 ? 0 : -1;
+    case Expr::kMul:
+      if (b1) return 0;
+      if (a1) return 1;
+      if ((b0 && CannotFail(nodes, n.args[0])) || (a0 && CannotFail(nodes, n.args[1]))) return 2;
+      return -1;
+    case Expr::kDiv:
+    case Expr::kCdiv:
+      return b1 ? 0 : -1;
+    case Expr::kRem:
+    case Expr::kMod:
+      return b1 && CannotFail(nodes, n.args[0]) ? 2 : -1;
+    default:
+      return -1;
+  }
+}
+
 }  // namespace
 
 const char* ExprErrorText(ExprError error) {
@@ -298,12 +348,22 @@ const char* ExprErrorText(ExprError error) {
   return "no error";
 }
 
+const std::string& Expr::text() const {
+  static const std::string none;
+  return src_ ? src_->text : none;
+}
+
+const std::vector<std::string>& Expr::names() const {
+  static const std::vector<std::string> none;
+  return src_ ? src_->names : none;
+}
+
 bool Expr::Parse(const std::string& text, const std::vector<std::string>& names, std::string* err) {
-  text_.clear();
   nodes_.clear();
   code_.clear();
   root_ = -1;
-  names_ = names;
+  shape_ = kProgram;
+  src_ = std::make_shared<Source>(Source{"", names});
   if (text.size() > kMaxFormulaChars) {
     *err = "a formula of " + std::to_string(text.size()) + " characters; expected at most " +
            std::to_string(kMaxFormulaChars);
@@ -314,12 +374,12 @@ bool Expr::Parse(const std::string& text, const std::vector<std::string>& names,
       *err = "a control character at column " + std::to_string(i + 1) + "; expected a formula on one line";
       return false;
     }
-  root_ = Parser(text, names_, &nodes_).ParseAll(err);
+  root_ = Parser(text, src_->names, &nodes_).ParseAll(err);
   if (root_ < 0) {
     nodes_.clear();
     return false;
   }
-  text_ = text;
+  src_ = std::make_shared<Source>(Source{text, names});
   Compile();
   return true;
 }
@@ -355,30 +415,77 @@ void Expr::Emit(int32_t node) {
       code_[jump].arg = static_cast<int32_t>(code_.size());
       return;
     }
-    default:
-      Emit(n.args[0]);
-      Emit(n.args[1]);
+    default: {
+      // A leaf operand is read in place (one constant at most: two are
+      // folded, or stay apart when folding them fails).
+      const Node& a = nodes_[n.args[0]];
+      const Node& b = nodes_[n.args[1]];
+      bool has_const = false;
+      if (b.op == kVariable) {
+        in.right = kVar;
+        in.arg = b.var;
+      } else if (b.op == kNumber) {
+        in.right = kConst;
+        in.value = b.value;
+        has_const = true;
+      }
+      if (a.op == kVariable) {
+        in.left = kVar;
+        in.left_arg = a.var;
+      } else if (a.op == kNumber && !has_const) {
+        in.left = kConst;
+        in.value = a.value;
+      }
+      if (in.left == kStack) Emit(n.args[0]);
+      if (in.right == kStack) Emit(n.args[1]);
       code_.push_back(in);
       return;
+    }
   }
 }
 
 void Expr::Compile() {
   code_.clear();
+  shape_ = kProgram;
   if (root_ < 0) return;
+  code_.reserve(nodes_.size());
   Emit(root_);
+  if (code_.size() == 1 && code_[0].op == kVariable) shape_ = kJustVar;
+  if (code_.size() == 1 && code_[0].op == kNumber) shape_ = kJustConst;
+  if (code_.size() == 1 && code_[0].op >= kAdd && code_[0].op <= kMod && code_[0].op != kAnd && code_[0].op != kOr)
+    shape_ = kOneOp;  // both operands leaves: `pos % 16`
   // The stack never holds more than the tree is deep, plus one.
   int depth = 0, high = 0;
   for (const Instr& in : code_) {
-    if (in.op == kNumber || in.op == kVariable) ++depth;
-    else if (in.op == kAndJump || in.op == kOrJump) --depth;  // on the falling-through path
-    else if (in.op != kNeg && in.op != kNot && in.op != kBool) --depth;
+    switch (in.op) {
+      case kNumber:
+      case kVariable:
+        ++depth;
+        break;
+      case kAndJump:
+      case kOrJump:
+        --depth;  // on the falling-through path
+        break;
+      case kNeg:
+      case kNot:
+      case kBool:
+        break;
+      default:
+        depth += 1 - (in.left == kStack) - (in.right == kStack);
+    }
     high = std::max(high, depth + 1);
   }
   max_stack_ = high;
 }
 
-bool Expr::Evaluate(const int64_t* vars, int64_t* value, ExprError* error) const {
+bool Expr::RunOne(const int64_t* vars, int64_t* value, ExprError* error) const {
+  const Instr& in = code_[0];
+  const int64_t a = in.left == kVar ? vars[in.left_arg] : in.value;
+  const int64_t b = in.right == kVar ? vars[in.arg] : in.value;
+  return Apply(in.op, a, b, value, error);
+}
+
+bool Expr::Run(const int64_t* vars, int64_t* value, ExprError* error) const {
   int64_t stack[kMaxFormulaDepth + 2];
   int top = -1;
   const Instr* code = code_.data();
@@ -418,8 +525,10 @@ bool Expr::Evaluate(const int64_t* vars, int64_t* value, ExprError* error) const
         }
         break;
       default: {
-        const int64_t b = stack[top--];
-        if (!Apply(in.op, stack[top], b, &stack[top], error)) return false;
+        // Operands in postfix order: the right one is on top.
+        const int64_t b = in.right == kStack ? stack[top--] : in.right == kVar ? vars[in.arg] : in.value;
+        const int64_t a = in.left == kStack ? stack[top--] : in.left == kVar ? vars[in.left_arg] : in.value;
+        if (!Apply(in.op, a, b, &stack[++top], error)) return false;
       }
     }
   }
@@ -439,81 +548,76 @@ bool Expr::Evaluate(const int64_t* vars, int64_t* value, std::string* err) const
   return false;
 }
 
-Expr Expr::Bind(const std::vector<std::optional<int64_t>>& constants) const {
-  Expr out;
-  out.text_ = text_;
-  out.names_ = names_;
-  if (root_ < 0) return out;
-  // Rebuild bottom-up: children come before their parent in nodes_.
-  std::vector<int32_t> map(nodes_.size(), -1);
-  auto constant = [&](int32_t i, int64_t* v) {
-    const Node& n = out.nodes_[i];
-    if (n.op != kNumber) return false;
-    *v = n.value;
+int32_t Expr::BindNode(int32_t i, const std::vector<std::optional<int64_t>>& constants,
+                       std::vector<Node>* out) const {
+  // Post-order into *out: a subtree is the contiguous range [start, its root].
+  const int32_t start = static_cast<int32_t>(out->size());
+  Node n = nodes_[i];
+  auto constant_node = [&](int64_t v) {
+    out->resize(start);
+    Node c;
+    c.op = kNumber;
+    c.value = v;
+    out->push_back(c);
+    return start;
+  };
+  if (n.op == kVariable && n.var < static_cast<int32_t>(constants.size()) && constants[n.var])
+    return constant_node(*constants[n.var]);
+  if (n.op == kNumber || n.op == kVariable) {
+    out->push_back(n);
+    return start;
+  }
+  n.args[0] = BindNode(n.args[0], constants, out);
+  const int32_t mid = static_cast<int32_t>(out->size());
+  if (n.args[1] >= 0) n.args[1] = BindNode(n.args[1], constants, out);
+  auto constant = [&](int32_t k, int64_t* v) {
+    if ((*out)[k].op != kNumber) return false;
+    *v = (*out)[k].value;
     return true;
   };
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    Node n = nodes_[i];
-    for (int32_t& a : n.args)
-      if (a >= 0) a = map[a];
-    if (n.op == kVariable && n.var < static_cast<int32_t>(constants.size()) && constants[n.var]) {
-      n.op = kNumber;
-      n.value = *constants[n.var];
-      n.var = -1;
-    }
-    int64_t a = 0, b = 0, v = 0;
-    bool folded = false;
-    if (n.op == kNeg && constant(n.args[0], &a) && a != INT64_MIN) {
-      v = -a;
-      folded = true;
-    } else if (n.op == kNot && constant(n.args[0], &a)) {
-      v = a == 0;
-      folded = true;
-    } else if ((n.op == kAnd || n.op == kOr) && constant(n.args[0], &a)) {
-      // The left side decides alone, or the result is the right side as 0/1.
-      if (n.op == kAnd ? a == 0 : a != 0) {
-        v = n.op == kOr;
-        folded = true;
-      } else if (constant(n.args[1], &b)) {
-        v = b != 0;
-        folded = true;
+  int64_t a = 0, b = 0, v = 0;
+  if (n.op == kNeg && constant(n.args[0], &a) && a != INT64_MIN) return constant_node(-a);
+  if (n.op == kNot && constant(n.args[0], &a)) return constant_node(a == 0);
+  if ((n.op == kAnd || n.op == kOr) && constant(n.args[0], &a)) {
+    // The left side decides alone, or the result is the right side as 0/1.
+    if (n.op == kAnd ? a == 0 : a != 0) return constant_node(n.op == kOr);
+    if (constant(n.args[1], &b)) return constant_node(b != 0);
+  }
+  if (n.op != kNeg && n.op != kNot && n.op != kAnd && n.op != kOr && constant(n.args[0], &a) &&
+      constant(n.args[1], &b)) {
+    ExprError error = ExprError::kNone;
+    if (Apply(n.op, a, b, &v, &error)) return constant_node(v);  // one that fails stays, to fail when evaluated
+  }
+  switch (Identity(n, *out)) {
+    case 0:  // the left subtree: drop the right one
+      out->resize(mid);
+      return n.args[0];
+    case 1: {  // the right subtree: move it down over the left one
+      const int32_t shift = mid - start;
+      for (size_t k = mid; k < out->size(); ++k) {
+        Node moved = (*out)[k];
+        for (int32_t& arg : moved.args)
+          if (arg >= 0) arg -= shift;
+        (*out)[k - shift] = moved;
       }
-    } else if (n.op != kNumber && n.op != kVariable && n.op != kNeg && n.op != kNot && n.op != kAnd &&
-               n.op != kOr && constant(n.args[0], &a) && constant(n.args[1], &b)) {
-      ExprError error = ExprError::kNone;
-      folded = Apply(n.op, a, b, &v, &error);
+      out->resize(out->size() - shift);
+      return n.args[1] - shift;
     }
-    if (folded) {
-      n = Node();
-      n.op = kNumber;
-      n.value = v;
-    }
-    out.nodes_.push_back(n);
-    map[i] = static_cast<int32_t>(out.nodes_.size()) - 1;
+    case 2:
+      return constant_node(0);
+    default:
+      break;
   }
-  out.root_ = map[root_];
-  // Drop what the root no longer reaches: keep the tree small to walk.
-  std::vector<Node> kept;
-  std::vector<int32_t> renumber(out.nodes_.size(), -1);
-  std::vector<int32_t> todo = {out.root_};
-  std::vector<bool> reach(out.nodes_.size(), false);
-  while (!todo.empty()) {
-    const int32_t i = todo.back();
-    todo.pop_back();
-    if (i < 0 || reach[i]) continue;
-    reach[i] = true;
-    for (int32_t a : out.nodes_[i].args) todo.push_back(a);
-  }
-  for (size_t i = 0; i < out.nodes_.size(); ++i) {
-    if (!reach[i]) continue;
-    Node n = out.nodes_[i];
-    for (int32_t& a : n.args)
-      if (a >= 0) a = renumber[a];
-    renumber[i] = static_cast<int32_t>(kept.size());
-    kept.push_back(n);
-  }
-  out.root_ = renumber[out.root_];
-  out.nodes_ = std::move(kept);
+  out->push_back(n);
+  return static_cast<int32_t>(out->size()) - 1;
+}
+
+Expr Expr::Bind(const std::vector<std::optional<int64_t>>& constants) const {
+  Expr out;
+  out.src_ = src_;
+  if (root_ < 0) return out;
+  out.nodes_.reserve(nodes_.size());
+  out.root_ = BindNode(root_, constants, &out.nodes_);
   out.Compile();
   return out;
 }
@@ -522,7 +626,7 @@ bool Expr::EvaluateNode(int32_t node, const int64_t* vars, int64_t* value) const
   const Node& n = nodes_[node];
   if (n.op == kNumber) return *value = n.value, true;
   if (n.op == kVariable) return *value = vars[n.var], true;
-  int64_t a, b = 0;
+  int64_t a = 0, b = 0;
   if (!EvaluateNode(n.args[0], vars, &a)) return false;
   if (n.op == kNeg) return a != INT64_MIN && (*value = -a, true);
   if (n.op == kNot) return *value = a == 0, true;
@@ -549,8 +653,8 @@ std::vector<std::string> Expr::Variables() const {
     const int32_t i = todo.back();
     todo.pop_back();
     const Node& n = nodes_[i];
-    if (n.op == kVariable && std::find(out.begin(), out.end(), names_[n.var]) == out.end())
-      out.push_back(names_[n.var]);
+    if (n.op == kVariable && std::find(out.begin(), out.end(), names()[n.var]) == out.end())
+      out.push_back(names()[n.var]);
     for (int k = 1; k >= 0; --k)
       if (n.args[k] >= 0) todo.push_back(n.args[k]);
   }

@@ -19,6 +19,7 @@
 #define SLOTGUARD_FAMILY_EXPR_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,11 +33,18 @@ const char* ExprErrorText(ExprError error);
 
 class Expr {
  public:
+  /// Where a binary operation of the compiled program takes an operand
+  /// from: the stack, a variable or the instruction's constant. A leaf
+  /// operand is read in place, so `pos % 16` is one instruction, not three.
+  enum Src : uint8_t { kStack, kVar, kConst };
   /// One operation of the compiled program (postfix, with jumps for && ||).
   struct Instr {
     uint8_t op = 0;
-    int32_t arg = 0;      // a variable's index, or a jump's target
-    int64_t value = 0;    // a constant
+    uint8_t left = kStack;   // a binary operation's operands
+    uint8_t right = kStack;
+    int32_t arg = 0;         // a variable's index, the right operand's, or a jump's target
+    int32_t left_arg = 0;    // the left operand's variable
+    int64_t value = 0;       // a constant (either operand's; never both)
   };
 
   /// Parses `text` against the variable names `names` (a name's index is
@@ -46,7 +54,13 @@ class Expr {
 
   /// Its value for the variable values `vars` (indexed as the names given to
   /// Parse). False with *error on overflow or division by zero.
-  bool Evaluate(const int64_t* vars, int64_t* value, ExprError* error) const;
+  bool Evaluate(const int64_t* vars, int64_t* value, ExprError* error) const {
+    // A variable or a constant alone (most bound formulas) costs no loop.
+    if (shape_ == kJustVar) return *value = vars[code_[0].arg], true;
+    if (shape_ == kJustConst) return *value = code_[0].value, true;
+    if (shape_ == kOneOp) return RunOne(vars, value, error);
+    return Run(vars, value, error);
+  }
   /// The same, with the error in words.
   bool Evaluate(const int64_t* vars, int64_t* value, std::string* err) const;
 
@@ -58,9 +72,9 @@ class Expr {
   /// True with *value when the formula is a constant (after Bind).
   bool IsConstant(int64_t* value) const;
   bool empty() const { return code_.empty(); }
-  const std::string& text() const { return text_; }
+  const std::string& text() const;
   /// The names it was parsed against (a variable's index is its place here).
-  const std::vector<std::string>& names() const { return names_; }
+  const std::vector<std::string>& names() const;
   /// The names it uses, each once, in the order they first appear.
   std::vector<std::string> Variables() const;
   /// The indices of the variables it uses, each once, ascending.
@@ -91,9 +105,18 @@ class Expr {
  private:
   void Compile();
   void Emit(int32_t node);
+  bool Run(const int64_t* vars, int64_t* value, ExprError* error) const;
+  bool RunOne(const int64_t* vars, int64_t* value, ExprError* error) const;
+  int32_t BindNode(int32_t node, const std::vector<std::optional<int64_t>>& constants, std::vector<Node>* out) const;
 
-  std::string text_;
-  std::vector<std::string> names_;  // the names Parse was given
+  /// The text and the names, shared by a formula's bound copies.
+  struct Source {
+    std::string text;
+    std::vector<std::string> names;
+  };
+  std::shared_ptr<const Source> src_;
+  enum Shape : uint8_t { kProgram, kJustVar, kJustConst, kOneOp };
+  Shape shape_ = kProgram;
   std::vector<Node> nodes_;
   int32_t root_ = -1;
   std::vector<Instr> code_;

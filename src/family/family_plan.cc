@@ -3,6 +3,8 @@
 #include "family/family_plan.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 
 namespace slotguard {
 namespace {
@@ -22,42 +24,92 @@ bool GroupFormula(const Expr& e, const std::vector<int64_t>& vars, const char* k
   return false;
 }
 
+/// The variables fixed for a whole group run: what Bind folds.
+bool GroupVariable(int32_t var) {
+  return var == FamilyDesc::kNumReqs || var == FamilyDesc::kNumTokens || var == FamilyDesc::kNumActualTokens ||
+         var == FamilyDesc::kNumRealTokens || var >= FamilyDesc::kFixedVars;
+}
+
 /// One formula, evaluated either once per request or per token.
 struct Step {
-  const Expr* expr = nullptr;
+  Expr expr;
   bool per_token = false;
+  bool empty() const { return expr.empty(); }
 };
 
-/// The formulas of a mapping with what each depends on, in evaluation order.
-struct Program {
-  std::vector<Step> lets;  // parallel to mapping.lets
+struct BoundLet {
+  Step step;
+  int32_t var = 0;
+  const std::string* name = nullptr;
+  bool constant = false;  // folded: its value is in the plan's vars
+};
+
+/// A mapping's formulas with the group's constants folded in (its
+/// parameters, the batch's sizes, the lets they alone decide), each marked
+/// per request or per token: what the per-token loop evaluates.
+struct BoundMapping {
+  std::vector<BoundLet> lets;  // parallel to mapping.lets
   std::vector<Step> select;
-  Step column, offset, pad_entry;
+  Step column, offset, pad_entry, gate;
   std::vector<std::vector<Step>> output_select;
-
-  explicit Program(const MappingDesc& m) {
-    std::vector<bool> token_let;  // by variable index
-    auto per_token = [&](const Expr& e) {
-      for (int32_t v : e.VariableIndices())
-        if (TokenVariable(v) || (v < static_cast<int32_t>(token_let.size()) && token_let[v])) return true;
-      return false;
-    };
-    for (const LetDesc& let : m.lets) {
-      const bool token = per_token(let.value);
-      if (token_let.size() <= static_cast<size_t>(let.var)) token_let.resize(let.var + 1, false);
-      token_let[let.var] = token;
-      lets.push_back({&let.value, token});
-    }
-    for (const Expr& e : m.select) select.push_back({&e, per_token(e)});
-    column = {&m.column, per_token(m.column)};
-    offset = {&m.offset, per_token(m.offset)};
-    if (!m.pad_entry.empty()) pad_entry = {&m.pad_entry, true};
-    for (const OutputDesc& out : m.outputs) {
-      output_select.emplace_back();
-      for (const Expr& e : out.select) output_select.back().push_back({&e, per_token(e)});
-    }
-  }
 };
+
+/// Binds the mapping's formulas to the group's constants in `vars`: the
+/// parameters and the batch's sizes, then every let they alone decide
+/// (whose values it writes into *vars).
+std::unique_ptr<const BoundMapping> BindMapping(const FamilyDesc& desc, const MappingDesc& m,
+                                                std::vector<int64_t>* vars) {
+  auto out = std::make_unique<BoundMapping>();
+  std::vector<std::optional<int64_t>> constants(desc.variables.size());
+  for (size_t v = 0; v < constants.size(); ++v)
+    if (GroupVariable(static_cast<int32_t>(v)) && !std::any_of(m.lets.begin(), m.lets.end(), [&](const LetDesc& l) {
+          return l.var == static_cast<int32_t>(v);
+        }))
+      constants[v] = (*vars)[v];
+  std::vector<bool> token_var(desc.variables.size(), false);
+  for (int32_t v = 0; v < FamilyDesc::kFixedVars; ++v) token_var[v] = TokenVariable(v);
+  auto step = [&](const Expr& e, bool always_token = false) {
+    Step s;
+    if (e.empty()) return s;
+    s.expr = e.Bind(constants);
+    s.per_token = always_token;
+    for (int32_t v : s.expr.VariableIndices()) s.per_token = s.per_token || token_var[v];
+    return s;
+  };
+  for (const LetDesc& let : m.lets) {
+    BoundLet b;
+    b.step = step(let.value);
+    b.var = let.var;
+    b.name = &let.name;
+    int64_t value;
+    if (b.step.expr.IsConstant(&value)) {
+      b.constant = true;
+      constants[let.var] = value;
+      (*vars)[let.var] = value;
+    }
+    token_var[let.var] = b.step.per_token;
+    out->lets.push_back(std::move(b));
+  }
+  // A select its constants make true always holds: it is not evaluated.
+  auto selects = [&](const std::vector<Expr>& exprs) {
+    std::vector<Step> steps;
+    for (const Expr& e : exprs) {
+      Step s = step(e);
+      int64_t value;
+      if (!s.expr.IsConstant(&value) || value == 0) steps.push_back(std::move(s));
+    }
+    return steps;
+  };
+  out->select = selects(m.select);
+  out->column = step(m.column);
+  out->offset = step(m.offset);
+  out->pad_entry = step(m.pad_entry, true);
+  out->gate = step(m.gate.test, true);
+  for (const OutputDesc& o : m.outputs) {
+    out->output_select.push_back(selects(o.select));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -115,8 +167,9 @@ class Run {
  public:
   Run(const GroupPlan& plan, const Batch& batch, const BlockTable& table, const int64_t* linked, bool facts,
       Interpretation* out)
-      : plan_(plan), m_(*plan.mapping), prog_(m_), b_(batch), table_(table), linked_(linked), facts_(facts),
-        out_(out), v_(plan.vars) {}
+      : plan_(plan), m_(*plan.mapping), v_(plan.vars), bound_(BindMapping(*plan.desc, m_, &v_)), prog_(*bound_),
+        b_(batch), table_(table), linked_(linked), facts_(facts),
+        out_(out) {}
 
   bool Go(std::string* err) {
     const size_t n = static_cast<size_t>(b_.num_tokens);
@@ -161,14 +214,14 @@ class Run {
   }
   bool Eval(const Step& s, const char* knob, int64_t* value, int64_t t, int32_t r, std::string* err) {
     ExprError error = ExprError::kNone;
-    if (s.expr->Evaluate(v_.data(), value, &error)) return true;
-    return Fail(knob, *s.expr, error, t, r, err);
+    if (s.expr.Evaluate(v_.data(), value, &error)) return true;
+    return Fail(knob, s.expr, error, t, r, err);
   }
   /// The lets of one level (per request, or per token).
   bool Lets(bool per_token, int64_t t, int32_t r, std::string* err) {
-    for (size_t k = 0; k < prog_.lets.size(); ++k)
-      if (prog_.lets[k].per_token == per_token &&
-          !Eval(prog_.lets[k], m_.lets[k].name.c_str(), &v_[m_.lets[k].var], t, r, err))
+    for (const BoundLet& let : prog_.lets)
+      if (!let.constant && let.step.per_token == per_token &&
+          !Eval(let.step, let.name->c_str(), &v_[let.var], t, r, err))
         return false;
     return true;
   }
@@ -261,7 +314,7 @@ class Run {
       }
       v_[FamilyDesc::kEntry] = entry;
       const bool null_id = m_.null_page != NullPage::kNone && entry < plan_.null_entries;
-      if (!m_.pad_entry.empty()) {
+      if (!prog_.pad_entry.empty()) {
         if (null_id) AllFacts(t, kFactMustPad);
         int64_t pad;
         if (!Eval(prog_.pad_entry, "pad_entry", &pad, t, r, err)) return false;
@@ -272,7 +325,7 @@ class Run {
           v_[FamilyDesc::kLinked] = linked_[t];
           int64_t pad;
           ExprError error = ExprError::kNone;
-          if (!m_.gate.test.Evaluate(v_.data(), &pad, &error)) return Fail("gate", m_.gate.test, error, t, r, err);
+          if (!prog_.gate.expr.Evaluate(v_.data(), &pad, &error)) return Fail("gate", prog_.gate.expr, error, t, r, err);
           if (pad) continue;
         } else if (m_.gate.absent == GateAbsent::kPadDummies && (dummy || t >= b_.num_real_tokens())) {
           continue;
@@ -298,13 +351,14 @@ class Run {
 
   const GroupPlan& plan_;
   const MappingDesc& m_;
-  const Program prog_;
+  std::vector<int64_t> v_;
+  const std::unique_ptr<const BoundMapping> bound_;
+  const BoundMapping& prog_;
   const Batch& b_;
   const BlockTable& table_;
   const int64_t* linked_;
   const bool facts_;
   Interpretation* out_;
-  std::vector<int64_t> v_;
 };
 
 }  // namespace
@@ -333,41 +387,59 @@ void ForEachAddress(const GroupPlan& plan, const Batch& batch,
                     const std::function<void(int64_t t, int32_t r, bool selected, int64_t column)>& fn) {
   const MappingDesc& m = *plan.mapping;
   std::vector<int64_t> v = plan.vars;
+  const std::unique_ptr<const BoundMapping> bound = BindMapping(*plan.desc, m, &v);
   const std::vector<int32_t> owner = OwnersOf(m, batch, plan.mapped_end);
-  auto holds = [&](const std::vector<Expr>& exprs) {
-    for (const Expr& e : exprs) {
+  ExprError error = ExprError::kNone;
+  auto holds = [&](const std::vector<Step>& steps, bool per_token) {
+    for (const Step& s : steps) {
+      if (s.per_token != per_token) continue;
       int64_t x;
-      ExprError error = ExprError::kNone;
-      if (!e.Evaluate(v.data(), &x, &error) || x == 0) return false;
+      if (!s.expr.Evaluate(v.data(), &x, &error) || x == 0) return false;
     }
     return true;
   };
-  for (int64_t t = 0; t < plan.mapped_end; ++t) {
+  auto lets = [&](bool per_token) {
+    for (const BoundLet& let : bound->lets)
+      if (!let.constant && let.step.per_token == per_token && !let.step.expr.Evaluate(v.data(), &v[let.var], &error))
+        return false;
+    return true;
+  };
+  const std::vector<Step> none;
+  const std::vector<Step>& first_output = bound->output_select.empty() ? none : bound->output_select[0];
+  for (int64_t t = 0; t < plan.mapped_end;) {
     const int32_t r = owner[t];
-    if (r < 0) continue;
+    int64_t end = t + 1;
+    while (end < plan.mapped_end && owner[end] == r) ++end;
+    if (r < 0) {
+      t = end;
+      continue;
+    }
+    // Per request: its variables, lets and selects.
     const int64_t qb = batch.query_start_loc[r], qe = batch.query_start_loc[r + 1];
-    v[FamilyDesc::kT] = t;
     v[FamilyDesc::kR] = r;
     v[FamilyDesc::kQ] = qe - qb;
     v[FamilyDesc::kQslBegin] = qb;
     v[FamilyDesc::kQslEnd] = qe;
-    v[FamilyDesc::kI] = t - qb;
-    v[FamilyDesc::kPos] = batch.positions[t];
     v[FamilyDesc::kSeqLen] = batch.seq_lens[r];
-    int64_t lp;
-    int64_t col = INT64_MIN;
-    bool selected = false;
-    if (!__builtin_sub_overflow(batch.seq_lens[r], qe - qb, &lp) && !__builtin_add_overflow(lp, t - qb, &lp)) {
-      v[FamilyDesc::kLp] = lp;
-      ExprError error = ExprError::kNone;
-      bool ok = true;
-      for (const LetDesc& let : m.lets) ok = ok && let.value.Evaluate(v.data(), &v[let.var], &error);
-      if (ok) {
-        selected = holds(m.select) && (m.outputs.empty() || holds(m.outputs[0].select));
-        if (!m.column.Evaluate(v.data(), &col, &error)) col = INT64_MIN;
+    const bool request_ok = lets(false);
+    const bool request_selected = request_ok && holds(bound->select, false) && holds(first_output, false);
+    for (; t < end; ++t) {
+      v[FamilyDesc::kT] = t;
+      v[FamilyDesc::kI] = t - qb;
+      v[FamilyDesc::kPos] = batch.positions[t];
+      int64_t lp;
+      int64_t col = INT64_MIN;
+      bool selected = false;
+      if (request_ok && !__builtin_sub_overflow(batch.seq_lens[r], qe - qb, &lp) &&
+          !__builtin_add_overflow(lp, t - qb, &lp)) {
+        v[FamilyDesc::kLp] = lp;
+        if (lets(true)) {
+          selected = request_selected && holds(bound->select, true) && holds(first_output, true);
+          if (!bound->column.expr.Evaluate(v.data(), &col, &error)) col = INT64_MIN;
+        }
       }
+      fn(t, r, selected, col);
     }
-    fn(t, r, selected, col);
   }
 }
 

@@ -48,7 +48,13 @@ bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_inv
 /// and the memory invariants of groups that carry a cache. A faulted run
 /// (GroupOutputs::fault) gets one no_fault finding and nothing else; a
 /// skipped one (GroupOutputs::skipped) sets run->skipped and no finding.
-void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run);
+/// Where the reference outputs come from. Checking always uses the
+/// description; the hand-written references are a benchmark's baseline
+/// (`bench --references`): without the interpreter's facts, so live_maps
+/// does not run, which makes it faster than any full check could be.
+enum class ReferenceSource : uint8_t { kDescription, kHandWritten };
+void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run,
+                        ReferenceSource source = ReferenceSource::kDescription);
 
 /// True when the reference's own outputs, judged as a kernel's would be,
 /// raise no finding: the batch is one a correct kernel passes, so a finding

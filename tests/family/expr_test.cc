@@ -197,6 +197,33 @@ RC_GTEST_PROP(ExprTest, CompiledProgramAgreesWithTheTree, ()) {
   int64_t folded = 0;
   RC_ASSERT(bound.Evaluate(vars.data(), &folded, &error) == compiled_ok);
   if (compiled_ok) RC_ASSERT(folded == compiled);
+  // Binding some of them: the simplified program (x * 1, x + 0, x % 1
+  // where x cannot fail, ...) agrees too, error for error.
+  std::vector<std::optional<int64_t>> some(vars.size());
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (*rc::gen::arbitrary<bool>()) some[i] = vars[i];
+  const Expr partly = e.Bind(some);
+  int64_t partial = 0;
+  RC_ASSERT(partly.Evaluate(vars.data(), &partial, &error) == compiled_ok);
+  if (compiled_ok) RC_ASSERT(partial == compiled);
+  RC_ASSERT(partly.nodes().size() <= e.nodes().size());
+}
+
+TEST(ExprTest, BindDropsIdentities) {
+  Expr e;
+  std::string err;
+  // With page = 1 and zero = 0: pos / 1 * 1 + t % 1 + zero is pos alone.
+  ASSERT_TRUE(e.Parse("pos / page * page + t % page + zero", kNames, &err)) << err;
+  const Expr bound = e.Bind({std::nullopt, std::nullopt, 1, 0});
+  EXPECT_EQ((std::vector<std::string>{"pos"}), bound.Variables());
+  EXPECT_EQ(1u, bound.nodes().size());
+  // x % 1 is not dropped when x can fail: its error is the formula's.
+  ASSERT_TRUE(e.Parse("pos / zero % page", kNames, &err)) << err;
+  const Expr failing = e.Bind({std::nullopt, std::nullopt, 1, 0});
+  const std::vector<int64_t> vars = {7, 37, 1, 0};
+  int64_t v;
+  EXPECT_FALSE(failing.Evaluate(vars.data(), &v, &err));
+  EXPECT_EQ("division by zero", err);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ TEST(ReferenceCrossCheckTest, TheDescriptionsAgreeWithTheHandWrittenReferences) 
     if (!f.kernel) continue;
     ReferenceBenchRow row;
     std::string err;
-    ASSERT_TRUE(CompareReferences(f.family, 3000, 11, &row, &err)) << err;
+    ASSERT_TRUE(CompareReferences(f.family, 3000, 11, nullptr, 1, &row, &err)) << err;
     EXPECT_EQ(0, row.mismatches) << f.name << ": " << row.first;
     EXPECT_GT(row.groups, 3000) << f.name;  // every scenario has a group of it, some two
     EXPECT_GT(row.tokens, 100000) << f.name;
@@ -26,7 +26,7 @@ TEST(ReferenceCrossCheckTest, AFamilyWithoutAHandReferenceIsRefused) {
     if (f.kernel) continue;
     ReferenceBenchRow row;
     std::string err;
-    EXPECT_FALSE(CompareReferences(f.family, 1, 1, &row, &err));
+    EXPECT_FALSE(CompareReferences(f.family, 1, 1, nullptr, 1, &row, &err));
     EXPECT_EQ(std::string("family ") + f.name + " has no hand-written reference", err);
   }
 }
