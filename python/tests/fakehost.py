@@ -117,8 +117,10 @@ def load(path_or_dict):
         elif fam == "qsa_compressed":
             grp["params"] = [g["block_size"], g["compress_ratio"]]
             grp["common"] = g.get("common")
-        else:
+        elif fam == "compressor_ring":
             grp["params"] = [g["capacity"], g["ring_block_size"]]
+        else:
+            grp["params"] = None  # a family this host does not know (an engine family): never sent
         s.groups.append(grp)
     s.expect = d.get("expect", {})
     return s

@@ -43,7 +43,8 @@ class ProcessProvider : public MappingProvider {
     const std::vector<std::vector<int64_t>>& out = *r->outputs[r->next++];
     const size_t n = static_cast<size_t>(call.num_tokens);
     int64_t* targets[2] = {call.slot_mapping, call.tail_slot_mapping};
-    const size_t count = targets[1] ? 2 : 1;
+    // By the family's outputs, not the pointer: a call of no tokens has none.
+    const size_t count = call.num_outputs > 1 ? 2 : 1;
     if (out.size() != count) {
       *err = name_ + ": the answer recorded for this " + call.family + " call has " + std::to_string(out.size()) +
              " outputs; expected " + std::to_string(count);

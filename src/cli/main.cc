@@ -170,6 +170,7 @@ void AddFamilyFiles(CLI::App* cmd, std::vector<std::string>* files) {
                   "directories in SLOTGUARD_FAMILY_PATH (colon-separated) is registered too")
       ->check(Path("a family description file"))
       ->expected(1)
+      ->allow_extra_args(false)  // one file per --family-file: the scenarios after it stay positional
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 

@@ -546,8 +546,9 @@ bool Builder::Table(Group* g) {
   std::vector<int32_t> widths(static_cast<size_t>(b.num_reqs()), width);
   if (ragged) {
     for (int32_t r = 0; r < b.num_reqs(); ++r) {
-      widths[r] = static_cast<int32_t>(std::max<int64_t>(shape.min_width, whole(needed[r])));
-      if (width < most) widths[r] = std::min(widths[r], width);  // the range guard pads what is past
+      // No wider than the table's width: the range guard pads what is past
+      // (a narrowed or truncated table: positions near int32 address 2^31 columns).
+      widths[r] = static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(shape.min_width, whole(needed[r])), width));
       if (c.Chance(20)) widths[r] += static_cast<int32_t>(c.Range(1, 2));
       if (dummy[r]) widths[r] = static_cast<int32_t>(std::max<int64_t>(shape.min_width, c.Range(0, 2)));
     }

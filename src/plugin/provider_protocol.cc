@@ -195,7 +195,8 @@ void PutRun(uint32_t sequence, const std::vector<ProviderRecord>& records, WireB
       const std::vector<size_t> params = WireParams(group.family);
       std::vector<int64_t> values(params.size());
       for (size_t i = 0; i < params.size(); ++i) values[i] = group.params[params[i]];
-      const bool widths = !group.table.lengths.empty();
+      // A ragged (CSR) family's groups carry their rows' widths, none too (a table of no rows).
+      const bool widths = MappingOf(group).rows == RowsRule::kCsr;
       out->PutU32(static_cast<uint32_t>(values.size()));
       out->PutU32((g.common ? kGroupGateInline : 0) | (widths ? kGroupRowWidths : 0));
       out->PutU64(blob.Add(values));

@@ -5,6 +5,7 @@
 #include "invariants/invariants.h"
 #include "reference/reference.h"
 #include "runner/scenario_run.h"
+#include "scenario/family_params.h"
 
 namespace slotguard {
 
@@ -26,7 +27,15 @@ Scenario PadToCaptureSize(const Scenario& scenario) {
   b.num_tokens = size;
   b.positions.resize(size, 0);
   b.slot_mapping_in.resize(size, kPadSlot);
-  for (auto& [name, golden] : padded.expect.slot_mapping) golden.resize(size, kPadSlot);
+  // The tokens added are padding: each output's golden holds its family's
+  // tail value there (PAD; slot_mapping_in, PAD here; or a sink's null slot 0).
+  for (const Group& group : padded.groups) {
+    const int64_t tail = MappingOf(group).tail_value == TailValue::kNullSlot ? 0 : kPadSlot;
+    for (const std::string& name : OutputNames(group)) {
+      auto golden = padded.expect.slot_mapping.find(name);
+      if (golden != padded.expect.slot_mapping.end()) golden->second.resize(size, tail);
+    }
+  }
   return padded;
 }
 

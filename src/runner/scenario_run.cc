@@ -120,7 +120,12 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
     run->facts.push_back(std::move(reference[i].facts));
     run->request_of_token.push_back(std::move(reference[i].owner));
     run->output_names.push_back(OutputNames(group));
-    // What the writers skip by another group's output, as the references say.
+  }
+  // What the writers skip by another group's output, as the references say:
+  // read from run->reference once every group's is there (the loop above
+  // moves them out of `reference`, the linked group's among them).
+  for (size_t i = 0; i < scenario.groups.size(); ++i) {
+    const Group& group = scenario.groups[i];
     run->writer_skips.emplace_back();
     const int writer_gate = WriterGateGroupIndex(scenario, group);
     if (writer_gate >= 0) {
@@ -129,7 +134,7 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
       std::string unused;
       if (MakeGroupPlan(desc, desc.mapping, group.params, scenario.batch, &plan, &unused))
         run->writer_skips.back() =
-            WriterSkipMask(plan, reference[writer_gate].slots[0].data(), scenario.batch.num_tokens);
+            WriterSkipMask(plan, run->reference[writer_gate][0].data(), scenario.batch.num_tokens);
     }
   }
   for (size_t i = 0; i < scenario.groups.size(); ++i) {

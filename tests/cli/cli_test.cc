@@ -91,7 +91,8 @@ TEST_F(CliTest, UnknownVariantSuggests) {
   o.variant = "unguard";
   EXPECT_EQ(kExitBadInput, Check(o));
   EXPECT_EQ("slotguard: error: unknown variant 'unguard', did you mean 'unguarded'?; expected one of all, "
-            "fixed, unguarded, dummy_reads_row, pad_from_n, gathered_row, prefix, no_common_guard, clamp\n",
+            "fixed, unguarded, dummy_reads_row, pad_from_n, gathered_row, prefix, no_common_guard, clamp, "
+            "engine_81be2e09, engine_fb28d724\n",
             err_.str());
 }
 
@@ -497,7 +498,8 @@ TEST(BinaryTest, UnknownFamiliesAndVariantsSuggestTheirNames) {
   std::string out;
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family kpool", &out));
   EXPECT_EQ("slotguard: error: --family: unknown kernel family 'kpool', did you mean 'kpool_tail'?; expected one of paged, "
-            "kpool_tail, qsa_ring, qsa_compressed, compressor_ring\n",
+            "kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
+            "flashinfer_append, sglang_out_cache_loc\n",
             out);
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family pagd", &out));
   EXPECT_EQ(0u, out.find("slotguard: error: --family: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "))

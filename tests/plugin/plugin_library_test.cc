@@ -255,7 +255,8 @@ TEST_F(PluginTest, PluginsThatCannotBeUsedAreRefusedInOneLine) {
             OpenError(kFixtures + "/libsg_bad_no_family.so"));
   EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_unknown_family.so: plugin unknown-family lists unknown kernel "
             "family 'kpool_tial', did you mean 'kpool_tail'?; expected one of paged, kpool_tail, qsa_ring, "
-            "qsa_compressed, compressor_ring",
+            "qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, flashinfer_append, "
+            "sglang_out_cache_loc",
             OpenError(kFixtures + "/libsg_bad_unknown_family.so"));
   EXPECT_EQ(kExitBadInput, Check("/nonexistent/lib.so"));
   const std::string line = err_.str();

@@ -51,7 +51,8 @@ TEST(FamiliesTest, ValidateVariantNameSuggests) {
   EXPECT_EQ("", err);
   EXPECT_FALSE(ValidateVariantName("unguard", &err));
   EXPECT_EQ("unknown variant 'unguard', did you mean 'unguarded'?; expected one of all, fixed, unguarded, "
-            "dummy_reads_row, pad_from_n, gathered_row, prefix, no_common_guard, clamp",
+            "dummy_reads_row, pad_from_n, gathered_row, prefix, no_common_guard, clamp, engine_81be2e09, "
+            "engine_fb28d724",
             err);
 }
 

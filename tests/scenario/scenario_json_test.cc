@@ -237,7 +237,8 @@ TEST_F(ScenarioJsonTest, UnknownNamesSuggest) {
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "pagd", "block_size": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/kernel: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "
-              "paged, kpool_tail, qsa_ring, qsa_compressed, compressor_ring");
+              "paged, kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
+              "flashinfer_append, sglang_out_cache_loc");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "variant": "unguardd", "block_size": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/variant: unknown variant 'unguardd' of family paged, did you mean 'unguarded'?; "

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The engine families (families/{dsv4_compressed,eagle_step,dflash,
+# sglang_out_cache_loc,flashinfer_append}.json) and the sliding-window
+# worked example of docs/family-format.md, end to end through the binary and
+# their numpy providers (examples/python/families/):
+#   - each engine family: `check` of its curated scenarios
+#     (scenarios/engines/NAME/) through its provider holds (exit 0); a short
+#     fuzz campaign of the family through its provider finds nothing
+#     (exit 0); `replay` of one curated scenario through it holds (exit 0);
+#   - the sliding window (a user family, --family-file): `check` of
+#     examples/families/scenarios/ holds, without an implementation (the
+#     description itself) and through its provider; fuzz with the planted provider
+#     finds the bug (exit 1) and writes a reproducer under --out minimized to
+#     at most 2 requests; replaying it fails with the planted provider
+#     (exit 1) and holds with the correct one (exit 0).
+# The providers need numpy: /usr/bin/python3 (or $PYTHON) without it skips (77).
+# Usage: tests/families/engine_families_test.sh SLOTGUARD_BINARY SCRATCH_DIR
+set -uo pipefail
+if [ $# -ne 2 ]; then
+  echo "usage: $0 SLOTGUARD_BINARY SCRATCH_DIR" >&2
+  exit 2
+fi
+sg=$1
+case $sg in /*) ;; *) sg=$PWD/$sg ;; esac
+scratch=$2
+case $scratch in /*) ;; *) scratch=$PWD/$scratch ;; esac
+py=${PYTHON:-/usr/bin/python3}
+if ! "$sg" --version > /dev/null 2>&1; then
+  echo "engine_families_test: $1 does not run ($1 --version failed)" >&2
+  exit 2
+fi
+if ! "$py" -c 'import numpy' 2> /dev/null; then
+  echo "engine_families_test skipped: $py has no numpy (apt-get install python3-numpy)"
+  exit 77
+fi
+cd "$(dirname "$0")/../.." || exit 2
+rm -rf "$scratch" && mkdir -p "$scratch" || exit 2
+
+passed=0 failed=0
+log=$scratch/last.log
+# expect CODE WHAT COMMAND...: runs COMMAND, which must exit CODE.
+expect() {
+  local want=$1 what=$2
+  shift 2
+  "$@" > "$log" 2>&1
+  local got=$?
+  if [ "$got" -eq "$want" ]; then
+    passed=$((passed + 1))
+    echo "ok    $what"
+  else
+    failed=$((failed + 1))
+    echo "FAIL  $what: exit $got, expected $want: $*"
+    tail -n 30 "$log" | sed 's/^/      /'
+  fi
+}
+
+for family in dsv4_compressed eagle_step dflash sglang_out_cache_loc flashinfer_append; do
+  provider="$py examples/python/families/${family}_provider.py"
+  dir=scenarios/engines/$family
+  expect 0 "$family: check $dir through its provider" \
+    "$sg" check --backend host --writers --quiet --kernel-cmd "$provider" "$dir/"
+  expect 0 "$family: fuzz 300 runs through its provider" \
+    "$sg" fuzz --backend host --family "$family" --kernel-cmd "$provider" --runs 300 --seed 1 \
+    --out "$scratch/fuzz-$family"
+  first=$(ls "$dir"/*.json | head -n 1)
+  expect 0 "$family: replay $first through its provider" \
+    "$sg" replay --backend host --kernel-cmd "$provider" "$first"
+done
+
+# The sliding window, a user family.
+fam=(--family-file examples/families/sliding_window.json)
+good="$py examples/python/families/sliding_window_provider.py"
+planted="$good --planted"
+expect 0 "sliding_window: check examples/families/scenarios/ (the description itself)" \
+  "$sg" check --backend host "${fam[@]}" examples/families/scenarios/
+expect 0 "sliding_window: check examples/families/scenarios/ through its provider" \
+  "$sg" check --backend host --writers "${fam[@]}" --kernel-cmd "$good" examples/families/scenarios/
+expect 1 "sliding_window: check with the planted bug fails" \
+  "$sg" check --backend host "${fam[@]}" --kernel-cmd "$planted" examples/families/scenarios/
+out=$scratch/fuzz-sliding-window
+expect 1 "sliding_window: fuzz finds the planted bug" \
+  "$sg" fuzz --backend host "${fam[@]}" --family sliding_window --kernel-cmd "$planted" --runs 2000 --seed 1 \
+  --out "$out"
+repro=$(ls "$out"/fuzz-*.json 2> /dev/null | head -n 1)
+if [ -z "$repro" ]; then
+  failed=$((failed + 1))
+  echo "FAIL  sliding_window: no reproducer under $out"
+else
+  requests=$("$py" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["batch"]["query_start_loc"]) - 1)' "$repro")
+  if [ "$requests" -le 2 ]; then
+    passed=$((passed + 1))
+    echo "ok    sliding_window: the reproducer is minimized ($requests requests)"
+  else
+    failed=$((failed + 1))
+    echo "FAIL  sliding_window: the reproducer has $requests requests, expected at most 2: $repro"
+  fi
+  expect 1 "sliding_window: replay of the reproducer with the planted bug fails" \
+    "$sg" replay --backend host "${fam[@]}" --kernel-cmd "$planted" "$repro"
+  expect 0 "sliding_window: replay of the reproducer with the correct provider holds" \
+    "$sg" replay --backend host "${fam[@]}" --kernel-cmd "$good" "$repro"
+fi
+
+echo "engine_families_test: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
