@@ -220,14 +220,33 @@ TEST_F(PluginTest, AnAbi1PluginReadsAPersistentTableGatheredPerRequest) {
     "groups": [{"name": "tail", "kernel": "kpool_tail", "kpool": 4, "block_table": []}],
     "expect": {"verdict": "pass", "slot_mapping": {"tail": [-1, -1]}}})";
   EXPECT_EQ(kExitHolds, Check(v1, {empty.string()})) << out_.str() << err_.str();
-  // seq_lens past int32 cannot reach an ABI-1 plugin faithfully: said so, not blamed on the kernel.
+  // seq_lens past int32 cannot reach an ABI-1 plugin faithfully: the
+  // scenario is skipped and counted, neither blamed on the kernel nor held.
   const fs::path wide = dir_ / "v1-wide-seq-lens.json";
   std::ofstream(wide) << R"({"slotguard": 1, "name": "v1-wide", "num_blocks": 8,
     "batch": {"query_start_loc": [0, 1], "seq_lens": [4294967296]},
     "groups": [{"name": "tail", "kernel": "kpool_tail", "kpool": 4, "block_table": [[3]]}]})";
-  EXPECT_EQ(kExitFindings, Check(v1, {wide.string()})) << out_.str() << err_.str();
-  EXPECT_NE(std::string::npos, out_.str().find("takes int32 seq_lens (plugin ABI 1 or kernel spec 1) and this "
+  CheckOptions loud;
+  loud.paths = {wide.string()};
+  loud.backend = BackendKind::kHost;
+  loud.setup.provider.kernel_lib = v1;
+  out_.str("");
+  EXPECT_EQ(kExitHolds, RunCheck(loud, out_, err_)) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("skip  " + wide.string())) << out_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("group tail: plugin v1-kpool-tail (" + v1 +
+                                               ") takes int32 seq_lens (plugin ABI 1 or kernel spec 1) and this "
                                                "batch's reach 4294967296")) << out_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find("1 skipped")) << out_.str();
+}
+
+// A gate that held keeps holding after an upgrade: the curated scenarios a
+// correct ABI-1 plugin cannot take (positions past int32) are skipped and
+// counted, never a no_fault.
+TEST_F(PluginTest, ACorrectAbi1PluginHoldsTheCuratedScenarios) {
+  const std::string v1 = kFixtures + "/libsg_v1_kpool_tail.so";
+  EXPECT_EQ(kExitHolds, Check(v1)) << out_.str() << err_.str();
+  EXPECT_EQ(std::string::npos, out_.str().find("no_fault")) << out_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find(" skipped)")) << out_.str();
 }
 
 TEST_F(PluginTest, FuzzGeneratesPersistentTablesOnlyForAProviderThatReadsThem) {
