@@ -401,7 +401,7 @@ int main(int argc, char** argv) {
   fuzz_cmd->footer(Footer("  slotguard fuzz --time 300 --seed 7 -j 8\n"
 "  slotguard fuzz --backend host --family paged --variant unguarded --runs 2000\n"
 "  slotguard fuzz --time 600 --keep-going --suppressions known.json --json fuzz.json --out findings/\n",
-                         "0 no finding (or only suppressed ones); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage or a bad --suppressions file (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, an --out that cannot be created, a --json or --sarif that cannot be written: after the summary)"));
+                         "0 no finding (or only suppressed ones); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage or a bad --suppressions file (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, an --out that cannot be created, a --json or --sarif that cannot be written: after the summary, a reproducer that cannot be written: its finding still reported)"));
   fuzz_cmd->add_option("--family", fuzz.families, "fuzz only these families (repeatable)");
   fuzz_cmd->add_option("--variant", fuzz.variant,
                        "force a variant on the groups whose family has it (a mutant to find)");
@@ -452,7 +452,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("import", "turn a fuzz_mapping libFuzzer artifact into a scenario file");
   import_cmd->footer(Footer("  slotguard import crash-0123abcd                  # the scenario to stdout\n"
 "  slotguard import --variant paged/unguarded -o crash.json crash-0123abcd\n",
-                         "0 the scenario is written; 2 bad input or usage (an artifact that cannot be read, an unknown variant, an -o that cannot be written)"));
+                         "0 the scenario is written; 2 bad input or usage (an artifact that cannot be read, an unknown variant, an -o that cannot be a file: a directory, FIFO, device or missing folder); 3 environment (writing -o failed)"));
   import_cmd->add_option("file", import.file, "the artifact (crash-..., or any corpus input)")->required()
       ->check(Path());
   import_cmd->add_option("-o,--out", import.out, "scenario file to write (default: stdout)")

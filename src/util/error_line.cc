@@ -140,6 +140,23 @@ std::string PrintableText(const std::string& text) {
   return out;
 }
 
+std::string Utf8Text(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const size_t n = c < 0x80 ? 1 : Utf8Length(text, i);
+    if (n == 0) {
+      out += HexByte(c);
+      ++i;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
 size_t CountChars(const std::string& text) {
   size_t chars = 0;
   for (size_t i = 0; i < text.size(); ++chars) {

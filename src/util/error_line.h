@@ -33,6 +33,13 @@ std::string EscapeText(const std::string& text, size_t max_chars = kEscapeLimit)
 /// U+10FFFF, truncated) and the XML-forbidden U+FFFE and U+FFFF become '?'.
 std::string PrintableText(const std::string& text);
 
+/// `text` as valid UTF-8 for a report (JSON, SARIF), whatever it holds: valid
+/// UTF-8 kept as it is (control characters included: the report's own
+/// escaping shows them), each byte that does not start a valid sequence as
+/// the four characters \xHH. A path or name with bytes that are not UTF-8
+/// reaches the report escaped instead of making it unwritable.
+std::string Utf8Text(const std::string& text);
+
 /// The characters of `text`: each valid UTF-8 sequence one, each other byte
 /// one (as a length limit a user can count).
 size_t CountChars(const std::string& text);
