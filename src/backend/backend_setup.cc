@@ -76,7 +76,9 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
       *environment = true;
       return nullptr;
     }
-    provider = OpenProvider(setup.provider, &why);
+    // Isolated (the default with another implementation) nothing of a
+    // plugin runs here: a child process loads it and describes it.
+    provider = OpenProviderForSlotguard(setup.provider, /*in_process=*/setup.isolate == 0, setup.timeout_seconds, &why);
     if (!provider) {
       *problem = why;
       return nullptr;

@@ -104,6 +104,7 @@ int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err
 struct WorkerOptions {
   BackendKind backend = BackendKind::kHost;
   ProviderSource provider;
+  bool describe = false;  // --describe: load --kernel-lib, answer what it is, exit (plugin/plugin_probe.h)
 };
 int RunWorker(const WorkerOptions& options, std::ostream& err);
 

@@ -498,6 +498,7 @@ int main(int argc, char** argv) {
   worker_cmd->add_option("--kernel-lib", worker.provider.kernel_lib);
   worker_cmd->add_option("--kernel-cubin", worker.provider.kernel_cubin);
   worker_cmd->add_option("--kernel-spec", worker.provider.kernel_spec);
+  worker_cmd->add_flag("--describe", worker.describe);
 
   if (!CheckNames(argc, argv, app.get_subcommands([](CLI::App*) { return true; }), std::cerr))
     return slotguard::kExitBadInput;

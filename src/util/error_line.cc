@@ -140,6 +140,27 @@ std::string PrintableText(const std::string& text) {
   return out;
 }
 
+namespace {
+
+/// `text` cut after `max_chars` characters, the cut marked with `bytes`.
+std::string Elide(const std::string& text, size_t max_chars, size_t bytes) {
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++chars) {
+    if (chars == max_chars) return text.substr(0, i) + "...(" + std::to_string(bytes) + " bytes)";
+    const size_t n = static_cast<unsigned char>(text[i]) < 0x80 ? 0 : Utf8Length(text, i);
+    i += n == 0 ? 1 : n;
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string ElideText(const std::string& text, size_t max_chars) { return Elide(text, max_chars, text.size()); }
+
+std::string ForeignText(const std::string& text, size_t max_chars) {
+  return Elide(PrintableText(text), max_chars, text.size());  // N: what the program sent
+}
+
 std::string Utf8Text(const std::string& text) {
   std::string out;
   out.reserve(text.size());

@@ -33,6 +33,18 @@ std::string EscapeText(const std::string& text, size_t max_chars = kEscapeLimit)
 /// U+10FFFF, truncated) and the XML-forbidden U+FFFE and U+FFFF become '?'.
 std::string PrintableText(const std::string& text);
 
+/// Text another program chose (a plugin's or a provider's name, a
+/// provider's error or skip message) as one line of bounded length:
+/// PrintableText, then past `max_chars` characters elided as
+/// "...(N bytes)", N the length of `text`. So a name cannot forge a console
+/// line, nor make one of 64 KiB.
+constexpr size_t kForeignTextLimit = 200;
+std::string ForeignText(const std::string& text, size_t max_chars = kForeignTextLimit);
+
+/// `text` cut after `max_chars` characters (UTF-8 sequences whole), the cut
+/// marked "...(N bytes)", N the length of `text`; unchanged when shorter.
+std::string ElideText(const std::string& text, size_t max_chars);
+
 /// `text` as valid UTF-8 for a report (JSON, SARIF), whatever it holds: valid
 /// UTF-8 kept as it is (control characters included: the report's own
 /// escaping shows them), each byte that does not start a valid sequence as
