@@ -5,8 +5,10 @@
 
 namespace slotguard {
 
-int RunList(bool params_markdown, std::ostream& out) {
-  if (params_markdown) {
+int RunList(bool params_markdown, bool json, std::ostream& out) {
+  if (json) {
+    out << RegistryJson();
+  } else if (params_markdown) {
     out << FamilyParameterMarkdown();
   } else {
     WriteRegistryListing(out);

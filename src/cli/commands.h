@@ -50,7 +50,9 @@ struct ReplayOptions {
 };
 int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err);
 
-int RunList(bool params_markdown, std::ostream& out);
+/// `slotguard list`: the registries in words; --params-markdown the
+/// parameter table; --json all of it as JSON (report/registry_listing.h).
+int RunList(bool params_markdown, bool json, std::ostream& out);
 
 struct MutantsOptions {
   std::vector<std::string> paths = {"scenarios/"};

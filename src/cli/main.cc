@@ -463,11 +463,17 @@ int main(int argc, char** argv) {
   CLI::App* list_cmd =
       app.add_subcommand("list", "families (with their parameters), variants and invariants, from the registries");
   list_cmd->footer(Footer("  slotguard list\n"
-"  slotguard list --params-markdown > params.md\n",
+"  slotguard list --params-markdown > params.md\n"
+"  slotguard list --json\n",
                          "0 listed; 2 usage"));
-  bool params_markdown = false;
-  list_cmd->add_flag("--params-markdown", params_markdown,
-                     "print only the families' parameter table, as Markdown (docs/families.md holds it)");
+  bool params_markdown = false, list_json = false;
+  CLI::Option* markdown_flag =
+      list_cmd->add_flag("--params-markdown", params_markdown,
+                         "print only the families' parameter table, as Markdown (docs/families.md holds it)");
+  list_cmd->add_flag("--json", list_json,
+                     "print the families (parameters, variants) and invariants as JSON, for tools that check names "
+                     "against this binary")
+      ->excludes(markdown_flag);
 
   slotguard::BenchOptions bench;
   CLI::App* bench_cmd = app.add_subcommand(
@@ -521,7 +527,7 @@ int main(int argc, char** argv) {
   try {
     if (*check_cmd) return slotguard::RunCheck(check, std::cout, std::cerr);
     if (*replay_cmd) return slotguard::RunReplay(replay, std::cout, std::cerr);
-    if (*list_cmd) return slotguard::RunList(params_markdown, std::cout);
+    if (*list_cmd) return slotguard::RunList(params_markdown, list_json, std::cout);
     if (*mutants_cmd) return slotguard::RunMutants(mutants, std::cout, std::cerr);
     if (*fuzz_cmd) return slotguard::RunFuzz(fuzz, std::cout, std::cerr);
     if (*import_cmd) return slotguard::RunImport(import, std::cout, std::cerr);

@@ -1,5 +1,7 @@
 #include "report/registry_listing.h"
 
+#include <nlohmann/json.hpp>
+
 #include "registry/families.h"
 #include "registry/invariants.h"
 #include "scenario/family_params.h"
@@ -68,6 +70,39 @@ std::string FamilyParameterMarkdown() {
           RangeText(p) + " | " + DefaultCell(p) + " | " + plugin + " | " + p.meaning + " |\n";
   }
   return md;
+}
+
+std::string RegistryJson() {
+  nlohmann::ordered_json root;
+  root["slotguard_list"] = 1;
+  nlohmann::ordered_json families = nlohmann::ordered_json::array();
+  for (const FamilyInfo& family : AllFamilies()) {
+    nlohmann::ordered_json f;
+    f["name"] = family.name;
+    f["description"] = family.description;
+    nlohmann::ordered_json params = nlohmann::ordered_json::array();
+    for (const ParamInfo* p : ParamsOf(family.family)) {
+      if (p->kind == ParamKind::kDerived) continue;
+      params.push_back({{"key", p->key}, {"type", KindName(p->kind)}, {"range", RangeText(*p)},
+                        {"default", DefaultCell(*p)}, {"meaning", p->meaning}});
+    }
+    f["params"] = params;
+    nlohmann::ordered_json variants = nlohmann::ordered_json::array();
+    for (Variant v : VariantsOf(family.family))
+      variants.push_back({{"name", GetVariant(v).name}, {"description", GetVariant(v).description}});
+    f["variants"] = variants;
+    families.push_back(f);
+  }
+  root["families"] = families;
+  nlohmann::ordered_json invariants = nlohmann::ordered_json::array();
+  for (const InvariantInfo& inv : AllInvariants())
+    invariants.push_back({{"name", inv.name},
+                          {"description", inv.description},
+                          {"stage", inv.stage == InvariantStage::kMemory ? "memory"
+                                    : inv.stage == InvariantStage::kRun  ? "run"
+                                                                         : "mapping"}});
+  root["invariants"] = invariants;
+  return root.dump(2) + "\n";
 }
 
 }  // namespace slotguard

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -521,23 +522,40 @@ TEST_F(CliTest, MutantsFailWhenTheFixedKernelHasFindings) {
 }
 
 TEST_F(CliTest, ListShowsTheRegistries) {
-  EXPECT_EQ(kExitHolds, RunList(false, out_));
+  EXPECT_EQ(kExitHolds, RunList(false, false, out_));
   for (const char* name : {"paged", "fixed", "unguarded", "dummy_reads_row", "pad_from_n", "differential",
                            "null_block", "row_bounds", "golden", "null_bytes", "write_set", "no_fault"})
     EXPECT_NE(std::string::npos, out_.str().find(std::string("  ") + name + ":")) << name;
 }
 
 TEST_F(CliTest, ListShowsEachFamilysParameters) {
-  EXPECT_EQ(kExitHolds, RunList(false, out_));
+  EXPECT_EQ(kExitHolds, RunList(false, false, out_));
   EXPECT_NE(std::string::npos,
             out_.str().find("    param ring_block_size (integer, 1 .. 2147483647, divides capacity; default required)"));
   EXPECT_NE(std::string::npos, out_.str().find("    param dcp/rank (integer, 0 .. dcp.world - 1; default 0)"));
 }
 
+// `list --json`: every invariant and family of the registries, by name.
+TEST_F(CliTest, ListJsonHoldsTheRegistries) {
+  EXPECT_EQ(kExitHolds, RunList(false, true, out_));
+  const nlohmann::json j = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(1, j["slotguard_list"]);
+  std::set<std::string> invariants, families;
+  for (const auto& i : j["invariants"]) invariants.insert(i["name"].get<std::string>());
+  for (const auto& f : j["families"]) families.insert(f["name"].get<std::string>());
+  EXPECT_EQ((std::set<std::string>{"differential", "null_block", "null_owner_pad", "pad_exact", "padding_tail",
+                                   "in_range", "own_block", "unique_slots", "row_bounds", "golden", "null_bytes",
+                                   "write_set", "no_fault"}),
+            invariants);
+  EXPECT_EQ((std::set<std::string>{"paged", "kpool_tail", "qsa_ring", "qsa_compressed", "compressor_ring"}), families);
+  EXPECT_EQ("unguarded", j["families"][0]["variants"][1]["name"]);
+  EXPECT_EQ("block_size", j["families"][0]["params"][0]["key"]);
+}
+
 // docs/families.md holds the table `slotguard list --params-markdown` prints,
 // so the docs cannot drift from the table that drives the loader.
 TEST_F(CliTest, TheDocsParameterTableIsTheRegistrys) {
-  EXPECT_EQ(kExitHolds, RunList(true, out_));
+  EXPECT_EQ(kExitHolds, RunList(true, false, out_));
   std::ifstream in(std::string(SLOTGUARD_SOURCE_DIR) + "/docs/families.md");
   std::stringstream docs;
   docs << in.rdbuf();
