@@ -534,7 +534,24 @@ int main(int argc, char** argv) {
     if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
     if (*worker_cmd) return slotguard::RunWorker(worker, std::cerr);
   } catch (const std::bad_alloc&) {
-    std::cerr << slotguard::ErrorLine(slotguard::OutOfMemoryText("slotguard"));
+    // What ran out, with the remedy the command has (bench has no -j and
+    // no --max-memory-mib).
+    std::string what = "slotguard", advice;
+    if (*check_cmd || *replay_cmd || *mutants_cmd) {
+      what = *check_cmd ? "check" : *replay_cmd ? "replay" : "mutants";
+      advice = *replay_cmd ? "lower --max-memory-mib so that such a scenario is refused before it runs"
+                           : "check fewer scenarios at once with -j, or lower --max-memory-mib so that such a "
+                             "scenario is refused before it runs";
+    } else if (*fuzz_cmd) {
+      what = "fuzz";
+      advice = "fewer threads with -j, or smaller batches with --max-requests";
+    } else if (*bench_cmd) {
+      what = "bench";
+      advice = "smaller batches with --tokens and --host-tokens";
+    } else if (*import_cmd) {
+      what = "import";
+    }
+    std::cerr << slotguard::ErrorLine(slotguard::OutOfMemoryText(what, advice));
     return slotguard::kExitEnvironment;
   } catch (const std::exception& e) {
     std::cerr << slotguard::ErrorLine(std::string("internal error: ") + e.what());

@@ -104,8 +104,12 @@ std::string ErrorLine(const std::string& problem) { return "slotguard: error: " 
 std::string EscapeText(const std::string& text, size_t max_chars) { return Escape(text, max_chars, 0); }
 
 std::string OutOfMemoryText(const std::string& what) {
-  return what + ": out of memory; expected more free memory (check fewer scenarios at once with -j, or lower "
-                "--max-memory-mib so that such a scenario is refused before it runs)";
+  return OutOfMemoryText(what, "check fewer scenarios at once with -j, or lower --max-memory-mib so that such a "
+                               "scenario is refused before it runs");
+}
+
+std::string OutOfMemoryText(const std::string& what, const std::string& advice) {
+  return what + ": out of memory; expected more free memory" + (advice.empty() ? "" : " (" + advice + ")");
 }
 
 std::string PrintableText(const std::string& text) {

@@ -57,8 +57,12 @@ std::string Utf8Text(const std::string& text);
 size_t CountChars(const std::string& text);
 
 /// "WHAT: out of memory; expected ..." for a std::bad_alloc (exit 3):
-/// what ran out and what to do about it. `what` is already escaped.
+/// what ran out and what to do about it (check's scenarios: fewer at once
+/// with -j, or a lower --max-memory-mib). `what` is already escaped.
 std::string OutOfMemoryText(const std::string& what);
+/// The same with the command's own remedy: "WHAT: out of memory; expected
+/// more free memory (ADVICE)", or without the parenthesis when `advice` is "".
+std::string OutOfMemoryText(const std::string& what, const std::string& advice);
 
 /// 'text', escaped and elided as EscapeText does; the quote inside shown as
 /// \' (or \" with quote '"').
