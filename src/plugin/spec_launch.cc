@@ -347,6 +347,17 @@ bool CheckConstantGrids(const KernelSpec& spec, std::string* err) {
       }
     }
     if (!CheckGrid(spec, *k, grid, "", err)) return false;
+    // The block: each dimension is at most 1024 when the spec loads; CUDA
+    // also takes at most 64 in z and 1024 threads in all.
+    int64_t threads = 1;
+    for (int d = 0; d < 3; ++d) threads *= k->block[d];  // at most 2^30: no overflow
+    if (threads > 1024 || k->block[2] > 64) {
+      const std::string pointer = k->grid_pointer.substr(0, k->grid_pointer.size() - 4) + "block";
+      *err = spec.file + ":" + pointer + ": " + std::to_string(k->block[0]) + " x " + std::to_string(k->block[1]) +
+             " x " + std::to_string(k->block[2]) + " threads per block; expected at most 1024 in all and 64 in z "
+             "(CUDA's limits)";
+      return false;
+    }
   }
   return true;
 }

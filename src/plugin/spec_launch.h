@@ -65,8 +65,9 @@ bool CheckGrid(const KernelSpec& spec, const SpecKernel& kernel, const int64_t g
                std::string* err);
 
 /// At load: the grid dimensions of every kernel of `spec` (its own, or each
-/// specialization's) that name no variable, checked by CheckGrid. A spec
-/// error (exit 2) before anything runs.
+/// specialization's) that name no variable, checked by CheckGrid, and its
+/// block within CUDA's limits (at most 1024 threads, 64 in z). A spec error
+/// (exit 2) before anything runs.
 bool CheckConstantGrids(const KernelSpec& spec, std::string* err);
 
 }  // namespace slotguard

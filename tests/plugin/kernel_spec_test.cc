@@ -660,6 +660,13 @@ TEST(SpecLaunchTest, AGridPastCudasLimitsIsASpecError) {
               kTail);
   EXPECT_FALSE(CheckConstantGrids(spec, &err));
   EXPECT_EQ("k.json:/specializations/0/grid/1: '65536' is 65536; expected 0 <= grid y <= 65535 (CUDA's limit)", err);
+  // The block's threads too (each dimension alone is at most 1024).
+  spec = Spec(kHead2 + R"("params": [], "grid": [1], "block": [1024, 2]})");
+  EXPECT_FALSE(CheckConstantGrids(spec, &err));
+  EXPECT_EQ("k.json:/block: 1024 x 2 x 1 threads per block; expected at most 1024 in all and 64 in z (CUDA's limits)",
+            err);
+  spec = Spec(kHead2 + R"("params": [], "grid": [1], "block": [4, 2, 128]})");
+  EXPECT_FALSE(CheckConstantGrids(spec, &err));
 }
 
 // A skip line stays one bounded line whatever the spec holds: 10,000
