@@ -7,7 +7,6 @@
 // synchronizes, and a CUDA-graph capture records it as graph memory nodes.
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <map>
 
 #include <cuda_runtime_api.h>
@@ -22,6 +21,7 @@
 #include "registry/families.h"
 #include "scenario/table_extent.h"
 #include "util/error_line.h"
+#include "util/output_file.h"
 
 namespace slotguard {
 namespace {
@@ -248,9 +248,11 @@ class Libraries {
       *out = it->second;
       return true;
     }
-    const std::string where = pointer.empty() ? "--kernel-cubin " + file : spec_path + ":" + pointer + ": " + file;
-    if (!std::ifstream(file)) {
-      *err = where + ": cannot open file; expected a cubin, fatbin or PTX file" +
+    const std::string where = pointer.empty() ? "--kernel-cubin " + EscapeText(file, 0)
+                                              : EscapeText(spec_path, 0) + ":" + pointer + ": " + EscapeText(file, 0);
+    // Never opened before it is known to be a regular file: a FIFO would block.
+    if (const std::string problem = NotARegularFile(file); !problem.empty()) {
+      *err = where + ": " + problem + "; expected a cubin, fatbin or PTX file" +
              (pointer.empty() ? "" : " (a relative path is from the spec's folder)");
       return false;
     }
@@ -281,8 +283,8 @@ std::unique_ptr<MappingProvider> OpenCubinKernel(const std::string& cubin, const
                                                  std::string* err) {
   KernelSpec spec;
   if (!LoadKernelSpec(spec_path, &spec, err) || !CheckConstantGrids(spec, err)) return nullptr;
-  if (!std::ifstream(cubin)) {
-    *err = "--kernel-cubin " + cubin + ": cannot open file; expected a cubin, fatbin or PTX file";
+  if (const std::string problem = NotARegularFile(cubin); !problem.empty()) {
+    *err = "--kernel-cubin " + EscapeText(cubin, 0) + ": " + problem + "; expected a cubin, fatbin or PTX file";
     return nullptr;
   }
   // The kernels that launch: the spec's own, or each specialization's.

@@ -377,6 +377,25 @@ TEST_F(PluginTest, TheLibraryIsARegularFileAndNoReportOverwritesIt) {
   EXPECT_EQ(size, fs::file_size(copy));
 }
 
+// A compiled kernel's files too, a specialization's cubin included: checked
+// before anything opens them (an ifstream on a FIFO waited for a writer).
+// No CUDA call comes before these checks, so this runs without a device.
+TEST_F(PluginTest, ACompiledKernelsFilesAreRegularFiles) {
+  const std::string fifo = (dir_ / "kernel.fifo").string();
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+  std::string err;
+  EXPECT_EQ(nullptr, OpenCubinKernel(fifo, SLOTGUARD_SOURCE_DIR "/examples/cubin/kpool_tail_kernel.spec.json", &err));
+  EXPECT_EQ("--kernel-cubin " + fifo + ": not a regular file (a FIFO); expected a cubin, fatbin or PTX file", err);
+  const fs::path spec = dir_ / "s.spec.json";
+  std::ofstream(spec) << R"({"slotguard_kernel_spec": 2, "family": "qsa_ring", "symbol": "k", "params": [],
+      "grid": [1], "block": [1], "specializations": [{"requires": ["ring == 4"], "cubin": ")" + fifo + R"("}]})";
+  EXPECT_EQ(nullptr, OpenCubinKernel(kExamples + "/kpool_tail_kernel.fatbin", spec.string(), &err));
+  EXPECT_EQ(spec.string() + ":/specializations/0/cubin: " + fifo +
+                ": not a regular file (a FIFO); expected a cubin, fatbin or PTX file (a relative path is from the "
+                "spec's folder)",
+            err);
+}
+
 TEST_F(PluginTest, AKeepGoingCampaignReportsBothPlantedBugsAndSuppressesTheKnownDifference) {
   FuzzOptions o;
   o.backend = BackendKind::kHost;
