@@ -191,7 +191,8 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
                   "process, its workers and a --kernel-cmd provider: one process per GPU")
       ->check(IntegerTo<int>(0, 1023));
   cmd->add_option("--timeout", setup->timeout_seconds,
-                  "seconds per scenario in an isolated run, per message to a --kernel-cmd provider (0: none)")
+                  "seconds per scenario in an isolated run, per message to a --kernel-cmd provider, for loading a --kernel-lib "
+                  "plugin in its child process (0: none)")
       ->capture_default_str()
       ->check(NonNegativeNumber());
   cmd->add_option("--kernel-lib", setup->provider.kernel_lib,
