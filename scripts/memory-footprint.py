@@ -7,13 +7,22 @@ and its workers together (/proc, polled every 20 ms), and on --backend gpu the p
 
   scripts/memory-footprint.py build/slotguard host
   scripts/memory-footprint.py build/slotguard gpu [SHAPE]   # only shapes whose name holds SHAPE
+
+The --kernel-cmd shapes run examples/python/kpool_tail_provider.py under
+this script's own interpreter (numpy makes it fast: run it with
+/usr/bin/python3 on Debian).
 """
 import json, os, subprocess, sys, tempfile, threading, time
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+PROVIDER = "%s %s" % (sys.executable, os.path.join(ROOT, "examples", "python", "kpool_tail_provider.py"))
+os.environ["PYTHONPATH"] = os.path.join(ROOT, "python") + os.pathsep + os.environ.get("PYTHONPATH", "")
 
 SG, BACKEND = sys.argv[1], sys.argv[2]
 ONLY = sys.argv[3] if len(sys.argv) > 3 else ""
 PAGED = {"name": "p", "kernel": "paged", "block_size": 16, "block_table": [[1]]}
 RING = {"name": "c", "kernel": "compressor_ring", "capacity": 4, "ring_block_size": 4, "block_table": [[1, 2, 3, 4]]}
+KPOOL = {"name": "k", "kernel": "kpool_tail", "kpool": 16, "block_table": [[1]]}
 SHAPES = [  # name, tokens, groups, num_blocks, extra flags
     ("16M tokens, 1 paged", 1 << 24, [PAGED], 8, []),
     ("16M tokens, 1 compressor_ring", 1 << 24, [RING], 8, []),
@@ -21,6 +30,9 @@ SHAPES = [  # name, tokens, groups, num_blocks, extra flags
     ("1M tokens, writers' pool 1 GiB", 1 << 20, [PAGED], 1 << 20, ["--writers"]),
     ("16M tokens, 1 paged, --isolate", 1 << 24, [PAGED], 8, ["--isolate"]),
     ("1M tokens, writers' pool 1 GiB, --isolate", 1 << 20, [PAGED], 1 << 20, ["--writers", "--isolate"]),
+    # A provider process (not a worker): the groups it runs, and those it does not.
+    ("16M tokens, 1 kpool_tail, --kernel-cmd (provided)", 1 << 24, [KPOOL], 8, ["--kernel-cmd", PROVIDER]),
+    ("16M tokens, 1 paged, --kernel-cmd (not provided)", 1 << 24, [PAGED], 8, ["--kernel-cmd", PROVIDER]),
 ]
 
 

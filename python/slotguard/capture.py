@@ -113,32 +113,61 @@ def _param_max(p):
 
 
 
+def _kind(x):
+    """A short description of a value for "got ..." (never the whole value)."""
+    if isinstance(x, (str, bytes)):
+        return "the %s %r" % (type(x).__name__, x[:40])
+    if isinstance(x, (list, tuple)):
+        return "a %s of %d elements" % (type(x).__name__, len(x))
+    if isinstance(x, (int, float, type(None))):
+        return "%r" % (x,)
+    name = type(x).__name__
+    return ("an %s" if name[:1] in "aeiouAEIOU" else "a %s") % name
+
+
+def _tolist(x):
+    """Tensors (CUDA ones come to the CPU) and numpy arrays as Python values."""
+    if hasattr(x, "detach"):
+        x = x.detach().cpu()
+    if hasattr(x, "tolist") and not isinstance(x, (list, tuple, str, bytes)):
+        x = x.tolist()
+    return x
+
+
+def _sequence(x, what):
+    """x as a list of its elements, when it is an array; ValueError naming
+    `what` otherwise (a string, a dict, a scalar, a 0-d array)."""
+    x = _tolist(x)
+    if isinstance(x, (str, bytes, bytearray, dict)) or isinstance(x, (int, float, bool)) or x is None:
+        raise ValueError("%s: expected an array of integers, got %s" % (what, _kind(x)))
+    try:
+        return list(x)
+    except TypeError:
+        raise ValueError("%s: expected an array of integers, got %s" % (what, _kind(x)))
+
+
 def _plain(x, what):
-    """A tensor / array / sequence as nested Python lists of ints."""
+    """A 2-D table (tensor / array / sequence of rows) as lists of lists;
+    ValueError naming `what` and the row for anything else."""
     if x is None:
         return None
-    if hasattr(x, "detach"):          # torch: CUDA tensors come to the CPU
-        x = x.detach().cpu()
-    if hasattr(x, "tolist"):
-        x = x.tolist()
-    if isinstance(x, (int, bool)):
-        return x
-    try:
-        return [_plain(v, what) if not isinstance(v, (int, bool)) else v for v in x]
-    except TypeError:
-        raise ValueError("%s: expected an array of integers, got %r" % (what, type(x).__name__))
+    return [_sequence(row, "%s[%d]" % (what, r)) for r, row in enumerate(_sequence(x, what))]
+
+
+def _element(e, what):
+    """One integer of an array: ints, integral floats, numpy scalars."""
+    e = _tolist(e)
+    if isinstance(e, float) and e.is_integer():
+        e = int(e)
+    if isinstance(e, bool) or not isinstance(e, int):
+        raise ValueError("%s: expected an integer, got %s" % (what, _kind(e)))
+    return e
 
 
 def _ints(x, what, lo, hi, n=None):
-    v = _plain(x, what)
-    if not isinstance(v, list):
-        raise ValueError("%s: expected a 1-D array of integers, got %r" % (what, v))
     out = []
-    for i, e in enumerate(v):
-        if isinstance(e, float) and e.is_integer():
-            e = int(e)
-        if isinstance(e, bool) or not isinstance(e, int):
-            raise ValueError("%s[%d]: expected an integer, got %r" % (what, i, e))
+    for i, e in enumerate(_sequence(x, what)):
+        e = _element(e, "%s[%d]" % (what, i))
         if not lo <= e <= hi:
             raise ValueError("%s[%d]: %d out of range; expected %d <= value <= %d" % (what, i, e, lo, hi))
         out.append(e)
@@ -150,15 +179,58 @@ def _ints(x, what, lo, hi, n=None):
 
 
 def _int(x, what, lo, hi):
-    if hasattr(x, "item"):
-        x = x.item()
-    if isinstance(x, float) and x.is_integer():
-        x = int(x)
-    if isinstance(x, bool) or not isinstance(x, int):
-        raise ValueError("%s: expected an integer, got %r" % (what, x))
+    x = _tolist(x)
+    if isinstance(x, list) and len(x) == 1 and not isinstance(x[0], list):  # a 1-element array
+        x = x[0]
+    x = _element(x, what)
     if not lo <= x <= hi:
         raise ValueError("%s: %d out of range; expected %d <= value <= %d" % (what, x, lo, hi))
     return x
+
+
+def _expect(expect, outputs, T, known):
+    """The scenario's expect block, checked: its invariant names against
+    `known`, the binary's (`slotguard list --json`), so a misspelt one is
+    refused here, not later by check."""
+    if isinstance(expect, str):
+        expect = {"verdict": expect}
+    if not isinstance(expect, dict) or set(expect) - {"verdict", "findings", "slot_mapping"}:
+        raise ValueError("expect: 'pass', 'finding' or a dict with verdict, findings, slot_mapping; got %s"
+                         % _kind(expect))
+    e = {}
+    findings = expect.get("findings")
+    verdict = expect.get("verdict", "finding" if findings else "pass")
+    if verdict not in ("pass", "finding"):
+        raise ValueError("expect verdict %r; expected 'pass' or 'finding'" % (verdict,))
+    e["verdict"] = verdict
+    if findings:
+        if isinstance(findings, (str, bytes)) or not isinstance(findings, (list, tuple)):
+            raise ValueError("expect findings: expected a list of invariant names, got %s" % _kind(findings))
+        if verdict != "finding":
+            raise ValueError("expect: findings listed with verdict 'pass'")
+        for i, name in enumerate(findings):
+            if not isinstance(name, str):
+                raise ValueError("expect findings[%d]: expected an invariant name, got %s" % (i, _kind(name)))
+            if name not in known:
+                import difflib
+                close = difflib.get_close_matches(name, known, n=1)
+                raise ValueError("expect findings[%d]: unknown invariant %r%s; expected one of %s (slotguard list)"
+                                 % (i, name, ", did you mean %r?" % close[0] if close else "", ", ".join(known)))
+        e["findings"] = list(findings)
+    if expect.get("slot_mapping"):
+        if not isinstance(expect["slot_mapping"], dict):
+            raise ValueError("expect slot_mapping: expected a dict of output name -> array, got %s"
+                             % _kind(expect["slot_mapping"]))
+        sm = {}
+        for k, v in expect["slot_mapping"].items():
+            if k not in outputs:
+                raise ValueError("expect slot_mapping: no output named %r (outputs: %s)"
+                                 % (k, ", ".join(sorted(outputs))))
+            sm[k] = _ints(v, "expect slot_mapping %r" % k, INT64_MIN, INT64_MAX)
+            if len(sm[k]) != T:
+                raise ValueError("expect slot_mapping %r: %d entries; num_tokens is %d" % (k, len(sm[k]), T))
+        e["slot_mapping"] = sm
+    return e
 
 
 def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint, known):
@@ -324,7 +396,7 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
     if num_tokens is not None:
         T = _int(num_tokens, "num_tokens", 0, 1 << 26)
     elif positions is not None:
-        T = len(_plain(positions, "positions"))
+        T = len(_sequence(positions, "positions"))
     else:
         T = max(real, nat)
     if T < real:
@@ -397,38 +469,11 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
     s["batch"] = batch
     s["groups"] = out_groups
     if expect is not None:
-        if isinstance(expect, str):
-            expect = {"verdict": expect}
-        if not isinstance(expect, dict) or set(expect) - {"verdict", "findings", "slot_mapping"}:
-            raise ValueError("expect: 'pass', 'finding' or a dict with verdict, findings, slot_mapping")
-        e = {}
-        verdict = expect.get("verdict", "finding" if expect.get("findings") else "pass")
-        if verdict not in ("pass", "finding"):
-            raise ValueError("expect verdict %r; expected 'pass' or 'finding'" % (verdict,))
-        e["verdict"] = verdict
-        if expect.get("findings"):
-            if verdict != "finding":
-                raise ValueError("expect: findings listed with verdict 'pass'")
-            e["findings"] = [str(f) for f in expect["findings"]]
-            for f in e["findings"]:
-                if f not in table["_invariants"]:
-                    raise ValueError("expect findings: unknown invariant %r; expected one of %s"
-                                     % (f, ", ".join(table["_invariants"])))
-        if expect.get("slot_mapping"):
-            outputs = set()
-            for g in out_groups:
-                for o in table[g["kernel"]]["outputs"]:
-                    outputs.add(g["name"] + ("." + o if o else ""))
-            sm = {}
-            for k, v in expect["slot_mapping"].items():
-                if k not in outputs:
-                    raise ValueError("expect slot_mapping: no output named %r (outputs: %s)"
-                                     % (k, ", ".join(sorted(outputs))))
-                sm[k] = _ints(v, "expect slot_mapping %r" % k, INT64_MIN, INT64_MAX)
-                if len(sm[k]) != T:
-                    raise ValueError("expect slot_mapping %r: %d entries; num_tokens is %d" % (k, len(sm[k]), T))
-            e["slot_mapping"] = sm
-        s["expect"] = e
+        outputs = set()
+        for g in out_groups:
+            for o in table[g["kernel"]]["outputs"]:
+                outputs.add(g["name"] + ("." + o if o else ""))
+        s["expect"] = _expect(expect, outputs, T, table["_invariants"])
     return s
 
 

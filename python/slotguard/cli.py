@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 
@@ -144,34 +145,94 @@ def _shorten(lines, limit=60):
     return lines[:limit] + ["... %d more lines" % (len(lines) - limit)]
 
 
+_MAX_REPORT_BYTES = 1 << 30
+
+
+def _file_state(path):
+    """(device, inode, size, mtime) of a regular file at `path`, or None."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+
+
+def _read_report(path, before):
+    """The JSON report slotguard wrote at `path` in this run, or None: only a
+    regular file (opened without blocking, checked with fstat, so a FIFO or a
+    device is never read), bounded in size, and one this run wrote (not the
+    file that was there before, when slotguard refused the path)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_REPORT_BYTES:
+            return None
+        if before is not None and before == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
+            return None  # not written by this run
+        with os.fdopen(fd, "rb") as f:
+            fd = None
+            data = f.read(_MAX_REPORT_BYTES + 1)
+        return json.loads(data.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _communicate(argv, cwd, env, timeout):
+    """Runs slotguard with its output in temporary files, not pipes: a
+    process it started (a provider's child) that keeps them open cannot make
+    this wait; decodes with errors="replace" (a provider's log may hold any
+    bytes). On `timeout`, SIGTERM first (slotguard kills its providers'
+    process groups), then SIGKILL, then subprocess.TimeoutExpired."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd, env=env)
+        try:
+            returncode = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            raise
+        texts = []
+        for f in (out, err):
+            f.seek(0)
+            texts.append(f.read().decode("utf-8", "replace"))
+    return returncode, texts[0], texts[1]
+
+
 def _run(subcommand, args, json_path, binary, cwd, env, timeout, check_exit):
     exe = find_binary(binary)
     argv = [exe, subcommand] + [str(a) for a in args]
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env, timeout=timeout,
-                          universal_newlines=True)
-    report = None
-    if json_path and os.path.exists(json_path):
-        try:
-            with open(json_path) as f:
-                report = json.load(f)
-        except ValueError:
-            report = None
-    result = Result(argv, proc.returncode, proc.stdout, proc.stderr, report)
-    if not check_exit or proc.returncode == EXIT_HOLDS:
+    where = os.path.join(cwd, json_path) if json_path and cwd else json_path
+    before = _file_state(where) if where else None
+    returncode, stdout, stderr = _communicate(argv, cwd, env, timeout)
+    # slotguard refuses a report path that is not a regular file (exit 2);
+    # whatever is there is read back only if this run wrote it.
+    report = _read_report(where, before) if where else None
+    result = Result(argv, returncode, stdout, stderr, report)
+    if not check_exit or returncode == EXIT_HOLDS:
         return result
     cmd = " ".join(argv)
-    if proc.returncode == EXIT_FINDINGS:
+    if returncode == EXIT_FINDINGS:
         lines = _shorten(result.finding_lines)
         head = "slotguard %s found problems (exit 1)" % subcommand
         if result.reproducer:
             head += "; reproducer: %s (replay it with: %s replay %s)" % (result.reproducer, exe, result.reproducer)
         raise Failure("\n".join([head] + lines + [result.summary]), result)
-    err = result.error_line or (proc.stderr.strip().splitlines() or [""])[-1]
-    if proc.returncode == EXIT_BAD_INPUT:
+    err = result.error_line or (stderr.strip().splitlines() or [""])[-1]
+    if returncode == EXIT_BAD_INPUT:
         raise UsageError("%s (exit 2: bad input or usage; command: %s)" % (err, cmd), result)
-    if proc.returncode == EXIT_ENVIRONMENT:
+    if returncode == EXIT_ENVIRONMENT:
         raise SlotguardEnvironmentError("%s (exit 3: environment; command: %s)" % (err, cmd), result)
-    raise SlotguardError("slotguard exited with %d: %s (command: %s)" % (proc.returncode, err, cmd), result)
+    raise SlotguardError("slotguard exited with %d: %s (command: %s)" % (returncode, err, cmd), result)
 
 
 def _json_arg(extra_args):

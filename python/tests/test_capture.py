@@ -99,6 +99,65 @@ def test_bad_inputs_are_clear_value_errors(tmp_path, change, message):
     assert message in str(e.value)
 
 
+# Every malformed input is a ValueError naming the field, the row and the
+# column (a string, dict or object array was a RecursionError, a 0-d array
+# a TypeError).
+@pytest.mark.parametrize("change, message", [
+    (dict(positions="abc"), "positions: expected an array of integers, got the str 'abc'"),
+    (dict(positions={"a": 1}), "positions: expected an array of integers, got a dict"),
+    (dict(positions=[0, 1, "x", 3, 4]), "positions[2]: expected an integer, got the str 'x'"),
+    (dict(positions=[0, 1, [2], 3, 4]), "positions[2]: expected an integer, got a list of 1 elements"),
+    (dict(seq_lens="ab"), "seq_lens: expected an array of integers"),
+    (dict(idx_mapping={"r": 0}), "idx_mapping: expected an array of integers, got a dict"),
+    (dict(slot_mapping_in="x" * 5), "slot_mapping_in: expected an array of integers"),
+    (dict(num_tokens=[5, 6]), "num_tokens: expected an integer, got a list of 2 elements"),
+    (dict(groups=[dict(name="attn", family="paged", block_size=16, block_table="xy")]),
+     "group 'attn': block_table: expected an array of integers, got the str 'xy'"),
+    (dict(groups=[dict(name="attn", family="paged", block_size=16, block_table={"rows": [[2]]})]),
+     "group 'attn': block_table: expected an array of integers, got a dict"),
+    (dict(groups=[dict(name="attn", family="paged", block_size=16, block_table=[[2], "x"])]),
+     "group 'attn': block_table[1]: expected an array of integers, got the str 'x'"),
+    (dict(groups=[dict(name="attn", family="paged", block_size=16, block_table=[[2, 3], [0, "z"]])]),
+     "group 'attn': block_table[1][1]: expected an integer, got the str 'z'"),
+    (dict(groups=[dict(name="attn", family="paged", block_size=[16, 32], block_table=[[2], [0]])]),
+     "group 'attn': block_size: expected an integer, got a list of 2 elements"),
+    (dict(expect={"verdict": "finding", "findings": "null_block"}),
+     "expect findings: expected a list of invariant names, got the str 'null_block'"),
+])
+def test_malformed_inputs_are_value_errors_naming_field_row_and_column(tmp_path, change, message):
+    with pytest.raises(ValueError) as e:
+        slotguard.capture(str(tmp_path / "x.json"), **two_groups(**change))
+    assert message in str(e.value)
+
+
+@pytest.mark.skipif(np is None, reason="numpy not installed")
+def test_malformed_numpy_inputs_are_value_errors(tmp_path):
+    cases = [
+        (dict(positions=np.array(5)), "positions: expected an array of integers, got 5"),
+        (dict(query_start_loc=np.array(0)), "query_start_loc: expected an array of integers, got 0"),
+        (dict(positions=np.array([0, object(), 2, 3, 4], dtype=object)), "positions[1]: expected an integer, got an object"),
+        (dict(groups=[dict(name="attn", family="paged", block_size=16, block_table=np.array(2))]),
+         "group 'attn': block_table: expected an array of integers, got 2"),
+    ]
+    for change, message in cases:
+        with pytest.raises(ValueError) as e:
+            slotguard.capture(str(tmp_path / "x.json"), **two_groups(**change))
+        assert message in str(e.value)
+
+
+# expect's invariant names are checked against the binary's registry
+# (`slotguard list --json`) when the file is written, not later by check.
+def test_an_unknown_expected_invariant_is_refused_at_capture(binary, tmp_path):
+    with pytest.raises(ValueError) as e:
+        slotguard.capture(str(tmp_path / "x.json"), binary=binary,
+                          **two_groups(expect={"verdict": "finding", "findings": ["null_block", "nul_block"]}))
+    assert "expect findings[1]: unknown invariant 'nul_block', did you mean 'null_block'?" in str(e.value)
+    assert not (tmp_path / "x.json").exists()
+    s = slotguard.capture(str(tmp_path / "y.json"), binary=binary,
+                          **two_groups(expect={"verdict": "finding", "findings": ["null_block", "row_bounds"]}))
+    assert s["expect"]["findings"] == ["null_block", "row_bounds"]
+
+
 def test_two_live_requests_on_one_persistent_row(tmp_path):
     with pytest.raises(ValueError, match="both read row 0"):
         slotguard.capture(str(tmp_path / "x.json"), query_start_loc=[0, 1, 2], positions=[0, 0], seq_lens=None,

@@ -74,8 +74,9 @@ def test_fuzz_keep_going_lists_every_reproducer_and_suppressions_hold(binary, tm
 def test_environment_error_is_exit_3(binary, tmp_path):
     with pytest.raises(slotguard.EnvironmentError) as e:
         slotguard.check([os.path.join(ROOT, "scenarios", "paged", "decode.json")], binary=binary,
-                        extra_args=["--json", str(tmp_path / "no" / "such" / "dir" / "r.json")])
+                        extra_args=["--json", "/proc/version"])  # a regular file whose write fails
     assert e.value.returncode == 3 and isinstance(e.value, OSError)
+    assert "cannot write the JSON report" in str(e.value)
 
 
 def test_fuzz_holds_then_finds_a_variant_with_its_reproducer(binary, tmp_path):
@@ -90,3 +91,28 @@ def test_fuzz_holds_then_finds_a_variant_with_its_reproducer(binary, tmp_path):
     assert "null_block" in str(f) and f.reproducer in str(f)
     with pytest.raises(slotguard.Failure):
         slotguard.replay(f.reproducer, binary=binary, extra_args=["--variant", "prefix"])
+
+
+# The wrapper reads back only a regular file this run wrote: a report path
+# that is a device or a directory is slotguard's usage error (it read
+# /dev/zero until memory ran out, and raised IsADirectoryError for a folder).
+def test_a_report_path_that_is_not_a_regular_file_is_a_usage_error(binary, tmp_path):
+    scenario = os.path.join(ROOT, "scenarios", "paged", "decode.json")
+    fifo = str(tmp_path / "fifo")
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", str(tmp_path), fifo):
+        with pytest.raises(slotguard.UsageError) as e:
+            slotguard.check([scenario], binary=binary, extra_args=["--json", path], timeout=120)
+        assert "--json %s: " % path in str(e.value)
+        assert e.value.result.report is None
+
+
+def test_a_report_this_run_did_not_write_is_not_read_back(binary, tmp_path):
+    stale = tmp_path / "r.json"
+    stale.write_text('{"all_hold": true}')
+    scenario = os.path.join(ROOT, "scenarios", "paged", "decode.json")
+    r = slotguard.check([scenario], binary=binary, raise_on_failure=False,
+                        extra_args=["--json", str(stale), "--suppressions", str(stale)])
+    assert r.returncode == 2 and r.report is None
+    r = slotguard.check([scenario], binary=binary, extra_args=["--json", str(stale)])
+    assert r.report["scenarios"][0]["outcome"] == "pass"

@@ -99,3 +99,37 @@ def test_an_unknown_family_fails_the_handshake_with_exit_2(kernel_cmd_binary, tm
     with pytest.raises(slotguard.UsageError) as e:
         slotguard.check([SCENARIOS], kernel_cmd=cmd, backend="host", binary=kernel_cmd_binary)
     assert "kpool_tale" in str(e.value)
+
+
+# A provider's log holding bytes that are not UTF-8: the result is decoded
+# with replacement characters (it raised UnicodeDecodeError and was lost).
+def test_bytes_that_are_not_utf8_on_stderr_are_replaced(kernel_cmd_binary, tmp_path):
+    cmd = write_provider(tmp_path, "os.write(2, b'loading \\xff\\xfe weights\\n')\n"
+                                   "@p.family('kpool_tail')\ndef run(call):\n"
+                                   "    raise slotguard.Skip('not this one')\n")
+    r = slotguard.check([os.path.join(SCENARIOS, "rings", "speculative-step.json")], kernel_cmd=cmd,
+                        backend="host", binary=kernel_cmd_binary, timeout=120)
+    assert r.returncode == 0 and "loading \ufffd\ufffd weights" in r.stderr
+
+
+# A child the provider started keeps slotguard's output open: check() does
+# not wait for it (15 s for a 0.35 s run, forever if it never exits), and
+# it does not outlive the run (slotguard kills the provider's process group).
+def test_a_providers_child_holding_the_output_does_not_keep_check_waiting(kernel_cmd_binary, tmp_path):
+    pid_file = tmp_path / "child.pid"
+    cmd = write_provider(tmp_path, "import subprocess\n"
+                                   "child = subprocess.Popen(['sleep', '600'])\n"
+                                   "open(%r, 'w').write(str(child.pid))\n"
+                                   "@p.family('kpool_tail')\ndef run(call):\n"
+                                   "    raise slotguard.Skip('not this one')\n" % str(pid_file))
+    r = slotguard.check([os.path.join(SCENARIOS, "rings", "speculative-step.json")], kernel_cmd=cmd,
+                        backend="host", binary=kernel_cmd_binary, timeout=120)
+    assert r.returncode == 0
+    pid = int(pid_file.read_text())
+    state = ""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        pass
+    assert state in ("", "Z"), "the provider's child %d outlived the run" % pid

@@ -78,7 +78,9 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
       *environment = true;
       return nullptr;
     }
-    provider = OpenProvider(setup.provider, &why);
+    // Isolated (the default with another implementation) nothing of a
+    // plugin runs here: a child process loads it and describes it.
+    provider = OpenProviderForSlotguard(setup.provider, /*in_process=*/setup.isolate == 0, setup.timeout_seconds, &why);
     if (!provider) {
       *problem = why;
       return nullptr;
@@ -119,8 +121,12 @@ std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, st
 
 RunFootprint FootprintOf(const Backend& backend, const RunSetup& setup) {
   RunFootprint f;
-  // A --kernel-cmd provider process holds its own copy, as a worker does.
-  f.isolated = Isolates(setup, backend.name(), backend.provider() != nullptr) || !setup.provider.kernel_cmd.empty();
+  // A --kernel-cmd provider process is not a worker: it holds the message
+  // and the answers of the groups it runs only (memory_estimate.h).
+  f.provider_process = !setup.provider.kernel_cmd.empty();
+  f.isolated = !f.provider_process && Isolates(setup, backend.name(), backend.provider() != nullptr);
+  if (f.provider_process && backend.provider())
+    for (Family family : backend.provider()->families()) f.provided_families |= 1u << static_cast<int>(family);
   f.device = std::string(backend.name()) == "gpu";
   const WriterOptions writers = Writers(setup);
   f.head_bytes = writers.head_bytes;

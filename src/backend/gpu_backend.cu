@@ -388,7 +388,7 @@ class GpuBackend : public Backend {
           out.engine[o].assign(engine + at, engine + at + tokens);
           out.flat[o].assign(flat + at, flat + at + tokens);
         }
-        MarkOutputReadsPastRow(s.table_layout, s.groups[g], &out);
+        MarkOutputReadsPastRow(s, s.groups[g], &out);
       }
     });
     return true;
@@ -513,7 +513,7 @@ class GpuBackend : public Backend {
     }
     SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
     for (size_t i = 0; i < scenario.groups.size(); ++i)
-      MarkOutputReadsPastRow(scenario.table_layout, scenario.groups[i], &(*outputs)[i]);
+      MarkOutputReadsPastRow(scenario, scenario.groups[i], &(*outputs)[i]);
     return true;
   }
 };

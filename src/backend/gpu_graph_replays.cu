@@ -194,7 +194,7 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
     for (size_t i = 0; i < replay.groups.size(); ++i) {
       GroupOutputs& out = state[i];
       out.read_past_row.assign(n, 0);
-      MarkOutputReadsPastRow(shape.table_layout, replay.groups[i], &out);
+      MarkOutputReadsPastRow(replay, replay.groups[i], &out);
     }
     outputs->push_back(std::move(state));
   }

@@ -189,7 +189,7 @@ bool RunProviderChunk(const std::vector<const Scenario*>& scenarios, MappingProv
         out.flat[o].assign(f, f + n);
       }
       out.read_past_row.assign(n, 0);
-      MarkOutputReadsPastRow(s.table_layout, s.groups[g], &out);
+      MarkOutputReadsPastRow(s, s.groups[g], &out);
     }
   }
   return true;

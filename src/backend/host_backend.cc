@@ -103,7 +103,7 @@ class HostBackend : public Backend {
     auto finish_provided = [&] {
       for (size_t g : calls->ran()) {
         (*outputs)[g].flat.clear();
-        MarkOutputReadsPastRow(scenario.table_layout, scenario.groups[g], &(*outputs)[g]);
+        MarkOutputReadsPastRow(scenario, scenario.groups[g], &(*outputs)[g]);
       }
     };
     for (size_t i : RunOrder(scenario)) {

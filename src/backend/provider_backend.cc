@@ -81,7 +81,10 @@ class ProviderBackend : public Backend {
   ProviderBackend(ProviderCommand command, const ProviderWelcome& welcome, std::unique_ptr<ProviderProcess> first)
       : command_(std::move(command)) {
     provider_process_ = std::make_shared<ProcessProvider>(
-        "provider " + welcome.name + " (" + command_.command + ")", welcome.families, welcome.whole_scenarios);
+        // The provider's own name: one printable line of at most 200
+        // characters; the command as typed, escaped (neither forges a line).
+        "provider " + ForeignText(welcome.name) + " (" + EscapeText(command_.command, 0) + ")", welcome.families,
+        welcome.whole_scenarios);
     provider_ = provider_process_;
     idle_.push_back(std::move(first));
   }
@@ -206,13 +209,13 @@ class ProviderBackend : public Backend {
     for (size_t k = 0; k < replies.size(); ++k) {
       const ProviderReply& r = *replies[k];
       if (r.status == ProviderStatus::kSkip) {
-        MarkSkipped(provider_->name() + " skips it: " + r.message, p.s->groups.size(), out);
+        MarkSkipped(provider_->name() + " skips it: " + ForeignText(r.message), p.s->groups.size(), out);
         return;
       }
       if (r.status == ProviderStatus::kError) {
         const Group& g = p.s->groups[r.group];
         MarkFaulted(provider_->name() + ": group " + g.name + " (" + GetFamily(g.family).name + ") failed: " +
-                        r.message,
+                        ForeignText(r.message),
                     p.s->groups.size(), out, r.group);
         return;
       }

@@ -70,6 +70,11 @@ class Fillers {
     }
   }
 
+  /// Whether `id` is one of the fillers: no row holds it, so only a read
+  /// past a row can hand it to a kernel.
+  bool Holds(int64_t id) const { return std::find(ids_.begin(), ids_.end(), id) != ids_.end(); }
+  bool empty() const { return ids_.empty(); }
+
   /// Fills columns [width, stride) of row r at `row` (poison when the table
   /// holds every real id).
   void Fill(int32_t r, int32_t width, int64_t stride, int32_t* row) const {
@@ -135,7 +140,9 @@ void LayOutTable(TableLayoutKind kind, int32_t num_blocks, const Group& group, c
     }
   };
   if (kind == TableLayoutKind::kStrided) {
-    const Fillers fillers(num_blocks, group, table);
+    // From the group's own table (a gathered one holds a subset of its ids):
+    // the same fillers MarkOutputReadsPastRow recognises.
+    const Fillers fillers(num_blocks, group, group.table);
     lay_rows(&fillers);
   } else {
     lay_rows(nullptr);
@@ -192,19 +199,38 @@ void LayOutGroupTable(const Scenario& scenario, const Group& group, bool gather,
   LayOutTable(scenario.table_layout, scenario.num_blocks, group, table, laid->shape, laid->memory.data());
 }
 
-void MarkOutputReadsPastRow(TableLayoutKind kind, const Group& group, GroupOutputs* out) {
-  switch (kind) {
+void MarkOutputReadsPastRow(const Scenario& scenario, const Group& group, GroupOutputs* out) {
+  const int64_t slots = SlotsPerEntry(group);
+  auto mark_poison = [&] {
+    for (const std::vector<int64_t>& o : out->engine) MarkPoisonReads(o, slots, &out->read_past_row);
+    for (const std::vector<int64_t>& o : out->flat) MarkPoisonReads(o, slots, &out->read_past_row);
+  };
+  switch (scenario.table_layout) {
     case TableLayoutKind::kPadded:
       out->row_bounds_evidence = "poison block id in the output";
-      for (const std::vector<int64_t>& o : out->engine) MarkPoisonReads(o, SlotsPerEntry(group), &out->read_past_row);
-      for (const std::vector<int64_t>& o : out->flat) MarkPoisonReads(o, SlotsPerEntry(group), &out->read_past_row);
+      mark_poison();
       return;
     case TableLayoutKind::kTight:
-      out->row_bounds_evidence = "none in the tight layout: a read past the row reads the next row's blocks (own_block)";
+      // Past the last row: poison. Past another row: the next row's blocks,
+      // which own_block sees.
+      out->row_bounds_evidence = "poison block id in the output (past the last row; past another row the next row's blocks: own_block)";
+      mark_poison();
       return;
-    case TableLayoutKind::kStrided:
-      out->row_bounds_evidence = "none in the strided layout: a read past the row reads free blocks no row holds (own_block)";
+    case TableLayoutKind::kStrided: {
+      out->row_bounds_evidence = "a free block id (the strided layout's filler) or poison in the output";
+      mark_poison();
+      const Fillers fillers(scenario.num_blocks, group, group.table);
+      if (fillers.empty()) return;
+      // Tokens from num_actual_tokens on copy slot_mapping_in, which may hold anything.
+      const size_t n = static_cast<size_t>(std::max<int64_t>(0, scenario.batch.num_actual_tokens));
+      auto mark = [&](const std::vector<int64_t>& o) {
+        for (size_t t = 0; t < o.size() && t < n && t < out->read_past_row.size(); ++t)
+          if (o[t] >= 0 && fillers.Holds(o[t] / slots)) out->read_past_row[t] = 1;
+      };
+      for (const std::vector<int64_t>& o : out->engine) mark(o);
+      for (const std::vector<int64_t>& o : out->flat) mark(o);
       return;
+    }
   }
 }
 

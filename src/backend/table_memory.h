@@ -14,15 +14,16 @@
 //   strided  row stride PaddedRowStride(); columns [width, stride) hold
 //            real-looking block ids that no row of the table holds (free
 //            blocks: past its largest id, else below its smallest, else
-//            found by a search); poison only when the table holds every
-//            real id (num_blocks 1).
+//            found by a search, always from the group's own table);
+//            poison only when the table holds every real id (num_blocks 1).
 //
 // So a read past its row, up to the farthest column a position selects,
-// stays inside the allocation in every layout; only in the padded one is it
-// visible in the kernel's output as the poison id (the GPU's row_bounds
-// evidence). In the others it reads a neighbour's block or a filler, which
-// the slot invariants see (own_block). The host backend's CheckedTableView
-// sees every such read, in every layout.
+// stays inside the allocation in every layout, and what it reads is
+// recognisable in the kernel's output (the GPU's row_bounds evidence): the
+// poison id (padded, and past the last row of a tight table) or a filler
+// id no row holds (strided). Only a read past a tight table's other rows
+// reads a neighbour's block, which the slot invariants see (own_block). The
+// host backend's CheckedTableView sees every such read, in every layout.
 #ifndef SLOTGUARD_BACKEND_TABLE_MEMORY_H_
 #define SLOTGUARD_BACKEND_TABLE_MEMORY_H_
 
@@ -94,11 +95,15 @@ struct LaidOutTable {
 void LayOutGroupTable(const Scenario& scenario, const Group& group, bool gather, LaidOutTable* laid);
 
 /// The row_bounds evidence of a backend that only sees the outputs (the GPU,
-/// another implementation): names it in out->row_bounds_evidence and, in
-/// the padded layout (the only one with poison past every row), marks in
-/// out->read_past_row (already num_tokens long) each token of an engine or
-/// flat output whose slot decodes to the poison block (MarkPoisonReads).
-void MarkOutputReadsPastRow(TableLayoutKind kind, const Group& group, GroupOutputs* out);
+/// another implementation): names it in out->row_bounds_evidence and marks
+/// in out->read_past_row (already num_tokens long) each token of an engine
+/// or flat output whose slot decodes to what only a read past its row can
+/// give: the poison block (MarkPoisonReads), or in the strided layout one
+/// of its fillers (tokens before num_actual_tokens: the rest copy
+/// slot_mapping_in). So a scenario's verdict is the same on the GPU as on
+/// the host backend, whose reads are instrumented, in every layout but for
+/// a read into the next row of a tight table.
+void MarkOutputReadsPastRow(const Scenario& scenario, const Group& group, GroupOutputs* out);
 
 }  // namespace slotguard
 

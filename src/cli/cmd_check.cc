@@ -21,10 +21,11 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   }
   std::vector<std::string> files;
   if (!OpenScenarioFiles(options.paths, &files, err)) return kExitBadInput;
-  std::vector<NamedFile> inputs = {{"--suppressions", options.suppressions_path}};
+  std::vector<NamedFile> inputs = ImplementationFiles(options.setup.provider);
+  inputs.push_back({"--suppressions", options.suppressions_path});
   for (const std::string& f : files) inputs.push_back({"scenario file", f});
-  if (!DistinctFiles({{"--junit", options.junit_path}, {"--json", options.json_path}, {"--sarif", options.sarif_path}},
-                     inputs, err))
+  if (!CheckOutputs({{"--junit", options.junit_path}, {"--json", options.json_path}, {"--sarif", options.sarif_path}},
+                    inputs, err))
     return kExitBadInput;
   Suppressions suppressions;
   if (!options.suppressions_path.empty() && !LoadSuppressions(options.suppressions_path, &suppressions, &problem)) {
@@ -78,18 +79,23 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
     failed |= r.status == ScenarioStatus::kChecked && !r.holds;
   }
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // A report that cannot be written is the machine's problem, not the input's.
-  if ((!options.junit_path.empty() && !WriteJUnit(options.junit_path, reports, summary, &problem)) ||
-      (!options.json_path.empty() && !WriteJsonReport(options.json_path, reports, summary, &problem)) ||
-      (!options.sarif_path.empty() && !WriteSarif(options.sarif_path, reports, summary, &problem))) {
+  // Each report on its own: one that cannot be written (the machine's
+  // problem, not the input's: exit 3) is named with its reason, and the
+  // others and the summary line are still written.
+  bool unwritten = false;
+  auto report = [&](const std::string& path, bool written) {
+    if (path.empty() || written) return;
     err << ErrorLine(problem);
-    return kExitEnvironment;
-  }
+    unwritten = true;
+  };
+  report(options.junit_path, options.junit_path.empty() || WriteJUnit(options.junit_path, reports, summary, &problem));
+  report(options.json_path, options.json_path.empty() || WriteJsonReport(options.json_path, reports, summary, &problem));
+  report(options.sarif_path, options.sarif_path.empty() || WriteSarif(options.sarif_path, reports, summary, &problem));
   out << SummaryLine(reports, summary) << "\n";
   // Precedence (docs/cli.md#exit-codes): 3, then 1, then 2. A failing
   // scenario is never hidden behind a bad file: both are printed, and the
   // code says the kernel is wrong; a bad file alone is 2.
-  if (environment) return kExitEnvironment;
+  if (environment || unwritten) return kExitEnvironment;
   if (failed) return kExitFindings;
   return bad_input ? kExitBadInput : kExitHolds;
 }

@@ -13,6 +13,7 @@
 #include "runner/fuzz_setup.h"
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
+#include "util/output_file.h"
 
 namespace slotguard {
 namespace {
@@ -63,9 +64,15 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   campaign.keep_going = options.keep_going;
-  if (!DistinctFiles({{"--json", options.json_path}, {"--sarif", options.sarif_path}},
-                     {{"--suppressions", options.suppressions_path}}, err))
+  std::vector<NamedFile> inputs = ImplementationFiles(options.setup.provider);
+  inputs.push_back({"--suppressions", options.suppressions_path});
+  if (!CheckOutputs({{"--json", options.json_path}, {"--sarif", options.sarif_path}}, inputs, err))
     return kExitBadInput;
+  if (const std::string why = OutputDirProblem(options.out_dir); !why.empty()) {
+    err << ErrorLine("--out " + EscapeText(options.out_dir, 0) + ": " + why +
+                     "; expected a directory for the reproducers (created when missing)");
+    return kExitBadInput;
+  }
   Suppressions suppressions;
   if (!options.suppressions_path.empty()) {
     if (!LoadSuppressions(options.suppressions_path, &suppressions, &problem)) {
@@ -110,11 +117,18 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   // The summary (and the reproducer's name) first, whatever happens to the
   // JSON: a nightly run must not lose its finding to a bad --json path.
   PrintFuzzReport(report, GeneratorOperators(), out);
-  if ((!options.json_path.empty() && !WriteFuzzJson(options.json_path, report, &problem)) ||
-      (!options.sarif_path.empty() && !WriteFuzzSarif(options.sarif_path, report, &problem))) {
-    err << ErrorLine(problem);  // the machine's problem, as in check
-    return kExitEnvironment;
+  // Each report on its own, as in check: one that cannot be written is
+  // named (the machine's problem: exit 3) and the other is still written.
+  bool unwritten = false;
+  if (!options.json_path.empty() && !WriteFuzzJson(options.json_path, report, &problem)) {
+    err << ErrorLine(problem);
+    unwritten = true;
   }
+  if (!options.sarif_path.empty() && !WriteFuzzSarif(options.sarif_path, report, &problem)) {
+    err << ErrorLine(problem);
+    unwritten = true;
+  }
+  if (unwritten || report.result.ReproducerUnwritten()) return kExitEnvironment;
   return report.result.Found() ? kExitFindings : kExitHolds;
 }
 

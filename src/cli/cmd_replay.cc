@@ -22,7 +22,9 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
     err << ErrorLine(problem);
     return kExitBadInput;
   }
-  if (!DistinctFiles({{"--html", options.html_path}}, {{"the scenario file", options.file}}, err)) return kExitBadInput;
+  std::vector<NamedFile> inputs = ImplementationFiles(options.setup.provider);
+  inputs.push_back({"the scenario file", options.file});
+  if (!CheckOutputs({{"--html", options.html_path}}, inputs, err)) return kExitBadInput;
   int open_status;
   std::unique_ptr<Backend> backend = OpenBackend(options.backend, options.setup, err, &open_status);
   if (!backend) return open_status;

@@ -1,11 +1,14 @@
 #include "cli/command_setup.h"
 
+#include <cstdlib>
 #include <filesystem>
+#include <sstream>
 
 #include "backend/backend_setup.h"
 #include "cli/commands.h"
 #include "runner/scenario_files.h"
 #include "util/error_line.h"
+#include "util/output_file.h"
 
 namespace slotguard {
 
@@ -59,6 +62,65 @@ bool DistinctFiles(const std::vector<NamedFile>& outputs, const std::vector<Name
       if (clash(in, "that input")) return false;
   }
   return true;
+}
+
+std::vector<NamedFile> ImplementationFiles(const ProviderSource& source) {
+  std::vector<NamedFile> files = {{"--kernel-lib", source.kernel_lib},
+                                  {"--kernel-cubin", source.kernel_cubin},
+                                  {"--kernel-spec", source.kernel_spec}};
+  if (source.kernel_cmd.empty()) return files;
+  // The command's words as the shell splits plain words (quotes dropped):
+  // those that name a file are what it runs.
+  std::vector<std::string> words;
+  std::string word;
+  char quote = 0;
+  bool in_word = false;
+  for (char c : source.kernel_cmd) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      else word += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(word);
+  std::error_code ec;
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string path = words[i];
+    if (i == 0 && path.find('/') == std::string::npos) {  // the program, as PATH finds it
+      const char* env = std::getenv("PATH");
+      std::istringstream dirs(env ? env : "");
+      std::string dir;
+      path.clear();
+      while (std::getline(dirs, dir, ':'))
+        if (std::filesystem::is_regular_file(std::filesystem::path(dir.empty() ? "." : dir) / words[0], ec)) {
+          path = (std::filesystem::path(dir.empty() ? "." : dir) / words[0]).string();
+          break;
+        }
+    }
+    if (!path.empty() && std::filesystem::is_regular_file(path, ec)) files.push_back({"--kernel-cmd's", path});
+  }
+  return files;
+}
+
+bool CheckOutputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs, std::ostream& err) {
+  for (const NamedFile& o : outputs) {
+    if (o.path.empty()) continue;
+    const std::string problem = OutputPathProblem(o.path);
+    if (problem.empty()) continue;
+    err << ErrorLine(o.flag + " " + EscapeText(o.path, 0) + ": " + problem +
+                     "; expected a regular file or a new file in an existing folder");
+    return false;
+  }
+  return DistinctFiles(outputs, inputs, err);
 }
 
 bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::string>* files,

@@ -34,6 +34,18 @@ struct NamedFile {
 /// false after printing which two (exit 2). Empty paths are left out.
 bool DistinctFiles(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs, std::ostream& err);
 
+/// The files a run loads or executes to run another implementation:
+/// --kernel-lib, --kernel-cubin, --kernel-spec, and each word of
+/// --kernel-cmd that names an existing file (its script, and its program
+/// as PATH finds it).
+std::vector<NamedFile> ImplementationFiles(const ProviderSource& source);
+
+/// Before anything runs: every output can be written (a regular file or a
+/// new name in an existing folder, never a directory, FIFO, device or
+/// socket: util/output_file.h) and is a file of its own (DistinctFiles);
+/// false after printing the first problem in one line (exit 2).
+bool CheckOutputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs, std::ostream& err);
+
 /// The scenario files under `paths`; false after printing why (exit 2).
 bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::string>* files,
                        std::ostream& err);

@@ -50,6 +50,8 @@ struct ReplayOptions {
 };
 int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err);
 
+/// `slotguard list`: the registries in words; --params-markdown the
+/// parameter table; --json all of it as JSON (report/registry_listing.h).
 int RunList(bool params_markdown, bool json, std::ostream& out);
 
 struct MutantsOptions {
@@ -106,6 +108,7 @@ int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err
 struct WorkerOptions {
   BackendKind backend = BackendKind::kHost;
   ProviderSource provider;
+  bool describe = false;  // --describe: load --kernel-lib, answer what it is, exit (plugin/plugin_probe.h)
 };
 int RunWorker(const WorkerOptions& options, std::ostream& err);
 

@@ -203,7 +203,8 @@ void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
                   "process, its workers and a --kernel-cmd provider: one process per GPU")
       ->check(IntegerTo<int>(0, 1023));
   cmd->add_option("--timeout", setup->timeout_seconds,
-                  "seconds per scenario in an isolated run, per message to a --kernel-cmd provider (0: none)")
+                  "seconds per scenario in an isolated run, per message to a --kernel-cmd provider, for loading a --kernel-lib "
+                  "plugin in its child process (0: none)")
       ->capture_default_str()
       ->check(NonNegativeNumber());
   cmd->add_option("--kernel-lib", setup->provider.kernel_lib,
@@ -417,7 +418,7 @@ int main(int argc, char** argv) {
   fuzz_cmd->footer(Footer("  slotguard fuzz --time 300 --seed 7 -j 8\n"
 "  slotguard fuzz --backend host --family paged --variant unguarded --runs 2000\n"
 "  slotguard fuzz --time 600 --keep-going --suppressions known.json --json fuzz.json --out findings/\n",
-                         "0 no finding (or only suppressed ones); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage or a bad --suppressions file (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, an --out that cannot be created, a --json or --sarif that cannot be written: after the summary)"));
+                         "0 no finding (or only suppressed ones); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage or a bad --suppressions file (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, an --out that cannot be created, a --json or --sarif that cannot be written: after the summary, a reproducer that cannot be written: its finding still reported)"));
   fuzz_cmd->add_option("--family", fuzz.families, "fuzz only these families (repeatable)");
   fuzz_cmd->add_option("--variant", fuzz.variant,
                        "force a variant on the groups whose family has it (a mutant to find)");
@@ -469,7 +470,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("import", "turn a fuzz_mapping libFuzzer artifact into a scenario file");
   import_cmd->footer(Footer("  slotguard import crash-0123abcd                  # the scenario to stdout\n"
 "  slotguard import --variant paged/unguarded -o crash.json crash-0123abcd\n",
-                         "0 the scenario is written; 2 bad input or usage (an artifact that cannot be read, an unknown variant, an -o that cannot be written)"));
+                         "0 the scenario is written; 2 bad input or usage (an artifact that cannot be read, an unknown variant, an -o that cannot be a file: a directory, FIFO, device or missing folder); 3 environment (writing -o failed)"));
   import_cmd->add_option("file", import.file, "the artifact (crash-..., or any corpus input)")->required()
       ->check(Path());
   import_cmd->add_option("-o,--out", import.out, "scenario file to write (default: stdout)")
@@ -484,11 +485,13 @@ int main(int argc, char** argv) {
 "  slotguard list --json --family-file examples/families/sliding_window.json\n",
                          "0 listed; 2 usage"));
   bool params_markdown = false, list_json = false;
-  list_cmd->add_flag("--params-markdown", params_markdown,
-                     "print only the built-in families' parameter table, as Markdown (docs/families.md holds it)");
+  CLI::Option* markdown_flag =
+      list_cmd->add_flag("--params-markdown", params_markdown,
+                         "print only the built-in families' parameter table, as Markdown (docs/families.md holds it)");
   list_cmd->add_flag("--json", list_json,
                      "print the registries as JSON: every family with its source file, parameters, outputs and "
-                     "variants, and the invariants (what python/slotguard reads)");
+                     "variants, and the invariants (what python/slotguard reads)")
+      ->excludes(markdown_flag);
   AddFamilyFiles(list_cmd, &family_files);
 
   slotguard::BenchOptions bench;
@@ -526,6 +529,7 @@ int main(int argc, char** argv) {
   worker_cmd->add_option("--kernel-lib", worker.provider.kernel_lib);
   worker_cmd->add_option("--kernel-cubin", worker.provider.kernel_cubin);
   worker_cmd->add_option("--kernel-spec", worker.provider.kernel_spec);
+  worker_cmd->add_flag("--describe", worker.describe);
 
   if (!CheckNames(argc, argv, app.get_subcommands([](CLI::App*) { return true; }), std::cerr))
     return slotguard::kExitBadInput;
@@ -565,7 +569,24 @@ int main(int argc, char** argv) {
     if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
     if (*worker_cmd) return slotguard::RunWorker(worker, std::cerr);
   } catch (const std::bad_alloc&) {
-    std::cerr << slotguard::ErrorLine(slotguard::OutOfMemoryText("slotguard"));
+    // What ran out, with the remedy the command has (bench has no -j and
+    // no --max-memory-mib).
+    std::string what = "slotguard", advice;
+    if (*check_cmd || *replay_cmd || *mutants_cmd) {
+      what = *check_cmd ? "check" : *replay_cmd ? "replay" : "mutants";
+      advice = *replay_cmd ? "lower --max-memory-mib so that such a scenario is refused before it runs"
+                           : "check fewer scenarios at once with -j, or lower --max-memory-mib so that such a "
+                             "scenario is refused before it runs";
+    } else if (*fuzz_cmd) {
+      what = "fuzz";
+      advice = "fewer threads with -j, or smaller batches with --max-requests";
+    } else if (*bench_cmd) {
+      what = "bench";
+      advice = "smaller batches with --tokens and --host-tokens";
+    } else if (*import_cmd) {
+      what = "import";
+    }
+    std::cerr << slotguard::ErrorLine(slotguard::OutOfMemoryText(what, advice));
     return slotguard::kExitEnvironment;
   } catch (const std::exception& e) {
     std::cerr << slotguard::ErrorLine(std::string("internal error: ") + e.what());

@@ -69,7 +69,11 @@ struct CampaignFinding {
   Scenario minimized;
   int suppressed_by = -1;       // the suppression entry its signature matches; -1: none
   std::string file;             // where the reproducer was written ("" when suppressed)
+  // "reproducer not written: REASON" when it could not be written (`file`
+  // is where it was to go; nothing is left there); "" when it was.
+  std::string reproducer_error;
   std::vector<std::string> finding_lines;  // of the reproducer
+  bool written() const { return !file.empty() && reproducer_error.empty(); }
 };
 
 /// The stream index of this campaign's k-th scenario (its shard's).
@@ -132,6 +136,19 @@ struct CampaignResult {
     for (const CampaignFinding& f : findings) n += f.suppressed_by < 0;
     return n;
   }
+  /// A finding no suppression covers whose reproducer could not be written
+  /// (a full disk): the finding is still reported, and the run exits 3.
+  bool ReproducerUnwritten() const {
+    for (const CampaignFinding& f : findings)
+      if (f.suppressed_by < 0 && !f.reproducer_error.empty()) return true;
+    return false;
+  }
+  /// The first finding no suppression covers whose reproducer was written, or null.
+  const CampaignFinding* FirstWritten() const {
+    for (const CampaignFinding& f : findings)
+      if (f.suppressed_by < 0 && f.written()) return &f;
+    return nullptr;
+  }
   /// Findings a suppression covered: before shrinking, and by signature.
   int64_t SuppressedFindings() const {
     int64_t n = suppressed_scenarios;
@@ -154,8 +171,9 @@ bool ParseShard(const std::string& text, int64_t* shard, int64_t* shards, std::s
 /// cannot be created or written.
 bool PrepareReproducerDir(const std::string& dir, std::string* err);
 
-/// Runs the campaign. Returns false with *err on an environment failure or
-/// when the reproducer cannot be written.
+/// Runs the campaign. Returns false with *err on an environment failure. A
+/// reproducer that cannot be written keeps its finding
+/// (CampaignFinding::reproducer_error).
 bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream& progress,
                  CampaignResult* result, std::string* err);
 

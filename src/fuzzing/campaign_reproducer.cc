@@ -16,6 +16,8 @@
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
 #include "util/did_you_mean.h"
+#include "util/error_line.h"
+#include "util/output_file.h"
 
 namespace slotguard {
 namespace campaign_internal {
@@ -158,13 +160,17 @@ bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignF
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   finding->file = (std::filesystem::path(options.out_dir) / (out.name + ".json")).string();
-  if (!WriteScenarioFile(finding->file, out, err)) return false;
+  // A reproducer that cannot be written (a full disk) loses nothing else:
+  // the finding is still reported, marked, and nothing stays at `file`.
+  std::string why;
+  if (!WriteOutputFile(finding->file, WriteScenarioJson(out), &why))
+    finding->reproducer_error = "reproducer not written: " + EscapeText(finding->file, 0) + ": " + why;
   finding->minimized = out;
   // The reproducer's own finding lines, as `check` prints them.
   ScenarioRun run;
   if (!RunScenario(out, backend, 2, &run, err)) return false;
   ScenarioReport report;
-  report.file = finding->file;
+  report.file = finding->written() ? finding->file : finding->file + " (not written)";
   report.name = out.name;
   for (size_t g = 0; g < out.groups.size(); ++g)
     for (const Finding& f : run.findings[g].kept())

@@ -7,7 +7,6 @@
 // synchronizes, and a CUDA-graph capture records it as graph memory nodes.
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <map>
 
 #include <cuda_runtime_api.h>
@@ -21,6 +20,8 @@
 #include "plugin/spec_launch.h"
 #include "registry/families.h"
 #include "scenario/table_extent.h"
+#include "util/error_line.h"
+#include "util/output_file.h"
 
 namespace slotguard {
 namespace {
@@ -103,7 +104,8 @@ class CubinKernel : public MappingProvider {
   }
 
   std::string name() const override {
-    return "kernel " + spec_.display_symbol() + " (" + path_ + ", spec " + spec_path_ + ")";
+    return "kernel " + EscapeText(spec_.display_symbol()) + " (" + EscapeText(path_, 0) + ", spec " +
+           EscapeText(spec_path_, 0) + ")";
   }
   const std::vector<Family>& families() const override { return families_; }
   bool has_host() const override { return false; }
@@ -195,7 +197,8 @@ class CubinKernel : public MappingProvider {
         return false;
       }
     }
-    if (plan.grid[0] * plan.grid[1] * plan.grid[2] == 0) return true;  // nothing to launch
+    // An empty grid launches nothing (PlanLaunch checked each dimension: no product to wrap).
+    if (plan.grid[0] == 0 || plan.grid[1] == 0 || plan.grid[2] == 0) return true;
     const dim3 g(static_cast<unsigned>(plan.grid[0]), static_cast<unsigned>(plan.grid[1]),
                  static_cast<unsigned>(plan.grid[2]));
     const dim3 b(k.block[0], k.block[1], k.block[2]);
@@ -245,9 +248,11 @@ class Libraries {
       *out = it->second;
       return true;
     }
-    const std::string where = pointer.empty() ? "--kernel-cubin " + file : spec_path + ":" + pointer + ": " + file;
-    if (!std::ifstream(file)) {
-      *err = where + ": cannot open file; expected a cubin, fatbin or PTX file" +
+    const std::string where = pointer.empty() ? "--kernel-cubin " + EscapeText(file, 0)
+                                              : EscapeText(spec_path, 0) + ":" + pointer + ": " + EscapeText(file, 0);
+    // Never opened before it is known to be a regular file: a FIFO would block.
+    if (const std::string problem = NotARegularFile(file); !problem.empty()) {
+      *err = where + ": " + problem + "; expected a cubin, fatbin or PTX file" +
              (pointer.empty() ? "" : " (a relative path is from the spec's folder)");
       return false;
     }
@@ -277,9 +282,9 @@ class Libraries {
 std::unique_ptr<MappingProvider> OpenCubinKernel(const std::string& cubin, const std::string& spec_path,
                                                  std::string* err) {
   KernelSpec spec;
-  if (!LoadKernelSpec(spec_path, &spec, err)) return nullptr;
-  if (!std::ifstream(cubin)) {
-    *err = "--kernel-cubin " + cubin + ": cannot open file; expected a cubin, fatbin or PTX file";
+  if (!LoadKernelSpec(spec_path, &spec, err) || !CheckConstantGrids(spec, err)) return nullptr;
+  if (const std::string problem = NotARegularFile(cubin); !problem.empty()) {
+    *err = "--kernel-cubin " + EscapeText(cubin, 0) + ": " + problem + "; expected a cubin, fatbin or PTX file";
     return nullptr;
   }
   // The kernels that launch: the spec's own, or each specialization's.

@@ -81,8 +81,19 @@ struct ProviderSource {
   std::vector<std::string> WorkerArgs() const;
 };
 
-/// Opens the provider, or nullptr with a one-line *err (bad input: exit 2).
+/// Opens the provider in this process, or nullptr with a one-line *err
+/// (bad input: exit 2): what a worker process does. Its files must be
+/// regular files (a FIFO would block).
 std::unique_ptr<MappingProvider> OpenProvider(const ProviderSource& source, std::string* err);
+
+/// Opens it for slotguard's own process: a plugin is first loaded in a
+/// child process (plugin_probe.h), so that one that crashes, exits or hangs
+/// while loading is a one-line error (exit 2); then, only when `in_process`
+/// (--no-isolate), loaded here too. Isolated, the result only names the
+/// plugin (the worker processes run it). A compiled kernel loads no user
+/// code on the host and opens as OpenProvider does.
+std::unique_ptr<MappingProvider> OpenProviderForSlotguard(const ProviderSource& source, bool in_process,
+                                                          double timeout_seconds, std::string* err);
 
 /// The shared-library plugin (plugin_library.cc).
 std::unique_ptr<MappingProvider> OpenPluginLibrary(const std::string& path, std::string* err);

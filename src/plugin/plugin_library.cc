@@ -4,6 +4,7 @@
 #include <slotguard/plugin_v1.h>
 
 #include "plugin/mapping_provider.h"
+#include "plugin/plugin_probe.h"
 #include "registry/families.h"
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
@@ -20,7 +21,7 @@ class PluginLibrary : public MappingProvider {
       : path_(std::move(path)), name_(std::move(name)), abi_(abi), families_(std::move(families)), device_(device),
         host_(host) {}
 
-  std::string name() const override { return "plugin " + name_ + " (" + path_ + ")"; }
+  std::string name() const override { return PluginDisplayName(name_, path_); }
   const std::vector<Family>& families() const override { return families_; }
   bool has_host() const override { return host_ != nullptr; }
   bool reads_persistent_tables() const override { return abi_ != SLOTGUARD_PLUGIN_V1_ABI_VERSION; }
@@ -123,7 +124,8 @@ std::unique_ptr<MappingProvider> OpenPluginLibrary(const std::string& path, std:
            " (rebuild it against this slotguard's plugin.h)";
     return nullptr;
   }
-  const std::string name = info->name ? info->name : "unnamed";
+  // The plugin's own words: one printable line of at most 200 characters.
+  const std::string name = ForeignText(info->name ? info->name : "unnamed");
   if (!device) {
     *err = where + "plugin " + name + " exports no slotguard_plugin_launch_device; expected it (required)";
     return nullptr;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "plugin/mapping_call.h"
 #include "util/running_group.h"
 
 namespace slotguard {
@@ -9,6 +10,10 @@ namespace slotguard {
 std::string ProviderSkips(const MappingProvider& provider, const Scenario& scenario) {
   for (const Group& group : scenario.groups) {
     if (!provider.Runs(group.family, group.variant)) continue;
+    // A batch it cannot be handed faithfully (an ABI-1 plugin's int32
+    // seq_lens): not a verdict on its kernel, and no fault either.
+    const std::string cannot_take = ProviderCannotTake(provider, scenario.batch);
+    if (!cannot_take.empty()) return "group " + group.name + ": " + cannot_take;
     const std::string why = provider.SkipReason(scenario, group);
     if (!why.empty()) return "group " + group.name + ": " + why;
   }

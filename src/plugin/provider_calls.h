@@ -15,7 +15,9 @@
 namespace slotguard {
 
 /// Why the provider does not take the scenario ("group NAME: reason"), or
-/// "" when it takes every group it runs (MappingProvider::SkipReason).
+/// "" when it takes every group it runs: a batch it cannot be handed as it
+/// is (ProviderCannotTake: seq_lens past int32 for an ABI-1 plugin or a
+/// spec-1 kernel), or its own MappingProvider::SkipReason.
 std::string ProviderSkips(const MappingProvider& provider, const Scenario& scenario);
 
 class ProviderCalls {

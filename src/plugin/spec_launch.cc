@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "util/error_line.h"
+
 namespace slotguard {
 namespace {
 
@@ -69,15 +71,17 @@ void PutCell(SpecType type, int64_t value, uint64_t* cell) {
 }
 
 constexpr int64_t kMaxScratchBytes = int64_t{1} << 40;
+constexpr size_t kListedSpecializations = 8;  // in a skip line
+constexpr int64_t kMaxGrid[3] = {INT32_MAX, 65535, 65535};  // CUDA's gridDim limits
+constexpr size_t kMaxLineChars = 1000;        // a skip or error line, whatever the spec holds
 
-}  // namespace
 
-SpecChoice ChooseSpecKernel(const KernelSpec& spec, const std::vector<sg_mapping_call>& calls,
-                            const std::vector<std::string>& groups) {
+SpecChoice ChooseUncapped(const KernelSpec& spec, const std::vector<sg_mapping_call>& calls,
+                          const std::vector<std::string>& groups) {
   SpecChoice choice;
   if (calls.empty()) return choice;
   const int64_t n = static_cast<int64_t>(calls.size());
-  const std::string who = "kernel " + spec.display_symbol() + " (spec " + spec.file + ")";
+  const std::string who = "kernel " + EscapeText(spec.display_symbol()) + " (spec " + EscapeText(spec.file, 0) + ")";
   const auto in_group = [&](size_t i) { return n > 1 ? " in " + GroupName(groups, i) : std::string(); };
 
   // 1. The launch preconditions: else the engine's launcher routes the batch elsewhere.
@@ -128,6 +132,7 @@ SpecChoice ChooseSpecKernel(const KernelSpec& spec, const std::vector<sg_mapping
     if (!choice.kernel) {
       std::vector<std::string> vars;  // every condition's variables, in order
       std::string list;
+      size_t listed = 0;
       for (const SpecSpecialization& sp : spec.specializations) {
         std::string conditions;
         for (const GridFormula& f : sp.conditions) {
@@ -135,8 +140,11 @@ SpecChoice ChooseSpecKernel(const KernelSpec& spec, const std::vector<sg_mapping
           for (const std::string& v : f.Variables())
             if (std::find(vars.begin(), vars.end(), v) == vars.end()) vars.push_back(v);
         }
-        list += (list.empty() ? "" : ", ") + conditions;
+        // The first few: a spec of 10,000 specializations gave a 150 KB line.
+        if (listed++ < kListedSpecializations) list += (list.empty() ? "" : ", ") + conditions;
       }
+      if (listed > kListedSpecializations)
+        list += ", and " + std::to_string(listed - kListedSpecializations) + " more";
       const std::string specializations = " (specializations: " + list + ")";
       for (size_t i = 0; i < calls.size(); ++i) {
         bool some = false;
@@ -205,6 +213,16 @@ SpecChoice ChooseSpecKernel(const KernelSpec& spec, const std::vector<sg_mapping
       }
     }
   }
+  return choice;
+}
+
+}  // namespace
+
+SpecChoice ChooseSpecKernel(const KernelSpec& spec, const std::vector<sg_mapping_call>& calls,
+                            const std::vector<std::string>& groups) {
+  SpecChoice choice = ChooseUncapped(spec, calls, groups);
+  choice.skip = ElideText(choice.skip, kMaxLineChars);
+  choice.error = ElideText(choice.error, kMaxLineChars);
   return choice;
 }
 
@@ -286,14 +304,58 @@ bool PlanLaunch(const KernelSpec& spec, const SpecKernel& kernel, const std::vec
   }
   for (int d = 0; d < 3; ++d) {
     std::string why;
-    const std::string at = spec.file + ":" + kernel.grid_pointer + "/" + std::to_string(d);
     if (!kernel.grid[d].Evaluate(first, n, &plan->grid[d], &why)) {
-      *err = at + ": " + why;
+      *err = spec.file + ":" + kernel.grid_pointer + "/" + std::to_string(d) + ": " + why;
       return false;
     }
-    if (plan->grid[d] < 0 || plan->grid[d] > INT32_MAX) {
-      *err = at + ": '" + kernel.grid[d].text() + "' is " + std::to_string(plan->grid[d]) +
-             " here; expected 0 <= grid <= 2^31-1";
+  }
+  return CheckGrid(spec, kernel, plan->grid, " here", err);
+}
+
+bool CheckGrid(const KernelSpec& spec, const SpecKernel& kernel, const int64_t grid[3], const std::string& when,
+               std::string* err) {
+  for (int d = 0; d < 3; ++d) {
+    if (grid[d] >= 0 && grid[d] <= kMaxGrid[d]) continue;
+    *err = spec.file + ":" + kernel.grid_pointer + "/" + std::to_string(d) + ": '" + kernel.grid[d].text() + "' is " +
+           std::to_string(grid[d]) + when + "; expected 0 <= grid " + "xyz"[d] + " <= " + std::to_string(kMaxGrid[d]) +
+           " (CUDA's limit)";
+    return false;
+  }
+  int64_t xy, blocks;  // within the limits the product fits; checked all the same
+  if (__builtin_mul_overflow(grid[0], grid[1], &xy) || __builtin_mul_overflow(xy, grid[2], &blocks)) {
+    *err = spec.file + ":" + kernel.grid_pointer + ": the grid's " + std::to_string(grid[0]) + " x " +
+           std::to_string(grid[1]) + " x " + std::to_string(grid[2]) + " blocks overflow int64" + when;
+    return false;
+  }
+  return true;
+}
+
+bool CheckConstantGrids(const KernelSpec& spec, std::string* err) {
+  std::vector<const SpecKernel*> kernels;
+  if (spec.specializations.empty()) kernels.push_back(&spec);
+  for (const SpecSpecialization& s : spec.specializations) kernels.push_back(&s.kernel);
+  for (const SpecKernel* k : kernels) {
+    // Each dimension that names no variable is known now; the others
+    // count as 1 (their values are checked at each launch).
+    int64_t grid[3] = {1, 1, 1};
+    for (int d = 0; d < 3; ++d) {
+      if (!k->grid[d].Variables().empty()) continue;
+      std::string why;
+      if (!k->grid[d].Evaluate(sg_mapping_call{}, 1, &grid[d], &why)) {
+        *err = spec.file + ":" + k->grid_pointer + "/" + std::to_string(d) + ": " + why;
+        return false;
+      }
+    }
+    if (!CheckGrid(spec, *k, grid, "", err)) return false;
+    // The block: each dimension is at most 1024 when the spec loads; CUDA
+    // also takes at most 64 in z and 1024 threads in all.
+    int64_t threads = 1;
+    for (int d = 0; d < 3; ++d) threads *= k->block[d];  // at most 2^30: no overflow
+    if (threads > 1024 || k->block[2] > 64) {
+      const std::string pointer = k->grid_pointer.substr(0, k->grid_pointer.size() - 4) + "block";
+      *err = spec.file + ":" + pointer + ": " + std::to_string(k->block[0]) + " x " + std::to_string(k->block[1]) +
+             " x " + std::to_string(k->block[2]) + " threads per block; expected at most 1024 in all and 64 in z "
+             "(CUDA's limits)";
       return false;
     }
   }

@@ -56,6 +56,20 @@ struct LaunchPlan {
 bool PlanLaunch(const KernelSpec& spec, const SpecKernel& kernel, const std::vector<sg_mapping_call>& calls,
                 LaunchPlan* plan, std::string* err);
 
+/// A grid `kernel` of `spec` would launch: each dimension within CUDA's
+/// limits (x <= 2^31-1, y and z <= 65535) and the block count's product
+/// without overflow (2^30 x 2^30 x 16 wrapped to 0, and the kernel was
+/// silently not launched). False with "FILE:/grid/D: 'FORMULA' is V`when`;
+/// expected 0 <= grid y <= 65535 (CUDA's limit)".
+bool CheckGrid(const KernelSpec& spec, const SpecKernel& kernel, const int64_t grid[3], const std::string& when,
+               std::string* err);
+
+/// At load: the grid dimensions of every kernel of `spec` (its own, or each
+/// specialization's) that name no variable, checked by CheckGrid, and its
+/// block within CUDA's limits (at most 1024 threads, 64 in z). A spec error
+/// (exit 2) before anything runs.
+bool CheckConstantGrids(const KernelSpec& spec, std::string* err);
+
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_PLUGIN_SPEC_LAUNCH_H_

@@ -44,7 +44,7 @@ std::string BlockMapHtml(const Scenario& scenario, const std::string& file, cons
                          const ScenarioRun& run);
 
 /// Writes BlockMapHtml to `path`; false with "PATH: cannot write the HTML
-/// report" (WriteReportFile).
+/// report: REASON" (WriteReportFile).
 bool WriteBlockMapHtml(const std::string& path, const Scenario& scenario, const std::string& file,
                        const std::string& backend, const ScenarioRun& run, std::string* err);
 

@@ -53,6 +53,7 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
       continue;
     }
     for (const std::string& line : f.finding_lines) out << line << "\n";
+    if (!f.reproducer_error.empty()) out << "fuzz: " << f.reproducer_error << "\n";
     if (!report.keep_going) {  // the one finding the campaign stopped at
       out << "fuzz: finding in scenario " << f.finding_index << " after " << r.scenarios << " scenarios (" << rate
           << "): " << JoinNames(f.fired) << "; minimized from " << ScenarioShape(f.original) << " to "
@@ -63,7 +64,8 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
     out << "fuzz: finding " << ++k << " of " << distinct << ", signature " << f.signature.Id() << ": "
         << f.signature.Text() << "\n";
     out << "fuzz:   " << counts << ", firing " << JoinNames(f.fired) << "; minimized from " << ScenarioShape(f.original)
-        << " to " << ScenarioShape(f.minimized) << "; written to " << f.file << "\n";
+        << " to " << ScenarioShape(f.minimized) << "; "
+        << (f.written() ? "written to " + EscapeText(f.file, 0) : f.reproducer_error) << "\n";
   }
   if (r.unattributed)
     out << "fuzz: " << r.unattributed << " more findings not shrunk: their keys' shrunk findings gave several signatures\n";
@@ -79,13 +81,21 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
   }
   const CampaignFinding* first = r.FirstFound();
   if (!report.keep_going) {
-    out << "slotguard: fuzz: finding written to " << first->file << "; replay it with: slotguard replay "
-        << first->file << "\n";
+    if (first->written())
+      out << "slotguard: fuzz: finding written to " << EscapeText(first->file, 0)
+          << "; replay it with: slotguard replay " << EscapeText(first->file, 0) << "\n";
+    else
+      out << "slotguard: fuzz: finding in scenario " << first->finding_index << ", signature "
+          << first->signature.Id() << "; " << first->reproducer_error << "\n";
     return;
   }
+  const CampaignFinding* replayable = r.FirstWritten();
   out << "slotguard: fuzz: " << distinct << " distinct finding" << (distinct == 1 ? "" : "s") << " in "
       << r.scenarios << " scenarios (" << r.finding_scenarios << " with findings, " << rate << ")"
-      << suppressed_text << where << "; replay one with: slotguard replay " << first->file << "\n";
+      << suppressed_text << where
+      << (replayable ? "; replay one with: slotguard replay " + EscapeText(replayable->file, 0)
+                     : "; no reproducer could be written")
+      << "\n";
 }
 
 }  // namespace slotguard

@@ -1,7 +1,6 @@
 // The JSON reports: of a `check` run (--json) and of a `fuzz` campaign
 // (--json), built and written here, one writer for both.
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "report/fuzz_report.h"
 #include "report/report.h"
 #include "util/error_line.h"
+#include "util/output_file.h"
 
 namespace slotguard {
 
@@ -24,19 +24,38 @@ namespace {
 
 using nlohmann::ordered_json;
 
-std::string Text(const ordered_json& root) { return root.dump(2) + "\n"; }
+/// Every string and key of `j` as valid UTF-8 (Utf8Text).
+void MakeUtf8(ordered_json* j) {
+  if (j->is_string()) {
+    std::string& s = j->get_ref<std::string&>();
+    s = Utf8Text(s);
+  } else if (j->is_object()) {
+    ordered_json fixed = ordered_json::object();
+    for (auto it = j->begin(); it != j->end(); ++it) {
+      ordered_json value = std::move(it.value());
+      MakeUtf8(&value);
+      fixed[Utf8Text(it.key())] = std::move(value);
+    }
+    *j = std::move(fixed);
+  } else if (j->is_array()) {
+    for (ordered_json& e : *j) MakeUtf8(&e);
+  }
+}
+
+std::string Text(ordered_json root) { return ReportJsonText(std::move(root)); }
 
 }  // namespace
 
+std::string ReportJsonText(nlohmann::ordered_json root) {
+  MakeUtf8(&root);  // a path or name that is not UTF-8 is escaped, never a refused report
+  return root.dump(2) + "\n";
+}
+
 bool WriteReportFile(const std::string& path, const std::string& text, const std::string& format, std::string* err) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) {
-    *err = EscapeText(path, 0) + ": cannot write the " + format + " report";
-    return false;
-  }
-  return true;
+  std::string why;
+  if (WriteOutputFile(path, text, &why)) return true;
+  *err = EscapeText(path, 0) + ": cannot write the " + format + " report: " + why;
+  return false;
 }
 
 std::string Outcome(const ScenarioReport& r) {
@@ -237,14 +256,16 @@ std::string FuzzJson(const FuzzReport& report) {
     fj["invariant"] = f.invariant;
     fj["fired"] = f.fired;
     fj["original_shape"] = ScenarioShape(f.original);
-    fj["file"] = OrNull(f.file);
+    fj["file"] = OrNull(f.written() ? f.file : "");
+    fj["reproducer_error"] = OrNull(f.reproducer_error);
     fj["suppressed_by"] =
         f.suppressed_by < 0 ? ordered_json(nullptr)
                             : ordered_json(report.suppressions->entries[static_cast<size_t>(f.suppressed_by)].id);
     findings.push_back(fj);
   }
   if (const CampaignFinding* first = r.FirstFound()) {  // as before --keep-going
-    j["file"] = first->file;
+    j["file"] = OrNull(first->written() ? first->file : "");
+    j["reproducer_error"] = OrNull(first->reproducer_error);
     j["invariant"] = first->invariant;
     j["fired"] = first->fired;
     j["scenario_index"] = first->finding_index;

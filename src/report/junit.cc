@@ -2,7 +2,7 @@
 // <error> for bad input and environment errors. CI systems render this.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 
 #include "report/markup.h"
 #include "report/report.h"
@@ -34,7 +34,7 @@ bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& repo
       ++failures;
     }
   }
-  std::ofstream out(path);
+  std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites>\n  <testsuite name=\"slotguard check\" tests=\"" << reports.size()
       << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\""
@@ -64,12 +64,7 @@ bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& repo
     out << "    </testcase>\n";
   }
   out << "  </testsuite>\n</testsuites>\n";
-  out.close();
-  if (!out) {
-    *err = EscapeText(path, 0) + ": cannot write the JUnit report";
-    return false;
-  }
-  return true;
+  return WriteReportFile(path, out.str(), "JUnit", err);
 }
 
 }  // namespace slotguard

@@ -19,6 +19,7 @@ void WriteRegistryJson(std::ostream& out);
 /// | family | key | name | type | range | default | meaning |, for every built-in family.
 std::string FamilyParameterMarkdown();
 
+
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_REPORT_REGISTRY_LISTING_H_

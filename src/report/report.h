@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "invariants/finding.h"
 #include "runner/scenario_run.h"
 #include "suppressions/suppressions.h"
@@ -73,8 +75,15 @@ bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& repo
                 const CheckSummary& summary, std::string* err);
 /// The --json report ("slotguard_report": 1; docs/report.schema.json), and
 /// writing it (json_report.cc, the one JSON writer, beside fuzz's).
-/// Writes a report's text; false with "PATH: cannot write the FORMAT report".
+/// Writes a report's text (util/output_file.h: WriteOutputFile); false with
+/// "PATH: cannot write the FORMAT report: REASON" (REASON the errno text),
+/// leaving no partial file behind.
 bool WriteReportFile(const std::string& path, const std::string& text, const std::string& format, std::string* err);
+
+/// A JSON report's text (indented, one newline at the end): every string
+/// and key made valid UTF-8 first (Utf8Text), so that a file name or a
+/// provider's name with bytes that are not UTF-8 reaches it escaped.
+std::string ReportJsonText(nlohmann::ordered_json root);
 
 /// SARIF 2.1.0 for code scanning (report/sarif.cc): a result per unexpected
 /// (group, invariant), per missing expected finding, per bad input and

@@ -98,7 +98,7 @@ std::string Log(ordered_json results, ordered_json properties) {
   root["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
   root["version"] = "2.1.0";
   root["runs"] = ordered_json::array({run});
-  return root.dump(2) + "\n";
+  return ReportJsonText(std::move(root));
 }
 
 }  // namespace
@@ -165,7 +165,8 @@ std::string FuzzSarif(const FuzzReport& report) {
     const std::string message = "fuzz (seed " + std::to_string(report.seed) + ", scenario " +
                                 std::to_string(f.finding_index) + "), signature " + f.signature.Id() + ": " +
                                 f.signature.Text() + "; " + std::to_string(f.count) + " findings; the reproducer fires " +
-                                JoinNames(f.fired) + (f.file.empty() ? "" : "; replay it with: slotguard replay " + f.file);
+                                JoinNames(f.fired) + (!f.reproducer_error.empty() ? "; " + f.reproducer_error
+                                                     : f.file.empty() ? "" : "; replay it with: slotguard replay " + f.file);
     // The finding's signature: what it is, not where in the stream it was
     // found (another seed that finds the same bug gives the same one). A
     // suppressed signature has no reproducer: its result is at the entry

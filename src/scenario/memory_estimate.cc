@@ -38,7 +38,16 @@ MemoryCosts CostsOf(const RunFootprint& footprint) {
   // outputs slotguard reads from it (measured: three).
   c.pool_copies = (footprint.isolated ? 3 : 1) * replays;
   c.per_expect_slot = 8 * scenario_copies;
-  c.fixed = int64_t{footprint.isolated ? 32 : 16} << 20;  // each process's code, data and stacks (~10 MiB measured)
+  c.fixed = int64_t{footprint.isolated || footprint.provider_process ? 32 : 16} << 20;  // each process's code, data and stacks (~10 MiB measured)
+  if (footprint.provider_process) {
+    // The request message (positions, slot_mapping_in, request_of_token:
+    // 20 bytes a token) in slotguard and in the provider; per output of a
+    // provided group, the reply in both and slotguard's parsed answer.
+    // Measured (docs/limits.md): 16M tokens, one provided kpool_tail group,
+    // 1480 MiB for both processes against 982 for slotguard alone.
+    c.per_provided_token = 40;
+    c.per_provided_output_token = 24;
+  }
   if (footprint.device) {
     // On the device (measured on an H200, docs/limits.md): the batch's
     // arrays with request_of_token and seq_lens_i32, each output in both

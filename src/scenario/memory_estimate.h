@@ -10,7 +10,8 @@
 //    alive while the scenario is built from them), the scenario's arrays
 //    and every copy the run makes of them
 //    (the run's own copy of the scenario, a worker process's, CUDA-graph
-//    replays), each group's outputs (engine, reference, findings), laid-out
+//    replays, a --kernel-cmd provider's message and answers for the groups
+//    it runs), each group's outputs (engine, reference, findings), laid-out
 //    tables and the writers' pools, on the host and, on the gpu backend,
 //    on the device. The loader adds each term as soon as its size is
 //    known (the batch's token and request counts, then each group) and
@@ -25,6 +26,8 @@
 #include <cstdint>
 #include <string>
 
+#include "registry/variant_ids.h"
+
 namespace slotguard {
 
 /// What the run does with a scenario beyond loading it (set by the
@@ -35,6 +38,14 @@ struct RunFootprint {
   int32_t head_bytes = 0;       // the writers' bytes per slot (0: no writers)
   int64_t max_cache_bytes = 0;  // the writers' largest pool per group
   bool graph_replays = false;   // --cuda-graph: several replays of the batch
+  // --kernel-cmd: a provider process is handed the groups of its families
+  // (one bit per Family) and answers their outputs; the other groups run
+  // in slotguard's process, which holds no worker's copy.
+  bool provider_process = false;
+  uint32_t provided_families = 0;
+  bool Provides(Family family) const {
+    return provider_process && (provided_families >> static_cast<int>(family) & 1) != 0;
+  }
 };
 
 /// Bytes per element of each term, every copy of it on the host and the
@@ -47,6 +58,9 @@ struct MemoryCosts {
   int64_t pool_copies = 0;       // of each writers' pool (filled and written in place)
   int64_t per_expect_slot = 0;   // a golden output's slot (expect.slot_mapping), per copy of the scenario
   int64_t fixed = 0;             // once per scenario: each process's own code and data, the CUDA context
+  // A scenario with a group a provider process runs (RunFootprint::Provides):
+  int64_t per_provided_token = 0;         // the request message, in both processes
+  int64_t per_provided_output_token = 0;  // per output of such a group: the reply in both, the parsed answer
 };
 MemoryCosts CostsOf(const RunFootprint& footprint);
 

@@ -76,6 +76,7 @@ class Loader : public JsonReader {
   MemoryCosts costs_ = CostsOf(limits_.footprint);
   MemoryEstimate estimate_;
   int64_t outputs_ = 0;  // every group's outputs, counted before the batch is loaded
+  int64_t provided_outputs_ = 0;  // of those, the outputs a --kernel-cmd provider answers
   int64_t version_ = 1;
   std::unordered_map<std::string, size_t> group_index_;   // group name -> index in /groups
   std::unordered_map<std::string, size_t> output_group_;  // output name -> index of its group
@@ -145,14 +146,15 @@ bool Loader::Load(const json& root, Scenario* s) {
   // The outputs every token will have (the estimate's largest term), from
   // the groups' kernel names; the groups are checked below.
   outputs_ = 0;
+  provided_outputs_ = 0;
   if ((v = Find(root, "groups")) && v->is_array())
     for (const json& g : *v) {
       Family family;
       const json* kernel = g.is_object() ? Find(g, "kernel") : nullptr;
       std::string ignored;
-      outputs_ += kernel && kernel->is_string() && FindFamily(kernel->get<std::string>(), &family, &ignored)
-                      ? OutputCount(family)
-                      : 1;
+      const bool known = kernel && kernel->is_string() && FindFamily(kernel->get<std::string>(), &family, &ignored);
+      outputs_ += known ? OutputCount(family) : 1;
+      if (known && limits_.footprint.Provides(family)) provided_outputs_ += OutputCount(family);  // a provider's
     }
   if (!Require(root, "", "batch", "a batch object", &v) || !LoadBatch(*v, &s->batch)) return false;
 
@@ -272,7 +274,9 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
   const std::string size_ptr = positions || n                  ? n_ptr
                                : b->num_actual_tokens > real ? ptr + "/num_actual_tokens"
                                                              : JsonChild(ptr + "/query_start_loc", static_cast<size_t>(R));
-  const int64_t per_token = costs_.per_token + costs_.per_output_token * outputs_;
+  const int64_t per_token = costs_.per_token + costs_.per_output_token * outputs_ +
+                            (provided_outputs_ ? costs_.per_provided_token : 0) +
+                            costs_.per_provided_output_token * provided_outputs_;
   estimate_.AddFixed(costs_.fixed);
   if (!Budget(num_tokens, per_token, size_ptr,
               "num_tokens " + std::to_string(num_tokens) + " (" + std::to_string(per_token) + " bytes per token, " +

@@ -1,8 +1,12 @@
 #include "util/child_process.h"
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -28,15 +32,97 @@ std::string DescribeExit(int status) {
   return "ended";
 }
 
+// The process groups alive, for slotguard's exit (atexit) and its fatal
+// signals: a fixed table a signal handler can walk (async-signal-safe).
+constexpr int kMaxGroups = 4096;
+std::atomic<pid_t> live_groups[kMaxGroups];
+
+void KillLiveGroups() {
+  for (std::atomic<pid_t>& g : live_groups) {
+    const pid_t pgid = g.load();
+    if (pgid > 0) kill(-pgid, SIGKILL);
+  }
+}
+
+void OnFatalSignal(int sig) {
+  KillLiveGroups();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void ListenForExit() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::atexit(KillLiveGroups);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old {};
+      // Only where nobody else handles it (an embedding program keeps its own).
+      if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
+        struct sigaction action {};
+        action.sa_handler = OnFatalSignal;
+        sigemptyset(&action.sa_mask);
+        sigaction(sig, &action, nullptr);
+      }
+    }
+  });
+}
+
+void Register(pid_t pgid) {
+  for (std::atomic<pid_t>& g : live_groups) {
+    pid_t empty = 0;
+    if (g.compare_exchange_strong(empty, pgid)) return;
+  }
+}
+
+void Unregister(pid_t pgid) {
+  for (std::atomic<pid_t>& g : live_groups) {
+    pid_t mine = pgid;
+    if (g.compare_exchange_strong(mine, 0)) return;
+  }
+}
+
 }  // namespace
+
+// The leader's end, seen from a thread of its own: once it is a zombie
+// (waitid WNOWAIT: not reaped, so its pid and group id cannot be reused),
+// the rest of its group is killed, and with it every copy of the reply
+// pipe, so that a read waiting on it ends now instead of at --timeout.
+struct ChildProcess::Watch {
+  std::mutex mu;
+  bool reaped = false;
+  pid_t pid = -1;
+  std::thread thread;
+
+  void Run() {
+    siginfo_t info{};
+    int r;
+    do {
+      r = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT);
+    } while (r != 0 && errno == EINTR);
+    std::lock_guard<std::mutex> lock(mu);
+    if (r == 0 && !reaped) kill(-pid, SIGKILL);
+  }
+};
+
+int ChildProcess::Reap() {
+  int status = 0;
+  {
+    std::lock_guard<std::mutex> lock(watch->mu);
+    kill(-pid, SIGKILL);  // the group: the leader's descendants, and the leader if it still runs
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    watch->reaped = true;
+  }
+  if (watch->thread.joinable()) watch->thread.join();
+  Unregister(pid);
+  pid = -1;
+  return status;
+}
 
 ChildProcess::~ChildProcess() {
   if (to >= 0) close(to);
   if (from >= 0) close(from);
-  if (pid > 0) {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-  }
+  if (pid > 0) Reap();
 }
 
 std::string ChildProcess::Ended(bool timed_out) {
@@ -45,27 +131,24 @@ std::string ChildProcess::Ended(bool timed_out) {
     close(to);
     to = -1;
   }
-  int status = 0;
   if (!timed_out) {
     // It stopped answering: it exited (a crash), or it closed its pipe, or
     // it wrote something that is not a frame and still runs. Half a second
     // to exit on its own, then it is killed.
     for (int i = 0; i < 50; ++i) {
-      if (waitpid(pid, &status, WNOHANG) == pid) {
-        pid = -1;
-        return DescribeExit(status);
-      }
+      siginfo_t info{};
+      if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+        return DescribeExit(Reap());
       usleep(10 * 1000);
     }
   }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  pid = -1;
+  const int status = Reap();
   return timed_out ? DescribeExit(status) : "stopped answering in frames and was killed";
 }
 
 bool SpawnChild(const ChildOptions& options, ChildProcess* child, std::string* err) {
   std::signal(SIGPIPE, SIG_IGN);
+  ListenForExit();
   int requests[2], replies[2];
   if (pipe2(requests, O_CLOEXEC) != 0) {
     *err = std::string("pipe2: ") + std::strerror(errno);
@@ -90,14 +173,16 @@ bool SpawnChild(const ChildOptions& options, ChildProcess* child, std::string* e
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, requests[0], kChildRequestFd);
   posix_spawn_file_actions_adddup2(&actions, replies[1], kChildReplyFd);
-  // slotguard ignores SIGPIPE; the child starts with the default.
+  // slotguard ignores SIGPIPE; the child starts with the default. It leads
+  // a process group of its own (pgid = its pid).
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t pipe_signal;
   sigemptyset(&pipe_signal);
   sigaddset(&pipe_signal, SIGPIPE);
   posix_spawnattr_setsigdefault(&attr, &pipe_signal);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   if (options.stdin_null) posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   // Above fd 10 too (a memfd may be fd 5 itself, and dup2 onto itself
   // would keep its close-on-exec flag).
@@ -129,6 +214,10 @@ bool SpawnChild(const ChildOptions& options, ChildProcess* child, std::string* e
     *err = "could not start " + args[0] + ": " + std::strerror(spawned);
     return false;
   }
+  Register(child->pid);
+  child->watch = std::make_shared<ChildProcess::Watch>();
+  child->watch->pid = child->pid;
+  child->watch->thread = std::thread([w = child->watch.get()] { w->Run(); });
   return true;
 }
 

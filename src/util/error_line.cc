@@ -104,8 +104,12 @@ std::string ErrorLine(const std::string& problem) { return "slotguard: error: " 
 std::string EscapeText(const std::string& text, size_t max_chars) { return Escape(text, max_chars, 0); }
 
 std::string OutOfMemoryText(const std::string& what) {
-  return what + ": out of memory; expected more free memory (check fewer scenarios at once with -j, or lower "
-                "--max-memory-mib so that such a scenario is refused before it runs)";
+  return OutOfMemoryText(what, "check fewer scenarios at once with -j, or lower --max-memory-mib so that such a "
+                               "scenario is refused before it runs");
+}
+
+std::string OutOfMemoryText(const std::string& what, const std::string& advice) {
+  return what + ": out of memory; expected more free memory" + (advice.empty() ? "" : " (" + advice + ")");
 }
 
 std::string PrintableText(const std::string& text) {
@@ -132,6 +136,44 @@ std::string PrintableText(const std::string& text) {
                static_cast<unsigned char>(text[i + 2]) >= 0xbe) {  // U+FFFE, U+FFFF: not allowed in XML
       out += '?';
       i += n;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+/// `text` cut after `max_chars` characters, the cut marked with `bytes`.
+std::string Elide(const std::string& text, size_t max_chars, size_t bytes) {
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++chars) {
+    if (chars == max_chars) return text.substr(0, i) + "...(" + std::to_string(bytes) + " bytes)";
+    const size_t n = static_cast<unsigned char>(text[i]) < 0x80 ? 0 : Utf8Length(text, i);
+    i += n == 0 ? 1 : n;
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string ElideText(const std::string& text, size_t max_chars) { return Elide(text, max_chars, text.size()); }
+
+std::string ForeignText(const std::string& text, size_t max_chars) {
+  return Elide(PrintableText(text), max_chars, text.size());  // N: what the program sent
+}
+
+std::string Utf8Text(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const size_t n = c < 0x80 ? 1 : Utf8Length(text, i);
+    if (n == 0) {
+      out += HexByte(c);
+      ++i;
     } else {
       out.append(text, i, n);
       i += n;

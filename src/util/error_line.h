@@ -33,13 +33,36 @@ std::string EscapeText(const std::string& text, size_t max_chars = kEscapeLimit)
 /// U+10FFFF, truncated) and the XML-forbidden U+FFFE and U+FFFF become '?'.
 std::string PrintableText(const std::string& text);
 
+/// Text another program chose (a plugin's or a provider's name, a
+/// provider's error or skip message) as one line of bounded length:
+/// PrintableText, then past `max_chars` characters elided as
+/// "...(N bytes)", N the length of `text`. So a name cannot forge a console
+/// line, nor make one of 64 KiB.
+constexpr size_t kForeignTextLimit = 200;
+std::string ForeignText(const std::string& text, size_t max_chars = kForeignTextLimit);
+
+/// `text` cut after `max_chars` characters (UTF-8 sequences whole), the cut
+/// marked "...(N bytes)", N the length of `text`; unchanged when shorter.
+std::string ElideText(const std::string& text, size_t max_chars);
+
+/// `text` as valid UTF-8 for a report (JSON, SARIF), whatever it holds: valid
+/// UTF-8 kept as it is (control characters included: the report's own
+/// escaping shows them), each byte that does not start a valid sequence as
+/// the four characters \xHH. A path or name with bytes that are not UTF-8
+/// reaches the report escaped instead of making it unwritable.
+std::string Utf8Text(const std::string& text);
+
 /// The characters of `text`: each valid UTF-8 sequence one, each other byte
 /// one (as a length limit a user can count).
 size_t CountChars(const std::string& text);
 
 /// "WHAT: out of memory; expected ..." for a std::bad_alloc (exit 3):
-/// what ran out and what to do about it. `what` is already escaped.
+/// what ran out and what to do about it (check's scenarios: fewer at once
+/// with -j, or a lower --max-memory-mib). `what` is already escaped.
 std::string OutOfMemoryText(const std::string& what);
+/// The same with the command's own remedy: "WHAT: out of memory; expected
+/// more free memory (ADVICE)", or without the parenthesis when `advice` is "".
+std::string OutOfMemoryText(const std::string& what, const std::string& advice);
 
 /// 'text', escaped and elided as EscapeText does; the quote inside shown as
 /// \' (or \" with quote '"').

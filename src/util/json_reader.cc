@@ -111,6 +111,8 @@ struct JsonShape {
   int64_t containers = 0;    // '[' and '{'
   int64_t members = 0;       // ':' (an object member: its map node, its key, the duplicate check's copy)
   int64_t string_bytes = 0;  // inside quotes
+  int64_t longest_string = 0;  // bytes of the longest string (an unterminated one included)
+  int64_t longest_bare = 0;    // bytes of the longest number or literal
   size_t too_deep = std::string::npos;  // the offset of the first container past kMaxJsonDepth
   /// Just past the closing bracket of the object or array the text starts
   /// with (after whitespace); npos when it starts with anything else.
@@ -123,21 +125,36 @@ JsonShape ScanJson(const std::string& text) {
   bool in_string = false;
   const size_t start = text.find_first_not_of(" \t\r\n");
   const bool container = start != std::string::npos && (text[start] == '{' || text[start] == '[');
+  size_t token_start = 0;  // of the string or bare token being scanned
+  bool in_bare = false;     // a number or literal: bytes up to whitespace or punctuation
+  auto end_token = [&](size_t end) {
+    int64_t& longest = in_string ? shape.longest_string : shape.longest_bare;
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(end - token_start));
+  };
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
       if (c == '\\') {
         ++i;
       } else if (c == '"') {
+        end_token(i);
         in_string = false;
       } else {
         ++shape.string_bytes;
       }
       continue;
     }
+    const bool bare = c != '"' && c != '[' && c != ']' && c != '{' && c != '}' && c != ',' && c != ':' &&
+                      c != ' ' && c != '\t' && c != '\r' && c != '\n';
+    if (bare != in_bare) {
+      if (bare) token_start = i;
+      else end_token(i);
+      in_bare = bare;
+    }
     switch (c) {
       case '"':
         in_string = true;
+        token_start = i + 1;
         break;
       case '[':
       case '{':
@@ -162,6 +179,7 @@ JsonShape ScanJson(const std::string& text) {
         break;
     }
   }
+  if (in_string || in_bare) end_token(text.size());  // a token the text ends in
   return shape;
 }
 
@@ -198,10 +216,18 @@ std::string LineColumn(const std::string& text, size_t at) {
 /// ~100-byte map node per object member with its key and the duplicate-key
 /// check's copy of it, a heap vector or map per container, a heap string
 /// per string; the text itself. Measured: 10 MB of '[' (10M nested arrays)
-/// took 2.1 GB, about 210 bytes per container.
+/// took 2.1 GB, about 210 bytes per container. And the lexer's buffers for
+/// the token it reads (its decoded bytes and its raw bytes, each a vector
+/// grown by doubling, and the copies while they grow): measured, a 50 MB
+/// number took 6.8 times its bytes, an unterminated 50 MB string 6 times
+/// (twice of it already counted as string bytes).
+constexpr int64_t kBareTokenCopies = 8, kStringTokenCopies = 5;
+int64_t TokenBytes(const JsonShape& shape) {
+  return std::max(kBareTokenCopies * shape.longest_bare, kStringTokenCopies * shape.longest_string);
+}
 int64_t ParseBytes(const std::string& text, const JsonShape& shape) {
   return static_cast<int64_t>(text.size()) + 48 * shape.values + 200 * shape.members + 256 * shape.containers +
-         2 * shape.string_bytes;
+         2 * shape.string_bytes + TokenBytes(shape);
 }
 
 }  // namespace
@@ -244,15 +270,20 @@ bool ParseJsonText(const std::string& text, const std::string& file, const std::
   const JsonShape shape = ScanJson(text);
   if (shape.too_deep != std::string::npos) {
     *err = EscapeText(file, 0) + ": " + LineColumn(text, shape.too_deep) + ": arrays and objects nested deeper than " +
-           std::to_string(kMaxJsonDepth) + " levels; expected " + expected;
+           std::to_string(kMaxJsonDepth) + " levels; expected nesting at most " + std::to_string(kMaxJsonDepth) +
+           " deep";
     return false;
   }
   const int64_t parse_bytes = ParseBytes(text, shape);
   if (budget.estimate) *budget.estimate = parse_bytes;
   if (parse_bytes > budget.max_bytes) {
+    // The longest token is named when it drives the estimate (one huge number or string).
+    const bool token = TokenBytes(shape) > parse_bytes / 3;
+    const int64_t longest = std::max(shape.longest_bare, shape.longest_string);
     *err = EscapeText(file, 0) + ": parsing it would take about " + MiBText(parse_bytes) + " (" +
-           std::to_string(text.size()) + " bytes, " + std::to_string(shape.values) +
-           " JSON values); expected at most " + MiBText(budget.max_bytes) +
+           std::to_string(text.size()) + " bytes, " + std::to_string(shape.values) + " JSON values" +
+           (token ? ", one token of " + std::to_string(longest) + " bytes" : "") +
+           "); expected at most " + MiBText(budget.max_bytes) +
            (budget.flag.empty() ? "" : " (raise with " + budget.flag + ")");
     return false;
   }

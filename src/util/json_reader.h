@@ -28,10 +28,12 @@ struct ParseBudget {
 /// file nests 5 levels, a kernel spec 6).
 constexpr int kMaxJsonDepth = 32;
 
-/// Parses `text` (named `file` in messages). On malformed JSON, a key given
-/// twice in one object, nesting past kMaxJsonDepth or a document that would
-/// take more than budget.max_bytes, false with *err saying where and that
-/// `expected` ("a scenario object") was expected. Never throws.
+/// Parses `text` (named `file` in messages). On malformed JSON or a key
+/// given twice in one object, false with *err saying where and that
+/// `expected` ("a scenario object") was expected; nesting past
+/// kMaxJsonDepth and a document that would take more than budget.max_bytes
+/// (its values and its longest token counted) name the limit instead.
+/// Never throws.
 bool ParseJsonText(const std::string& text, const std::string& file, const std::string& expected,
                    nlohmann::json* out, std::string* err, const ParseBudget& budget = {});
 

@@ -5,7 +5,11 @@
 // reply, a skip; a bad handshake is a one-line error, exit 2.
 #include <sys/wait.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 
@@ -59,6 +63,15 @@ std::set<std::string> Fired(const Scenario& s, std::vector<GroupOutputs> outputs
   for (const FindingSink& sink : run.findings)
     for (const auto& [name, count] : sink.counts()) fired.insert(name);
   return fired;
+}
+
+/// Whether `pid` is a zombie (dead, not yet reaped by its new parent).
+bool Zombie(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  const size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';
 }
 
 int Starts(const std::string& path) {
@@ -225,6 +238,88 @@ TEST(ProviderBackendTest, AFaultIsANoFaultFinding) {
   EXPECT_EQ(std::set<std::string>{kInvariantNoFault}, Fired(s, outputs));
   MarkSkipped("not this one", s.groups.size(), &outputs);
   EXPECT_TRUE(Fired(s, outputs).empty()) << "a skipped scenario has no finding";
+}
+
+// A provider's name and error text are its own words: each at most 200
+// characters in what slotguard prints (a 64 KiB one was a 65K-character line).
+TEST(ProviderBackendTest, LongNamesAndMessagesAreElided) {
+  int64_t trigger;
+  size_t hits = 0;
+  const std::vector<Scenario> scenarios = KpoolScenarios(&trigger, &hits);
+  std::string problem;
+  std::unique_ptr<Backend> backend = Open("long-texts " + std::to_string(trigger), &problem);
+  ASSERT_TRUE(backend) << problem;
+  EXPECT_EQ("provider " + std::string(200, 'N') + "...(65535 bytes) (" + Fixture("long-texts " + std::to_string(trigger)) +
+                ")",
+            backend->provider()->name());
+  for (const Scenario& s : scenarios) {
+    if (s.batch.num_tokens != trigger) continue;
+    std::vector<GroupOutputs> outputs;
+    std::string err;
+    ASSERT_TRUE(backend->Run(s, &outputs, &err)) << err;
+    const std::string& fault = outputs[0].fault;
+    EXPECT_NE(std::string::npos, fault.find("failed: " + std::string(200, 'E') + "...(65536 bytes)")) << fault.size();
+    EXPECT_LT(fault.size(), 700u);
+    return;
+  }
+  FAIL() << "no scenario with " << trigger << " tokens";
+}
+
+// A provider dies while a child it started holds the reply pipe: its group
+// is killed at once, so slotguard sees the end (the provider exited) now,
+// not by waiting out --timeout (3 tiny scenarios at --timeout 5 took 30 s,
+// each reported as timed out).
+TEST(ProviderBackendTest, AProviderThatDiesWhileAChildHoldsItsPipeCostsNoTimeout) {
+  int64_t trigger;
+  size_t hits = 0;
+  const std::vector<Scenario> scenarios = KpoolScenarios(&trigger, &hits);
+  const std::string children = (ScratchDir() / "children").string();
+  setenv("FIXTURE_CHILDREN", children.c_str(), 1);
+  std::string problem;
+  std::unique_ptr<Backend> backend = Open("die-holding " + std::to_string(trigger), &problem, 5);
+  ASSERT_TRUE(backend) << problem;
+  std::vector<const Scenario*> pointers;
+  for (const Scenario& s : scenarios) pointers.push_back(&s);
+  std::vector<std::vector<GroupOutputs>> outputs;
+  std::string err;
+  ASSERT_TRUE(backend->RunMany(pointers, &outputs, &err, 1)) << err;
+  unsetenv("FIXTURE_CHILDREN");
+  size_t faulted = 0;
+  for (size_t i = 0; i < scenarios.size(); ++i)
+    if (scenarios[i].batch.num_tokens == trigger) {
+      ++faulted;
+      EXPECT_NE(std::string::npos, outputs[i][0].fault.find("exited with status 1 while running group"))
+          << outputs[i][0].fault;
+    }
+  EXPECT_EQ(hits, faulted);
+  // Every holder died with its provider.
+  std::ifstream in(children);
+  int holders = 0;
+  for (int pid; in >> pid; ++holders) EXPECT_FALSE(kill(pid, 0) == 0 && !Zombie(pid)) << "holder " << pid << " lives";
+  EXPECT_GT(holders, 0);
+}
+
+// Whatever a provider started dies with it: when the backend closes (the
+// end of a run), its process group is killed, not only the provider.
+TEST(ProviderBackendTest, AProvidersChildrenDoNotOutliveTheRun) {
+  const std::string children = (ScratchDir() / "children").string();
+  setenv("FIXTURE_CHILDREN", children.c_str(), 1);
+  {
+    std::string problem;
+    std::unique_ptr<Backend> backend = Open("fork-holder", &problem);
+    ASSERT_TRUE(backend) << problem;
+    std::vector<GroupOutputs> outputs;
+    std::string err;
+    ASSERT_TRUE(backend->Run(CuratedScenarios()[0], &outputs, &err)) << err;
+  }
+  unsetenv("FIXTURE_CHILDREN");
+  std::ifstream in(children);
+  int holders = 0;
+  for (int pid; in >> pid; ++holders) {
+    for (int i = 0; i < 100 && kill(pid, 0) == 0 && !Zombie(pid); ++i) usleep(10000);
+    EXPECT_TRUE(kill(pid, 0) != 0 || Zombie(pid)) << "holder " << pid << " outlived the run";
+  }
+  EXPECT_EQ(1, holders);
 }
 
 TEST(ProviderBackendTest, ABadHandshakeIsOneLineNamingTheCommand) {

@@ -1,8 +1,12 @@
 // The commands in-process (exit codes, lines, reports) and the binary's flag
 // parsing (usage errors exit 2 with one line).
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -24,6 +28,8 @@ std::string LastLine(const std::string& text) {
   const size_t start = text.rfind('\n', end);
   return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
+
+long Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
 
 class CliTest : public ::testing::Test {
  protected:
@@ -207,20 +213,80 @@ TEST_F(CliTest, JUnitRecordsFailuresAndErrors) {
   EXPECT_NE(std::string::npos, xml.find("padding_tail")) << xml;
 }
 
-TEST_F(CliTest, AReportThatCannotBeWrittenIsAnEnvironmentError) {
-  // Exit 3 and one line, before the summary; the scenarios were checked.
-  const std::string unwritable = (dir_ / "no-such-dir" / "r").string();
+// A path the report cannot go to is refused before anything runs (exit 2,
+// one line): a folder that does not exist, a directory, a FIFO or a device.
+TEST_F(CliTest, AReportPathThatCannotBeAFileIsRefusedBeforeAnythingRuns) {
+  const std::string missing = (dir_ / "no-such-dir" / "r.xml").string();
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
   CheckOptions o;
   o.paths = {kScenarios + "/paged/decode.json"};
-  o.junit_path = unwritable + ".xml";
+  o.junit_path = missing;
+  EXPECT_EQ(kExitBadInput, Check(o));
+  EXPECT_EQ("slotguard: error: --junit " + missing + ": its folder '" + (dir_ / "no-such-dir").string() +
+                "' does not exist; expected a regular file or a new file in an existing folder\n",
+            err_.str());
+  EXPECT_EQ("", out_.str());  // nothing ran
+  for (const std::string& path : {fifo, dir_.string(), std::string("/dev/null")}) {
+    o.junit_path.clear();
+    o.json_path = path;
+    EXPECT_EQ(kExitBadInput, Check(o)) << path;
+    EXPECT_EQ(0u, err_.str().find("slotguard: error: --json " + path + ": ")) << err_.str();
+    EXPECT_EQ(1, Lines(err_.str())) << err_.str();
+    EXPECT_EQ("", out_.str());
+  }
+  FuzzOptions f;
+  f.backend = BackendKind::kHost;
+  f.runs = 20;
+  f.out_dir = (dir_ / "findings").string();
+  f.json_path = fifo;
+  out_.str("");
+  err_.str("");
+  EXPECT_EQ(kExitBadInput, RunFuzz(f, out_, err_));
+  EXPECT_EQ("slotguard: error: --json " + fifo +
+                ": not a regular file (a FIFO); expected a regular file or a new file in an existing folder\n",
+            err_.str());
+  f.json_path.clear();
+  f.out_dir = kScenarios + "/paged/decode.json";
+  err_.str("");
+  EXPECT_EQ(kExitBadInput, RunFuzz(f, out_, err_));
+  EXPECT_EQ("slotguard: error: --out " + f.out_dir +
+                ": not a directory (a regular file); expected a directory for the reproducers (created when missing)\n",
+            err_.str());
+  ReplayOptions r;
+  r.file = kScenarios + "/paged/decode.json";
+  r.backend = BackendKind::kHost;
+  r.html_path = fifo;
+  err_.str("");
+  EXPECT_EQ(kExitBadInput, RunReplay(r, out_, err_));
+  EXPECT_EQ(0u, err_.str().find("slotguard: error: --html " + fifo + ": not a regular file (a FIFO)")) << err_.str();
+}
+
+// A report that the write itself fails (here /proc/version, a regular file
+// that takes no bytes) is named with its reason and exit 3; the other
+// reports and the summary line are still written.
+TEST_F(CliTest, AReportThatCannotBeWrittenLosesNoOtherReport) {
+  CheckOptions o;
+  o.paths = {kScenarios + "/paged/decode.json"};
+  o.junit_path = "/proc/version";
+  o.json_path = (dir_ / "r.json").string();
+  o.sarif_path = (dir_ / "r.sarif").string();
   EXPECT_EQ(kExitEnvironment, Check(o));
-  EXPECT_EQ("slotguard: error: " + unwritable + ".xml: cannot write the JUnit report\n", err_.str());
+  EXPECT_EQ(0u, err_.str().find("slotguard: error: /proc/version: cannot write the JUnit report: ")) << err_.str();
+  EXPECT_EQ(1, Lines(err_.str())) << err_.str();
   EXPECT_NE(std::string::npos, out_.str().find("ok    " + o.paths[0])) << out_.str();
-  EXPECT_EQ(std::string::npos, out_.str().find("slotguard: ")) << out_.str();
-  o.junit_path.clear();
-  o.json_path = unwritable + ".json";
+  EXPECT_EQ(0u, LastLine(out_.str()).find("slotguard: 1 scenario runs (1 hold")) << out_.str();
+  EXPECT_EQ(true, nlohmann::json::parse(std::ifstream(o.json_path))["all_hold"]);
+  EXPECT_EQ("2.1.0", nlohmann::json::parse(std::ifstream(o.sarif_path))["version"]);
+  // The JSON one failing: JUnit and SARIF still written.
+  o.junit_path = (dir_ / "r.xml").string();
+  o.json_path = "/proc/version";
+  fs::remove(o.sarif_path);
   EXPECT_EQ(kExitEnvironment, Check(o));
-  EXPECT_EQ("slotguard: error: " + unwritable + ".json: cannot write the JSON report\n", err_.str());
+  EXPECT_EQ(0u, err_.str().find("slotguard: error: /proc/version: cannot write the JSON report: ")) << err_.str();
+  EXPECT_TRUE(fs::exists(o.junit_path));
+  EXPECT_TRUE(fs::exists(o.sarif_path));
+  EXPECT_EQ(0u, LastLine(out_.str()).find("slotguard: 1 scenario runs")) << out_.str();
 }
 
 TEST_F(CliTest, AFuzzJsonThatCannotBeWrittenIsAnEnvironmentError) {
@@ -228,9 +294,11 @@ TEST_F(CliTest, AFuzzJsonThatCannotBeWrittenIsAnEnvironmentError) {
   o.backend = BackendKind::kHost;
   o.runs = 20;
   o.out_dir = (dir_ / "findings").string();
-  o.json_path = (dir_ / "no-such-dir" / "f.json").string();
+  o.json_path = "/proc/version";
+  o.sarif_path = (dir_ / "f.sarif").string();
   EXPECT_EQ(kExitEnvironment, RunFuzz(o, out_, err_));
-  EXPECT_EQ("slotguard: error: " + o.json_path + ": cannot write the JSON report\n", err_.str());
+  EXPECT_EQ(0u, err_.str().find("slotguard: error: /proc/version: cannot write the JSON report: ")) << err_.str();
+  EXPECT_TRUE(fs::exists(o.sarif_path));  // the other report is still written
   // The summary is printed first: a finding is never lost to a bad --json.
   EXPECT_NE(std::string::npos, out_.str().find("slotguard: fuzz: 20 scenarios")) << out_.str();
   o.variant = "prefix";
@@ -250,6 +318,75 @@ TEST_F(CliTest, AFuzzJsonThatCannotBeWrittenIsAnEnvironmentError) {
   EXPECT_EQ(1, summary["slotguard_fuzz"]);
   EXPECT_EQ(20, summary["scenarios"]);
   EXPECT_EQ(false, summary["found"]);
+}
+
+// A reproducer that cannot be written (here: a directory already holds its
+// name) keeps its finding: the lines, the signature, the JSON and SARIF,
+// marked "reproducer not written: REASON"; exit 3, and nothing left behind.
+TEST_F(CliTest, AReproducerThatCannotBeWrittenKeepsTheFinding) {
+  FuzzOptions o;
+  o.backend = BackendKind::kHost;
+  o.runs = 2000;
+  o.variant = "prefix";
+  o.out_dir = (dir_ / "findings").string();
+  ASSERT_EQ(kExitFindings, RunFuzz(o, out_, err_)) << err_.str();
+  std::vector<fs::path> written;
+  for (const auto& e : fs::directory_iterator(o.out_dir)) written.push_back(e.path());
+  ASSERT_EQ(1u, written.size());
+  fs::remove(written[0]);
+  fs::create_directory(written[0]);  // the same run again: its reproducer's name is taken by a directory
+  o.json_path = (dir_ / "f.json").string();
+  o.sarif_path = (dir_ / "f.sarif").string();
+  out_.str("");
+  err_.str("");
+  EXPECT_EQ(kExitEnvironment, RunFuzz(o, out_, err_)) << err_.str();
+  const std::string reason = "reproducer not written: " + written[0].string() + ": ";
+  EXPECT_NE(std::string::npos, out_.str().find("fuzz: " + reason)) << out_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("fuzz: signature ")) << out_.str();
+  EXPECT_NE(std::string::npos, out_.str().find(written[0].string() + " (not written): ")) << out_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find("slotguard: fuzz: finding in scenario ")) << out_.str();
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(o.json_path));
+  EXPECT_TRUE(j["found"].get<bool>());
+  EXPECT_TRUE(j["file"].is_null());
+  EXPECT_EQ(0u, j["reproducer_error"].get<std::string>().find(reason)) << j.dump();
+  EXPECT_EQ(0u, j["findings"][0]["reproducer_error"].get<std::string>().find(reason)) << j.dump();
+  const nlohmann::json sarif = nlohmann::json::parse(std::ifstream(o.sarif_path));
+  EXPECT_NE(std::string::npos,
+            sarif["runs"][0]["results"][0]["message"]["text"].get<std::string>().find(reason)) << sarif.dump();
+  EXPECT_TRUE(fs::is_directory(written[0]));
+  EXPECT_TRUE(fs::is_empty(written[0]));
+}
+
+// Bytes that are not UTF-8 in a path reach the reports escaped (\xff): the
+// JSON and SARIF reports and the summary line are written, never an
+// internal error.
+TEST_F(CliTest, APathThatIsNotUtf8ReachesTheReportsEscaped) {
+  const fs::path odd = dir_ / "bad\xff";
+  fs::create_directories(odd);
+  std::ofstream(odd / "x.json") << "{";  // bad input: its error names the path too
+  fs::copy_file(kScenarios + "/paged/mutants/pad-from-n.json", odd / "y.json");
+  CheckOptions o;
+  o.paths = {odd.string()};
+  o.json_path = (dir_ / "r.json").string();
+  o.sarif_path = (dir_ / "r.sarif").string();
+  o.junit_path = (dir_ / "r.xml").string();
+  EXPECT_EQ(kExitBadInput, Check(o)) << err_.str();
+  EXPECT_EQ(0u, LastLine(out_.str()).find("slotguard: 2 scenario runs")) << out_.str();
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(o.json_path));
+  EXPECT_EQ((dir_ / "bad\\xff" / "x.json").string(), j["scenarios"][0]["file"]);
+  const nlohmann::json sarif = nlohmann::json::parse(std::ifstream(o.sarif_path));
+  EXPECT_NE(std::string::npos, sarif.dump().find("bad\\\\xff")) << sarif.dump();
+  FuzzOptions f;
+  f.backend = BackendKind::kHost;
+  f.runs = 2000;
+  f.variant = "prefix";
+  f.out_dir = (odd / "findings").string();
+  f.json_path = (dir_ / "f.json").string();
+  out_.str("");
+  err_.str("");
+  EXPECT_EQ(kExitFindings, RunFuzz(f, out_, err_)) << err_.str();
+  EXPECT_NE(std::string::npos,
+            nlohmann::json::parse(std::ifstream(f.json_path))["file"].get<std::string>().find("bad\\xff"));
 }
 
 TEST_F(CliTest, JobsDoNotChangeTheOutput) {
@@ -296,11 +433,11 @@ TEST_F(CliTest, ReplayHtmlWritesThePageBesideTheTextReplay) {
   const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(0u, html.find("<!DOCTYPE html>")) << html.substr(0, 200);
   EXPECT_NE(std::string::npos, html.find("data-block=\"0\" data-null=\"1\" data-requests=\"1\"")) << html;
-  // A page that cannot be written: one line, exit 3, after the text replay.
-  o.html_path = (dir_ / "no-such-dir" / "map.html").string();
+  // A page whose write fails: one line with the reason, exit 3, after the text replay.
+  o.html_path = "/proc/version";
   out_.str("");
   EXPECT_EQ(kExitEnvironment, RunReplay(o, out_, err_));
-  EXPECT_EQ("slotguard: error: " + o.html_path + ": cannot write the HTML report\n", err_.str());
+  EXPECT_EQ(0u, err_.str().find("slotguard: error: /proc/version: cannot write the HTML report: ")) << err_.str();
   EXPECT_NE(std::string::npos, out_.str().find("\nok    " + o.file)) << out_.str();
 }
 
@@ -398,6 +535,26 @@ TEST_F(CliTest, ListShowsEachFamilysParameters) {
             out_.str().find("    param ring_block_size (i32, 1 .. 2147483647, divides capacity; default required)"));
   EXPECT_NE(std::string::npos, out_.str().find("    param dcp/rank (i32, 0 .. dcp_world - 1; default 0)"));
   EXPECT_NE(std::string::npos, out_.str().find("    from families/compressor_ring.json (built in); slotguard's own kernel"));
+}
+
+// `list --json`: every invariant and family of the registries, by name.
+TEST_F(CliTest, ListJsonHoldsTheRegistries) {
+  EXPECT_EQ(kExitHolds, RunList(false, true, out_));
+  const nlohmann::json j = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(1, j["slotguard_list"]);
+  std::set<std::string> invariants, families;
+  for (const auto& i : j["invariants"]) invariants.insert(i["name"].get<std::string>());
+  for (const auto& f : j["families"]) families.insert(f["name"].get<std::string>());
+  EXPECT_EQ((std::set<std::string>{"differential", "null_block", "null_owner_pad", "pad_exact", "padding_tail",
+                                   "in_range", "own_block", "unique_slots", "row_bounds", "live_maps", "golden",
+                                   "null_bytes", "write_set", "no_fault"}),
+            invariants);
+  EXPECT_EQ((std::set<std::string>{"paged", "kpool_tail", "qsa_ring", "qsa_compressed", "compressor_ring",
+                                   "dsv4_compressed", "eagle_step", "dflash", "sglang_out_cache_loc",
+                                   "flashinfer_append"}),
+            families);
+  EXPECT_EQ("unguarded", j["families"][0]["variants"][1]["name"]);
+  EXPECT_EQ("block_size", j["families"][0]["params"][0]["key"]);
 }
 
 // docs/families.md holds the table `slotguard list --params-markdown` prints,
@@ -597,6 +754,7 @@ TEST(BinaryTest, AReportOverAnInputOrAnotherReportIsAnError) {
   const std::string known = dir + "/known.json", scenario = dir + "/decode.json";
   std::ofstream(known) << R"({"slotguard_suppressions": 1, "suppressions": []})";
   fs::copy_file(kScenarios + "/paged/decode.json", scenario, fs::copy_options::overwrite_existing);
+  fs::create_directories(dir + "/sub");
   ExpectLines({
       {("check --backend host --json " + dir + "/./known.json --suppressions " + known + " " + scenario).c_str(), 2,
        ("slotguard: error: --json " + dir + "/./known.json: the same file as --suppressions " + known +
@@ -623,13 +781,63 @@ TEST(BinaryTest, AReportOverAnInputOrAnotherReportIsAnError) {
             std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
 }
 
+// The implementation's files are inputs too: a report over --kernel-lib,
+// --kernel-spec, --kernel-cubin or the --kernel-cmd script is refused before
+// anything runs (a plugin written over while it is mapped was SIGBUS).
+TEST(BinaryTest, AReportOverTheImplementationsFilesIsAnError) {
+  const std::string dir = ScratchDir().string();
+  const std::string script = dir + "/provider.py", lib = dir + "/plug.so";
+  std::ofstream(script) << "raise SystemExit(1)\n";
+  std::ofstream(lib) << "not a library";
+  ExpectLines({
+      {("check --backend host --kernel-cmd 'python3 " + script + "' --json " + script + " scenarios/paged/decode.json").c_str(), 2,
+       ("slotguard: error: --json " + script + ": the same file as --kernel-cmd's " + script +
+        "; expected a path of its own (writing it would overwrite that input)").c_str()},
+      {("check --backend host --kernel-lib " + lib + " --sarif " + dir + "/../" + fs::path(dir).filename().string() +
+        "/plug.so scenarios/paged/decode.json").c_str(), 2,
+       ("slotguard: error: --sarif " + dir + "/../" + fs::path(dir).filename().string() +
+        "/plug.so: the same file as --kernel-lib " + lib + "; expected a path of its own (writing it would overwrite "
+        "that input)").c_str()},
+      {("replay --backend host --kernel-lib " + lib + " --html " + lib + " scenarios/paged/decode.json").c_str(), 2,
+       ("slotguard: error: --html " + lib + ": the same file as --kernel-lib " + lib +
+        "; expected a path of its own (writing it would overwrite that input)").c_str()},
+      {("fuzz --backend host --runs 1 --kernel-spec " + script + " --kernel-cubin " + lib + " --json " + lib).c_str(), 2,
+       ("slotguard: error: --json " + lib + ": the same file as --kernel-cubin " + lib +
+        "; expected a path of its own (writing it would overwrite that input)").c_str()},
+  });
+  std::ifstream in(lib);
+  EXPECT_EQ("not a library", std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+}
+
+// import -o: the wrong kind of path is bad input before the artifact is
+// read (exit 2); a write that fails is the machine's problem (exit 3).
+TEST(BinaryTest, ImportOutputPaths) {
+  const std::string dir = ScratchDir().string();
+  const std::string fifo = dir + "/fifo", artifact = dir + "/crash-1";
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+  std::ofstream(artifact) << "0123456789abcdef0123456789abcdef";
+  ExpectLines({
+      {("import -o " + fifo + " " + artifact).c_str(), 2,
+       ("slotguard: error: -o " + fifo +
+        ": not a regular file (a FIFO); expected a regular file or a new file in an existing folder").c_str()},
+      {("import -o " + artifact + " " + artifact).c_str(), 2,
+       ("slotguard: error: -o " + artifact + ": the same file as the artifact " + artifact +
+        "; expected a path of its own (writing it would overwrite that input)").c_str()},
+      {("import -o /proc/version " + artifact).c_str(), 3,
+       "slotguard: error: -o /proc/version: cannot write the scenario file: Input/output error"},
+  });
+  std::string out;
+  EXPECT_EQ(0, RunBinary("import -o " + dir + "/imported.json " + artifact, &out)) << out;
+  EXPECT_EQ("slotguard: import: scenario written to " + dir + "/imported.json\n", out);
+}
+
 // A path from the command line is escaped in the error that names it.
 TEST(BinaryTest, AnUnwritableReportPathIsOneEscapedLine) {
-  ExpectLines({{"check --backend host -q --json \"$(printf 'no\\nsuch/r.json')\" scenarios/paged/decode.json", 3,
-                "slotguard: error: no\\nsuch/r.json: cannot write the JSON report"},
+  ExpectLines({{"check --backend host -q --json \"$(printf 'no\\nsuch/r.json')\" scenarios/paged/decode.json", 2,
+                "slotguard: error: --json no\\nsuch/r.json: its folder 'no\\nsuch' does not exist; expected a regular "
+                "file or a new file in an existing folder"},
                {"check --backend host -q --kernel-lib \"$(printf 'x\\ny.so')\" scenarios/paged/decode.json", 2,
-                "slotguard: error: --kernel-lib x\\ny.so: cannot load the library: ./x\\ny.so: cannot open shared object "
-                "file: No such file or directory; expected a slotguard plugin (.so)"}});
+                "slotguard: error: --kernel-lib x\\ny.so: no such file or directory; expected a slotguard plugin (.so)"}});
 }
 
 TEST(BinaryTest, EnumsAreTakenByNameOnly) {

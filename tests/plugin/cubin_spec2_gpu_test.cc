@@ -7,6 +7,7 @@
 // launched directly and compared (and checked by every invariant).
 // Skipped without a device.
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <sstream>
 
@@ -27,6 +28,7 @@
 #include "testing/paged_sweep.h"
 #include "testing/persistent_table.h"
 #include "testing/ring_sweep.h"
+#include "testing/scratch_dir.h"
 
 namespace slotguard {
 namespace {
@@ -124,6 +126,39 @@ class CubinSpec2GpuTest : public ::testing::Test {
   std::unique_ptr<Backend> backend_;
   std::ostringstream out_, err_;
 };
+
+// A grid past CUDA's limits: 2^30 x 2^30 x 16 blocks wrapped to 0 in the
+// int64 product, the kernel was silently not launched and its untouched
+// outputs judged as its findings. Constant, it is a spec error before
+// anything runs (exit 2); from a formula, the launch is refused and the
+// scenario's no_fault names the spec's pointer (never a silent skip).
+TEST_F(CubinSpec2GpuTest, AGridPastCudasLimitsIsASpecError) {
+  const fs::path dir = ScratchDir();
+  std::ifstream in(kFixtures + "/formula_arg_kpool.spec.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string grid = R"j("grid": ["max(num_reqs, 1) + cdiv(num_tokens - num_actual_tokens, 256)"])j";
+  ASSERT_NE(std::string::npos, text.find(grid));
+  const std::string constant = (dir / "constant.spec.json").string();
+  std::ofstream(constant) << std::string(text).replace(text.find(grid), grid.size(),
+                                                       R"("grid": [1073741824, 1073741824, 16])");
+  CheckOptions o;
+  o.paths = {kScenarios + "/rings/fused-1-of-1.json"};
+  o.backend = BackendKind::kGpu;
+  o.setup.provider.kernel_cubin = kFixtures + "/formula_arg_kpool.fatbin";
+  o.setup.provider.kernel_spec = constant;
+  EXPECT_EQ(kExitBadInput, RunCheck(o, out_, err_));
+  EXPECT_EQ("slotguard: error: " + constant + ":/grid/1: '1073741824' is 1073741824; expected 0 <= grid y <= 65535 "
+            "(CUDA's limit)\n", err_.str());
+  const std::string formula = (dir / "formula.spec.json").string();
+  std::ofstream(formula) << std::string(text).replace(
+      text.find(grid), grid.size(), R"("grid": ["num_tokens + 1", "num_tokens * 1073741824", "16"])");
+  o.setup.provider.kernel_spec = formula;
+  out_.str("");
+  err_.str("");
+  EXPECT_EQ(kExitFindings, RunCheck(o, out_, err_)) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("no_fault")) << out_.str();
+  EXPECT_NE(std::string::npos, out_.str().find(formula + ":/grid/1: 'num_tokens * 1073741824' is ")) << out_.str();
+}
 
 // {"value": FORMULA}: the kernel takes its request programs, its padding
 // tokens and its ring (as kpool * 2 + 1) only through formulas.

@@ -8,6 +8,7 @@
 
 #include "plugin/kernel_spec.h"
 #include "plugin/spec_launch.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -633,7 +634,57 @@ TEST(SpecLaunchTest, PlanErrorsNameFileAndPointer) {
   EXPECT_EQ("k.json:/params/0/value: division by zero", err);
   spec = Spec(kHead2 + R"("params": [], "grid": ["num_reqs - 6"], "block": [1]})");
   EXPECT_FALSE(PlanLaunch(spec, spec, {Call()}, &plan, &err));
-  EXPECT_EQ("k.json:/grid/0: 'num_reqs - 6' is -1 here; expected 0 <= grid <= 2^31-1", err);
+  EXPECT_EQ("k.json:/grid/0: 'num_reqs - 6' is -1 here; expected 0 <= grid x <= 2147483647 (CUDA's limit)", err);
+}
+
+// The grid in int64 with overflow checks and CUDA's limits per dimension:
+// 2^30 x 2^30 x 16 passed the old check (each dimension <= 2^31-1) and its
+// product wrapped to 0, so the kernel was skipped without a word.
+TEST(SpecLaunchTest, AGridPastCudasLimitsIsASpecError) {
+  LaunchPlan plan;
+  std::string err;
+  KernelSpec spec = Spec(kHead2 + R"("params": [], "grid": [1073741824, 1073741824, 16], "block": [1]})");
+  EXPECT_FALSE(PlanLaunch(spec, spec, {Call()}, &plan, &err));
+  EXPECT_EQ("k.json:/grid/1: '1073741824' is 1073741824 here; expected 0 <= grid y <= 65535 (CUDA's limit)", err);
+  EXPECT_FALSE(CheckConstantGrids(spec, &err));  // before anything runs
+  EXPECT_EQ("k.json:/grid/1: '1073741824' is 1073741824; expected 0 <= grid y <= 65535 (CUDA's limit)", err);
+  spec = Spec(kHead2 + R"("params": [], "grid": [1, 1, "num_tokens * 70"], "block": [1]})");
+  EXPECT_TRUE(CheckConstantGrids(spec, &err)) << err;  // known only at a launch
+  EXPECT_FALSE(PlanLaunch(spec, spec, {Call()}, &plan, &err));
+  EXPECT_EQ("k.json:/grid/2: 'num_tokens * 70' is 71680 here; expected 0 <= grid z <= 65535 (CUDA's limit)", err);
+  // The largest grid CUDA takes: its product fits.
+  spec = Spec(kHead2 + R"("params": [], "grid": [2147483647, 65535, 65535], "block": [1]})");
+  EXPECT_TRUE(CheckConstantGrids(spec, &err)) << err;
+  ASSERT_TRUE(PlanLaunch(spec, spec, {Call()}, &plan, &err)) << err;
+  EXPECT_EQ(65535, plan.grid[2]);
+  // A specialization's own grid too.
+  spec = Spec(kHead2 + R"("params": [], "specializations": [{"requires": ["kpool == 4"], "grid": [1, 65536]}])" +
+              kTail);
+  EXPECT_FALSE(CheckConstantGrids(spec, &err));
+  EXPECT_EQ("k.json:/specializations/0/grid/1: '65536' is 65536; expected 0 <= grid y <= 65535 (CUDA's limit)", err);
+  // The block's threads too (each dimension alone is at most 1024).
+  spec = Spec(kHead2 + R"("params": [], "grid": [1], "block": [1024, 2]})");
+  EXPECT_FALSE(CheckConstantGrids(spec, &err));
+  EXPECT_EQ("k.json:/block: 1024 x 2 x 1 threads per block; expected at most 1024 in all and 64 in z (CUDA's limits)",
+            err);
+  spec = Spec(kHead2 + R"("params": [], "grid": [1], "block": [4, 2, 128]})");
+  EXPECT_FALSE(CheckConstantGrids(spec, &err));
+}
+
+// A skip line stays one bounded line whatever the spec holds: 10,000
+// specializations that never match gave a ~150 KB line.
+TEST(SpecLaunchTest, ASkipLineOfManySpecializationsIsBounded) {
+  std::string list;
+  for (int i = 0; i < 10000; ++i) list += std::string(i ? ", " : "") + "{\"requires\": [\"ring == " + std::to_string(1000 + i) + "\"]}";
+  const KernelSpec spec = Spec(R"({"slotguard_kernel_spec": 2, "family": "qsa_ring", "symbol": "k", "params": [],
+      "grid": [1], "block": [1], "specializations": [)" + list + "]}");
+  const SpecChoice c = ChooseSpecKernel(spec, {Ring(8)});
+  EXPECT_FALSE(c.kernel);
+  EXPECT_LE(CountChars(c.skip), 1000u + 20) << c.skip.size();
+  EXPECT_EQ(0u, c.skip.find("kernel k (spec k.json): no specialization fits ring 8 (specializations: ring == 1000, "
+                            "ring == 1001, ring == 1002, ring == 1003, ring == 1004, ring == 1005, ring == 1006, "
+                            "ring == 1007, and 9992 more)"))
+      << c.skip.substr(0, 300);
 }
 
 TEST(SpecLaunchTest, GroupArraysHoldOneElementPerGroup) {

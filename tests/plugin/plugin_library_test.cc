@@ -1,6 +1,8 @@
 // --kernel-lib on the host backend (what CI runs): the example plugins of
 // examples/plugins/ through check, fuzz, replay and mutants, and the
 // one-line refusals of plugins slotguard cannot use.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -221,14 +223,33 @@ TEST_F(PluginTest, AnAbi1PluginReadsAPersistentTableGatheredPerRequest) {
     "groups": [{"name": "tail", "kernel": "kpool_tail", "kpool": 4, "block_table": []}],
     "expect": {"verdict": "pass", "slot_mapping": {"tail": [-1, -1]}}})";
   EXPECT_EQ(kExitHolds, Check(v1, {empty.string()})) << out_.str() << err_.str();
-  // seq_lens past int32 cannot reach an ABI-1 plugin faithfully: said so, not blamed on the kernel.
+  // seq_lens past int32 cannot reach an ABI-1 plugin faithfully: the
+  // scenario is skipped and counted, neither blamed on the kernel nor held.
   const fs::path wide = dir_ / "v1-wide-seq-lens.json";
   std::ofstream(wide) << R"({"slotguard": 1, "name": "v1-wide", "num_blocks": 8,
     "batch": {"query_start_loc": [0, 1], "seq_lens": [4294967296]},
     "groups": [{"name": "tail", "kernel": "kpool_tail", "kpool": 4, "block_table": [[3]]}]})";
-  EXPECT_EQ(kExitFindings, Check(v1, {wide.string()})) << out_.str() << err_.str();
-  EXPECT_NE(std::string::npos, out_.str().find("takes int32 seq_lens (plugin ABI 1 or kernel spec 1) and this "
+  CheckOptions loud;
+  loud.paths = {wide.string()};
+  loud.backend = BackendKind::kHost;
+  loud.setup.provider.kernel_lib = v1;
+  out_.str("");
+  EXPECT_EQ(kExitHolds, RunCheck(loud, out_, err_)) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("skip  " + wide.string())) << out_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("group tail: plugin v1-kpool-tail (" + v1 +
+                                               ") takes int32 seq_lens (plugin ABI 1 or kernel spec 1) and this "
                                                "batch's reach 4294967296")) << out_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find("1 skipped")) << out_.str();
+}
+
+// A gate that held keeps holding after an upgrade: the curated scenarios a
+// correct ABI-1 plugin cannot take (positions past int32) are skipped and
+// counted, never a no_fault.
+TEST_F(PluginTest, ACorrectAbi1PluginHoldsTheCuratedScenarios) {
+  const std::string v1 = kFixtures + "/libsg_v1_kpool_tail.so";
+  EXPECT_EQ(kExitHolds, Check(v1)) << out_.str() << err_.str();
+  EXPECT_EQ(std::string::npos, out_.str().find("no_fault")) << out_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find(" skipped)")) << out_.str();
 }
 
 TEST_F(PluginTest, FuzzGeneratesPersistentTablesOnlyForAProviderThatReadsThem) {
@@ -246,7 +267,10 @@ TEST_F(PluginTest, FuzzGeneratesPersistentTablesOnlyForAProviderThatReadsThem) {
 }
 
 TEST_F(PluginTest, PluginsThatCannotBeUsedAreRefusedInOneLine) {
-  EXPECT_EQ(0u, OpenError("/nonexistent/lib.so").find("--kernel-lib /nonexistent/lib.so: cannot load the library: "));
+  EXPECT_EQ("--kernel-lib /nonexistent/lib.so: no such file or directory; expected a slotguard plugin (.so)",
+            OpenError("/nonexistent/lib.so"));
+  EXPECT_EQ(0u, OpenError(kScenarios + "/paged/decode.json").find("--kernel-lib " + kScenarios +
+                                                                   "/paged/decode.json: cannot load the library: "));
   EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_wrong_abi.so: plugin ABI version 4; expected 3, 2 or 1 (rebuild it "
             "against this slotguard's plugin.h)",
             OpenError(kFixtures + "/libsg_bad_wrong_abi.so"));
@@ -266,6 +290,112 @@ TEST_F(PluginTest, PluginsThatCannotBeUsedAreRefusedInOneLine) {
                 "/libsg_bad_device_only.so) has no host entry point (slotguard_plugin_launch_host); expected "
                 "--backend gpu on a machine with a GPU\n",
             err_.str());
+}
+
+// The plugin's code never runs in slotguard's own process before a child
+// has loaded it: one that crashes or exits while loading (its constructors,
+// slotguard_plugin_info) is one line and exit 2, isolated or not (it was
+// exit 139 with no output, or exit 0 with nothing checked).
+TEST_F(PluginTest, APluginThatCrashesOrExitsWhileLoadingIsOneLine) {
+  for (int isolate : {-1, 0}) {
+    CheckOptions o;
+    o.paths = {kScenarios + "/rings/fused-1-of-1.json"};
+    o.backend = BackendKind::kHost;
+    o.setup.isolate = isolate;
+    o.setup.provider.kernel_lib = kFixtures + "/libsg_bad_crash_info.so";
+    out_.str("");
+    err_.str("");
+    EXPECT_EQ(kExitBadInput, RunCheck(o, out_, err_)) << isolate;
+    EXPECT_EQ("slotguard: error: --kernel-lib " + kFixtures +
+                  "/libsg_bad_crash_info.so: the process loading it killed by SIGSEGV (Segmentation fault) (in its "
+                  "constructors or slotguard_plugin_info); expected a slotguard plugin that loads and answers\n",
+              err_.str());
+    EXPECT_EQ("", out_.str());
+    o.setup.provider.kernel_lib = kFixtures + "/libsg_bad_exit_info.so";
+    err_.str("");
+    EXPECT_EQ(kExitBadInput, RunCheck(o, out_, err_)) << isolate;
+    EXPECT_EQ("slotguard: error: --kernel-lib " + kFixtures +
+                  "/libsg_bad_exit_info.so: the process loading it exited with status 0 (in its constructors or "
+                  "slotguard_plugin_info); expected a slotguard plugin that loads and answers\n",
+              err_.str());
+  }
+  // fuzz and replay open it the same way.
+  FuzzOptions f;
+  f.backend = BackendKind::kHost;
+  f.runs = 10;
+  f.out_dir = (dir_ / "findings").string();
+  f.setup.provider.kernel_lib = kFixtures + "/libsg_bad_crash_info.so";
+  err_.str("");
+  EXPECT_EQ(kExitBadInput, RunFuzz(f, out_, err_));
+  EXPECT_NE(std::string::npos, err_.str().find("the process loading it killed by SIGSEGV")) << err_.str();
+}
+
+// A plugin's name is its own words: escaped (a newline and ESC cannot forge
+// a console line) and at most 200 characters (a 1 MiB name was a 1 MiB line).
+TEST_F(PluginTest, APluginsNameIsOnePrintableBoundedLine) {
+  CheckOptions o;
+  o.paths = {kScenarios + "/rings/fused-1-of-1.json"};
+  o.backend = BackendKind::kHost;
+  o.setup.provider.kernel_lib = kFixtures + "/libsg_bad_forged_name.so";
+  EXPECT_EQ(kExitFindings, RunCheck(o, out_, err_)) << err_.str();
+  std::istringstream lines(out_.str());
+  std::string line;
+  while (std::getline(lines, line)) {
+    EXPECT_NE(0u, line.find("FAIL  forged")) << line;
+    EXPECT_EQ(std::string::npos, line.find('\x1b')) << line;
+  }
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find("kernels from plugin forged  [2JFAIL  forged.json")) << out_.str();
+  o.setup.provider.kernel_lib = kFixtures + "/libsg_bad_huge_name.so";
+  err_.str("");
+  EXPECT_EQ(kExitBadInput, RunCheck(o, out_, err_));
+  EXPECT_EQ("slotguard: error: plugin " + std::string(200, 'n') + "...(1048575 bytes) (" + kFixtures +
+                "/libsg_bad_huge_name.so) has no host entry point (slotguard_plugin_launch_host); expected --backend "
+                "gpu on a machine with a GPU\n",
+            err_.str());
+}
+
+// A FIFO as --kernel-lib is refused before anything opens it (dlopen
+// blocked on it forever), and a report over the plugin is refused before
+// anything runs (writing over the mapped library was SIGBUS, exit 135).
+TEST_F(PluginTest, TheLibraryIsARegularFileAndNoReportOverwritesIt) {
+  const std::string fifo = (dir_ / "plugin.fifo").string();
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+  EXPECT_EQ(kExitBadInput, Check(fifo));
+  EXPECT_EQ("slotguard: error: --kernel-lib " + fifo + ": not a regular file (a FIFO); expected a slotguard plugin (.so)\n",
+            err_.str());
+  const fs::path copy = dir_ / "libcopy.so";
+  fs::copy_file(kExamples + "/libsg_rings.so", copy);
+  const auto size = fs::file_size(copy);
+  CheckOptions o;
+  o.paths = {kScenarios + "/rings/fused-1-of-1.json"};
+  o.backend = BackendKind::kHost;
+  o.setup.provider.kernel_lib = copy.string();
+  o.json_path = copy.string();
+  err_.str("");
+  EXPECT_EQ(kExitBadInput, RunCheck(o, out_, err_));
+  EXPECT_EQ("slotguard: error: --json " + copy.string() + ": the same file as --kernel-lib " + copy.string() +
+                "; expected a path of its own (writing it would overwrite that input)\n",
+            err_.str());
+  EXPECT_EQ(size, fs::file_size(copy));
+}
+
+// A compiled kernel's files too, a specialization's cubin included: checked
+// before anything opens them (an ifstream on a FIFO waited for a writer).
+// No CUDA call comes before these checks, so this runs without a device.
+TEST_F(PluginTest, ACompiledKernelsFilesAreRegularFiles) {
+  const std::string fifo = (dir_ / "kernel.fifo").string();
+  ASSERT_EQ(0, mkfifo(fifo.c_str(), 0600));
+  std::string err;
+  EXPECT_EQ(nullptr, OpenCubinKernel(fifo, SLOTGUARD_SOURCE_DIR "/examples/cubin/kpool_tail_kernel.spec.json", &err));
+  EXPECT_EQ("--kernel-cubin " + fifo + ": not a regular file (a FIFO); expected a cubin, fatbin or PTX file", err);
+  const fs::path spec = dir_ / "s.spec.json";
+  std::ofstream(spec) << R"({"slotguard_kernel_spec": 2, "family": "qsa_ring", "symbol": "k", "params": [],
+      "grid": [1], "block": [1], "specializations": [{"requires": ["ring == 4"], "cubin": ")" + fifo + R"("}]})";
+  EXPECT_EQ(nullptr, OpenCubinKernel(kExamples + "/kpool_tail_kernel.fatbin", spec.string(), &err));
+  EXPECT_EQ(spec.string() + ":/specializations/0/cubin: " + fifo +
+                ": not a regular file (a FIFO); expected a cubin, fatbin or PTX file (a relative path is from the "
+                "spec's folder)",
+            err);
 }
 
 TEST_F(PluginTest, AKeepGoingCampaignReportsBothPlantedBugsAndSuppressesTheKnownDifference) {

@@ -371,7 +371,7 @@ TEST(BlockMapHtmlTest, APageThatCannotBeWrittenIsOneLine) {
   const std::string path = (std::filesystem::temp_directory_path() / "no-such-dir" / "map.html").string();
   std::string err;
   EXPECT_FALSE(WriteBlockMapHtml(path, s, "x.json", "host", RunWholeOnHost(s), &err));
-  EXPECT_EQ(path + ": cannot write the HTML report", err);
+  EXPECT_EQ(path + ": cannot write the HTML report: no such file or directory", err);
 }
 
 }  // namespace

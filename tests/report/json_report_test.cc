@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "report/fuzz_report.h"
 #include "util/fingerprint.h"
@@ -277,6 +278,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
   },
   "found": true,
   "file": "out/x.json",
+  "reproducer_error": null,
   "invariant": "null_block",
   "fired": [
     "null_block",
@@ -314,6 +316,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
       ],
       "original_shape": "2 requests, 3 tokens, 0 groups",
       "file": "out/x.json",
+      "reproducer_error": null,
       "suppressed_by": null
     },
     {
@@ -340,6 +343,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
       ],
       "original_shape": "2 requests, 3 tokens, 0 groups",
       "file": null,
+      "reproducer_error": null,
       "suppressed_by": "sig"
     }
   ],
@@ -378,10 +382,30 @@ TEST(JsonReportTest, APathThatCannotBeWritten) {
   const std::string path = Temp("no-such-dir/r.json");
   std::string err;
   EXPECT_FALSE(WriteJsonReport(path, {}, CheckSummary(), &err));
-  EXPECT_EQ(path + ": cannot write the JSON report", err);
+  EXPECT_EQ(path + ": cannot write the JSON report: no such file or directory", err);
   err.clear();
   EXPECT_FALSE(WriteFuzzJson(path, FuzzReport(), &err));
-  EXPECT_EQ(path + ": cannot write the JSON report", err);
+  EXPECT_EQ(path + ": cannot write the JSON report: no such file or directory", err);
+}
+
+// Strings that are not UTF-8 (a file name, a provider's name) are written
+// escaped, \xHH, instead of making the report unwritable.
+TEST(JsonReportTest, BytesThatAreNotUtf8AreEscaped) {
+  ScenarioReport r;
+  r.file = "dir\xff/x.json";
+  r.name = "caf\xc3\xa9";  // valid UTF-8 stays as it is
+  r.status = ScenarioStatus::kBadInput;
+  r.error = "dir\xff/x.json: invalid JSON";
+  CheckSummary summary;
+  summary.backend = "host";
+  summary.implementation = "plugin \xfe\xff";
+  const nlohmann::json j = nlohmann::json::parse(CheckJson({r}, summary));
+  EXPECT_EQ("dir\\xff/x.json", j["scenarios"][0]["file"]);
+  EXPECT_EQ("caf\xc3\xa9", j["scenarios"][0]["name"]);
+  EXPECT_EQ("plugin \\xfe\\xff", j["summary"]["implementation"]);
+  const nlohmann::json sarif = nlohmann::json::parse(CheckSarif({r}, summary));
+  EXPECT_EQ("dir\\xff/x.json",
+            sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]);
 }
 
 }  // namespace

@@ -332,7 +332,8 @@ TEST_F(ScenarioJsonTest, HostileInputNeverCrashes) {
   // once took 2.1 GB): past 32 levels, at the first container too deep.
   const std::string deep(100000, '[');
   EXPECT_FALSE(ParseScenario(deep, "x.json", limits_, &s, &err));
-  EXPECT_EQ("x.json: line 1, column 33: arrays and objects nested deeper than 32 levels; expected a scenario object",
+  EXPECT_EQ("x.json: line 1, column 33: arrays and objects nested deeper than 32 levels; expected nesting at most 32 "
+            "deep",
             err);
   const std::string deep_valid = std::string(20000, '[') + std::string(20000, ']');
   EXPECT_FALSE(ParseScenario(deep_valid, "x.json", limits_, &s, &err));
@@ -406,6 +407,49 @@ TEST_F(ScenarioJsonTest, TheWritersPoolAndAWorkerCountInTheBudget) {
   AssertError(Doc(R"({"query_start_loc": [0, 1], "num_tokens": 1600000})"),
               "x.json:/batch/num_tokens: checking this scenario would take at least 1063 MiB, 391 MiB of it for "
               "num_tokens 1600000 (256 bytes per token, 1 output); expected at most 1024 MiB (raise with "
+              "--max-memory-mib)");
+}
+
+// One huge token: the parser's buffers for it count (a 250-million-digit
+// number took 1,676 MiB under a 256 MiB budget, and an unterminated string
+// 1,437 MiB). A number costs 8 times its bytes, a string 5 more than its
+// bytes' twice; each is named as the term that drives the estimate.
+TEST_F(ScenarioJsonTest, OneHugeTokenCountsInTheParsingBudget) {
+  limits_.max_memory_mib = 16;
+  Scenario s;
+  std::string err;
+  const std::string number = R"({"slotguard": 1, "name": "x", "num_blocks": )" + std::string(3 << 20, '1') + "}";
+  EXPECT_FALSE(ParseScenario(number, "x.json", limits_, &s, &err));
+  EXPECT_EQ("x.json: parsing it would take about 28 MiB (3145773 bytes, 4 JSON values, one token of 3145728 bytes); "
+            "expected at most 16 MiB (raise with --max-memory-mib)",
+            err);
+  const std::string unterminated = R"({"slotguard": 1, "name": ")" + std::string(2 << 20, 'a');
+  EXPECT_FALSE(ParseScenario(unterminated, "x.json", limits_, &s, &err));
+  EXPECT_EQ("x.json: parsing it would take about 17 MiB (2097178 bytes, 3 JSON values, one token of 2097152 bytes); "
+            "expected at most 16 MiB (raise with --max-memory-mib)",
+            err);
+  limits_.max_memory_mib = 64;  // within the budget it parses, and is refused for what it is
+  EXPECT_FALSE(ParseScenario(number, "x.json", limits_, &s, &err));
+  EXPECT_EQ(std::string::npos, err.find("parsing it would take")) << err;
+}
+
+// A --kernel-cmd provider is not a worker: only a scenario with a group it
+// runs pays for the request (40 bytes a token, in both processes) and the
+// answer (24 per output); one without pays slotguard's own 64 and the
+// provider's 16 MiB (a 16M-token paged scenario was estimated at 2336 MiB
+// and peaked at about 1000).
+TEST_F(ScenarioJsonTest, AProviderProcessCountsOnlyTheGroupsItRuns) {
+  limits_.max_memory_mib = 64;
+  limits_.footprint.provider_process = true;
+  limits_.footprint.provided_families = 1u << static_cast<int>(Family::kKpoolTail);
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "num_tokens": 1048576})"),
+              "x.json:/batch/num_tokens: checking this scenario would take at least 97 MiB, 64 MiB of it for "
+              "num_tokens 1048576 (64 bytes per token, 1 output); expected at most 64 MiB (raise with "
+              "--max-memory-mib)");
+  const std::string kpool = R"([{"name": "k", "kernel": "kpool_tail", "kpool": 4, "block_table": [[1]]}])";
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "num_tokens": 262144})", kpool),
+              "x.json:/batch/num_tokens: checking this scenario would take at least 65 MiB, 32 MiB of it for "
+              "num_tokens 262144 (128 bytes per token, 1 output); expected at most 64 MiB (raise with "
               "--max-memory-mib)");
 }
 
