@@ -452,8 +452,8 @@ int main(int argc, char** argv) {
       ->check(Path());
   fuzz_cmd->add_flag("--keep-going", fuzz.keep_going,
                      "do not stop at the first finding: check the whole budget and report every distinct "
-                     "finding (by signature: implementation, families, variants, invariants, kernel or batch, "
-                     "minimized shape), the smallest reproducer and a count each");
+                     "finding (by signature: implementation, families, variants, the most specific invariant that fired, "
+                     "kernel or batch), the smallest reproducer and a count each");
   fuzz_cmd->add_option("--suppressions", fuzz.suppressions_path,
                        "a suppressions file (docs/suppressions.md): the known differences it covers are counted "
                        "and listed, not failures; entries that match nothing are reported stale")

@@ -22,15 +22,6 @@ uint64_t Mix(uint64_t seed, uint64_t index) {  // splitmix64 of the pair
   return z ^ (z >> 31);
 }
 
-/// The campaign's progress line.
-void Report(const CampaignResult& r, double seconds, bool tty, std::ostream& progress) {
-  char line[160];
-  std::snprintf(line, sizeof line, "fuzz: %lld scenarios, %lld token-groups, %.0f scenarios/s, %.0f s",
-                static_cast<long long>(r.scenarios), static_cast<long long>(r.tokens),
-                r.scenarios / std::max(seconds, 1e-9), seconds);
-  progress << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
-}
-
 }  // namespace
 
 bool ParseShard(const std::string& text, int64_t* shard, int64_t* shards, std::string* err) {
@@ -67,6 +58,31 @@ Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classif
 
 namespace campaign_internal {
 
+std::string ProgressLine(const CampaignOptions& o, const CampaignResult& r, double seconds) {
+  char line[256];
+  const std::string runs = o.runs >= 0 ? " of " + std::to_string(o.runs) : "";
+  char time[64];
+  if (o.seconds > 0)
+    std::snprintf(time, sizeof time, "%.0f of %.0f s", seconds, o.seconds);
+  else
+    std::snprintf(time, sizeof time, "%.0f s", seconds);
+  const int64_t suppressed = r.suppressed_scenarios;
+  std::snprintf(line, sizeof line, "fuzz: %lld%s scenarios, %lld token-groups, %.0f scenarios/s, %s, %lld finding%s",
+                static_cast<long long>(r.scenarios), runs.c_str(), static_cast<long long>(r.tokens),
+                r.scenarios / std::max(seconds, 1e-9), time, static_cast<long long>(r.finding_scenarios),
+                r.finding_scenarios == 1 ? "" : "s");
+  std::string text = line;
+  if (suppressed) text += " (+" + std::to_string(suppressed) + " suppressed)";
+  return text;
+}
+
+std::string ShrinkLine(const std::string& what, const Scenario& smallest, int attempts, double seconds) {
+  char time[32];
+  std::snprintf(time, sizeof time, "%.0f s", seconds);
+  return "fuzz: shrinking " + what + ": " + ScenarioShape(smallest) + " after " + std::to_string(attempts) +
+         " candidates, " + time;
+}
+
 Budget::Budget(const CampaignOptions& options, std::ostream& progress)
     : options_(options),
       progress_(progress),
@@ -82,10 +98,27 @@ int64_t Budget::ChunkEnd(int64_t base, int64_t chunk) const {
   return options_.runs >= 0 ? std::min(base + chunk, options_.runs) : base + chunk;
 }
 
+void Budget::MaybePrint(const std::string& line) {
+  const bool tty = options_.tty_progress;
+  // A terminal's line is rewritten in place: padded to cover a longer one.
+  progress_ << (tty ? "\r" : "") << line << (tty ? "\x1b[K" : "\n") << std::flush;
+  showing_ = tty;
+  next_report_ = Elapsed() + (tty ? 0.5 : 10);
+}
+
 void Budget::MaybeReport(const CampaignResult& result) {
   if (Elapsed() < next_report_) return;
-  Report(result, Elapsed(), options_.tty_progress, progress_);
-  next_report_ = Elapsed() + (options_.tty_progress ? 0.5 : 10);
+  MaybePrint(ProgressLine(options_, result, Elapsed()));
+}
+
+void Budget::MaybeReportShrink(const std::string& what, const Scenario& smallest, int attempts) {
+  if (Elapsed() < next_report_) return;
+  MaybePrint(ShrinkLine(what, smallest, attempts, Elapsed()));
+}
+
+void Budget::EndLine() {
+  if (showing_) progress_ << "\n" << std::flush;
+  showing_ = false;
 }
 
 bool RunOne(const Scenario& s, Backend& backend, ScenarioRun* run, std::string* err) {
@@ -202,7 +235,7 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
     const int64_t stopped_at = one ? result->keys[0].first.at(0) : -1;
     const std::string key = one ? result->keys[0].text : "";
     std::vector<std::string> gave;
-    if (!ShrinkFindings(run, backend, result, err, &gave)) return false;
+    if (!ShrinkFindings(run, backend, result, err, &gave, &budget)) return false;
     if (!one || result->Found()) break;
     // Its signature is suppressed (maybe the signature of a finding an
     // earlier round shrank, which it joined): take its key as known and go
@@ -216,7 +249,7 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
       if (f.signature.Id() == run.known_keys.at(key).signature) f.count += n;
   for (const CampaignFinding& f : result->findings)  // the signature entries' matches
     if (f.suppressed_by >= 0) result->suppression_matches[static_cast<size_t>(f.suppressed_by)] += f.count;
-  if (options.tty_progress) progress << "\n";
+  budget.EndLine();
   return true;
 }
 

@@ -22,8 +22,18 @@
 namespace slotguard {
 namespace campaign_internal {
 
-/// The campaign's budget (--runs, --time) and its progress line, from the
-/// moment it is constructed.
+/// The campaign's status line: what it checked against its budget (--runs,
+/// --time) and the findings so far, e.g. "fuzz: 1200 of 20000 scenarios,
+/// 51234 token-groups, 400 scenarios/s, 3 of 60 s, 2 findings".
+std::string ProgressLine(const CampaignOptions& options, const CampaignResult& result, double seconds);
+
+/// The status line while a finding shrinks: "fuzz: shrinking finding 1 of 2
+/// (scenario 17): 1 requests, 1025 tokens, 1 groups after 40 candidates, 3 s".
+std::string ShrinkLine(const std::string& what, const Scenario& smallest, int attempts, double seconds);
+
+/// The campaign's budget (--runs, --time) and its status line (ProgressLine,
+/// ShrinkLine), from the moment it is constructed: on a terminal rewritten
+/// in place every 0.5 s, piped a line every 10 s.
 class Budget {
  public:
   Budget(const CampaignOptions& options, std::ostream& progress);
@@ -36,14 +46,26 @@ class Budget {
   int64_t ChunkEnd(int64_t base, int64_t chunk) const;
 
   /// Prints the progress line when one is due (every 0.5 s on a tty, else
-  /// every 10 s).
+  /// every 10 s): scenarios and the budget's share spent, findings so far.
   void MaybeReport(const CampaignResult& result);
 
+  /// While a finding shrinks: the status line, when one is due, says which
+  /// finding (`what`: "finding 2 of 5 (scenario 1234)"), the smallest
+  /// failing shape so far and the candidates tried.
+  void MaybeReportShrink(const std::string& what, const Scenario& smallest, int attempts);
+
+  /// Ends a terminal's status line (a newline) if one is showing.
+  void EndLine();
+
  private:
+  /// Prints `line` as the status line when one is due.
+  void MaybePrint(const std::string& line);
+
   const CampaignOptions& options_;
   std::ostream& progress_;
   const std::chrono::steady_clock::time_point start_;
   double next_report_;
+  bool showing_ = false;  // a tty's status line is on screen, unterminated
 };
 
 /// Runs one scenario into *run (its findings, whether it was skipped).
@@ -103,19 +125,22 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
 /// kShrinksPerKey of each key with keep_going, else the one. Fills
 /// result->findings (distinct signatures, each with its smallest reproducer,
 /// suppressed by signature where an entry says so) and unattributed, and
-/// writes each unsuppressed reproducer (WriteReproducer). With gave, the
+/// writes each unsuppressed reproducer (WriteReproducer), with status the
+/// status line following each shrink. With gave, the
 /// signature (its Id) each shrunk finding gave, key after key (a finding
 /// whose signature an earlier one had joins that one). False with *err on
 /// an environment failure or when a reproducer cannot be written.
 bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignResult* result, std::string* err,
-                    std::vector<std::string>* gave = nullptr);
+                    std::vector<std::string>* gave = nullptr, Budget* status = nullptr);
 
 /// Regenerates scenario `stream_index` and shrinks it, keeping its most
 /// specific invariant firing and never into a scenario a suppression
 /// covers: fills original, invariant, minimized, fired and signature.
-/// False with *err on an environment failure.
+/// With status, its status line follows the shrinking (`what` names the
+/// finding). False with *err on an environment failure.
 bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t stream_index,
-                     CampaignFinding* finding, std::string* err);
+                     CampaignFinding* finding, std::string* err, Budget* status = nullptr,
+                     const std::string& what = "");
 
 /// Writes the minimized scenario to options.out_dir as a reproducer (named
 /// after the variant, the invariant and the signature id; no expect), and

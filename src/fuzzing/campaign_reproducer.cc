@@ -61,7 +61,7 @@ int Suppressed(const CampaignOptions& options, const Scenario& s, const Scenario
 }  // namespace
 
 bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t stream_index,
-                     CampaignFinding* finding, std::string* err) {
+                     CampaignFinding* finding, std::string* err, Budget* status, const std::string& what) {
   finding->finding_index = stream_index;
   finding->original = CampaignScenario(options, stream_index, nullptr);
   ScenarioRun run;
@@ -84,6 +84,11 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
   const std::string target = finding->invariant;
   const std::optional<TableLayoutKind> fixed_layout = options.generator.table_layout;
   ScenarioRun candidate_run;
+  ShrinkOptions shrink;
+  if (status)
+    shrink.on_attempt = [&](const Scenario& smallest, int attempts) {
+      status->MaybeReportShrink(what.empty() ? "scenario " + std::to_string(stream_index) : what, smallest, attempts);
+    };
   finding->minimized = Shrink(finding->original, [&](const Scenario& candidate) {
     // --table-layout fixed the layout: the reproducer keeps it.
     if (fixed_layout && candidate.table_layout != *fixed_layout) return false;
@@ -94,7 +99,7 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
     // suppressed class would hide the bug it was found by.
     return fires && Suppressed(options, candidate, candidate_run, false) < 0 &&
            (!sound || ReferencePasses(candidate));
-  });
+  }, shrink);
   if (!RunOne(finding->minimized, backend, &run, err)) return false;
   fired = FiredInvariants(run);
   finding->fired.assign(fired.begin(), fired.end());
@@ -104,15 +109,19 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
 }
 
 bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignResult* result, std::string* err,
-                    std::vector<std::string>* gave_all) {
+                    std::vector<std::string>* gave_all, Budget* status) {
   std::map<std::string, size_t> by_id;  // signature id -> result->findings (those of an earlier round too)
   for (size_t i = 0; i < result->findings.size(); ++i) by_id[result->findings[i].signature.Id()] = i;
   const size_t written = result->findings.size();  // an earlier round's are written
+  size_t to_shrink = 0, shrinking = 0;
+  for (const CampaignResult::KeyTally& key : result->keys) to_shrink += key.first.size();
   for (const CampaignResult::KeyTally& key : result->keys) {
     std::set<size_t> gave;  // the signatures this key's shrunk findings gave
     for (int64_t index : key.first) {
       CampaignFinding f;
-      if (!MinimizeFinding(options, backend, index, &f, err)) return false;
+      const std::string what = "finding " + std::to_string(++shrinking) + " of " + std::to_string(to_shrink) +
+                               " (scenario " + std::to_string(index) + ")";
+      if (!MinimizeFinding(options, backend, index, &f, err, status, what)) return false;
       const auto [it, fresh] = by_id.emplace(f.signature.Id(), result->findings.size());
       if (fresh) {
         result->findings.push_back(std::move(f));

@@ -1,6 +1,7 @@
 #include "fuzzing/shrink.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <set>
@@ -40,6 +41,10 @@ Scenario RemoveRequest(const Scenario& in, int32_t r) {
   b.seq_lens.erase(b.seq_lens.begin() + r);
   b.idx_mapping.erase(b.idx_mapping.begin() + r);
   if (Persistent(s)) return s;
+  // A per-request table: only -1 (a dummy) means anything in idx_mapping;
+  // the others stay the identity, so every start shrinks to one file.
+  for (int32_t q = r; q < b.num_reqs(); ++q)
+    if (b.idx_mapping[q] >= 0) b.idx_mapping[q] = q;
   for (Group& g : s.groups) {
     auto row = g.table.entries.begin() + static_cast<size_t>(r) * g.table.width;
     g.table.entries.erase(row, row + g.table.width);
@@ -119,21 +124,6 @@ Scenario RemoveGroup(const Scenario& in, size_t index) {
   return s;
 }
 
-Scenario DropLastToken(const Scenario& in, int32_t r) {
-  Scenario s = in;
-  EraseTokens(&s, s.batch.query_start_loc[r + 1] - 1, s.batch.query_start_loc[r + 1]);
-  s.batch.seq_lens[r]--;
-  return s;
-}
-
-/// Removes request r's first token: the others keep their positions
-/// (seq_len - q + i is unchanged when q and i both drop by one).
-Scenario DropFirstToken(const Scenario& in, int32_t r) {
-  Scenario s = in;
-  EraseTokens(&s, s.batch.query_start_loc[r], s.batch.query_start_loc[r] + 1);
-  return s;
-}
-
 /// Removes the last `n` padding tokens.
 Scenario DropPaddingTokens(const Scenario& in, int64_t n) {
   Scenario s = in;
@@ -150,12 +140,14 @@ Scenario ShiftContext(const Scenario& in, int32_t r, int64_t delta) {
   return s;
 }
 
-Scenario TrimColumn(const Scenario& in, size_t index) {
+/// Keeps the first `width` columns of group `index`'s table.
+Scenario TrimColumns(const Scenario& in, size_t index, int32_t width) {
   Scenario s = in;
   BlockTable& t = s.groups[index].table;
-  BlockTable trimmed{t.rows, t.width - 1, {}, t.lengths};
+  BlockTable trimmed{t.rows, width, {}, t.lengths};
+  trimmed.entries.reserve(static_cast<size_t>(t.rows) * width);
   for (int32_t r = 0; r < t.rows; ++r)
-    for (int32_t c = 0; c < t.width - 1; ++c) trimmed.entries.push_back(t.at(r, c));
+    for (int32_t c = 0; c < width; ++c) trimmed.entries.push_back(t.at(r, c));
   for (int32_t& length : trimmed.lengths) length = std::min(length, trimmed.width);
   t = trimmed;
   return s;
@@ -222,9 +214,34 @@ bool Canonical(const Scenario& candidate, Scenario* out) {
   return ParseScenario(WriteScenarioJson(candidate), "candidate", LoadLimits(), out, &err);
 }
 
+/// Removes request r's last `n` tokens (its context stays: seq_len drops by n).
+Scenario DropLastTokens(const Scenario& in, int32_t r, int64_t n) {
+  Scenario s = in;
+  const int64_t end = s.batch.query_start_loc[r + 1];
+  EraseTokens(&s, end - n, end);
+  s.batch.seq_lens[r] -= n;
+  return s;
+}
+
+/// Removes request r's first `n` tokens: the others keep their positions
+/// (seq_len - q + i is unchanged when q and i both drop by n).
+Scenario DropFirstTokens(const Scenario& in, int32_t r, int64_t n) {
+  Scenario s = in;
+  const int64_t begin = s.batch.query_start_loc[r];
+  EraseTokens(&s, begin, begin + n);
+  return s;
+}
+
 }  // namespace
 
 Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts) {
+  ShrinkOptions options;
+  options.max_attempts = max_attempts;
+  return Shrink(failing, still_fails, options);
+}
+
+Scenario Shrink(const Scenario& failing, const StillFails& still_fails, const ShrinkOptions& options) {
+  const int max_attempts = options.max_attempts;
   int attempts = 0;  // valid candidates tried
   Scenario best = failing;
   auto Try = [&](const Scenario& candidate) {
@@ -232,9 +249,27 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
     Scenario canonical;
     if (!Canonical(candidate, &canonical)) return false;
     ++attempts;
-    if (!still_fails(canonical)) return false;
-    best = canonical;
-    return true;
+    const bool fails = still_fails(canonical);
+    if (fails) best = std::move(canonical);
+    if (options.on_attempt) options.on_attempt(best, attempts);
+    return fails;
+  };
+  // The smallest size n in [0, current] at which make(n) still fails, by
+  // binary search: make(current) is `best` as it is, and `make` builds its
+  // candidates from a copy of it (Try replaces `best`). Ends with best =
+  // make(n); true when n < current. A size the finding does not depend on
+  // goes in one candidate (n = 0 first tried on the way down); one it does
+  // ends at the boundary: make(n) fails, make(n - 1) did not.
+  auto Bisect = [&](int64_t current, const std::function<Scenario(const Scenario&, int64_t)>& make) {
+    const Scenario base = best;
+    int64_t lo = -1, hi = current;  // make(hi) fails; make(lo) did not (or is not tried yet)
+    for (int64_t first = 0; hi - lo > 1 && attempts < max_attempts; first = -1) {
+      // Nothing at all first: most sizes do not matter to a finding.
+      const int64_t mid = first == 0 ? 0 : lo + (hi - lo) / 2;
+      if (Try(make(base, mid))) hi = mid;
+      else lo = mid;
+    }
+    return hi < current;
   };
   bool progress = true;
   while (progress && attempts < max_attempts) {
@@ -266,14 +301,23 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
       }
     }
     if (Persistent(best) && (Try(PerRequest(best, 0)) || Try(PerRequest(best, -1)))) progress = true;
-    // Padding: all, then halves (a padded batch can hold millions of tokens).
-    for (int64_t n = best.batch.num_tokens - best.batch.num_real_tokens(); n >= 1; n /= 2)
-      while (best.batch.num_tokens - best.batch.num_real_tokens() >= n && Try(DropPaddingTokens(best, n)))
+    // Sizes, each to its boundary: the padding (a padded batch can hold
+    // millions of tokens), then each request's tokens from its end and from
+    // its start.
+    {
+      const int64_t padding = best.batch.num_tokens - best.batch.num_real_tokens();
+      if (padding > 0 && Bisect(padding, [padding](const Scenario& base, int64_t keep) {
+            return DropPaddingTokens(base, padding - keep);
+          }))
         progress = true;
+    }
     for (int32_t r = 0; r < best.batch.num_reqs(); ++r) {
-      while (best.batch.query_start_loc[r + 1] > best.batch.query_start_loc[r] && Try(DropLastToken(best, r)))
+      const int64_t q = best.batch.query_start_loc[r + 1] - best.batch.query_start_loc[r];
+      if (q > 0 && Bisect(q, [r, q](const Scenario& base, int64_t keep) { return DropLastTokens(base, r, q - keep); }))
         progress = true;
-      while (best.batch.query_start_loc[r + 1] > best.batch.query_start_loc[r] && Try(DropFirstToken(best, r)))
+      const int64_t left = best.batch.query_start_loc[r + 1] - best.batch.query_start_loc[r];
+      if (left > 0 &&
+          Bisect(left, [r, left](const Scenario& base, int64_t keep) { return DropFirstTokens(base, r, left - keep); }))
         progress = true;
     }
     if (best.batch.num_actual_tokens != best.batch.num_real_tokens()) {
@@ -281,8 +325,13 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
       s.batch.num_actual_tokens = std::min(s.batch.num_real_tokens(), s.batch.num_tokens);
       if (Try(s)) progress = true;
     }
-    for (size_t g = 0; g < best.groups.size(); ++g)
-      while (best.groups[g].table.width > 0 && Try(TrimColumn(best, g))) progress = true;
+    for (size_t g = 0; g < best.groups.size(); ++g) {
+      const int32_t width = best.groups[g].table.width;
+      if (width > 0 && Bisect(width, [g](const Scenario& base, int64_t keep) {
+            return TrimColumns(base, g, static_cast<int32_t>(keep));
+          }))
+        progress = true;
+    }
     // Values: shorter contexts, small block ids, smaller rings.
     for (int32_t r = 0; r < best.batch.num_reqs(); ++r) {
       const Batch& b = best.batch;
@@ -293,11 +342,10 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_
         progress = true;
         continue;
       }
-      for (int64_t delta = context; delta > 0; delta /= 2)
-        if (Try(ShiftContext(best, r, delta))) {
-          progress = true;
-          break;
-        }
+      if (context > 0 && Bisect(context, [r, context](const Scenario& base, int64_t keep) {
+            return ShiftContext(base, r, context - keep);
+          }))
+        progress = true;
     }
     {
       const Scenario renumbered = RenumberBlocks(best);

@@ -1,7 +1,11 @@
 // Minimizes a failing scenario, shape first: fewer requests, fewer groups,
 // fewer tokens and columns, then smaller values (contexts, block ids, ring
-// capacities). Each candidate is written and re-loaded by the strict loader
-// (invalid ones are dropped) and kept only when it still fails.
+// capacities). Sizes shrink by binary search towards the boundary that makes
+// the finding: each request's length (from its end and from its start), the
+// padding and each context are cut to the smallest size that still fails,
+// in a logarithmic number of candidates (a bug past a 1024-token tile ends
+// at 1025 tokens). Each candidate is written and re-loaded by the strict
+// loader (invalid ones are dropped) and kept only when it still fails.
 #ifndef SLOTGUARD_FUZZING_SHRINK_H_
 #define SLOTGUARD_FUZZING_SHRINK_H_
 
@@ -14,8 +18,16 @@ namespace slotguard {
 /// True when the candidate still fails the same way (same invariant).
 using StillFails = std::function<bool(const Scenario&)>;
 
-/// The smallest scenario found that still fails; tries at most max_attempts
-/// valid candidates.
+struct ShrinkOptions {
+  int max_attempts = 4000;  // valid candidates tried at most
+  /// Called after every valid candidate, with the smallest failing scenario
+  /// so far and the candidates tried: a status line's source.
+  std::function<void(const Scenario& smallest, int attempts)> on_attempt;
+};
+
+/// The smallest scenario found that still fails.
+Scenario Shrink(const Scenario& failing, const StillFails& still_fails, const ShrinkOptions& options);
+/// The same, trying at most max_attempts valid candidates.
 Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts = 4000);
 
 }  // namespace slotguard

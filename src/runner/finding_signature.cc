@@ -4,6 +4,7 @@
 #include <set>
 
 #include "registry/families.h"
+#include "registry/invariants.h"
 #include "runner/scenario_run.h"
 #include "util/fingerprint.h"
 
@@ -24,9 +25,12 @@ FindingSignature FindingSignature::Key() const {
   return key;
 }
 
+std::string FindingSignature::Cause() const {
+  return MostSpecificInvariant(std::set<std::string>(invariants.begin(), invariants.end()));
+}
+
 std::string FindingSignature::Text() const {
-  return Join(families, "+") + "/" + Join(variants, "+") + ": " + Join(invariants, ", ") + " (" +
-         Blame() + ")" + (shape.empty() ? "" : " on " + shape) + "; implementation " +
+  return Join(families, "+") + "/" + Join(variants, "+") + ": " + Cause() + " (" + Blame() + "); implementation " +
          implementation;
 }
 

@@ -2,6 +2,14 @@
 // fuzz --keep-going collects findings by, that suppressions match, and that
 // SARIF fingerprints (docs/suppressions.md). A fuzz reproducer checked with
 // `check` has the signature the campaign printed for it.
+//
+// The signature names the cause, not the shape it was met in: the
+// implementation, the families and variants of the groups with findings,
+// the most specific invariant that fired (the one a minimized reproducer
+// keeps firing) and the blame. Two reproducers of one bug that shrinking
+// left at different sizes (1 token, or 16), or that fire a different set of
+// less specific invariants besides, have one signature; the shape and the
+// whole set are kept beside it, for reports and suppression entries.
 #ifndef SLOTGUARD_RUNNER_FINDING_SIGNATURE_H_
 #define SLOTGUARD_RUNNER_FINDING_SIGNATURE_H_
 
@@ -18,17 +26,19 @@ struct FindingSignature {
   std::string implementation;           // ImplementationName: "slotguard" or the provider's name
   std::vector<std::string> families;    // of the groups with findings; sorted, unique
   std::vector<std::string> variants;    // of those groups; sorted, unique
-  std::vector<std::string> invariants;  // that fired, in any group; sorted
+  std::vector<std::string> invariants;  // that fired, in any group; sorted (the Id has Cause() only)
   bool blames_kernel = false;           // BlamesKernel(invariants): "kernel", else "batch"
-  std::string shape;                    // ScenarioShape of the scenario; "" for a key
+  std::string shape;                    // ScenarioShape of the scenario; "" for a key (not in the Id)
 
   /// "kernel" or "batch", as the text and suppression entries spell it.
   const char* Blame() const { return blames_kernel ? "kernel" : "batch"; }
   /// Everything but the shape: what a campaign knows of a finding before it
   /// is shrunk.
   FindingSignature Key() const;
-  /// "kpool_tail/fixed: differential, own_block (kernel) on 1 requests, 3
-  /// tokens, 1 groups; implementation slotguard".
+  /// The most specific invariant that fired (MostSpecificInvariant).
+  std::string Cause() const;
+  /// "kpool_tail/prefix: null_block (kernel); implementation slotguard": the
+  /// cause, what the Id hashes.
   std::string Text() const;
   /// Fingerprint(Text()): the 16 hex digits fuzz prints and a suppression's
   /// "signature" names.

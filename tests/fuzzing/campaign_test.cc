@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "fuzzing/campaign.h"
+#include "fuzzing/campaign_internal.h"
 #include "fuzzing/shrink.h"
 #include "backend/backend.h"
 #include "registry/families.h"
@@ -21,6 +22,32 @@ namespace slotguard {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The status line says what the campaign checked against its budget and
+// the findings so far; while shrinking, which finding and its shape so far.
+TEST(FuzzStatusLineTest, NamesTheBudgetAndTheFindingsSoFar) {
+  CampaignOptions o;
+  o.runs = 20000;
+  o.seconds = 60;
+  CampaignResult r;
+  r.scenarios = 1200;
+  r.tokens = 51234;
+  r.finding_scenarios = 2;
+  EXPECT_EQ("fuzz: 1200 of 20000 scenarios, 51234 token-groups, 375 scenarios/s, 3 of 60 s, 2 findings",
+            campaign_internal::ProgressLine(o, r, 3.2));
+  o.runs = -1;
+  o.seconds = 0;
+  r.finding_scenarios = 1;
+  r.suppressed_scenarios = 7;
+  EXPECT_EQ("fuzz: 1200 scenarios, 51234 token-groups, 400 scenarios/s, 3 s, 1 finding (+7 suppressed)",
+            campaign_internal::ProgressLine(o, r, 3));
+  Scenario s;
+  s.batch.query_start_loc = {0, 1025};
+  s.batch.num_tokens = 1025;
+  s.groups.resize(1);
+  EXPECT_EQ("fuzz: shrinking finding 1 of 2 (scenario 17): 1 requests, 1025 tokens, 1 groups after 40 candidates, 12 s",
+            campaign_internal::ShrinkLine("finding 1 of 2 (scenario 17)", s, 40, 12.4));
+}
 
 TEST(FuzzCampaignTest, FixedCampaignFindsNothing) {
   FuzzOptions o;

@@ -90,6 +90,34 @@ TEST(KeepGoingTest, FindsBothBugsWithOneReproducerEach) {
   EXPECT_EQ(1, one.findings[0].count);
 }
 
+// One signature per bug, whatever shape shrinking leaves a reproducer in:
+// two planted bugs (prefix on qsa_ring and on compressor_ring, whose
+// reproducers shrink to different sizes from different starts) give exactly
+// two signatures, one per family, on every seed. Without this, a signature
+// that named the minimized shape gave one per local minimum (four for the
+// compressor ring's one bug).
+TEST(KeepGoingTest, TwoBugsGiveExactlyTwoSignaturesOnEverySeed) {
+  for (uint64_t seed : {1, 2, 3, 4, 5}) {
+    CampaignOptions o = TwoBugs("two_" + std::to_string(seed));
+    o.generator.families = {Family::kQsaRing, Family::kCompressorRing};
+    o.seed = seed;
+    o.runs = 2000;
+    const CampaignResult r = RunHost(o);
+    std::set<std::string> ids, families, shapes;
+    for (const CampaignFinding& f : r.findings) {
+      ids.insert(f.signature.Id());
+      for (const std::string& family : f.signature.families) families.insert(family);
+      shapes.insert(f.signature.shape);
+    }
+    EXPECT_EQ(2u, ids.size()) << "seed " << seed;
+    EXPECT_EQ(2u, r.findings.size()) << "seed " << seed;
+    EXPECT_EQ((std::set<std::string>{"compressor_ring", "qsa_ring"}), families) << "seed " << seed;
+    int64_t counted = r.unattributed;  // a scenario where both bugs fire shrinks to either
+    for (const CampaignFinding& f : r.findings) counted += f.count;
+    EXPECT_EQ(r.finding_scenarios, counted) << "seed " << seed;
+  }
+}
+
 TEST(KeepGoingTest, TheSameFindingsWhateverTheJobs) {
   std::vector<std::string> seen[2];
   for (int jobs : {1, 3}) {

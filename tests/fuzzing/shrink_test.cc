@@ -3,7 +3,10 @@
 // shrink in few steps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <utility>
+#include <vector>
 #include <set>
 
 #include "backend/backend.h"
@@ -148,6 +151,76 @@ TEST(ShrinkPersistentTest, GeneratedPersistentFindingsMinimizeToValidScenarios) 
     ++minimized;
   }
   EXPECT_EQ(3, minimized);
+}
+
+/// A paged scenario whose requests have these lengths (prefills: context 0),
+/// `padding` padding tokens, and rows wide enough for them (blocks of 16).
+Scenario Prefills(const std::vector<int64_t>& lengths, int64_t padding) {
+  std::string qsl = "0", seq_lens, rows;
+  int64_t end = 0, next_block = 1, width = 0;
+  for (int64_t q : lengths) width = std::max(width, (q + 15) / 16);
+  for (int64_t q : lengths) {
+    qsl += ", " + std::to_string(end += q);
+    seq_lens += (seq_lens.empty() ? "" : ", ") + std::to_string(q);
+    std::string row;
+    for (int64_t c = 0; c < width; ++c) row += (c ? ", " : "") + std::to_string(next_block++);
+    rows += (rows.empty() ? "[" : ", [") + row + "]";
+  }
+  return Parse(R"({"slotguard": 1, "name": "s", "num_blocks": )" + std::to_string(next_block) +
+               R"(, "batch": {"query_start_loc": [)" + qsl + R"(], "seq_lens": [)" + seq_lens +
+               R"(], "num_tokens": )" + std::to_string(end + padding) +
+               R"(}, "groups": [{"name": "p", "kernel": "paged", "block_size": 16, "block_table": [)" + rows + "]}]}");
+}
+
+// A bug past a request program's first 1024-token tile needs one request of
+// 1025 tokens: the request's length shrinks to that boundary by binary
+// search, from any start, in a few dozen candidates (one token at a time
+// took thousands), and the padding and the columns go the same way.
+TEST(ShrinkBoundaryTest, ARequestShrinksToTheTileBoundaryFromAnyStart) {
+  auto past_the_tile = [](const Scenario& c) {
+    for (int32_t r = 0; r < c.batch.num_reqs(); ++r)
+      if (c.batch.query_start_loc[r + 1] - c.batch.query_start_loc[r] > 1024) return true;
+    return false;
+  };
+  std::string minimized;
+  for (const auto& [lengths, padding] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
+           {{61, 2890}, 4000}, {{1500, 7, 4000}, 0}, {{1025}, 3}}) {
+    int calls = 0;
+    const Scenario small = Shrink(Prefills(lengths, padding), [&](const Scenario& c) {
+      ++calls;
+      return past_the_tile(c);
+    });
+    ExpectValid(small);
+    ASSERT_EQ(1, small.batch.num_reqs());
+    EXPECT_EQ(1025, small.batch.num_real_tokens());
+    EXPECT_EQ(1025, small.batch.num_tokens) << "no padding";
+    EXPECT_EQ(0, small.groups[0].table.width) << "no column the predicate needs";
+    EXPECT_LT(calls, 200) << lengths.size() << " requests";
+    if (minimized.empty()) minimized = WriteScenarioJson(small);
+    EXPECT_TRUE(minimized == WriteScenarioJson(small)) << "the same minimum from every start";
+  }
+}
+
+// Each valid candidate is reported, with the smallest failing scenario so
+// far: what the campaign's status line shows while it shrinks.
+TEST(ShrinkBoundaryTest, EveryCandidateIsReportedWithTheSmallestSoFar) {
+  ShrinkOptions options;
+  std::vector<int64_t> tokens;
+  int last_attempt = 0;
+  options.on_attempt = [&](const Scenario& smallest, int attempts) {
+    EXPECT_EQ(last_attempt + 1, attempts);
+    last_attempt = attempts;
+    tokens.push_back(smallest.batch.num_tokens);
+  };
+  int calls = 0;
+  Shrink(Prefills({40, 30}, 10), [&](const Scenario& c) {
+    ++calls;
+    return c.batch.num_real_tokens() >= 20;
+  }, options);
+  EXPECT_EQ(calls, last_attempt);
+  ASSERT_FALSE(tokens.empty());
+  EXPECT_TRUE(std::is_sorted(tokens.rbegin(), tokens.rend())) << "the smallest so far never grows";
+  EXPECT_EQ(20, tokens.back());
 }
 
 }  // namespace

@@ -115,7 +115,7 @@ TEST(JsonReportTest, CheckReportBytes) {
       "tokens": 3,
       "total_findings": 2,
       "seconds": 0.5,
-      "signature": ")json" + Fingerprint("paged/unguarded: null_block (batch) on 2 requests, 3 tokens, 1 groups; implementation slotguard") + R"json(",
+      "signature": ")json" + Fingerprint("paged/unguarded: null_block (batch); implementation slotguard") + R"json(",
       "suppressed_by": null,
       "groups": [
         {
@@ -258,8 +258,8 @@ TEST(JsonReportTest, FuzzReportBytes) {
   r.result.suppressed_scenarios = 4;
   r.result.suppression_matches = {4, 3, 0};
   // The signature ids are FNV-1a of the texts, computed here, not pasted.
-  const std::string id0 = Fingerprint("paged/prefix: null_block, own_block (batch) on 1 requests, 1 tokens, 1 groups; implementation slotguard");
-  const std::string id1 = Fingerprint("paged/prefix: differential (kernel) on 1 requests, 1 tokens, 1 groups; implementation slotguard");
+  const std::string id0 = Fingerprint("paged/prefix: null_block (batch); implementation slotguard");
+  const std::string id1 = Fingerprint("paged/prefix: differential (kernel); implementation slotguard");
   EXPECT_EQ(id0, r.result.findings[0].signature.Id());
   const std::string expected = R"({
   "slotguard_fuzz": 1,
@@ -292,7 +292,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
   "findings": [
     {
       "signature": ")" + id0 + R"(",
-      "text": "paged/prefix: null_block, own_block (batch) on 1 requests, 1 tokens, 1 groups; implementation slotguard",
+      "text": "paged/prefix: null_block (batch); implementation slotguard",
       "implementation": "slotguard",
       "families": [
         "paged"
@@ -321,7 +321,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
     },
     {
       "signature": ")" + id1 + R"(",
-      "text": "paged/prefix: differential (kernel) on 1 requests, 1 tokens, 1 groups; implementation slotguard",
+      "text": "paged/prefix: differential (kernel); implementation slotguard",
       "implementation": "slotguard",
       "families": [
         "paged"
