@@ -4,6 +4,8 @@ fuzz commands as pytest helpers, and scenario capture from a serving run.
     slotguard.Provider, slotguard.Skip        write a provider (slotguard.provider)
     slotguard.check, slotguard.fuzz           run the CLI (slotguard.cli)
     slotguard.capture                         one engine step -> a scenario file (slotguard.capture)
+    slotguard.pytest_plugin                   one test per scenario, regressions replayed first (pytest11)
+    python -m slotguard ARGS                  the slotguard binary
 
 See docs/python.md. The protocol itself is slotguard.protocol (standard library only).
 """

@@ -22,6 +22,7 @@ num_reqs= when query_start_loc is a longer persistent buffer.
 """
 
 import json
+import os
 
 __all__ = ["capture", "scenario_dict", "families"]
 
@@ -113,6 +114,21 @@ def _param_max(p):
 
 
 
+def _did_you_mean(name, names):
+    """", did you mean 'x'?" for the closest of `names`, or ""."""
+    import difflib
+    match = difflib.get_close_matches(str(name), [str(n) for n in names], n=1, cutoff=0.6)
+    return ", did you mean %r?" % match[0] if match else ""
+
+
+def _unknown_arguments(function, unknown, known):
+    """A TypeError for keyword arguments `function` does not take, with the
+    closest name each."""
+    k = sorted(unknown)[0]
+    return TypeError("%s() got an unknown argument %r%s; expected one of %s"
+                     % (function, k, _did_you_mean(k, known), ", ".join(known)))
+
+
 def _kind(x):
     """A short description of a value for "got ..." (never the whole value)."""
     if isinstance(x, (str, bytes)):
@@ -194,7 +210,11 @@ def _expect(expect, outputs, T, known):
     refused here, not later by check."""
     if isinstance(expect, str):
         expect = {"verdict": expect}
-    if not isinstance(expect, dict) or set(expect) - {"verdict", "findings", "slot_mapping"}:
+    if isinstance(expect, dict) and set(expect) - {"verdict", "findings", "slot_mapping"}:
+        k = sorted(set(expect) - {"verdict", "findings", "slot_mapping"})[0]
+        raise ValueError("expect: unknown key %r%s; expected verdict, findings, slot_mapping"
+                         % (k, _did_you_mean(str(k), ["verdict", "findings", "slot_mapping"])))
+    if not isinstance(expect, dict):
         raise ValueError("expect: 'pass', 'finding' or a dict with verdict, findings, slot_mapping; got %s"
                          % _kind(expect))
     e = {}
@@ -268,9 +288,13 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint, known):
         obj = g.pop(top, None)
         if obj is None:
             continue
-        if not isinstance(obj, dict) or set(obj) - {leaf for leaf, _ in members}:
-            raise ValueError("%s: %s must be a dict with keys %s; got %r"
-                             % (where, top, ", ".join(leaf for leaf, _ in members), obj))
+        leaves = [leaf for leaf, _ in members]
+        if isinstance(obj, dict) and set(obj) - set(leaves):
+            k = sorted(str(x) for x in set(obj) - set(leaves))[0]
+            raise ValueError("%s: %s: unknown key %r%s; expected %s"
+                             % (where, top, k, _did_you_mean(k, leaves), ", ".join(leaves)))
+        if not isinstance(obj, dict):
+            raise ValueError("%s: %s must be a dict with keys %s; got %r" % (where, top, ", ".join(leaves), obj))
         for leaf, p in members:
             if leaf in obj:
                 values[p["name"]] = obj[leaf]
@@ -285,6 +309,8 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint, known):
                  any(k in (q["key"].split("/")[0], q["name"]) for q in e["params"])]
         hint = " (a key of %s)" % ", ".join(other) if other else ""
         keys = ["name", "family", "variant", "block_table"] + sorted({q["key"].split("/")[0] for q in params})
+        if not hint:
+            hint = _did_you_mean(k, keys + [q["name"] for q in params])
         raise ValueError("%s: unknown key %r for family %s%s; expected %s" % (where, k, family, hint, ", ".join(keys)))
     checked = {}
     for p in params:
@@ -342,14 +368,15 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint, known):
             raise ValueError("%s: persistent block_table has %d rows; idx_mapping names row %d"
                              % (where, len(rows), need - 1))
     width = len(rows[0]) if rows else 0
-    max_id = -1
+    max_id, max_at = -1, None
     clean = []
     for r, row in enumerate(rows):
         if len(row) != width and not ragged:
             raise ValueError("%s: block_table row %d has %d columns; row 0 has %d" % (where, r, len(row), width))
         row = _ints(row, "%s: block_table[%d]" % (where, r), -1, INT32_MAX - 1)
-        if row:
-            max_id = max(max_id, max(row))
+        for c, e in enumerate(row):
+            if e > max_id:
+                max_id, max_at = e, (r, c)
         clean.append(row)
     # The columns the family reads unguarded (its min_width formula).
     min_width = _formula(fam.get("min_width", "0"), checked)
@@ -359,15 +386,22 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint, known):
                          % (where, short[0], family, min_width, fam.get("min_width")))
     out["block_table"] = clean
     blocks_needed = (max_id + 1 + null_entries - 1) // null_entries if max_id >= 0 else 1
-    return out, max(blocks_needed, 1), null_entries, max_id
+    return out, max(blocks_needed, 1), null_entries, (max_id, max_at)
+
+
+_ARGUMENTS = ["query_start_loc", "positions", "seq_lens", "groups", "idx_mapping", "num_actual_tokens", "num_tokens",
+              "slot_mapping_in", "num_blocks", "table_rows", "name", "description", "expect", "table_layout",
+              "num_reqs", "binary", "family_files"]
 
 
 def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx_mapping=None,
                   num_actual_tokens=None, num_tokens=None, slot_mapping_in=None, num_blocks=None,
                   table_rows="request", name="captured-step", description=None, expect=None, table_layout=None,
-                  num_reqs=None, binary=None, family_files=()):
+                  num_reqs=None, binary=None, family_files=(), **unknown):
     """The scenario as a dict (what capture() writes), validated against the
     families the slotguard binary knows (families())."""
+    if unknown:
+        raise _unknown_arguments("scenario_dict", unknown, _ARGUMENTS)
     table = families(binary, family_files)
     if table_rows not in ("request", "idx_mapping"):
         raise ValueError("table_rows %r; expected 'request' (row r is request r's) or 'idx_mapping' "
@@ -437,13 +471,13 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
     blocks = 1
     names = set()
     for i, g in enumerate(groups):
-        og, need, null_entries, max_id = _group(g, i, R, idx, table_rows, num_blocks, table)
+        og, need, null_entries, (max_id, max_at) = _group(g, i, R, idx, table_rows, num_blocks, table)
         if og["name"] in names:
             raise ValueError("group %r: duplicate name" % og["name"])
         names.add(og["name"])
         if num_blocks is not None and max_id >= num_blocks * null_entries:
-            raise ValueError("group %r: block id %d >= %s (%d)" % (
-                og["name"], max_id, "num_blocks" if null_entries == 1 else
+            raise ValueError("group %r: block_table[%d][%d]: block id %d out of range; expected -1 <= id < %s (%d)" % (
+                og["name"], max_at[0], max_at[1], max_id, "num_blocks" if null_entries == 1 else
                 "num_blocks * block_size / kernel_block_size", num_blocks * null_entries))
         blocks = max(blocks, need)
         out_groups.append(og)
@@ -521,17 +555,25 @@ def _dumps(s):
 
 def capture(path, *, query_start_loc, positions, seq_lens, groups, idx_mapping=None, num_actual_tokens=None,
             num_tokens=None, slot_mapping_in=None, num_blocks=None, table_rows="request", name="captured-step",
-            expect=None, description=None, table_layout=None, num_reqs=None, binary=None, family_files=()):
-    """Write one engine step as a scenario file at `path`; returns the
-    scenario dict. See the module docstring; ValueError names what is wrong.
-    A group may name a family of a description (family_files, each a
+            expect=None, description=None, table_layout=None, num_reqs=None, binary=None, family_files=(),
+            **unknown):
+    """Write one engine step as a scenario file at `path` (its folder is
+    created when missing); returns the scenario dict. See the module
+    docstring; ValueError names what is wrong (the argument, the row and the
+    column), TypeError an argument it does not take (with the closest
+    name). A group may name a family of a description (family_files, each a
     --family-file of the binary's). The binary checks the rest (a family's
     constraints, its row widths) when it reads the file."""
+    if unknown:
+        raise _unknown_arguments("capture", unknown, _ARGUMENTS)
     s = scenario_dict(query_start_loc=query_start_loc, positions=positions, seq_lens=seq_lens, groups=groups,
                       idx_mapping=idx_mapping, num_actual_tokens=num_actual_tokens, num_tokens=num_tokens,
                       slot_mapping_in=slot_mapping_in, num_blocks=num_blocks, table_rows=table_rows, name=name,
                       description=description, expect=expect, table_layout=table_layout, num_reqs=num_reqs,
                       binary=binary, family_files=family_files)
+    folder = os.path.dirname(os.fspath(path))
+    if folder:
+        os.makedirs(folder, exist_ok=True)
     with open(path, "w") as f:
         f.write(_dumps(s))
     return s

@@ -9,10 +9,14 @@
         slotguard.fuzz(kernel_cmd="python3 my_provider.py", runs=20000, seed=1)
 
 Both return a Result when slotguard exits 0 and raise otherwise: Failure
-(exit 1: findings; the message holds the finding lines, and for fuzz
+(exit 1: findings; the message's first line says what failed in one line,
+then the failing scenarios with one line per cause, and for fuzz the
+command that reproduces it and, when small, the minimized batch itself;
 `.reproducer` is the minimized scenario's path), UsageError (exit 2: bad
 input or usage), EnvironmentError (exit 3: no device, a CUDA error, a report
 that cannot be written), each with slotguard's own error line and `.result`.
+Their frames are hidden from pytest's tracebacks (__tracebackhide__): a
+failure points at the test that called them.
 
 The binary: `binary=`, else $SLOTGUARD, else `slotguard` on PATH, else
 build/slotguard of the source tree this package lives in.
@@ -34,7 +38,15 @@ EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
 EXIT_ENVIRONMENT = 3
 
-_REPRODUCER = re.compile(r"^slotguard: fuzz: finding written to (.*); replay it with: slotguard replay (.*)$")
+_REPRODUCER = re.compile(r"^slotguard: fuzz: finding written to (.*); replay it with: (slotguard replay .*)$")
+
+# What a fuzz campaign in pytest uses when fuzz() is given no `regressions`:
+# the plugin's slotguard_regressions ini option (slotguard.pytest_plugin).
+DEFAULTS = {"regressions": None}
+
+# A minimized batch is printed inline in a Failure up to this size.
+_INLINE_TOKENS = 64
+_INLINE_CHARS = 2000
 
 
 class Result(object):
@@ -50,12 +62,18 @@ class Result(object):
         summary = [l for l in lines if l.startswith("slotguard:")]
         self.summary = summary[-1] if summary else ""
         self.reproducer = None
+        self.replay_command = None   # a command that reproduces the fuzz finding (`slotguard replay ...`)
         for line in lines:
             m = _REPRODUCER.match(line)
             if m:
                 self.reproducer = m.group(1)
+                self.replay_command = m.group(2)
         if self.reproducer is None and isinstance(report, dict) and report.get("file"):
             self.reproducer = report["file"]
+        if self.replay_command is None and isinstance(report, dict):
+            for f in report.get("findings") or []:
+                if isinstance(f, dict) and f.get("file") == self.reproducer and f.get("replay_command"):
+                    self.replay_command = f["replay_command"]
         # fuzz: every distinct finding's reproducer (one with --keep-going
         # unless it found several), suppressed ones left out.
         self.reproducers = []
@@ -73,6 +91,24 @@ class Result(object):
             if line.startswith("fuzz: classification") or line.startswith("fuzz: operators never"):
                 continue
             out.append(line)
+        return out
+
+    @property
+    def causes(self):
+        """One line per cause: each failing scenario's file with its groups'
+        headlines ("x.json: group tail: request 1 (dummy) wrote slots 0-1 of
+        block 0 (tokens 3-4); reference PAD"), and fuzz's ("group ..." of its
+        reproducer)."""
+        out, current = [], None
+        for line in self.stdout.splitlines():
+            m = re.match(r"^(FAIL|ok|supp|skip)  +(.*?) \(", line)
+            if m:
+                current = m.group(2) if m.group(1) == "FAIL" else None
+                continue
+            if line.startswith("  group ") and current is not None:
+                out.append("%s: %s" % (current, line.strip()))
+            elif line.startswith("fuzz: group "):
+                out.append(line[len("fuzz: "):])
         return out
 
     @property
@@ -208,7 +244,75 @@ def _communicate(argv, cwd, env, timeout):
     return returncode, texts[0], texts[1]
 
 
+def _with_binary(command, exe):
+    """`slotguard replay ...` with the binary this package ran, so that it
+    runs as copied."""
+    import shlex
+    if command.startswith("slotguard ") and exe != "slotguard":
+        return shlex.quote(exe) + command[len("slotguard"):]
+    return command
+
+
+def _inline_batch(path):
+    """A small reproducer's batch and groups, a few lines to read in the
+    failure itself; [] when it is large or cannot be read."""
+    if not path:
+        return []
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        batch = doc["batch"]
+        if int(batch.get("num_tokens", len(batch.get("positions", [])))) > _INLINE_TOKENS:
+            return []
+        compact = lambda v: json.dumps(v, separators=(", ", ": "))
+        lines = ["minimized batch (%d requests, %d tokens, num_blocks %d):" % (
+                     len(batch["query_start_loc"]) - 1, batch.get("num_tokens", 0), doc.get("num_blocks", 0)),
+                 "  batch " + compact(batch)]
+        for g in doc["groups"]:
+            rest = {k: v for k, v in g.items() if k != "name"}
+            lines.append("  group %s %s" % (g["name"], compact(rest)))
+        if sum(len(l) for l in lines) > _INLINE_CHARS:
+            return []
+        return lines
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
+def _failure_message(subcommand, result, exe):
+    """One line that says what failed first (what pytest's short summary
+    shows), then the failing scenarios with a line per cause, how to
+    reproduce it, the minimized batch when small, and the summary."""
+    lines = result.stdout.splitlines()
+    causes = result.causes
+    if subcommand == "fuzz":
+        again = [l for l in lines if re.match(r"^slotguard: fuzz: \d+ of \d+ regressions", l)]
+        first = causes[0] if causes else (result.finding_lines[0] if result.finding_lines else "")
+        if again:
+            head = "slotguard fuzz: %s" % again[0][len("slotguard: fuzz: "):].split(" (above)")[0]
+        else:
+            head = "slotguard fuzz found a bug"
+        if first:
+            head += ": " + first
+    else:
+        fails = [l for l in lines if l.startswith("FAIL  ")]
+        runs = re.search(r"(\d+) scenario runs", result.summary)
+        head = "slotguard %s: %d of %s scenario runs fail" % (subcommand, len(fails), runs.group(1) if runs else "1")
+        if causes:
+            head += ": " + causes[0]
+        elif fails:
+            head += ": " + fails[0][len("FAIL  "):]
+    body = []
+    if result.replay_command:
+        body.append("reproduce it with: " + _with_binary(result.replay_command, exe))
+    body += _inline_batch(result.reproducer)
+    body += _shorten(result.finding_lines)
+    if result.summary:
+        body.append(result.summary)
+    return "\n".join([head] + body)
+
+
 def _run(subcommand, args, json_path, binary, cwd, env, timeout, check_exit):
+    __tracebackhide__ = True  # a failure points at the test, not at this package
     exe = find_binary(binary)
     argv = [exe, subcommand] + [str(a) for a in args]
     where = os.path.join(cwd, json_path) if json_path and cwd else json_path
@@ -222,11 +326,7 @@ def _run(subcommand, args, json_path, binary, cwd, env, timeout, check_exit):
         return result
     cmd = " ".join(argv)
     if returncode == EXIT_FINDINGS:
-        lines = _shorten(result.finding_lines)
-        head = "slotguard %s found problems (exit 1)" % subcommand
-        if result.reproducer:
-            head += "; reproducer: %s (replay it with: %s replay %s)" % (result.reproducer, exe, result.reproducer)
-        raise Failure("\n".join([head] + lines + [result.summary]), result)
+        raise Failure(_failure_message(subcommand, result, exe), result)
     err = result.error_line or (stderr.strip().splitlines() or [""])[-1]
     if returncode == EXIT_BAD_INPUT:
         raise UsageError("%s (exit 2: bad input or usage; command: %s)" % (err, cmd), result)
@@ -265,6 +365,7 @@ def check(paths, kernel_cmd=None, backend="host", extra_args=(), binary=None, cw
     Returns a Result (returncode, stdout, stderr, summary, report when
     extra_args has --json FILE); raises Failure / UsageError /
     EnvironmentError for exit 1 / 2 / 3 unless raise_on_failure is False."""
+    __tracebackhide__ = True
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
     args = _common(kernel_cmd, backend, suppressions) + [str(a) for a in extra_args] + [os.fspath(p) for p in paths]
@@ -273,25 +374,38 @@ def check(paths, kernel_cmd=None, backend="host", extra_args=(), binary=None, cw
 
 def replay(path, kernel_cmd=None, backend="host", extra_args=(), binary=None, cwd=None, env=None, timeout=None,
            raise_on_failure=True):
-    """`slotguard replay FILE` (same conventions as check)."""
+    """`slotguard replay FILE` (same conventions as check). A fuzz reproducer
+    records the implementation it was found with: with kernel_cmd None and
+    backend None, replay runs that one."""
+    __tracebackhide__ = True
     args = _common(kernel_cmd, backend) + [str(a) for a in extra_args] + [os.fspath(path)]
     return _run("replay", args, _json_arg(extra_args), binary, cwd, env, timeout, raise_on_failure)
 
 
 def fuzz(kernel_cmd=None, backend="host", time=None, runs=None, seed=None, families=(), out=None, extra_args=(),
-         binary=None, cwd=None, env=None, timeout=None, raise_on_failure=True, keep_going=False, suppressions=None):
+         binary=None, cwd=None, env=None, timeout=None, raise_on_failure=True, keep_going=False, suppressions=None,
+         regressions=None):
     """`slotguard fuzz` with a JSON summary (result.report).
 
     time/runs bound the campaign (slotguard's default without either is 60 s);
     families: --family for each; out: the reproducer directory (default: a
     new temporary directory, kept when there is a finding); keep_going:
     --keep-going (every distinct finding, `.reproducers` lists their files);
-    suppressions: a --suppressions file. On a finding no suppression covers
-    raises Failure with the finding lines and `.reproducer` (the first
-    minimized scenario file)."""
+    suppressions: a --suppressions file; regressions: a folder of past
+    reproducers, replayed before the campaign, the new ones added to it
+    (default: the pytest plugin's slotguard_regressions, when set). On a
+    finding no suppression covers raises Failure: its first line the
+    finding in one line, then the command that reproduces it and the
+    minimized batch when small; `.reproducer` is the first minimized
+    scenario file, `.result.replay_command` that command."""
+    __tracebackhide__ = True
     if isinstance(families, str):
         families = [families]
+    if regressions is None:
+        regressions = DEFAULTS["regressions"]
     args = _common(kernel_cmd, backend, suppressions)
+    if regressions:
+        args += ["--regressions", os.fspath(regressions)]
     if keep_going:
         args += ["--keep-going"]
     if time is not None:

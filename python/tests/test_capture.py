@@ -77,7 +77,7 @@ def test_torch_cuda_tensors_move_to_the_cpu(tmp_path):
     (dict(query_start_loc=[0, 3, 2]), "decreases"),
     (dict(seq_lens=[1, 2]), "shorter than request 0"),
     (dict(idx_mapping=[0, -2]), "idx_mapping[1]"),
-    (dict(num_blocks=2), "block id 2 >= num_blocks"),
+    (dict(num_blocks=2), "group 'attn': block_table[0][0]: block id 2 out of range; expected -1 <= id < num_blocks (2)"),
     (dict(groups=[dict(name="a", family="pagd", block_size=4, block_table=[[1], [1]])]), "family 'pagd'"),
     (dict(groups=[dict(name="a", family="paged", kpool=4, block_size=4, block_table=[[1], [1]])]),
      "a key of kpool_tail"),
@@ -192,6 +192,33 @@ def test_captured_files_load_and_hold_in_the_real_binary(binary, tmp_path):
                                                      block_size=16, block_table=[[2], [0]])]))
     with pytest.raises(slotguard.Failure) as e:
         slotguard.check([raw], binary=binary)
-    assert "null_block" in str(e.value) and "token 3 (request 1, pos 0)" in str(e.value)
+    assert "group attn: request 1 (dummy) wrote slots 0-1 of block 0 (tokens 3-4); reference PAD" in str(e.value)
     rep = slotguard.replay(good, binary=binary)
     assert rep.returncode == 0
+
+
+def test_the_folder_is_created(tmp_path):
+    path = tmp_path / "steps" / "day-1" / "step-17.json"
+    slotguard.capture(str(path), **two_groups())
+    assert json.load(open(str(path)))["name"] == "captured-step"
+
+
+def test_a_bad_block_id_names_its_row_and_column(tmp_path):
+    groups = [dict(name="attn", family="paged", block_size=16, block_table=[[2, 3], [0, 70]])]
+    with pytest.raises(ValueError) as e:
+        slotguard.capture(str(tmp_path / "x.json"), **two_groups(groups=groups, num_blocks=64))
+    assert str(e.value) == "group 'attn': block_table[1][1]: block id 70 out of range; expected -1 <= id < num_blocks (64)"
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(posiitons=[0, 1, 2, 0, 1]), "capture() got an unknown argument 'posiitons', did you mean 'positions'?"),
+    (dict(groups=[dict(name="a", family="paged", blok_size=16, block_table=[[1], [0]])]),
+     "group 'a': unknown key 'blok_size' for family paged, did you mean 'block_size'?"),
+    (dict(groups=[dict(name="a", family="paged", block_size=16, dcp=dict(wrld=2), block_table=[[1], [0]])]),
+     "group 'a': dcp: unknown key 'wrld', did you mean 'world'?"),
+    (dict(expect={"verdcit": "pass"}), "expect: unknown key 'verdcit', did you mean 'verdict'?"),
+])
+def test_unknown_keys_get_the_closest_name(tmp_path, change, message):
+    with pytest.raises((TypeError, ValueError)) as e:
+        slotguard.capture(str(tmp_path / "x.json"), **two_groups(**change))
+    assert message in str(e.value)

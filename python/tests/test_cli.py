@@ -39,7 +39,11 @@ def test_check_failure_carries_the_finding_lines(binary, tmp_path):
     with pytest.raises(slotguard.Failure) as e:
         slotguard.check([str(bad)], binary=binary)
     text = str(e.value)
-    assert "null_block: kernel 0, reference -1" in text and "FAIL" in text and "1 fail" in text
+    # The first line says what failed in one line: the dummy request 1 maps
+    # positions 0 and 1 through its zero row to slots 0 and 1 (block 0).
+    assert text.splitlines()[0] == ("slotguard check: 1 of 1 scenario runs fail: %s: group attn: request 1 (dummy) "
+                                    "wrote slots 0-1 of block 0 (tokens 3-4); reference PAD" % bad)
+    assert "FAIL" in text and "1 fail" in text
     assert e.value.returncode == 1 and e.value.result.finding_lines
     assert isinstance(e.value, AssertionError)
     r = slotguard.check([str(bad)], binary=binary, raise_on_failure=False)

@@ -59,6 +59,42 @@ def test_planted_bug_holds_scenarios_but_fuzz_finds_and_minimizes_it(kernel_cmd_
                     binary=kernel_cmd_binary)
 
 
+# The reproducer of a provider's bug reproduces as its hint says, and stays
+# green once the provider is fixed (docs/fuzzing.md, Reproducers).
+def test_a_providers_reproducer_replays_as_its_hint_says_and_stays_green_once_fixed(kernel_cmd_binary, tmp_path):
+    import shlex
+    import subprocess
+    planted = example("planted_bug_provider.py")
+    with pytest.raises(slotguard.Failure) as e:
+        slotguard.fuzz(kernel_cmd=planted, backend="host", runs=5000, seed=1, out=str(tmp_path / "found"),
+                       binary=kernel_cmd_binary)
+    f = e.value
+    text = str(f)
+    # One line first: the bug, by whom; then the command that reproduces it.
+    assert text.splitlines()[0].startswith("slotguard fuzz found a bug: group kpool_tail: "), text
+    hint = [l for l in text.splitlines() if l.startswith("reproduce it with: ")]
+    assert hint and "--kernel-cmd" in hint[0] and "planted_bug_provider.py" in hint[0], text
+    assert f.result.replay_command.startswith("slotguard replay --backend host --kernel-cmd "), f.result.replay_command
+    # The minimized batch, small, in the failure itself.
+    assert "minimized batch (" in text and '"query_start_loc": [' in text, text
+    # The hint, run as printed: it reproduces (exit 1), with the provider.
+    done = subprocess.run(shlex.split(hint[0][len("reproduce it with: "):]), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+    assert done.returncode == 1 and "provider planted-bug-kpool-tail" in done.stdout, done.stdout
+    # replay FILE alone runs what the file records, and says so.
+    r = slotguard.replay(f.reproducer, backend=None, binary=kernel_cmd_binary, raise_on_failure=False)
+    assert r.returncode == 1 and "note: replaying %s as it was found: --backend host --kernel-cmd" % f.reproducer \
+        in r.stdout, r.stdout
+    # The provider fixed (the correct one): the file as it is holds. Its
+    # description says to keep it so, never to expect a finding.
+    fixed = example("kpool_tail_provider.py")
+    r = slotguard.replay(f.reproducer, kernel_cmd=fixed, binary=kernel_cmd_binary)
+    assert r.returncode == 0 and "was found with --kernel-cmd" in r.stdout, r.stdout
+    slotguard.check([f.reproducer], kernel_cmd=fixed, backend="host", binary=kernel_cmd_binary)
+    description = json.load(open(f.reproducer))["description"]
+    assert "keep this file as it is" in description and "Do not add \"verdict\": \"finding\"" in description
+
+
 def write_provider(tmp_path, body):
     path = tmp_path / "prov.py"
     path.write_text("import os, sys\nsys.path.insert(0, %r)\nimport slotguard\n"

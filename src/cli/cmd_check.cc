@@ -24,6 +24,7 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   std::vector<NamedFile> inputs = ImplementationFiles(options.setup.provider);
   inputs.push_back({"--suppressions", options.suppressions_path});
   for (const std::string& f : files) inputs.push_back({"scenario file", f});
+  if (!CheckSarifRoot(options.sarif_root, err)) return kExitBadInput;
   if (!CheckOutputs({{"--junit", options.junit_path}, {"--json", options.json_path}, {"--sarif", options.sarif_path}},
                     inputs, err))
     return kExitBadInput;
@@ -39,6 +40,7 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   summary.backend = backend->name();
   if (summary.backend == "gpu") summary.device = GpuDescription();
   summary.implementation = backend->provider() ? backend->provider()->name() : "";
+  summary.sarif_root = options.sarif_root;
 
   if (!options.suppressions_path.empty()) summary.suppressions = &suppressions;
   CheckRunOptions run;

@@ -4,10 +4,16 @@
 // a summary and exit 0.
 #include <unistd.h>
 
+#include <filesystem>
+#include <system_error>
+
 #include "cli/command_setup.h"
 #include "cli/commands.h"
 #include "fuzzing/campaign.h"
 #include "fuzzing/generators.h"
+#include "fuzzing/regressions.h"
+#include "runner/check_run.h"
+#include "report/report.h"
 #include "registry/families.h"
 #include "report/fuzz_report.h"
 #include "runner/fuzz_setup.h"
@@ -29,9 +35,28 @@ FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Su
   report.inconsistent = options.inconsistent;
   report.keep_going = options.keep_going;
   report.suppressions = suppressions;
+  report.sarif_root = options.sarif_root;
+  report.verbose = options.verbose;
+  report.regressions_dir = options.regressions;
   report.result = std::move(result);
   return report;
 }
+
+/// On the way out, removes the reproducers' folder when this run created
+/// it and left it empty: a clean campaign leaves nothing behind.
+class RemoveIfEmptyAndNew {
+ public:
+  RemoveIfEmptyAndNew(std::string dir, bool existed) : dir_(std::move(dir)), existed_(existed) {}
+  ~RemoveIfEmptyAndNew() {
+    std::error_code ec;
+    if (!existed_ && std::filesystem::is_directory(dir_, ec) && std::filesystem::is_empty(dir_, ec))
+      std::filesystem::remove(dir_, ec);
+  }
+
+ private:
+  std::string dir_;
+  bool existed_;
+};
 
 }  // namespace
 
@@ -66,6 +91,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   campaign.keep_going = options.keep_going;
   std::vector<NamedFile> inputs = ImplementationFiles(options.setup.provider);
   inputs.push_back({"--suppressions", options.suppressions_path});
+  if (!CheckSarifRoot(options.sarif_root, err)) return kExitBadInput;
   if (!CheckOutputs({{"--json", options.json_path}, {"--sarif", options.sarif_path}}, inputs, err))
     return kExitBadInput;
   if (const std::string why = OutputDirProblem(options.out_dir); !why.empty()) {
@@ -93,10 +119,13 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   RunSetup setup = options.setup;
   if (setup.isolate < 0 && setup.provider.empty()) setup.isolate = 0;
   // Before the campaign: a long one must not end unable to write its reproducers.
+  std::error_code exists_ec;
+  const bool out_existed = std::filesystem::exists(campaign.out_dir, exists_ec);
   if (!PrepareReproducerDir(campaign.out_dir, &problem)) {
     err << ErrorLine(problem);
     return kExitEnvironment;
   }
+  const RemoveIfEmptyAndNew empty_out(campaign.out_dir, out_existed);
   int open_status;
   std::unique_ptr<Backend> backend = OpenBackend(options.backend, setup, err, &open_status);
   if (!backend) return open_status;
@@ -108,12 +137,53 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   campaign.implementation = ImplementationName(*backend);
+  // What every reproducer records, so that its replay command reproduces.
+  campaign.found_by.present = true;
+  campaign.found_by.backend = backend->name();
+  campaign.found_by.kernel_lib = options.setup.provider.kernel_lib;
+  campaign.found_by.kernel_cubin = options.setup.provider.kernel_cubin;
+  campaign.found_by.kernel_spec = options.setup.provider.kernel_spec;
+  campaign.found_by.kernel_cmd = options.setup.provider.kernel_cmd;
+  campaign.found_by.writers = options.setup.writers;
+  if (options.setup.writers && options.setup.head_bytes != RunSetup().head_bytes)
+    campaign.found_by.head_bytes = options.setup.head_bytes;
+  // The regressions first: a bug that came back is found in the time it
+  // takes to replay its reproducer.
+  std::vector<ScenarioReport> regressions;
+  if (!options.regressions.empty()) {
+    std::vector<std::string> files;
+    if (!RegressionFiles(options.regressions, &files, &problem)) {
+      err << ErrorLine(problem);
+      return kExitBadInput;
+    }
+    if (!files.empty()) {
+      CheckRunOptions check;
+      check.jobs = options.jobs;
+      check.limits = LimitsFor(LoadLimits(), *backend, setup);
+      check.suppressions = campaign.suppressions;
+      regressions = CheckFiles(files, check, *backend);
+      PrintCheckReports(regressions, false, true, out, err);
+    }
+  }
+  int64_t failing_regressions = 0, bad_regressions = 0;
+  for (const ScenarioReport& r : regressions) {
+    failing_regressions += r.status == ScenarioStatus::kChecked && !r.holds;
+    bad_regressions += r.status != ScenarioStatus::kChecked && r.status != ScenarioStatus::kSkipped;
+  }
   CampaignResult result;
-  if (!RunCampaign(campaign, *backend, err, &result, &problem)) {
+  const bool campaign_runs = failing_regressions == 0 || options.keep_going;
+  if (campaign_runs && !RunCampaign(campaign, *backend, err, &result, &problem)) {
     err << ErrorLine("fuzz: " + problem);
     return kExitEnvironment;
   }
-  const FuzzReport report = ReportOf(options, *backend, campaign.suppressions, std::move(result));
+  FuzzReport report = ReportOf(options, *backend, campaign.suppressions, std::move(result));
+  report.regressions = std::move(regressions);
+  report.campaign_ran = campaign_runs;
+  if (!options.regressions.empty() &&
+      !AddRegressions(options.regressions, report.result, &report.regressions_added, &problem)) {
+    err << ErrorLine(problem);
+    return kExitEnvironment;
+  }
   // The summary (and the reproducer's name) first, whatever happens to the
   // JSON: a nightly run must not lose its finding to a bad --json path.
   PrintFuzzReport(report, GeneratorOperators(), out);
@@ -129,7 +199,8 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     unwritten = true;
   }
   if (unwritten || report.result.ReproducerUnwritten()) return kExitEnvironment;
-  return report.result.Found() ? kExitFindings : kExitHolds;
+  if (report.result.Found() || failing_regressions > 0) return kExitFindings;
+  return bad_regressions > 0 ? kExitBadInput : kExitHolds;
 }
 
 }  // namespace slotguard

@@ -12,10 +12,83 @@
 #include "runner/scenario_files.h"
 #include "runner/scenario_run.h"
 #include "util/error_line.h"
+#include "util/shell_quote.h"
+#include "scenario/scenario_json.h"
 
 namespace slotguard {
 
-int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err) {
+namespace {
+
+/// The implementation a ProviderSource names, as the flags that name it.
+std::string Flags(const ProviderSource& p) {
+  FoundBy f;
+  f.kernel_lib = p.kernel_lib;
+  f.kernel_cubin = p.kernel_cubin;
+  f.kernel_spec = p.kernel_spec;
+  f.kernel_cmd = p.kernel_cmd;
+  const std::string flags = ImplementationFlags(f);
+  return flags.empty() ? "slotguard's own kernels" : flags;
+}
+
+/// A fuzz reproducer records how it was found (scenario/found_by.h). Given
+/// no implementation, replay runs the recorded one (and its backend, unless
+/// --backend names one, its writers and its family files), saying so; given
+/// another, it says which was recorded. False after printing a family file
+/// that does not register (exit 2).
+bool ApplyFoundBy(const ReplayOptions& given, ReplayOptions* options, std::ostream& out, std::ostream& err) {
+  FoundBy found;
+  std::vector<std::string> kernels;
+  if (!PeekFoundBy(given.file, given.limits, &found, &kernels) || !found.present) return true;
+  const std::string file = EscapeText(given.file, 0);
+  const std::string recorded = found.OwnKernels() ? "slotguard's own kernels" : ImplementationFlags(found);
+  std::string used;
+  if (given.setup.provider.empty()) {
+    if (!found.OwnKernels()) {
+      options->setup.provider.kernel_lib = found.kernel_lib;
+      options->setup.provider.kernel_cubin = found.kernel_cubin;
+      options->setup.provider.kernel_spec = found.kernel_spec;
+      options->setup.provider.kernel_cmd = found.kernel_cmd;
+      used += " " + recorded;
+    }
+  } else if (Flags(given.setup.provider) != recorded) {
+    out << "note: " << file << " was found with " << recorded << "; replaying " << Flags(given.setup.provider)
+        << " as asked\n";
+  }
+  if (given.backend == BackendKind::kAuto && !found.backend.empty()) {
+    options->backend = found.backend == "gpu" ? BackendKind::kGpu : BackendKind::kHost;
+    used = " --backend " + found.backend + used;
+  }
+  if (found.writers && !given.setup.writers) {
+    options->setup.writers = true;
+    if (found.head_bytes > 0) options->setup.head_bytes = found.head_bytes;
+    used += " --writers";
+  }
+  // Its families' descriptions, unless every family it names is known.
+  bool known = true;
+  for (const std::string& kernel : kernels) {
+    Family family;
+    std::string unused;
+    known &= FindFamily(kernel, &family, &unused);
+  }
+  if (!known && !found.family_files.empty()) {
+    std::string problem;
+    if (!RegisterFamilyFiles(found.family_files, &problem)) {
+      err << ErrorLine(file + ": a family file it records (found_by.family_files) does not register: " + problem);
+      return false;
+    }
+    for (const std::string& family : found.family_files) used += " --family-file " + ShellQuote(family);
+  }
+  if (!used.empty())
+    out << "note: replaying " << file << " as it was found:" << used
+        << " (what it records; flags given here replace them)\n";
+  return true;
+}
+
+}  // namespace
+
+int RunReplay(const ReplayOptions& given, std::ostream& out, std::ostream& err) {
+  ReplayOptions options = given;
+  if (!ApplyFoundBy(given, &options, out, err)) return kExitBadInput;
   std::string problem;
   if (!ValidateVariantName(options.variant, &problem) || options.variant == "all") {
     if (problem.empty()) problem = "replay takes one variant name, not 'all'";

@@ -131,4 +131,13 @@ bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::s
   return false;
 }
 
+bool CheckSarifRoot(const std::string& root, std::ostream& err) {
+  std::error_code ec;
+  if (root.empty() || std::filesystem::is_directory(root, ec)) return true;
+  err << ErrorLine("--sarif-root " + EscapeText(root, 0) + ": " +
+                   (std::filesystem::exists(root, ec) ? "not a directory" : "no such directory") +
+                   "; expected the folder the SARIF log's file URIs are relative to");
+  return false;
+}
+
 }  // namespace slotguard

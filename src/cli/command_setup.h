@@ -46,6 +46,10 @@ std::vector<NamedFile> ImplementationFiles(const ProviderSource& source);
 /// false after printing the first problem in one line (exit 2).
 bool CheckOutputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs, std::ostream& err);
 
+/// --sarif-root: "" (the default) or an existing directory; false after
+/// printing why (exit 2).
+bool CheckSarifRoot(const std::string& root, std::ostream& err);
+
 /// The scenario files under `paths`; false after printing why (exit 2).
 bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::string>* files,
                        std::ostream& err);

@@ -34,6 +34,7 @@ struct CheckOptions {
   int jobs = 1;
   bool verbose = false;  // also print the findings of scenarios that hold
   bool quiet = false;    // print only what fails and the summary
+  std::string sarif_root;  // --sarif-root DIR: SARIF URIs relative to it
   LoadLimits limits;
 };
 int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err);
@@ -94,6 +95,9 @@ struct FuzzOptions {
   std::string json_path;
   bool inconsistent = false;
   int32_t max_requests = 1024;        // --max-requests: the generator's batch size bound
+  std::string regressions;            // --regressions DIR: past reproducers, replayed first; new ones added
+  std::string sarif_root;             // --sarif-root DIR: SARIF URIs relative to it
+  bool verbose = false;               // -v: also the generator's classification
 };
 int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
 

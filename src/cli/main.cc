@@ -320,7 +320,7 @@ std::string SelfExecutable(const char* argv0) {
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "slotguard: proves that KV-cache slot-mapping kernels never write into block 0, the "
+      "slotguard: checks that KV-cache slot-mapping kernels never write into block 0, the "
       "null block.\nRuns the CUDA kernels (or the same source on the host) and an independent "
       "CPU reference over scenario files, compares them bit for bit and checks invariants.\n"
       "Exit codes: 0 every scenario holds, 1 at least one does not, 2 bad input or usage, "
@@ -352,8 +352,13 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--json", check.json_path, "write a JSON report")
       ->check(Path());
   check_cmd->add_option("--sarif", check.sarif_path,
-                        "write a SARIF 2.1.0 report for code scanning (a result per unexpected finding)")
+                        "write a SARIF 2.1.0 report for code scanning: a result per cause (per failing scenario "
+                        "and group), on the group's line of the scenario file")
       ->check(Path());
+  check_cmd->add_option("--sarif-root", check.sarif_root,
+                        "the folder SARIF URIs are relative to (uriBaseId %SRCROOT%); default: the repository the "
+                        "working directory is in, else the working directory")
+      ->check(Path("a directory"));
   check_cmd->add_option("--suppressions", check.suppressions_path,
                         "a suppressions file (docs/suppressions.md): a scenario whose unexpected findings an "
                         "entry covers is counted as suppressed, not failed; entries that match nothing are "
@@ -450,6 +455,17 @@ int main(int argc, char** argv) {
                        "write a SARIF 2.1.0 log: each distinct finding at its reproducer, fingerprinted by its "
                        "signature")
       ->check(Path());
+  fuzz_cmd->add_option("--sarif-root", fuzz.sarif_root,
+                       "the folder SARIF URIs are relative to (uriBaseId %SRCROOT%); default: the repository the "
+                       "working directory is in, else the working directory")
+      ->check(Path("a directory"));
+  fuzz_cmd->add_option("--regressions", fuzz.regressions,
+                       "a folder of past reproducers (created when missing), replayed before the campaign with the "
+                       "same implementation; one that fails again is reported and the campaign does not run "
+                       "(with --keep-going it runs all the same); each new reproducer is added to it")
+      ->check(Path("a directory"));
+  fuzz_cmd->add_flag("-v,--verbose", fuzz.verbose,
+                     "also print how often each generator operator ran (the classification) and those that never ran");
   fuzz_cmd->add_flag("--keep-going", fuzz.keep_going,
                      "do not stop at the first finding: check the whole budget and report every distinct "
                      "finding (by signature: implementation, families, variants, the most specific invariant that fired, "

@@ -16,6 +16,7 @@
 #include "backend/backend.h"
 #include "fuzzing/generators.h"
 #include "runner/finding_signature.h"
+#include "runner/scenario_run.h"
 #include "scenario/scenario.h"
 #include "suppressions/suppressions.h"
 
@@ -39,6 +40,10 @@ struct CampaignOptions {
   bool keep_going = false;
   const Suppressions* suppressions = nullptr;  // --suppressions; null: none
   std::string implementation = "slotguard";    // ImplementationName of the backend
+  /// What each reproducer records of how it was found (its family_files are
+  /// filled per reproducer): the backend that ran, the implementation, the
+  /// writers. Its replay command names them.
+  FoundBy found_by;
   // Set by RunCampaign, not by callers: where the schedulers start (this
   // campaign's k-th scenario) and the keys whose shrunk finding gave a
   // signature a suppression covers (key text -> that entry and signature).
@@ -69,10 +74,11 @@ struct CampaignFinding {
   Scenario minimized;
   int suppressed_by = -1;       // the suppression entry its signature matches; -1: none
   std::string file;             // where the reproducer was written ("" when suppressed)
+  std::string replay_command;   // a command that reproduces it: `slotguard replay` with the implementation
   // "reproducer not written: REASON" when it could not be written (`file`
   // is where it was to go; nothing is left there); "" when it was.
   std::string reproducer_error;
-  std::vector<std::string> finding_lines;  // of the reproducer
+  std::vector<GroupReport> groups;  // the reproducer's groups with findings, as `check` reports them
   bool written() const { return !file.empty() && reproducer_error.empty(); }
 };
 

@@ -144,8 +144,8 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
 
 /// Writes the minimized scenario to options.out_dir as a reproducer (named
 /// after the variant, the invariant and the signature id; no expect), and
-/// collects its finding lines as `check` prints them: fills file,
-/// finding_lines and minimized (now as written). False with *err when the
+/// collects its findings per group as `check` reports them: fills file,
+/// groups and minimized (now as written). False with *err when the
 /// file cannot be written or on an environment failure.
 bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignFinding* finding,
                      std::string* err);

@@ -12,7 +12,6 @@
 #include "fuzzing/shrink.h"
 #include "registry/families.h"
 #include "registry/invariants.h"
-#include "report/report.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
 #include "util/did_you_mean.h"
@@ -23,7 +22,43 @@ namespace slotguard {
 namespace campaign_internal {
 namespace {
 
-std::string Describe(const CampaignOptions& o, const CampaignFinding& f, const Backend& backend) {
+/// The reference's outputs as expect.slot_mapping's JSON ({"tail": [-1, 20]}),
+/// or "" when they hold more than `max_values` values in all.
+std::string ReferencePin(const ScenarioRun& run, size_t max_values) {
+  size_t values = 0;
+  std::string text;
+  for (size_t g = 0; g < run.reference.size(); ++g)
+    for (size_t o = 0; o < run.reference[g].size() && o < run.output_names[g].size(); ++o) {
+      values += run.reference[g][o].size();
+      std::string list;
+      for (int64_t v : run.reference[g][o]) list += (list.empty() ? "" : ", ") + std::to_string(v);
+      text += (text.empty() ? "" : ", ") + std::string("\"") + run.output_names[g][o] + "\": [" + list + "]";
+    }
+  return values > max_values ? "" : "{" + text + "}";
+}
+
+/// How to keep the reproducer as a regression scenario. A historical
+/// variant forced on purpose must keep being caught: an expected finding.
+/// A bug in the kernel checked must stay fixed: the file as it is (no
+/// expect: it fails while the bug is there and holds once it is fixed), or
+/// the reference's output pinned; an expected finding would turn the fixed
+/// kernel's gate red.
+std::string Advice(const CampaignOptions& o, const CampaignFinding& f, const ScenarioRun& run) {
+  if (!o.variant.empty())
+    return "To keep it as a regression scenario of the forced variant " + o.variant +
+           ", add \"expect\": {\"verdict\": \"finding\", \"findings\": [\"" + f.invariant +
+           "\"]}: the file then holds while the variant is caught.";
+  const std::string pin = ReferencePin(run, 64);
+  return "A bug in the kernel checked (" + o.implementation +
+         "): keep this file as it is among the regression scenarios (fuzz --regressions DIR replays them before each "
+         "campaign, check DIR gates on them): with no expect it fails while the bug is there and holds once the "
+         "kernel is fixed. Do not add \"verdict\": \"finding\": the file would then fail once the kernel is fixed. "
+         "To also pin the exact output, add the reference's as " +
+         (pin.empty() ? std::string("expect.slot_mapping (replay prints it, the reference column).")
+                      : "\"expect\": {\"slot_mapping\": " + pin + "}.");
+}
+
+std::string Describe(const CampaignOptions& o, const CampaignFinding& f, const Backend& backend, const ScenarioRun& run) {
   std::string command = "slotguard fuzz --seed " + std::to_string(o.seed);
   for (Family family : o.generator.families) command += std::string(" --family ") + GetFamily(family).name;
   if (!o.variant.empty()) command += " --variant " + o.variant;
@@ -31,11 +66,12 @@ std::string Describe(const CampaignOptions& o, const CampaignFinding& f, const B
   if (o.generator.table_layout) command += std::string(" --table-layout ") + TableLayoutName(*o.generator.table_layout);
   if (o.generator.max_requests != GeneratorOptions().max_requests)
     command += " --max-requests " + std::to_string(o.generator.max_requests);
+  const std::string flags = ImplementationFlags(o.found_by);
+  if (!flags.empty()) command += " " + flags;
   std::string text = "found by " + command + " (scenario " + std::to_string(f.finding_index) + ", backend " +
                      backend.Describe() + "); signature " + f.signature.Id() + " (" + f.signature.Text() +
                      "); invariants fired: " + JoinNames(f.fired) + "; minimized to keep " + f.invariant +
-                     " firing. Add \"expect\": {\"verdict\": \"finding\", \"findings\": [\"" + f.invariant +
-                     "\"]} to keep it as a regression scenario.";
+                     " firing. " + Advice(o, f, run);
   if (!f.original.description.empty()) text += " The generator made an " + f.original.description + ".";
   return text;
 }
@@ -164,26 +200,46 @@ bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignF
   // seed and the scenario index are in the description.
   out.name = "fuzz-" + (options.variant.empty() ? std::string("fixed") : options.variant) + "-" +
              finding->invariant + "-" + finding->signature.Id();
-  out.description = Describe(options, *finding, backend);
   out.expect = Expect();
+  // How it was found, so that it reproduces: the implementation, and the
+  // descriptions of its families that are not built in.
+  out.found_by = options.found_by;
+  out.found_by.present = true;
+  out.found_by.family_files.clear();
+  for (const Group& g : out.groups) {
+    const FamilyInfo& family = GetFamily(g.family);
+    if (family.builtin) continue;
+    const std::string& file = family.desc->file;
+    if (std::find(out.found_by.family_files.begin(), out.found_by.family_files.end(), file) ==
+        out.found_by.family_files.end())
+      out.found_by.family_files.push_back(file);
+  }
+  // The reproducer's own findings, per group, as `check` reports them (and
+  // the reference's outputs, for the advice).
+  ScenarioRun run;
+  if (!RunScenario(out, backend, 2, &run, err)) return false;
+  for (size_t g = 0; g < out.groups.size(); ++g) {
+    if (run.findings[g].total() == 0) continue;
+    GroupReport group;
+    group.name = out.groups[g].name;
+    group.family = out.groups[g].family;
+    group.variant = out.groups[g].variant;
+    group.counts = run.findings[g].counts();
+    group.findings = run.findings[g].kept();
+    group.cause = run.causes[g];
+    finding->groups.push_back(std::move(group));
+  }
+  out.description = Describe(options, *finding, backend, run);
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   finding->file = (std::filesystem::path(options.out_dir) / (out.name + ".json")).string();
+  finding->replay_command = ReplayCommand(out.found_by, finding->file);
   // A reproducer that cannot be written (a full disk) loses nothing else:
   // the finding is still reported, marked, and nothing stays at `file`.
   std::string why;
   if (!WriteOutputFile(finding->file, WriteScenarioJson(out), &why))
     finding->reproducer_error = "reproducer not written: " + EscapeText(finding->file, 0) + ": " + why;
   finding->minimized = out;
-  // The reproducer's own finding lines, as `check` prints them.
-  ScenarioRun run;
-  if (!RunScenario(out, backend, 2, &run, err)) return false;
-  ScenarioReport report;
-  report.file = finding->written() ? finding->file : finding->file + " (not written)";
-  report.name = out.name;
-  for (size_t g = 0; g < out.groups.size(); ++g)
-    for (const Finding& f : run.findings[g].kept())
-      finding->finding_lines.push_back(FindingLine(report, out.groups[g].name, f));
   return true;
 }
 

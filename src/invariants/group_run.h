@@ -102,6 +102,14 @@ inline bool NullBlockAllowed(const GroupRun& run, const OutputRun& out, int64_t 
   return run.null_page == NullPage::kNone || HasFact(out, t, kFactSinkOk);
 }
 
+/// True when the kernel sends token t of `out` into the null block and the
+/// family's null page does not allow it: null_block's rule.
+inline bool NullBlockHazard(const GroupRun& run, const OutputRun& out, int64_t t) {
+  const int64_t slot = (*out.kernel)[t];
+  return run.null_page != NullPage::kNone && slot >= 0 && slot < run.page() && KernelMaps(run, t) &&
+         !NullBlockAllowed(run, out, t);
+}
+
 /// True when token t writes `slot` into a sink's null block, as it may (a
 /// token that owns no state): no one's block, so no other slot invariant
 /// judges it.

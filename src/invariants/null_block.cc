@@ -12,7 +12,7 @@ void CheckNullBlock(const GroupRun& run, FindingSink* sink) {
   for (const OutputRun& out : run.outputs) {
     const std::vector<int64_t>& kernel = *out.kernel;
     for (size_t t = 0; t < kernel.size(); ++t)
-      if (kernel[t] >= 0 && kernel[t] < page && KernelMaps(run, t) && !NullBlockAllowed(run, out, t))
+      if (NullBlockHazard(run, out, static_cast<int64_t>(t)))
         sink->Add(TokenFinding(run, out, kInvariantNullBlock, t,
                                "slot " + std::to_string(kernel[t]) + " is in block 0 (slots 0.." +
                                    std::to_string(page - 1) + ")"));

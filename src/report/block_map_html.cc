@@ -13,6 +13,7 @@
 
 #include "invariants/group_run.h"
 #include "registry/families.h"
+#include "report/cause_lines.h"
 #include "report/markup.h"
 #include "report/replay_table.h"
 #include "report/report.h"
@@ -297,7 +298,10 @@ header{padding:14px 22px 12px;background:#fff;border-bottom:1px solid #d8dde3}
 h1{font-size:19px;margin:0 0 2px}h1 small{font-weight:normal;color:#57606a}
 h2{font-size:16px;margin:0 0 4px}h3{font-size:14px;margin:12px 0 4px}
 .sub{color:#57606a;margin:2px 0}.desc{max-height:4.4em;overflow:auto}
-.pre{color:#8a949e}
+.causes{margin-top:8px;font-size:13.5px}.causes h2{font-size:14px;margin:6px 0 2px}
+.causes ul{margin:0;padding-left:20px}.causes li{margin:1px 0;word-break:break-word}
+.causes .null-writers li{color:#8a1616}.causes .none{margin:4px 0;color:#135a2a}
+p.cause{margin:2px 0 4px;font-weight:600}
 code,.mono,.verdict,ol.findings{font-family:"DejaVu Sans Mono",ui-monospace,monospace;font-size:12.5px}
 .verdict{display:inline-block;margin-top:6px;padding:4px 10px;border-radius:4px;border:1px solid}
 .verdict.ok{background:#e6f4ea;color:#135a2a;border-color:#9fd3ad}
@@ -489,6 +493,21 @@ std::string BlockMapHtml(const Scenario& s, const std::string& file, const std::
           std::to_string(b.num_tokens) + ", num_blocks " + std::to_string(s.num_blocks) + "</div>\n";
   html += "<div class=\"verdict " + std::string(report.holds ? "ok" : "fail") + "\" id=\"verdict\">" +
           Html(ScenarioLine(report)) + "</div>\n";
+  // What the page is about, first: the groups whose kernel wrote block 0,
+  // and by whom; then any other group with findings.
+  {
+    std::string wrote, other;
+    for (const GroupReport& g : report.groups) {
+      if (g.counts.empty()) continue;
+      const std::string li = "<li data-group=\"" + Name(g.name) + "\">" + Html(GroupHeadline(g)) + "</li>";
+      (WroteNullBlock(g) ? wrote : other) += li;
+    }
+    html += "<section class=\"causes\" id=\"causes\">";
+    html += wrote.empty() ? "<p class=\"none\">No group wrote block 0.</p>"
+                          : "<h2>Block 0 written</h2><ul class=\"null-writers\" id=\"null-writers\">" + wrote + "</ul>";
+    if (!other.empty()) html += "<h2>Other findings</h2><ul class=\"other-causes\">" + other + "</ul>";
+    html += "</section>\n";
+  }
 
   // Legend: the requests' colours, then the marks.
   html += "<div class=\"legend\" id=\"legend\">";
@@ -600,38 +619,38 @@ std::string BlockMapHtml(const Scenario& s, const std::string& file, const std::
                                                       &budget)}});
       }
     }
-    // The findings, as the text replay lists them: the first few per invariant.
+    // The findings, as the text replay lists them: the group's headline,
+    // then one line per token (the first few per invariant), each pointing
+    // at its block; the rest counted.
     if (!kept.empty()) {
-      html += "<h3>findings</h3>\n<ol class=\"findings\">\n";
+      const GroupReport& g = report.groups[gi];
+      html += "<h3>findings</h3>\n<p class=\"cause\">" + Html(CauseText(g)) + "</p>\n<ol class=\"findings\">\n";
       std::map<std::string, int64_t> listed;
-      for (const Finding& f : kept) {
-        if (listed[f.invariant]++ >= static_cast<int64_t>(kReplayMaxFindings)) continue;
-        html += "<li data-invariant=\"" + Html(f.invariant) + "\" data-output=\"" + Name(f.output) + "\"";
-        if (f.token >= 0 && f.token < b.num_tokens && run.kernel[gi].fault.empty()) {
-          const size_t o = std::find(run.output_names[gi].begin(), run.output_names[gi].end(), f.output) -
+      std::vector<Finding> shown;
+      for (const Finding& f : kept)
+        if (listed[f.invariant]++ < static_cast<int64_t>(kReplayMaxFindings)) shown.push_back(f);
+      for (const TokenLine& line : FoldFindings(group.name, shown)) {
+        std::string names;
+        for (const std::string& n : line.invariants) names += (names.empty() ? "" : ",") + n;
+        html += "<li data-invariants=\"" + Html(names) + "\" data-output=\"" + Name(line.output) + "\"";
+        if (line.token >= 0 && line.token < b.num_tokens && run.kernel[gi].fault.empty()) {
+          html += " data-token=\"" + std::to_string(line.token) + "\"";
+          const size_t o = std::find(run.output_names[gi].begin(), run.output_names[gi].end(), line.output) -
                            run.output_names[gi].begin();
           if (o < run.output_names[gi].size()) {
-            const int64_t k = run.kernel[gi].engine[o][f.token], ref = run.reference[gi][o][f.token];
+            const int64_t k = run.kernel[gi].engine[o][line.token], ref = run.reference[gi][o][line.token];
             const int64_t slot = k >= 0 ? k : ref;
             if (slot >= 0) html += " data-block=\"" + std::to_string(slot / facts.slots_per_entry) + "\"";
           }
         }
-        // The line as the text replay prints it; what every line of the
-        // group repeats (file, scenario, group) in grey.
-        const std::string line = FindingLine(report, group.name, f);
-        const std::string repeated = ": group " + EscapeText(group.name);
-        const size_t split = line.find(repeated);
-        if (split == std::string::npos) html += ">" + Html(line) + "</li>\n";
-        else html += "><span class=\"pre\">" + Html(line.substr(0, split + repeated.size())) + "</span>" +
-                     Html(line.substr(split + repeated.size())) + "</li>\n";
+        html += ">" + Html(line.text) + "</li>\n";
       }
       html += "</ol>\n";
-      for (const auto& [name, count] : run.findings[gi].counts()) {
-        const int64_t shown_count = std::min<int64_t>(listed[name], kReplayMaxFindings);
-        if (count > shown_count)
-          html += "<p class=\"more\">" + Html(name) + ": " + std::to_string(count - shown_count) +
-                  " more findings not shown (the text replay's --max-findings 0 lists them)</p>\n";
-      }
+      int64_t total = 0;
+      for (const auto& [name, count] : run.findings[gi].counts()) total += count;
+      if (total > static_cast<int64_t>(shown.size()))
+        html += "<p class=\"more\">" + std::to_string(total - static_cast<int64_t>(shown.size())) +
+                " more findings not shown (the text replay's --max-findings 0 lists them)</p>\n";
     }
     html += "</section>\n";
   }

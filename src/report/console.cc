@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "registry/families.h"
+#include "report/cause_lines.h"
 #include "report/report.h"
 #include "util/error_line.h"
 
@@ -63,18 +64,13 @@ void PrintCheckReports(const std::vector<ScenarioReport>& reports, bool verbose,
       err << ScenarioLine(r) << "\n";
       continue;
     }
-    if (verbose || !r.holds)
-      for (const GroupReport& g : r.groups) {
-        for (const Finding& f : g.findings) out << FindingLine(r, g.name, f) << "\n";
-        for (const auto& [name, count] : g.counts) {
-          int64_t shown = 0;
-          for (const Finding& f : g.findings) shown += f.invariant == name;
-          if (count > shown)
-            out << File(r.file) << ": " << Name(r.name) << ": group " << Name(g.name) << ": " << name << ": "
-                << count - shown << " more findings not shown\n";
-        }
-      }
     if (!quiet || !r.holds) out << ScenarioLine(r) << "\n";
+    // Under the scenario's line, one line per failing group: what went
+    // wrong and by whom; with verbose, its findings one line per token.
+    if (!r.holds || (verbose && !quiet))
+      for (const GroupReport& g : r.groups)
+        if (!g.counts.empty())
+          for (const std::string& line : GroupLines(g, verbose, kCheckTokenLines, "  ")) out << line << "\n";
   }
 }
 

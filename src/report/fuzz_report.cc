@@ -3,11 +3,26 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "report/cause_lines.h"
 #include "report/report.h"
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
 
 namespace slotguard {
+
+int64_t FuzzReport::FailingRegressions() const {
+  int64_t n = 0;
+  for (const ScenarioReport& r : regressions) n += r.status == ScenarioStatus::kChecked && !r.holds;
+  return n;
+}
+
+int64_t FuzzReport::BadRegressions() const {
+  int64_t n = 0;
+  for (const ScenarioReport& r : regressions)
+    n += r.status == ScenarioStatus::kBadInput || r.status == ScenarioStatus::kEnvironmentError;
+  return n;
+}
+
 void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& operators, std::ostream& out) {
   const CampaignResult& r = report.result;
   char rate[64];
@@ -22,7 +37,7 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
     out << "fuzz: " << r.skipped << " scenarios skipped: the implementation does not take them (first: "
         << r.first_skip << ")\n";
   const bool found = r.Found();
-  if (!found || report.keep_going) {
+  if (report.verbose && report.campaign_ran && (!found || report.keep_going)) {
     std::string classes, never;
     for (const std::string& op : operators) {
       auto it = r.classes.find(op);
@@ -52,7 +67,7 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
           << "; by " << SuppressionLabel(report.suppressions->entries[static_cast<size_t>(f.suppressed_by)]) << "\n";
       continue;
     }
-    for (const std::string& line : f.finding_lines) out << line << "\n";
+    for (const GroupReport& g : f.groups) out << "fuzz: " << GroupHeadline(g) << "\n";
     if (!f.reproducer_error.empty()) out << "fuzz: " << f.reproducer_error << "\n";
     if (!report.keep_going) {  // the one finding the campaign stopped at
       out << "fuzz: finding in scenario " << f.finding_index << " after " << r.scenarios << " scenarios (" << rate
@@ -66,6 +81,22 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
     out << "fuzz:   " << counts << ", firing " << JoinNames(f.fired) << "; minimized from " << ScenarioShape(f.original)
         << " to " << ScenarioShape(f.minimized) << "; "
         << (f.written() ? "written to " + EscapeText(f.file, 0) : f.reproducer_error) << "\n";
+    if (f.written()) out << "fuzz:   replay it with: " << EscapeText(f.replay_command, 0) << "\n";
+  }
+  if (!report.regressions_dir.empty()) {
+    const int64_t failing = report.FailingRegressions(), bad = report.BadRegressions();
+    out << "fuzz: " << report.regressions.size() << " regression" << (report.regressions.size() == 1 ? "" : "s")
+        << " replayed from " << EscapeText(report.regressions_dir, 0) << " first: "
+        << (failing ? std::to_string(failing) + " fail again" : std::string("every one holds"))
+        << (bad ? ", " + std::to_string(bad) + " do not load" : std::string()) << "\n";
+    for (const std::string& added : report.regressions_added)
+      out << "fuzz: added to the regressions: " << EscapeText(added, 0) << "\n";
+  }
+  if (!report.campaign_ran) {
+    out << "slotguard: fuzz: " << report.FailingRegressions() << " of " << report.regressions.size()
+        << " regressions from " << EscapeText(report.regressions_dir, 0)
+        << " fail again (above); the campaign did not run: fix them first, or --keep-going runs it all the same\n";
+    return;
   }
   if (r.unattributed)
     out << "fuzz: " << r.unattributed << " more findings not shrunk: their keys' shrunk findings gave several signatures\n";
@@ -83,7 +114,7 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
   if (!report.keep_going) {
     if (first->written())
       out << "slotguard: fuzz: finding written to " << EscapeText(first->file, 0)
-          << "; replay it with: slotguard replay " << EscapeText(first->file, 0) << "\n";
+          << "; replay it with: " << EscapeText(first->replay_command, 0) << "\n";
     else
       out << "slotguard: fuzz: finding in scenario " << first->finding_index << ", signature "
           << first->signature.Id() << "; " << first->reproducer_error << "\n";
@@ -93,7 +124,7 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
   out << "slotguard: fuzz: " << distinct << " distinct finding" << (distinct == 1 ? "" : "s") << " in "
       << r.scenarios << " scenarios (" << r.finding_scenarios << " with findings, " << rate << ")"
       << suppressed_text << where
-      << (replayable ? "; replay one with: slotguard replay " + EscapeText(replayable->file, 0)
+      << (replayable ? "; replay one with: " + EscapeText(replayable->replay_command, 0)
                      : "; no reproducer could be written")
       << "\n";
 }

@@ -24,7 +24,17 @@ struct FuzzReport {
   bool inconsistent = false;  // runner-state fault operators were on
   bool keep_going = false;    // --keep-going: the whole budget, every distinct finding
   const Suppressions* suppressions = nullptr;  // --suppressions; null: none
+  std::string sarif_root;                      // --sarif-root; "" DefaultSarifRoot()
+  bool verbose = false;                        // -v: the generator's classification too
+  std::string regressions_dir;                 // --regressions; "" none
+  std::vector<ScenarioReport> regressions;     // their reports, replayed before the campaign
+  std::vector<std::string> regressions_added;  // new reproducers added to the folder
+  bool campaign_ran = true;                    // false: a regression failed again, so it did not run
   CampaignResult result;
+
+  /// The regressions that do not hold (a bug back), and those that did not load.
+  int64_t FailingRegressions() const;
+  int64_t BadRegressions() const;
 };
 
 /// The console lines, the "slotguard: fuzz: " line last. `operators` are the

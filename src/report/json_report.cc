@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "registry/families.h"
+#include "report/cause_lines.h"
 #include "report/fuzz_report.h"
 #include "report/report.h"
 #include "util/error_line.h"
@@ -135,6 +136,7 @@ ordered_json SuppressionsJson(const Suppressions* suppressions, const std::vecto
 std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSummary& summary) {
   ordered_json root;
   root["slotguard_report"] = 1;
+  root["slotguard_version"] = kSlotguardVersion;
   root["backend"] = summary.backend;
   if (!summary.device.empty()) root["device"] = summary.device;
   if (!summary.implementation.empty()) root["implementation"] = summary.implementation;
@@ -175,6 +177,7 @@ std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSum
       gj["kernel"] = GetFamily(g.family).name;
       gj["variant"] = GetVariant(g.variant).name;
       gj["counts"] = g.counts;
+      gj["cause"] = g.counts.empty() ? ordered_json(nullptr) : ordered_json(CauseText(g));
       ordered_json findings = ordered_json::array();
       for (const Finding& f : g.findings) {
         ordered_json fj;
@@ -216,6 +219,7 @@ std::string FuzzJson(const FuzzReport& report) {
   const CampaignResult& r = report.result;
   ordered_json j;
   j["slotguard_fuzz"] = 1;
+  j["slotguard_version"] = kSlotguardVersion;
   j["seed"] = report.seed;
   if (!report.shard.empty()) j["shard"] = report.shard;
   j["backend"] = report.backend;
@@ -248,6 +252,7 @@ std::string FuzzJson(const FuzzReport& report) {
     fj["families"] = sig.families;
     fj["variants"] = sig.variants;
     fj["invariants"] = sig.invariants;
+    fj["cause"] = sig.Cause();
     fj["blame"] = sig.Blame();
     fj["shape"] = sig.shape;
     fj["count"] = f.count;
@@ -256,7 +261,11 @@ std::string FuzzJson(const FuzzReport& report) {
     fj["invariant"] = f.invariant;
     fj["fired"] = f.fired;
     fj["original_shape"] = ScenarioShape(f.original);
+    ordered_json headlines = ordered_json::array();
+    for (const GroupReport& g : f.groups) headlines.push_back(GroupHeadline(g));
+    fj["causes"] = headlines;
     fj["file"] = OrNull(f.written() ? f.file : "");
+    fj["replay_command"] = OrNull(f.written() ? f.replay_command : "");
     fj["reproducer_error"] = OrNull(f.reproducer_error);
     fj["suppressed_by"] =
         f.suppressed_by < 0 ? ordered_json(nullptr)
@@ -265,6 +274,7 @@ std::string FuzzJson(const FuzzReport& report) {
   }
   if (const CampaignFinding* first = r.FirstFound()) {  // as before --keep-going
     j["file"] = OrNull(first->written() ? first->file : "");
+    j["replay_command"] = OrNull(first->written() ? first->replay_command : "");
     j["reproducer_error"] = OrNull(first->reproducer_error);
     j["invariant"] = first->invariant;
     j["fired"] = first->fired;
@@ -276,6 +286,19 @@ std::string FuzzJson(const FuzzReport& report) {
   j["suppressed_findings"] = r.SuppressedFindings();
   j["findings"] = findings;
   j["suppressions"] = SuppressionsJson(report.suppressions, r.suppression_matches);
+  // --regressions: the folder, each file replayed with whether it holds, and what was added.
+  if (report.regressions_dir.empty()) {
+    j["regressions"] = nullptr;
+  } else {
+    ordered_json replayed = ordered_json::array();
+    for (const ScenarioReport& reg : report.regressions)
+      replayed.push_back({{"file", reg.file}, {"outcome", Outcome(reg)}});
+    j["regressions"] = {{"dir", report.regressions_dir},
+                        {"replayed", replayed},
+                        {"failing", report.FailingRegressions()},
+                        {"campaign_ran", report.campaign_ran},
+                        {"added", report.regressions_added}};
+  }
   return Text(j);
 }
 

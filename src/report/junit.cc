@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "report/markup.h"
+#include "report/cause_lines.h"
 #include "report/report.h"
 #include "util/error_line.h"
 
@@ -39,7 +40,8 @@ bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& repo
       << "<testsuites>\n  <testsuite name=\"slotguard check\" tests=\"" << reports.size()
       << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\""
       << DecimalSeconds(summary.seconds) << "\">\n"
-      << "    <properties><property name=\"backend\" value=\"" << Xml(summary.backend) << "\"/>"
+      << "    <properties><property name=\"slotguard_version\" value=\"" << Xml(kSlotguardVersion) << "\"/>"
+      << "<property name=\"backend\" value=\"" << Xml(summary.backend) << "\"/>"
       << (summary.implementation.empty() ? ""
                                          : "<property name=\"implementation\" value=\"" + Xml(summary.implementation) + "\"/>")
       << "</properties>\n";
@@ -58,7 +60,8 @@ bool WriteJUnit(const std::string& path, const std::vector<ScenarioReport>& repo
     } else if (!r.holds) {
       out << "      <failure message=\"" << Xml(r.verdict) << "\">";
       for (const GroupReport& g : r.groups)
-        for (const Finding& f : g.findings) out << Xml(FindingLine(r, g.name, f)) << "\n";
+        if (!g.counts.empty())
+          for (const std::string& line : GroupLines(g, true, 0, "")) out << Xml(line) << "\n";
       out << "</failure>\n";
     }
     out << "    </testcase>\n";

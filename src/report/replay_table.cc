@@ -7,6 +7,7 @@
 
 #include "invariants/group_run.h"
 #include "registry/families.h"
+#include "report/cause_lines.h"
 #include "report/report.h"
 #include "util/error_line.h"
 
@@ -148,6 +149,14 @@ ScenarioReport ReplayReport(const Scenario& scenario, const std::string& file, c
   for (size_t gi = 0; gi < scenario.groups.size(); ++gi) {
     for (const auto& [name, count] : run.findings[gi].counts()) report.fired.insert(name);
     report.total_findings += run.findings[gi].total();
+    GroupReport g;
+    g.name = scenario.groups[gi].name;
+    g.family = scenario.groups[gi].family;
+    g.variant = scenario.groups[gi].variant;
+    g.counts = run.findings[gi].counts();
+    g.findings = run.findings[gi].kept();
+    if (gi < run.causes.size()) g.cause = run.causes[gi];
+    report.groups.push_back(std::move(g));
   }
   JudgeExpectation(scenario.expect, &report);
   return report;
@@ -169,20 +178,22 @@ bool PrintReplay(const Scenario& scenario, const std::string& file, const std::s
   for (size_t gi = 0; gi < scenario.groups.size(); ++gi)
     PrintReplayGroup(scenario, gi, run, all_tokens, out, max_findings);
 
+  // Per group with findings: its headline, then its findings one line per
+  // token (the first max_findings per invariant, as check), the rest counted.
   out << "\n";
-  for (size_t gi = 0; gi < scenario.groups.size(); ++gi) {
-    const std::string& group = scenario.groups[gi].name;
-    const std::vector<const Finding*> listed = Listed(run.findings[gi].kept(), all_tokens ? 0 : max_findings);
-    for (const Finding* f : listed) out << FindingLine(report, group, *f) << "\n";
-    // As check: what is past the listed ones, counted per invariant.
-    for (const auto& [name, count] : run.findings[gi].counts()) {
-      int64_t shown = 0;
-      for (const Finding* f : listed) shown += f->invariant == name;
-      if (count > shown)
-        out << EscapeText(file, 4096) << ": " << EscapeText(scenario.name) << ": group " << EscapeText(group) << ": "
-            << name << ": " << count - shown
-            << " more findings not shown\n";
-    }
+  for (const GroupReport& g : report.groups) {
+    if (g.counts.empty()) continue;
+    GroupReport listed = g;
+    listed.findings.clear();
+    for (const Finding* f : Listed(g.findings, all_tokens ? 0 : max_findings)) listed.findings.push_back(*f);
+    out << GroupHeadline(g) << "\n";
+    for (const std::string& line : TokenLines(g.name, listed.findings)) out << "  " << line << "\n";
+    int64_t total = 0;
+    for (const auto& [name, count] : g.counts) total += count;
+    if (total > static_cast<int64_t>(listed.findings.size()))
+      out << "  (" << total - static_cast<int64_t>(listed.findings.size())
+          << " more findings not shown: past the first " << max_findings
+          << " per invariant; --max-findings 0 or --all-tokens lists them)\n";
   }
   out << ScenarioLine(report) << "\n";
   return report.holds;

@@ -25,7 +25,13 @@ struct CheckSummary {
   std::string implementation;  // the plugin or compiled kernel checked, "" for slotguard's own
   double seconds = 0;
   const Suppressions* suppressions = nullptr;  // --suppressions; null: none
+  std::string sarif_root;  // --sarif-root: SARIF's URIs are relative to it; "" DefaultSarifRoot()
 };
+
+/// What SARIF URIs are relative to by default: the repository the working
+/// directory is in (the nearest folder up with a .git), else the working
+/// directory.
+std::string DefaultSarifRoot();
 
 /// "FILE: SCENARIO: group G: token T (request R, pos P): INVARIANT: kernel K, reference F: detail"
 std::string FindingLine(const ScenarioReport& report, const std::string& group, const Finding& f);
@@ -33,10 +39,15 @@ std::string FindingLine(const ScenarioReport& report, const std::string& group, 
 /// "ok   FILE (name) [variant]: verdict" or "FAIL ..." / "ERROR ...".
 std::string ScenarioLine(const ScenarioReport& report);
 
-/// A check run on the console: per report, its findings (with verbose, or
-/// when it does not hold; "N more findings not shown" past the kept ones)
-/// and its scenario line (with quiet, only when it does not hold); bad
-/// input and environment errors go to err, one line each.
+/// Token lines per group that `check -v` prints under a headline.
+constexpr size_t kCheckTokenLines = 8;
+
+/// A check run on the console: per report its scenario line (with quiet,
+/// only when it does not hold), then, when it does not hold (or with
+/// verbose, when it has findings), one headline per group with findings
+/// (report/cause_lines.h), indented; with verbose each headline's token
+/// lines under it (at most kCheckTokenLines). Bad input and environment
+/// errors go to err, one line each.
 void PrintCheckReports(const std::vector<ScenarioReport>& reports, bool verbose, bool quiet, std::ostream& out,
                        std::ostream& err);
 
@@ -85,9 +96,10 @@ bool WriteReportFile(const std::string& path, const std::string& text, const std
 /// provider's name with bytes that are not UTF-8 reaches it escaped.
 std::string ReportJsonText(nlohmann::ordered_json root);
 
-/// SARIF 2.1.0 for code scanning (report/sarif.cc): a result per unexpected
-/// (group, invariant), per missing expected finding, per bad input and
-/// environment error, located at the scenario file and its JSON pointer.
+/// SARIF 2.1.0 for code scanning (report/sarif.cc): a result per cause (a
+/// group of a scenario that fails), per missing expected finding, per bad
+/// input and environment error, located at the scenario file (relative to
+/// sarif_root) on the line of its JSON pointer.
 std::string CheckSarif(const std::vector<ScenarioReport>& reports, const CheckSummary& summary);
 bool WriteSarif(const std::string& path, const std::vector<ScenarioReport>& reports, const CheckSummary& summary,
                 std::string* err);

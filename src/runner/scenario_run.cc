@@ -94,6 +94,7 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
   run->writer_skips.clear();
   run->output_names.clear();
   run->findings.assign(scenario.groups.size(), FindingSink(keep_per_invariant));
+  run->causes.assign(scenario.groups.size(), GroupCause());
   run->skipped.clear();
   run->reference_error.clear();
   for (const GroupOutputs& out : run->kernel)
@@ -167,6 +168,7 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
       memory.writer_skips = run->writer_skips[i].empty() ? nullptr : &run->writer_skips[i];
       CheckMemoryInvariants(g, memory, &run->findings[i]);
     }
+    if (run->findings[i].total() > 0) run->causes[i] = FindCause(g, run->findings[i]);
   }
 }
 
@@ -250,6 +252,7 @@ ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
     g.variant = group.variant;
     g.counts = run.findings[i].counts();
     g.findings = run.findings[i].kept();
+    if (i < run.causes.size()) g.cause = run.causes[i];
     for (const auto& [name, count] : g.counts) report.fired.insert(name);
     report.total_findings += run.findings[i].total();
     report.tokens += static_cast<int64_t>(run.kernel[i].engine.empty() ? 0 : run.kernel[i].engine[0].size()) *

@@ -11,6 +11,7 @@
 
 #include "backend/backend.h"
 #include "invariants/finding.h"
+#include "invariants/group_cause.h"
 #include "runner/finding_signature.h"
 #include "scenario/family_params.h"  // OutputNames
 #include "scenario/scenario.h"
@@ -26,6 +27,7 @@ struct ScenarioRun {
   std::vector<std::vector<std::vector<uint8_t>>> facts;      // [groups][outputs][tokens], TokenFact bits
   std::vector<std::vector<uint8_t>> writer_skips;             // [groups][tokens] or empty (no writer gate)
   std::vector<FindingSink> findings;                          // [groups]
+  std::vector<GroupCause> causes;                             // [groups]: who wrote block 0, or where the kernel differs
   // Non-empty when the implementation being checked did not take the
   // scenario (GroupOutputs::skipped): nothing was checked.
   std::string skipped;
@@ -83,6 +85,7 @@ struct GroupReport {
   Variant variant = Variant::kPagedFixed;
   std::map<std::string, int64_t> counts;  // invariant -> findings
   std::vector<Finding> findings;          // the first few per invariant
+  GroupCause cause;                       // the run's (ScenarioRun::causes)
 };
 
 // kSkipped: the implementation being checked does not take the scenario

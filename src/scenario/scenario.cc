@@ -50,7 +50,7 @@ bool operator==(const Scenario& a, const Scenario& b) {
     if (!SameGroup(a.groups[i], b.groups[i])) return false;
   return a.expect.present == b.expect.present && a.expect.verdict == b.expect.verdict &&
          a.expect.findings == b.expect.findings && a.expect.absent == b.expect.absent &&
-         a.expect.slot_mapping == b.expect.slot_mapping;
+         a.expect.slot_mapping == b.expect.slot_mapping && a.found_by == b.found_by;
 }
 
 }  // namespace slotguard

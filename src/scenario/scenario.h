@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "scenario/found_by.h"
+
 #include "registry/variant_ids.h"
 
 namespace slotguard {
@@ -104,6 +106,7 @@ struct Scenario {
   Batch batch;
   std::vector<Group> groups;
   Expect expect;
+  FoundBy found_by;  // a fuzz reproducer's: how it was found (scenario/found_by.h)
 };
 
 /// The format version a file needs: 2 once it uses a format-2 key.

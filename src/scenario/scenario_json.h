@@ -8,6 +8,7 @@
 #define SLOTGUARD_SCENARIO_SCENARIO_JSON_H_
 
 #include <string>
+#include <vector>
 
 #include "scenario/load_limits.h"
 #include "scenario/scenario.h"
@@ -18,6 +19,13 @@ namespace slotguard {
 /// false and fills *err on any malformed input; never throws.
 bool ParseScenario(const std::string& text, const std::string& file, const LoadLimits& limits,
                    Scenario* scenario, std::string* err);
+
+/// Before a scenario loads (its families may not be registered yet): the
+/// file's found_by (scenario/found_by.h; present false when it has none)
+/// and the kernel names of its groups. False when the file cannot be read
+/// or its found_by is malformed (loading it says why).
+bool PeekFoundBy(const std::string& path, const LoadLimits& limits, FoundBy* found,
+                 std::vector<std::string>* kernels);
 
 /// Reads and parses a file.
 bool LoadScenarioFile(const std::string& path, const LoadLimits& limits, Scenario* scenario,

@@ -37,6 +37,8 @@ class Loader : public JsonReader {
   }
 
   bool Load(const json& root, Scenario* s);
+  /// found_by alone (PeekFoundBy).
+  bool ReadFoundBy(const json& v, FoundBy* f) { return LoadFoundBy(v, f); }
 
  private:
   template <class T>
@@ -65,6 +67,7 @@ class Loader : public JsonReader {
   bool LoadTable(const json& v, const std::string& ptr, const Scenario& s, const Group& g,
                  BlockTable* table);
   bool LoadExpect(const json& v, const Scenario& s, Expect* e);
+  bool LoadFoundBy(const json& v, FoundBy* f);
 
   /// A format-2 key in a version-1 file.
   bool NeedsVersion2(const std::string& ptr) const {
@@ -117,7 +120,7 @@ bool Loader::Load(const json& root, Scenario* s) {
   if (!Object(root, "", "a scenario object")) return false;
   if (!CheckKeys(root, "",
                  {"slotguard", "name", "description", "num_blocks", "table_layout", "batch", "groups",
-                  "expect"}))
+                  "expect", "found_by"}))
     return false;
   const json* v;
   int64_t x;
@@ -187,6 +190,57 @@ bool Loader::Load(const json& root, Scenario* s) {
   }
   s->expect = Expect();
   if ((v = Find(root, "expect")) && !LoadExpect(*v, *s, &s->expect)) return false;
+  s->found_by = FoundBy();
+  if ((v = Find(root, "found_by")) && !LoadFoundBy(*v, &s->found_by)) return false;
+  return true;
+}
+
+bool Loader::LoadFoundBy(const json& v, FoundBy* f) {
+  const std::string ptr = "/found_by";
+  if (!Object(v, ptr, "a found_by object")) return false;
+  if (!CheckKeys(v, ptr,
+                 {"backend", "kernel_lib", "kernel_cubin", "kernel_spec", "kernel_cmd", "family_files", "writers",
+                  "head_bytes"}))
+    return false;
+  f->present = true;
+  const json* x;
+  if ((x = Find(v, "backend"))) {
+    if (!String(*x, ptr + "/backend", "\"host\" or \"gpu\"", &f->backend) ||
+        !OneOf(f->backend, {"host", "gpu"}, ptr + "/backend", "backend"))
+      return false;
+  }
+  const std::pair<const char*, std::string*> paths[] = {{"kernel_lib", &f->kernel_lib},
+                                                        {"kernel_cubin", &f->kernel_cubin},
+                                                        {"kernel_spec", &f->kernel_spec},
+                                                        {"kernel_cmd", &f->kernel_cmd}};
+  for (const auto& [key, out] : paths)
+    if ((x = Find(v, key))) {
+      if (!String(*x, JsonChild(ptr, key), "a non-empty string", out)) return false;
+      if (out->empty()) return Fail(JsonChild(ptr, key), "empty " + std::string(key), "a non-empty string");
+    }
+  if (!f->kernel_cubin.empty() != !f->kernel_spec.empty())
+    return Fail(ptr + (f->kernel_cubin.empty() ? "/kernel_spec" : "/kernel_cubin"),
+                "kernel_cubin and kernel_spec go together", "both or neither");
+  if ((!f->kernel_lib.empty()) + (!f->kernel_cubin.empty()) + (!f->kernel_cmd.empty()) > 1)
+    return Fail(ptr, "more than one implementation", "one of kernel_lib, kernel_cubin (with kernel_spec), kernel_cmd");
+  if ((x = Find(v, "family_files"))) {
+    if (!Array(*x, ptr + "/family_files", "an array of paths")) return false;
+    for (size_t i = 0; i < x->size(); ++i) {
+      std::string file;
+      if (!String((*x)[i], JsonChild(ptr + "/family_files", i), "a path", &file)) return false;
+      if (file.empty()) return Fail(JsonChild(ptr + "/family_files", i), "empty path", "a path");
+      f->family_files.push_back(file);
+    }
+  }
+  if ((x = Find(v, "writers"))) {
+    if (!x->is_boolean()) return Fail(ptr + "/writers", "not a boolean", "true or false", DescribeJson(*x));
+    f->writers = x->get<bool>();
+  }
+  if ((x = Find(v, "head_bytes"))) {
+    int64_t n;
+    if (!Int(*x, ptr + "/head_bytes", 8, 4096, "head_bytes", &n)) return false;
+    f->head_bytes = static_cast<int32_t>(n);
+  }
   return true;
 }
 
@@ -726,6 +780,26 @@ bool LoadScenarioFile(const std::string& path, const LoadLimits& limits, Scenari
   std::string text;
   return ReadTextFile(path, "a scenario file", &text, err, limits.max_file_mib << 20, "--max-file-mib") &&
          ParseScenario(text, path, limits, scenario, err);
+}
+
+bool PeekFoundBy(const std::string& path, const LoadLimits& limits, FoundBy* found,
+                 std::vector<std::string>* kernels) {
+  std::string text, err;
+  json root;
+  if (!ReadTextFile(path, "a scenario file", &text, &err, limits.max_file_mib << 20, "--max-file-mib") ||
+      !ParseJsonText(text, path, "a scenario object", &root, &err) || !root.is_object())
+    return false;
+  kernels->clear();
+  if (const auto groups = root.find("groups"); groups != root.end() && groups->is_array())
+    for (const json& g : *groups)
+      if (g.is_object())
+        if (const auto kernel = g.find("kernel"); kernel != g.end() && kernel->is_string())
+          kernels->push_back(kernel->get<std::string>());
+  *found = FoundBy();
+  const auto f = root.find("found_by");
+  if (f == root.end()) return true;
+  Loader loader(path, limits, 0, &err);
+  return loader.ReadFoundBy(*f, found);
 }
 
 }  // namespace slotguard

@@ -13,7 +13,11 @@
 namespace slotguard {
 namespace {
 
-std::string Quote(const std::string& s) { return nlohmann::json(s).dump(); }
+// Bytes that are not UTF-8 (a path from the command line) become U+FFFD
+// rather than an exception.
+std::string Quote(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 template <class T>
 std::string Inline(const std::vector<T>& values) {
@@ -141,6 +145,25 @@ std::string WriteScenarioJson(const Scenario& s) {
     }
     e.Close();
     root.Field("expect", expect.str());
+  }
+  if (s.found_by.present) {
+    const FoundBy& f = s.found_by;
+    std::ostringstream found;
+    ObjectWriter w(found, 2);
+    if (!f.backend.empty()) w.Field("backend", Quote(f.backend));
+    if (!f.kernel_lib.empty()) w.Field("kernel_lib", Quote(f.kernel_lib));
+    if (!f.kernel_cubin.empty()) w.Field("kernel_cubin", Quote(f.kernel_cubin));
+    if (!f.kernel_spec.empty()) w.Field("kernel_spec", Quote(f.kernel_spec));
+    if (!f.kernel_cmd.empty()) w.Field("kernel_cmd", Quote(f.kernel_cmd));
+    if (!f.family_files.empty()) {
+      std::string files;
+      for (size_t i = 0; i < f.family_files.size(); ++i) files += (i ? ", " : "") + Quote(f.family_files[i]);
+      w.Field("family_files", "[" + files + "]");
+    }
+    if (f.writers) w.Field("writers", "true");
+    if (f.head_bytes > 0) w.Field("head_bytes", std::to_string(f.head_bytes));
+    w.Close();
+    root.Field("found_by", found.str());
   }
   root.Close();
   out << "\n";

@@ -130,13 +130,24 @@ TEST(BlockMapHtmlTest, DummyReadsRowWritesTheNullBlockAndTheCellsSaySo) {
             blocks["2"]["t"]);
   EXPECT_EQ(0, blocks["0"]["more"]);
   EXPECT_EQ(nlohmann::json::parse("[1]"), data["dummies"]);
-  // The findings as text, each pointing at its block; the verdict in the head.
+  // The page opens with who wrote block 0: the dummy request 1's positions
+  // 0 and 1 through its zero row, slots 0 and 1; the reference pads it.
   EXPECT_NE(std::string::npos,
-            html.find("<li data-invariant=\"null_block\" data-output=\"attn\" data-block=\"0\"><span class=\"pre\">"
-                      "x.json: paged-dummy-reads-row: group attn</span>: token 3 (request 1, pos 0): null_block: "
-                      "kernel 0, reference -1: slot 0 is in block 0 (slots 0..15)</li>"))
+            html.find("<section class=\"causes\" id=\"causes\"><h2>Block 0 written</h2><ul class=\"null-writers\" "
+                      "id=\"null-writers\"><li data-group=\"attn\">group attn: request 1 (dummy) wrote slots 0-1 of "
+                      "block 0 (tokens 3-4); reference PAD</li></ul></section>"))
       << html;
-  EXPECT_EQ(10u, Count(html, "<li data-invariant=")) << "5 invariants x 2 tokens";
+  EXPECT_LT(html.find("id=\"causes\""), html.find("id=\"legend\"")) << "before the legend and the grids";
+  // The findings as text, one line per token, each pointing at its block,
+  // with no file or scenario repeated; the verdict in the head.
+  EXPECT_NE(std::string::npos,
+            html.find("<li data-invariants=\"null_block,null_owner_pad,own_block,differential,golden\" "
+                      "data-output=\"attn\" data-token=\"3\" data-block=\"0\">token 3 (request 1, pos 0): kernel 0, "
+                      "reference PAD: null_block, null_owner_pad, own_block, differential, golden: slot 0 is in block 0 "
+                      "(slots 0..15)</li>"))
+      << html;
+  EXPECT_EQ(2u, Count(html, "<li data-invariants=")) << "a line per token";
+  EXPECT_EQ(std::string::npos, html.find("x.json: paged-dummy-reads-row:")) << "no repeated prefix";
   EXPECT_NE(std::string::npos,
             html.find("<div class=\"verdict ok\" id=\"verdict\">ok    x.json (paged-dummy-reads-row): expected finding "
                       "caught (differential, golden, null_block, null_owner_pad, own_block)</div>"));
@@ -154,7 +165,8 @@ TEST(BlockMapHtmlTest, TheFixedKernelLeavesTheNullBlockAloneAndNothingIsOutlined
   EXPECT_EQ("(none)", Attr(cells[0], "data-requests"));
   EXPECT_EQ("3", Attr(cells[2], "data-tokens"));
   EXPECT_EQ(std::string::npos, html.find("data-finding=")) << html;
-  EXPECT_EQ(std::string::npos, html.find("<li data-invariant="));
+  EXPECT_EQ(std::string::npos, html.find("<li data-invariants="));
+  EXPECT_NE(std::string::npos, html.find("<p class=\"none\">No group wrote block 0.</p>"));
   // The scenario expects a finding: it does not hold.
   EXPECT_NE(std::string::npos, html.find("<div class=\"verdict fail\" id=\"verdict\">FAIL  x.json"));
 }

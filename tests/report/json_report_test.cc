@@ -62,6 +62,7 @@ TEST(JsonReportTest, CheckReportBytes) {
   summary.seconds = 1.25;
   const std::string expected = R"json({
   "slotguard_report": 1,
+  "slotguard_version": ")json" + std::string(kSlotguardVersion) + R"json(",
   "backend": "host",
   "seconds": 1.25,
   "all_hold": false,
@@ -125,6 +126,7 @@ TEST(JsonReportTest, CheckReportBytes) {
           "counts": {
             "null_block": 2
           },
+          "cause": "null_block: token 3 (request 1): kernel 0, reference PAD: slot 0 is in block 0 (2 null_block findings)",
           "findings": [
             {
               "invariant": "null_block",
@@ -181,6 +183,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
   r.result.classes = {{"decode", 5}, {"dcp", 1}};
   EXPECT_EQ(R"({
   "slotguard_fuzz": 1,
+  "slotguard_version": ")" + std::string(kSlotguardVersion) + R"(",
   "seed": 3,
   "backend": "gpu",
   "variant": "fixed",
@@ -205,7 +208,8 @@ TEST(JsonReportTest, FuzzReportBytes) {
   "unattributed": 0,
   "suppressed_findings": 0,
   "findings": [],
-  "suppressions": []
+  "suppressions": [],
+  "regressions": null
 }
 )",
             FuzzJson(r));
@@ -241,6 +245,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
   f.invariant = "null_block";
   f.fired = {"null_block", "own_block"};
   f.file = "out/x.json";
+  f.replay_command = "slotguard replay --backend host out/x.json";
   f.original.batch.query_start_loc = {0, 1, 3};  // the generated scenario, before shrinking
   f.original.batch.num_tokens = 3;
   r.result.findings.push_back(f);
@@ -263,6 +268,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
   EXPECT_EQ(id0, r.result.findings[0].signature.Id());
   const std::string expected = R"({
   "slotguard_fuzz": 1,
+  "slotguard_version": ")" + std::string(kSlotguardVersion) + R"(",
   "seed": 3,
   "backend": "gpu",
   "variant": "prefix",
@@ -278,6 +284,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
   },
   "found": true,
   "file": "out/x.json",
+  "replay_command": "slotguard replay --backend host out/x.json",
   "reproducer_error": null,
   "invariant": "null_block",
   "fired": [
@@ -304,6 +311,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
         "null_block",
         "own_block"
       ],
+      "cause": "null_block",
       "blame": "batch",
       "shape": "1 requests, 1 tokens, 1 groups",
       "count": 5,
@@ -315,7 +323,9 @@ TEST(JsonReportTest, FuzzReportBytes) {
         "own_block"
       ],
       "original_shape": "2 requests, 3 tokens, 0 groups",
+      "causes": [],
       "file": "out/x.json",
+      "replay_command": "slotguard replay --backend host out/x.json",
       "reproducer_error": null,
       "suppressed_by": null
     },
@@ -332,6 +342,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
       "invariants": [
         "differential"
       ],
+      "cause": "differential",
       "blame": "kernel",
       "shape": "1 requests, 1 tokens, 1 groups",
       "count": 3,
@@ -342,7 +353,9 @@ TEST(JsonReportTest, FuzzReportBytes) {
         "differential"
       ],
       "original_shape": "2 requests, 3 tokens, 0 groups",
+      "causes": [],
       "file": null,
+      "replay_command": null,
       "reproducer_error": null,
       "suppressed_by": "sig"
     }
@@ -369,7 +382,8 @@ TEST(JsonReportTest, FuzzReportBytes) {
       "matched": 0,
       "stale": true
     }
-  ]
+  ],
+  "regressions": null
 }
 )";
   EXPECT_EQ(expected, FuzzJson(r));
@@ -404,7 +418,8 @@ TEST(JsonReportTest, BytesThatAreNotUtf8AreEscaped) {
   EXPECT_EQ("caf\xc3\xa9", j["scenarios"][0]["name"]);
   EXPECT_EQ("plugin \\xfe\\xff", j["summary"]["implementation"]);
   const nlohmann::json sarif = nlohmann::json::parse(CheckSarif({r}, summary));
-  EXPECT_EQ("dir\\xff/x.json",
+  // A URI: the byte percent-encoded (RFC 3986), relative to the SARIF root.
+  EXPECT_EQ("dir%FF/x.json",
             sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]);
 }
 

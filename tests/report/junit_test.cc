@@ -46,7 +46,8 @@ TEST(JUnitTest, ATinyTimeAndABadInputCase) {
   EXPECT_EQ(R"(<?xml version="1.0" encoding="UTF-8"?>
 <testsuites>
   <testsuite name="slotguard check" tests="2" failures="0" errors="1" skipped="0" time="0.000031">
-    <properties><property name="backend" value="host"/></properties>
+    <properties><property name="slotguard_version" value=")" + std::string(kSlotguardVersion) +
+                R"("/><property name="backend" value="host"/></properties>
     <testcase classname="slotguard.a" name="scenarios/a.json" time="0.000025">
     </testcase>
     <testcase classname="slotguard.scenarios/b.json" name="scenarios/b.json" time="0.000000">

@@ -119,6 +119,13 @@ rows = [e.get("data-token") for e in els if e["tag"] == "tr" and e.get("data-tok
 check(rows == ["3", "4"], "the details list tokens 3 and 4 (built by the script): %s" % rows)
 text = " ".join(" ".join(parser.details_text).split())
 check("written by request 1 (dummy): 2 tokens" in text, "the details say who wrote it: " + text[:120])
+# The page opens with who wrote block 0: one item, group attn's, before the grids.
+order = [e.get("id") for e in els if e.get("id") in ("null-writers", "maps")]
+check(order == ["null-writers", "maps"], "the list of groups that wrote block 0 comes first: %s" % order)
+writers = [e for e in els if e["tag"] == "li" and e.get("data-group") is not None]
+check([w.get("data-group") for w in writers] == ["attn"], "one group wrote block 0, attn: %s" % writers)
+lines = [e for e in els if e["tag"] == "li" and e.get("data-invariants") is not None]
+check([l.get("data-token") for l in lines] == ["3", "4"], "a findings line per token, 3 and 4: %s" % lines)
 zoom = first(lambda e: "zoom" in e["classes"])
 check(zoom["tag"] and "hidden" not in zoom, "the script showed the zoom control")
 

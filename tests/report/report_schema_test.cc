@@ -101,6 +101,7 @@ TEST_F(ReportSchemaTest, ARealReportValidates) {
   EXPECT_EQ(findings, per_invariant);
   EXPECT_GT(summary["findings_per_invariant"].value("padding_tail", 0), 0);
   EXPECT_EQ(false, report["all_hold"]);
+  EXPECT_EQ(kSlotguardVersion, report["slotguard_version"]);
 }
 
 TEST_F(ReportSchemaTest, TheValidatorRejectsWhatTheSchemaForbids) {
@@ -119,6 +120,54 @@ TEST_F(ReportSchemaTest, TheValidatorRejectsWhatTheSchemaForbids) {
   typed["summary"]["findings_per_invariant"]["x"] = "many";
   EXPECT_EQ(std::vector<std::string>{"/summary/findings_per_invariant/x: not of type \"integer\""},
             Errors(schema_, typed));
+}
+
+// fuzz's --json report against docs/fuzz-report.schema.json: REAL reports,
+// one of each kind: a clean campaign, one that stops at its finding, and a
+// --keep-going campaign over two planted bugs with --inconsistent batches,
+// a suppressions file and a regressions folder (replayed, then added to).
+TEST(FuzzReportSchemaTest, RealReportsValidate) {
+  const json schema = ReadJson(kSource + "/docs/fuzz-report.schema.json");
+  KeywordsKnown(schema, "");
+  const std::filesystem::path dir = ScratchDir() / "fuzz-report-schema";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "regs");
+  std::filesystem::copy(kSource + "/scenarios/paged/decode.json", dir / "regs" / "decode.json");
+  std::ofstream(dir / "known.json") << R"({"slotguard_suppressions": 1, "suppressions": [
+      {"id": "kpool", "reason": "known", "families": ["kpool_tail"]}, {"id": "stale", "reason": "x", "families": ["paged"]}]})";
+  std::vector<FuzzOptions> runs(3);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].backend = BackendKind::kHost;
+    runs[i].runs = 300;
+    runs[i].out_dir = (dir / ("out" + std::to_string(i))).string();
+    runs[i].json_path = (dir / ("f" + std::to_string(i) + ".json")).string();
+  }
+  runs[1].variant = "prefix";
+  runs[2].variant = "prefix";
+  runs[2].keep_going = true;
+  runs[2].inconsistent = true;
+  runs[2].shard = "0/2";
+  runs[2].suppressions_path = (dir / "known.json").string();
+  runs[2].regressions = (dir / "regs").string();
+  for (size_t i = 0; i < runs.size(); ++i) {
+    std::ostringstream out, err;
+    EXPECT_EQ(i == 0 ? kExitHolds : kExitFindings, RunFuzz(runs[i], out, err)) << out.str() << err.str();
+    const json report = ReadJson(runs[i].json_path);
+    std::string text;
+    for (const std::string& e : Errors(schema, report)) text += e + "\n";
+    EXPECT_TRUE(text.empty()) << "run " << i << ":\n" << text;
+    EXPECT_EQ(kSlotguardVersion, report["slotguard_version"]);
+  }
+  const json kept = ReadJson(runs[2].json_path);
+  EXPECT_GT(kept["findings"].size(), 1u);
+  EXPECT_FALSE(kept["regressions"]["added"].empty());
+  EXPECT_EQ("pass", kept["regressions"]["replayed"][0]["outcome"]);
+  EXPECT_TRUE(kept.contains("runner_state_findings"));
+  EXPECT_TRUE(ReadJson(runs[0].json_path)["regressions"].is_null());
+  // The validator sees what the schema forbids.
+  json extra = kept;
+  extra["findings"][0]["surprise"] = 1;
+  EXPECT_EQ(std::vector<std::string>{"/findings/0/surprise: not allowed"}, Errors(schema, extra));
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // check --sarif: SARIF 2.1.0 from the same reports as JUnit and JSON. The
 // log has SARIF's required structure (validated against its transcription,
 // tests/report/fixtures/sarif-2.1.0-required.schema.json), a rule per
-// invariant, results at the scenario file and a JSON pointer, and
-// fingerprints that identify the finding, not the run.
+// invariant with its help, one result per cause (a failing scenario's
+// group) at the scenario file relative to --sarif-root, on the group's
+// line, and fingerprints that identify the finding, not the run.
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -28,11 +30,17 @@ class SarifTest : public ::testing::Test {
     dir_ = ScratchDir() / "sarif";
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "extra");
-    std::ofstream(dir_ / "extra" / "malformed.json") << "{\"slotguard\": 1, \"name\": \"m\", \"num_blocks\": 0}";
-    // A mutant without its expect: findings fire where a pass is expected.
-    json doc = ReadJson(kSource + "/scenarios/paged/mutants/pad-from-n.json");
-    doc.erase("expect");
-    std::ofstream(dir_ / "extra" / "failing.json") << doc.dump();
+    std::ofstream(dir_ / "extra" / "malformed.json") << "{\"slotguard\": 1, \"name\": \"m\",\n \"num_blocks\": 0}";
+    // pad-from-n's mutant without its expect, in two groups, and a third
+    // group that holds: findings fire where a pass is expected, in groups 0
+    // and 1 (lines 4 and 5).
+    std::ofstream(dir_ / "extra" / "failing.json") << R"({"slotguard": 1, "name": "failing", "num_blocks": 16,
+  "batch": {"query_start_loc": [0, 2, 3], "seq_lens": [32, 1], "num_tokens": 8},
+  "groups": [
+    {"name": "attn", "kernel": "paged", "variant": "pad_from_n", "block_size": 16, "block_table": [[4, 6], [9, 0]]},
+    {"name": "attn2", "kernel": "paged", "variant": "pad_from_n", "block_size": 16, "block_table": [[4, 6], [9, 0]]},
+    {"name": "fine", "kernel": "paged", "block_size": 16, "block_table": [[4, 6], [9, 0]]}
+  ]})";
   }
   json Sarif(int jobs, const std::string& name) {
     CheckOptions o;
@@ -40,6 +48,7 @@ class SarifTest : public ::testing::Test {
     o.backend = BackendKind::kHost;
     o.jobs = jobs;
     o.sarif_path = (dir_ / name).string();
+    o.sarif_root = dir_.string();
     o.quiet = true;
     std::ostringstream out, err;
     EXPECT_EQ(kExitFindings, RunCheck(o, out, err)) << out.str() << err.str();
@@ -59,43 +68,94 @@ TEST_F(SarifTest, TheLogHasSarifsRequiredStructure) {
   EXPECT_EQ("slotguard", log["runs"][0]["tool"]["driver"]["name"]);
 }
 
-TEST_F(SarifTest, ARulePerInvariantAndAResultPerUnexpectedFinding) {
+TEST_F(SarifTest, ARulePerInvariantAndAResultPerCause) {
   const json log = Sarif(1, "a.sarif");
   const json& run = log["runs"][0];
   std::set<std::string> rules;
-  for (const json& r : run["tool"]["driver"]["rules"]) EXPECT_TRUE(rules.insert(r["id"].get<std::string>()).second);
+  for (const json& r : run["tool"]["driver"]["rules"]) {
+    EXPECT_TRUE(rules.insert(r["id"].get<std::string>()).second);
+    EXPECT_FALSE(r["help"]["text"].get<std::string>().empty()) << r.dump();
+  }
   for (const InvariantInfo& info : AllInvariants()) {
     EXPECT_TRUE(rules.count(std::string("slotguard/") + info.name)) << info.name;
   }
-  std::map<std::string, int> by_rule;
+  // Every URI is relative to --sarif-root, the folder the base id names.
+  EXPECT_EQ("file://" + dir_.string() + "/", run["originalUriBaseIds"]["%SRCROOT%"]["uri"]);
+  std::vector<std::string> where;
   for (const json& res : run["results"]) {
     const std::string rule = res["ruleId"];
     EXPECT_TRUE(rules.count(rule)) << rule;
-    ++by_rule[rule];
     const json& location = res["locations"][0];
-    const std::string uri = location["physicalLocation"]["artifactLocation"]["uri"];
-    EXPECT_TRUE(std::filesystem::exists(uri)) << "located at the scenario file: " << uri;
-    EXPECT_EQ(std::string::npos, uri.find("/src/")) << "never at slotguard's own source";
-    EXPECT_FALSE(res["message"]["text"].get<std::string>().empty());
-    if (uri.find("failing.json") != std::string::npos) {
-      EXPECT_EQ("/groups/0", location["logicalLocations"][0]["fullyQualifiedName"]) << res.dump();
-    }
-    if (uri.find("malformed.json") != std::string::npos) {
-      EXPECT_EQ("slotguard/bad-input", rule);
-      EXPECT_EQ("/num_blocks", location["logicalLocations"][0]["fullyQualifiedName"]) << res.dump();
-    }
+    const json& artifact = location["physicalLocation"]["artifactLocation"];
+    EXPECT_EQ("%SRCROOT%", artifact["uriBaseId"]) << res.dump();
+    const std::string uri = artifact["uri"];
+    EXPECT_TRUE(std::filesystem::exists(dir_ / uri)) << "located at the scenario file: " << uri;
+    where.push_back(rule + " " + uri + ":" + std::to_string(location["physicalLocation"]["region"]["startLine"].get<int>()) +
+                    " " + location["logicalLocations"][0]["fullyQualifiedName"].get<std::string>());
   }
-  // The failing mutant: pad_from_n's findings, padding_tail among them,
-  // each (group, invariant) once; the malformed file once; every curated
-  // scenario holds, so nothing else.
-  EXPECT_EQ(1, by_rule["slotguard/bad-input"]);
-  EXPECT_EQ(1, by_rule["slotguard/padding_tail"]);
-  EXPECT_EQ(0, by_rule["slotguard/expected-finding-missing"]);
-  int from_failing = 0;
+  // pad_from_n leaves the padding tokens 2..7 at slot 0: the cause is
+  // null_block (the most specific of what fires), one result per failing
+  // group on its own line; the malformed file once, on the line of its
+  // bad value; every curated scenario holds, so nothing else.
+  std::sort(where.begin(), where.end());
+  EXPECT_EQ((std::vector<std::string>{"slotguard/bad-input extra/malformed.json:2 /num_blocks",
+                                      "slotguard/null_block extra/failing.json:4 /groups/0",
+                                      "slotguard/null_block extra/failing.json:5 /groups/1"}),
+            where);
   for (const json& res : run["results"])
-    from_failing += res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].get<std::string>().find(
-                        "failing.json") != std::string::npos;
-  EXPECT_EQ(static_cast<int>(run["results"].size()) - 1, from_failing);
+    if (res["ruleId"] == "slotguard/null_block")
+      EXPECT_NE(std::string::npos, res["message"]["text"].get<std::string>().find(
+                                       ": padding wrote slot 0 of block 0 (tokens 3-7); reference PAD; paged, variant "
+                                       "pad_from_n; fired differential, null_block, own_block, padding_tail"))
+          << res.dump();
+}
+
+// The curated scenarios with the kpool/ring `prefix` variant forced: a
+// result per failing (scenario, group), the same count as the JSON report's
+// groups with unexpected findings, each at the scenario's path relative to
+// the repository (the default root) and on the line where its group starts.
+TEST_F(SarifTest, OneResultPerFailingGroupAtItsLineInTheRepository) {
+  CheckOptions o;
+  o.paths = {"scenarios/"};
+  o.backend = BackendKind::kHost;
+  o.variant = "prefix";
+  o.sarif_path = (dir_ / "prefix.sarif").string();
+  o.json_path = (dir_ / "prefix.json").string();
+  o.quiet = true;
+  std::ostringstream out, err;
+  ASSERT_EQ(kExitFindings, RunCheck(o, out, err)) << out.str() << err.str();
+  const json report = ReadJson(o.json_path);
+  size_t failing_groups = 0;
+  for (const json& sc : report["scenarios"])
+    if (sc["outcome"] == "unexpected_findings")
+      for (const json& g : sc["groups"]) failing_groups += !g["counts"].empty();
+  const json log = ReadJson(o.sarif_path);
+  const json& results = log["runs"][0]["results"];
+  size_t causes = 0;
+  for (const json& res : results) {
+    if (res["ruleId"] == "slotguard/expected-finding-missing") continue;
+    ++causes;
+    const json& physical = res["locations"][0]["physicalLocation"];
+    const std::string uri = physical["artifactLocation"]["uri"];
+    EXPECT_EQ(0u, uri.find("scenarios/")) << uri;
+    EXPECT_EQ("%SRCROOT%", physical["artifactLocation"]["uriBaseId"]);
+    // The group's line: where its object starts, the line that names it
+    // (or the one before, a "{" alone).
+    const std::string pointer = res["locations"][0]["logicalLocations"][0]["fullyQualifiedName"];
+    const size_t g = std::stoul(pointer.substr(pointer.rfind('/') + 1));
+    const std::string group = ReadJson(uri)["groups"][g]["name"];
+    std::ifstream in(uri);
+    std::string line;
+    int at = 0, named = 0;
+    while (std::getline(in, line) && !named) {
+      ++at;
+      if (line.find("\"name\": \"" + group + "\"") != std::string::npos && at > 3) named = at;
+    }
+    const int start = physical["region"]["startLine"];
+    EXPECT_TRUE(start == named || start == named - 1) << uri << " group " << group << ": line " << start << ", named on " << named;
+  }
+  EXPECT_EQ(failing_groups, causes);
+  EXPECT_GT(causes, 5u);
 }
 
 // Code scanning matches alerts across runs by partialFingerprints: the same
@@ -127,6 +187,7 @@ TEST_F(SarifTest, AFuzzFindingIsFingerprintedByItsSignature) {
     o.seed = seed;
     o.out_dir = (dir_ / ("fuzz" + std::to_string(seed))).string();
     o.sarif_path = (dir_ / ("fuzz" + std::to_string(seed) + ".sarif")).string();
+    o.sarif_root = dir_.string();
     std::ostringstream out, err;
     ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();
     const json log = ReadJson(o.sarif_path);
@@ -134,9 +195,14 @@ TEST_F(SarifTest, AFuzzFindingIsFingerprintedByItsSignature) {
     const json& results = log["runs"][0]["results"];
     ASSERT_EQ(1u, results.size());
     const std::string uri = results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
-    EXPECT_EQ(0u, uri.find(o.out_dir)) << uri;
-    EXPECT_TRUE(std::filesystem::exists(uri));
-    EXPECT_EQ(0u, results[0]["ruleId"].get<std::string>().find("slotguard/"));
+    EXPECT_EQ("fuzz" + std::to_string(seed) + "/fuzz-prefix-null_block-", uri.substr(0, 29)) << uri;
+    EXPECT_EQ("%SRCROOT%", results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"]);
+    EXPECT_TRUE(std::filesystem::exists(dir_ / uri));
+    EXPECT_EQ("slotguard/null_block", results[0]["ruleId"]);
+    // The message says how to reproduce it.
+    EXPECT_NE(std::string::npos, results[0]["message"]["text"].get<std::string>().find(
+                                     "reproduce it with: slotguard replay --backend host " + o.out_dir + "/fuzz-prefix-"))
+        << results[0].dump();
     fingerprints.push_back(results[0]["partialFingerprints"]["slotguardFinding/v1"]);
   }
   EXPECT_EQ(fingerprints[0], fingerprints[1]);

@@ -2,6 +2,7 @@
 // (compared as whole strings, like ninja's parser tests); valid input gets
 // its defaults derived as DESIGN section 5 says.
 #include "scenario/family_params.h"
+#include "scenario/found_by.h"
 #include "scenario/scenario_json.h"
 
 #include <gtest/gtest.h>
@@ -553,6 +554,52 @@ TEST_F(ScenarioJsonTest, TheWriterKeepsFormatTwo) {
   // A version-1 scenario is still written as version 1.
   AssertLoads(Doc(), &s);
   EXPECT_NE(std::string::npos, WriteScenarioJson(s).find("\"slotguard\": 1"));
+}
+
+// A fuzz reproducer's found_by: how it was found, so that it reproduces.
+TEST_F(ScenarioJsonTest, FoundByRecordsTheImplementationAndRoundTrips) {
+  const std::string groups = R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])";
+  Scenario s;
+  AssertLoads(Doc(R"({"query_start_loc": [0, 2, 3]})", groups,
+                  R"(, "found_by": {"backend": "host", "kernel_cmd": "python3 p.py", "family_files": ["f.json"],
+                       "writers": true, "head_bytes": 16})"),
+              &s);
+  EXPECT_TRUE(s.found_by.present);
+  EXPECT_EQ("host", s.found_by.backend);
+  EXPECT_EQ("python3 p.py", s.found_by.kernel_cmd);
+  EXPECT_EQ(std::vector<std::string>{"f.json"}, s.found_by.family_files);
+  EXPECT_TRUE(s.found_by.writers);
+  EXPECT_EQ(16, s.found_by.head_bytes);
+  Scenario again;
+  AssertLoads(WriteScenarioJson(s), &again);
+  EXPECT_TRUE(again == s);
+  EXPECT_EQ("slotguard replay --backend host --writers --head-bytes 16 --family-file f.json --kernel-cmd "
+            "'python3 p.py' 'my dir/x.json'",
+            ReplayCommand(s.found_by, "my dir/x.json"));
+  // A cubin goes with its spec; slotguard's own kernels name nothing.
+  FoundBy cubin;
+  cubin.present = true;
+  cubin.kernel_cubin = "k.cubin";
+  cubin.kernel_spec = "k.spec.json";
+  EXPECT_EQ("slotguard replay --kernel-cubin k.cubin --kernel-spec k.spec.json x.json", ReplayCommand(cubin, "x.json"));
+  EXPECT_EQ("slotguard replay -- -x.json", ReplayCommand(FoundBy(), "-x.json"));
+}
+
+TEST_F(ScenarioJsonTest, FoundByErrorsNameTheKey) {
+  const std::string groups = R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])";
+  const std::string batch = R"({"query_start_loc": [0, 2, 3]})";
+  AssertError(Doc(batch, groups, R"(, "found_by": {"kernel_comd": "x"})"),
+              "x.json:/found_by/kernel_comd: unknown key 'kernel_comd', did you mean 'kernel_cmd'?; expected one of "
+              "backend, kernel_lib, kernel_cubin, kernel_spec, kernel_cmd, family_files, writers, head_bytes");
+  AssertError(Doc(batch, groups, R"(, "found_by": {"backend": "gpus"})"),
+              "x.json:/found_by/backend: unknown backend 'gpus', did you mean 'gpu'?; expected one of host, gpu");
+  AssertError(Doc(batch, groups, R"(, "found_by": {"kernel_cubin": "k.cubin"})"),
+              "x.json:/found_by/kernel_cubin: kernel_cubin and kernel_spec go together; expected both or neither");
+  AssertError(Doc(batch, groups, R"(, "found_by": {"kernel_lib": "a.so", "kernel_cmd": "p"})"),
+              "x.json:/found_by: more than one implementation; expected one of kernel_lib, kernel_cubin (with "
+              "kernel_spec), kernel_cmd");
+  AssertError(Doc(batch, groups, R"(, "found_by": {"writers": 1})"),
+              "x.json:/found_by/writers: not a boolean; expected true or false, got 1");
 }
 
 }  // namespace
