@@ -398,19 +398,30 @@ TEST_F(PluginTest, ACompiledKernelsFilesAreRegularFiles) {
             err);
 }
 
+// Exactly two signatures on several seeds: one per bug, whatever shapes
+// the campaign met them in and shrinking left them at.
 TEST_F(PluginTest, AKeepGoingCampaignReportsBothPlantedBugsAndSuppressesTheKnownDifference) {
-  FuzzOptions o;
-  o.backend = BackendKind::kHost;
-  o.runs = 20000;
-  o.seed = 1;
-  o.keep_going = true;
-  o.out_dir = (dir_ / "findings").string();
-  o.json_path = (dir_ / "fuzz.json").string();
-  o.sarif_path = (dir_ / "fuzz.sarif").string();
-  o.suppressions_path = SLOTGUARD_SOURCE_DIR "/examples/plugins/rings_campaign.suppressions.json";
-  o.setup.provider.kernel_lib = kExamples + "/libsg_rings_campaign.so";
-  EXPECT_EQ(kExitFindings, RunFuzz(o, out_, err_)) << out_.str() << err_.str();
-  ExpectTwoBugsAndTheKnownDifference(o.json_path, o.sarif_path, out_.str());
+  for (uint64_t seed : {1, 2, 3}) {
+    FuzzOptions o;
+    o.backend = BackendKind::kHost;
+    o.runs = 20000;
+    o.seed = seed;
+    o.keep_going = true;
+    o.out_dir = (dir_ / ("findings" + std::to_string(seed))).string();
+    o.json_path = (dir_ / ("fuzz" + std::to_string(seed) + ".json")).string();
+    o.sarif_path = (dir_ / ("fuzz" + std::to_string(seed) + ".sarif")).string();
+    o.suppressions_path = SLOTGUARD_SOURCE_DIR "/examples/plugins/rings_campaign.suppressions.json";
+    o.setup.provider.kernel_lib = kExamples + "/libsg_rings_campaign.so";
+    EXPECT_EQ(kExitFindings, RunFuzz(o, out_, err_)) << out_.str() << err_.str();
+    ExpectTwoBugsAndTheKnownDifference(o.json_path, o.sarif_path, "seed " + std::to_string(seed) + ": " + out_.str());
+    // Each reproducer replays as its command says: with the plugin.
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(o.json_path));
+    for (const nlohmann::json& f : j["findings"])
+      EXPECT_EQ("slotguard replay --backend host --kernel-lib " + o.setup.provider.kernel_lib + " " +
+                    f["file"].get<std::string>(),
+                f["replay_command"])
+          << f.dump();
+  }
 }
 
 TEST_F(PluginTest, FuzzRefusesFamiliesThePluginLacks) {
