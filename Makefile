@@ -1,6 +1,8 @@
 # Thin wrapper over CMake: the two commands the README promises.
-#   make gate   set up, build, then run the CI gate over scenarios/
+#   make gate   set up, build slotguard, then run the CI gate over scenarios/
 #   make test   set up, build, then run every test (GPU tests skip without a device)
+# make build and make gate install only what slotguard needs to build;
+# make test adds what only the tests need.
 #   make gpu-sanitize   compute-sanitizer over scenarios/ and the corpus (GPU machine)
 #   make fuzz-regress / nightly / fuzz-bench   the libFuzzer targets (clang)
 BUILD        ?= build
@@ -9,8 +11,14 @@ BUILD_TYPE   ?= Release
 #   make CUDA_ARCHS="80;89;90;100"
 CUDA_ARCHS   ?= 80;90
 JOBS         ?= $(shell nproc)
-# chromium: the headless-browser test of replay --html (tests/report/render_block_map.sh).
-DEB_PACKAGES := cmake ninja-build g++ make libcli11-dev nlohmann-json3-dev librapidcheck-dev libgtest-dev python3-pytest python3-numpy chromium
+# What slotguard itself needs to build (make build, make gate).
+BUILD_PACKAGES := cmake ninja-build g++ make libcli11-dev nlohmann-json3-dev
+# What only the tests need (make test): GoogleTest and RapidCheck; pytest
+# and numpy for the Python tests; venv, setuptools and wheel to install the
+# Python package in them; PyYAML to read the CI recipes' workflows; chromium
+# for the headless-browser test of replay --html (tests/report/render_block_map.sh).
+TEST_PACKAGES := librapidcheck-dev libgtest-dev python3-pytest python3-numpy python3-venv python3-setuptools \
+                 python3-wheel python3-yaml chromium
 # libFuzzer targets: clang and its runtime (libFuzzer, ASan, UBSan).
 FUZZ_BUILD   ?= build-fuzz
 # Sanitizers of the libFuzzer targets. "undefined" alone (with FUZZ_BUILD set
@@ -19,24 +27,36 @@ FUZZ_BUILD   ?= build-fuzz
 FUZZ_SANITIZERS ?= address,undefined
 FUZZ_PACKAGES := clang libclang-rt-14-dev
 
-.PHONY: all deps configure build gate test gpu-sanitize clean fuzz-deps fuzz-build fuzz-regress nightly fuzz-bench
+.PHONY: all deps test-deps configure test-configure build test-build gate test gpu-sanitize clean fuzz-deps fuzz-build fuzz-regress nightly fuzz-bench
 
 all: build
 
 deps:
-	@scripts/install-deps.sh $(DEB_PACKAGES)
+	@scripts/install-deps.sh $(BUILD_PACKAGES)
 
+test-deps:
+	@scripts/install-deps.sh $(BUILD_PACKAGES) $(TEST_PACKAGES)
+
+# The tests are built when GoogleTest and RapidCheck are installed
+# (SLOTGUARD_TESTS=AUTO): a machine that ran make test keeps building them.
 configure: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
 	  "-DSLOTGUARD_CUDA_ARCHITECTURES=$(CUDA_ARCHS)"
 
+test-configure: test-deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  "-DSLOTGUARD_CUDA_ARCHITECTURES=$(CUDA_ARCHS)" -DSLOTGUARD_TESTS=ON
+
 build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+test-build: test-configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 gate: build
 	$(BUILD)/slotguard check --writers scenarios/
 
-test: build
+test: test-build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # On a GPU machine: compute-sanitizer memcheck + initcheck over scenarios/ and

@@ -5,6 +5,9 @@
 #   - every flag of every `slotguard <command> ...` they run is in
 #     `slotguard <command> --help`;
 #   - every `make TARGET` they run is a rule of the Makefile;
+#   - `make build` and `make gate` install only what slotguard needs (no
+#     test-only package), and it configures without GoogleTest or
+#     RapidCheck, the tests left out;
 #   - .clusterfuzzlite/build.sh passes `bash -n`, project.yaml says
 #     `language: c++`, the Dockerfile's FROM tag matches base_os_version, and
 #     every folder of corpus/ (build.sh's list of targets) is a fuzz/<target>.cc;
@@ -100,6 +103,47 @@ for t in $targets; do
     fail "make $t: no such rule in the Makefile"
   fi
 done
+
+# --- make build and make gate set up only what slotguard needs ---------------
+# The packages each target installs (its install-deps.sh line under make -n):
+# the gate's and the build's are the test's less what only the tests need.
+packages_of() {
+  make -n "$1" BUILD=/nonexistent-build 2> /dev/null | sed -n 's|^scripts/install-deps.sh ||p' | tr ' ' '\n' | sort -u
+}
+test_packages=$(packages_of test)
+test_only="libgtest-dev librapidcheck-dev python3-pytest python3-numpy python3-venv python3-yaml chromium"
+for t in build gate; do
+  pkgs=$(packages_of "$t")
+  extra=$(comm -13 <(echo "$test_packages") <(echo "$pkgs") | paste -sd' ' -)
+  leaked=$(for p in $test_only; do grep -qx "$p" <<< "$pkgs" && echo "$p"; done | paste -sd' ' -)
+  if [ -z "$pkgs" ]; then
+    fail "make $t installs nothing at all? (no install-deps.sh line under make -n)"
+  elif [ -n "$leaked" ]; then
+    fail "make $t installs test-only packages: $leaked"
+  elif [ -n "$extra" ]; then
+    fail "make $t installs what make test does not: $extra"
+  else
+    ok "make $t installs only slotguard's packages: $(paste -sd' ' - <<< "$pkgs")"
+  fi
+done
+for p in $test_only; do
+  grep -qx "$p" <<< "$test_packages" || fail "make test does not install $p"
+done
+# Without GoogleTest and RapidCheck (what make gate installs), slotguard
+# configures and the tests are not part of the build.
+scratch=$(mktemp -d)
+if out=$(cmake -S . -B "$scratch" -G Ninja -DSLOTGUARD_CUDA=OFF -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON \
+           -DCMAKE_DISABLE_FIND_PACKAGE_rapidcheck=ON 2>&1); then
+  targets=$(ninja -C "$scratch" -t targets all 2> /dev/null | sed 's/:.*//')
+  if grep -qx slotguard <<< "$targets" && ! grep -q slotguard_tests <<< "$targets"; then
+    ok "configures without GoogleTest and RapidCheck: slotguard, no test targets"
+  else
+    fail "without GoogleTest and RapidCheck: slotguard $(grep -qx slotguard <<< "$targets" || echo missing), test targets $(grep -c slotguard_tests <<< "$targets")"
+  fi
+else
+  fail "does not configure without GoogleTest and RapidCheck: $(tail -n 3 <<< "$out" | tr '\n' ' ')"
+fi
+rm -rf "$scratch"
 
 # --- the ClusterFuzzLite build integration ---------------------------------
 if err=$(bash -n .clusterfuzzlite/build.sh 2>&1); then
