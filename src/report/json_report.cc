@@ -175,6 +175,8 @@ std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSum
       gj["kernel"] = GetFamily(g.family).name;
       gj["variant"] = GetVariant(g.variant).name;
       gj["counts"] = g.counts;
+      gj["null_block"] = g.null_block == NullBlockEffect::kNone ? ordered_json(nullptr)
+                                                                : ordered_json(EffectName(g.null_block));
       ordered_json findings = ordered_json::array();
       for (const Finding& f : g.findings) {
         ordered_json fj;

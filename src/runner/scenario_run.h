@@ -12,6 +12,7 @@
 #include "backend/backend.h"
 #include "invariants/finding.h"
 #include "runner/finding_signature.h"
+#include "runner/null_block_effect.h"
 #include "scenario/family_params.h"  // OutputNames
 #include "scenario/scenario.h"
 
@@ -83,6 +84,7 @@ struct GroupReport {
   Variant variant = Variant::kPagedFixed;
   std::map<std::string, int64_t> counts;  // invariant -> findings
   std::vector<Finding> findings;          // the first few per invariant
+  NullBlockEffect null_block = NullBlockEffect::kNone;  // a hazard, a write, or neither
 };
 
 // kSkipped: the implementation being checked does not take the scenario
