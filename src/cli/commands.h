@@ -14,7 +14,7 @@
 
 namespace slotguard {
 
-/// Exit codes (DESIGN section 6).
+/// Exit codes (docs/cli.md).
 enum ExitCode {
   kExitHolds = 0,        // every scenario holds
   kExitFindings = 1,     // at least one does not (or fuzz found something)

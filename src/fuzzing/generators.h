@@ -4,7 +4,7 @@
 // Choices source, so each engine's failure is the same readable scenario.
 //
 // Scenarios are valid by construction (the loader accepts them) and
-// engine-consistent by default (DESIGN section 2, "Engine states"): dummy
+// engine-consistent by default (docs/families.md, "Engine states"): dummy
 // requests are marked (idx_mapping -1) and hold only null entries, live
 // requests address only real blocks. So with every kernel `fixed` a campaign
 // finds nothing, and each finding is a kernel bug. `inconsistent` adds
