@@ -1,4 +1,4 @@
-// Backends (DESIGN section 4): what runs a scenario's kernels.
+// Backends (docs/architecture.md): what runs a scenario's kernels.
 //   host: the kernels' own per-token source on the CPU (CI, libFuzzer)
 //   gpu:  the CUDA kernels on a device
 // The reference (src/reference/) is not a backend: it is the oracle.
@@ -55,7 +55,7 @@ inline void MarkSkipped(const std::string& why, size_t groups, std::vector<Group
   for (GroupOutputs& out : *outputs) out.skipped = why;
 }
 
-/// The cache writers (DESIGN 2.6): off while head_bytes is 0.
+/// The cache writers (docs/memory-and-graphs.md): off while head_bytes is 0.
 struct WriterOptions {
   int32_t head_bytes = 0;                      // bytes per slot, a multiple of 8, at most kMaxHeadBytes
   // Per group. A group whose pool would be bigger is skipped, not an

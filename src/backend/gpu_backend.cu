@@ -504,7 +504,8 @@ class GpuBackend : public Backend {
         view.bytes = d.cache.get();
         SG_CUDA_TRY(InitCacheOnDevice(view, stream), err);
         SG_CUDA_TRY(LaunchWriter(WriterFor(group), view,
-                                 WriterJob{d.engine[0].get(), batch.num_tokens, static_cast<int32_t>(i)}, stream),
+                                 WriterJobFor(group, d.engine[0].get(), batch.num_tokens, static_cast<int32_t>(i)),
+                                 stream),
                     err);
         out.cache.resize(bytes);
         if (bytes)

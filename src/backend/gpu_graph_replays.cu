@@ -144,7 +144,8 @@ bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& 
   for (size_t i = 0; i < shape.groups.size() && launched == cudaSuccess; ++i)
     if (groups[i]->view.slots > 0 && writers.head_bytes > 0)  // writers off: no pool to write
       launched = LaunchWriter(WriterFor(shape.groups[i]), groups[i]->view,
-                            WriterJob{groups[i]->out[0].get(), sb.num_tokens, static_cast<int32_t>(i)}, stream);
+                            WriterJobFor(shape.groups[i], groups[i]->out[0].get(), sb.num_tokens, static_cast<int32_t>(i)),
+                            stream);
   const cudaError_t ended = cudaStreamEndCapture(stream, &graph.graph);
   if (!failure.empty()) {  // a fault of this scenario, not of the environment
     outputs->assign(1, {});

@@ -176,7 +176,7 @@ class HostBackend : public Backend {
       const int gate = WriterGateGroupIndex(scenario, group);
       const std::vector<uint8_t> skips =
           WriterSkips(scenario, group, gate >= 0 ? (*outputs)[gate].engine[0].data() : nullptr);
-      WriterJob job{out.engine[0].data(), batch.num_tokens, static_cast<int32_t>(i)};
+      WriterJob job = WriterJobFor(group, out.engine[0].data(), batch.num_tokens, static_cast<int32_t>(i));
       job.skip = skips.empty() ? nullptr : skips.data();
       RunWriterOnHost(WriterFor(group), cache, job);
     }

@@ -14,7 +14,7 @@
 
 namespace slotguard {
 
-/// Exit codes (DESIGN section 6).
+/// Exit codes (docs/cli.md).
 enum ExitCode {
   kExitHolds = 0,        // every scenario holds
   kExitFindings = 1,     // at least one does not (or fuzz found something)
@@ -94,6 +94,7 @@ struct FuzzOptions {
   int jobs = 1;
   std::string json_path;
   bool inconsistent = false;
+  bool huge_batches = false;
   int32_t max_requests = 1024;        // --max-requests: the generator's batch size bound
   std::string regressions;            // --regressions DIR: past reproducers, replayed first; new ones added
   std::string sarif_root;             // --sarif-root DIR: SARIF URIs relative to it

@@ -54,7 +54,7 @@ struct GroupRun {
   const Batch& batch() const { return scenario->batch; }
 };
 
-/// A group's KV pool after the writers (DESIGN 2.6), for the memory
+/// A group's KV pool after the writers (docs/memory-and-graphs.md), for the memory
 /// invariants: num_blocks * page() slots of head_bytes bytes each.
 struct MemoryRun {
   const std::vector<uint8_t>* cache = nullptr;

@@ -178,6 +178,8 @@ std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSum
       gj["variant"] = GetVariant(g.variant).name;
       gj["counts"] = g.counts;
       gj["cause"] = g.counts.empty() ? ordered_json(nullptr) : ordered_json(CauseText(g));
+      gj["null_block"] = g.null_block == NullBlockEffect::kNone ? ordered_json(nullptr)
+                                                                : ordered_json(EffectName(g.null_block));
       ordered_json findings = ordered_json::array();
       for (const Finding& f : g.findings) {
         ordered_json fj;

@@ -253,6 +253,7 @@ ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
     g.counts = run.findings[i].counts();
     g.findings = run.findings[i].kept();
     if (i < run.causes.size()) g.cause = run.causes[i];
+    g.null_block = EffectOf(g.counts, !run.kernel[i].cache.empty());
     for (const auto& [name, count] : g.counts) report.fired.insert(name);
     report.total_findings += run.findings[i].total();
     report.tokens += static_cast<int64_t>(run.kernel[i].engine.empty() ? 0 : run.kernel[i].engine[0].size()) *
@@ -260,6 +261,12 @@ ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
     report.groups.push_back(std::move(g));
   }
   JudgeExpectation(scenario.expect, &report);
+  // Block 0: a hazard and a write are different facts; say which each group has.
+  std::string effects;
+  for (const GroupReport& g : report.groups)
+    if (g.null_block != NullBlockEffect::kNone)
+      effects += std::string(effects.empty() ? "" : ", ") + "group " + g.name + " " + EffectName(g.null_block);
+  if (!effects.empty()) report.verdict += "; block 0: " + effects;
   if (!report.fired.empty()) report.signature = SignatureOf(scenario, run.findings, ImplementationName(backend));
   const std::string skipped = SkippedCaches(scenario, backend.writers());
   if (!skipped.empty()) report.verdict += " (" + skipped + ")";

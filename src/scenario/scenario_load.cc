@@ -1,4 +1,4 @@
-// Scenario loader: JSON text -> Scenario, with every check of DESIGN section 5.
+// Scenario loader: JSON text -> Scenario, with every check of docs/scenario-format.md.
 // Each failure is reported once, by Loader::Fail, as
 // "FILE:/json/pointer: problem; expected X, got Y".
 #include <algorithm>

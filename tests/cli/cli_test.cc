@@ -87,9 +87,10 @@ TEST_F(CliTest, MutantWithoutExpectExits1AndNamesEveryFinding) {
   // One line for the cause: the dummy request 1 (idx_mapping -1) maps its
   // positions 0 and 1 through its zero row to slots 0 and 1, in block 0;
   // the reference pads a dummy. Under the scenario's line, no file or
-  // scenario name repeated.
+  // scenario name repeated. Without --writers, block 0's effect is a
+  // hazard (a mapping into it, no memory checked).
   EXPECT_EQ("FAIL  " + file + " (paged-dummy-reads-row): unexpected findings (differential, null_block, null_owner_pad, "
-            "own_block); the scenario has no expect\n"
+            "own_block); the scenario has no expect; block 0: group attn hazard\n"
             "  group attn: request 1 (dummy) wrote slots 0-1 of block 0 (tokens 3-4); reference PAD\n",
             out_.str().substr(0, out_.str().rfind("slotguard: ")))
       << out_.str();

@@ -252,16 +252,16 @@ TEST_F(PluginTest, ACorrectAbi1PluginHoldsTheCuratedScenarios) {
   EXPECT_NE(std::string::npos, LastLine(out_.str()).find(" skipped)")) << out_.str();
 }
 
-TEST_F(PluginTest, FuzzGeneratesPersistentTablesOnlyForAProviderThatReadsThem) {
+TEST_F(PluginTest, FuzzGeneratesSeqLensPastInt32OnlyForAProviderThatReadsThem) {
   std::string err;
   for (const auto& [lib, persistent] : {std::pair<std::string, bool>{kFixtures + "/libsg_v1_kpool_tail.so", false},
                                         std::pair<std::string, bool>{kExamples + "/libsg_rings.so", true}}) {
     std::unique_ptr<MappingProvider> provider = OpenPluginLibrary(lib, &err);
     ASSERT_NE(nullptr, provider) << err;
     GeneratorOptions generator;
-    generator.persistent_tables = !persistent;
+    generator.int64_seq_lens = !persistent;
     ASSERT_TRUE(FitGeneratorToProvider(*provider, "", &generator, &err)) << err;
-    EXPECT_EQ(persistent, generator.persistent_tables) << lib;
+    EXPECT_EQ(persistent, generator.int64_seq_lens) << lib;
     EXPECT_EQ(provider->families(), generator.families) << lib;
   }
 }

@@ -41,6 +41,7 @@ TEST(JsonReportTest, CheckReportBytes) {
   GroupReport g;
   g.name = "attn";
   g.counts = {{"null_block", 2}};
+  g.null_block = NullBlockEffect::kHazard;  // null_block without the writers
   Finding f;
   f.invariant = "null_block";
   f.output = "attn";
@@ -127,6 +128,7 @@ TEST(JsonReportTest, CheckReportBytes) {
             "null_block": 2
           },
           "cause": "null_block: token 3 (request 1): kernel 0, reference PAD: slot 0 is in block 0 (2 null_block findings)",
+          "null_block": "hazard",
           "findings": [
             {
               "invariant": "null_block",
