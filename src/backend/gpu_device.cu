@@ -35,8 +35,13 @@ std::string GpuDescription() {
   cudaDeviceProp prop;
   if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess)
     return "";
+  // The PCI bus id tells apart two GPUs of one model: which one --device K
+  // (or CUDA_VISIBLE_DEVICES) picked, as nvidia-smi and lspci name it.
+  char bus[32] = {0};
+  const std::string pci =
+      cudaDeviceGetPCIBusId(bus, sizeof(bus), device) == cudaSuccess ? std::string(", PCI ") + bus : "";
   return std::string(prop.name) + " (sm_" + std::to_string(prop.major * 10 + prop.minor) + ", " +
-         std::to_string(prop.multiProcessorCount) + " SMs)";
+         std::to_string(prop.multiProcessorCount) + " SMs" + pci + ")";
 }
 
 }  // namespace slotguard

@@ -14,7 +14,7 @@ bool GpuUsable(std::string* why);
 /// (an illegal address, a kernel trap): nothing CUDA works here any more.
 bool GpuContextBroken(std::string* why);
 
-/// "NVIDIA H200 (sm_90, 132 SMs)" or "" when no device.
+/// "NVIDIA H200 (sm_90, 132 SMs, PCI 0000:18:00.0)" or "" when no device.
 std::string GpuDescription();
 
 }  // namespace slotguard

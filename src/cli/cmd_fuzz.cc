@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "backend/gpu_device.h"
 #include "cli/command_setup.h"
 #include "cli/commands.h"
 #include "fuzzing/campaign.h"
@@ -30,6 +31,7 @@ FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Su
   report.seed = options.seed;
   report.shard = options.shard;
   report.backend = backend.Describe();
+  if (std::string(backend.name()) == "gpu") report.device = GpuDescription();
   report.variant = options.variant;
   report.max_requests = options.max_requests;
   report.inconsistent = options.inconsistent;

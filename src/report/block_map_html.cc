@@ -483,9 +483,11 @@ std::string BlockMapHtml(const Scenario& s, const std::string& file, const std::
   html += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
           "script-src 'unsafe-inline'\">\n";
   html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  // Which slotguard wrote the page, as every other report says.
+  html += "<meta name=\"generator\" content=\"slotguard " + Html(kSlotguardVersion) + "\">\n";
   html += "<title>slotguard replay: " + Name(s.name) + "</title>\n<style>" + std::string(kStyle) + "</style>\n";
   html += "</head>\n<body>\n<header>\n";
-  html += "<h1>" + Name(s.name) + " <small>slotguard replay</small></h1>\n";
+  html += "<h1>" + Name(s.name) + " <small>slotguard " + Html(kSlotguardVersion) + " replay</small></h1>\n";
   if (!s.description.empty()) html += "<div class=\"sub desc\">" + Name(s.description, 4096) + "</div>\n";
   html += "<div class=\"sub\"><code>" + Name(file, 4096) + "</code>, backend " + Html(backend) + "; " +
           std::to_string(b.num_reqs()) + " requests, " + std::to_string(b.num_real_tokens()) +

@@ -100,7 +100,7 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
   }
   if (r.unattributed)
     out << "fuzz: " << r.unattributed << " more findings not shrunk: their keys' shrunk findings gave several signatures\n";
-  const std::string where = ", backend " + report.backend + ", seed " + std::to_string(report.seed) +
+  const std::string where = ", backend " + report.backend + (report.device.empty() ? "" : " on " + report.device) + ", seed " + std::to_string(report.seed) +
                             (report.shard.empty() ? "" : ", shard " + report.shard);
   const int64_t suppressed = r.SuppressedFindings();
   const std::string suppressed_text =

@@ -19,6 +19,7 @@ struct FuzzReport {
   uint64_t seed = 1;
   std::string shard;         // --shard I/N, "" for the whole stream
   std::string backend;       // Backend::Describe()
+  std::string device;        // gpu backend: the GPU that ran (GpuDescription, its PCI bus id); "" on the host
   std::string variant;       // forced; "" for fixed
   int32_t max_requests = 0;
   bool inconsistent = false;  // runner-state fault operators were on

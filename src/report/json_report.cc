@@ -225,6 +225,7 @@ std::string FuzzJson(const FuzzReport& report) {
   j["seed"] = report.seed;
   if (!report.shard.empty()) j["shard"] = report.shard;
   j["backend"] = report.backend;
+  if (!report.device.empty()) j["device"] = report.device;
   j["variant"] = report.variant.empty() ? "fixed" : report.variant;
   j["max_requests"] = report.max_requests;
   j["keep_going"] = report.keep_going;

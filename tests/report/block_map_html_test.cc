@@ -2,6 +2,7 @@
 // attributes on scenarios whose blocks are worked out by hand from
 // docs/families.md, the per-token JSON, escaping, no network, large pools.
 #include "report/block_map_html.h"
+#include "report/report.h"
 
 #include <filesystem>
 #include <limits>
@@ -169,6 +170,9 @@ TEST(BlockMapHtmlTest, TheFixedKernelLeavesTheNullBlockAloneAndNothingIsOutlined
   EXPECT_NE(std::string::npos, html.find("<p class=\"none\">No group wrote block 0.</p>"));
   // The scenario expects a finding: it does not hold.
   EXPECT_NE(std::string::npos, html.find("<div class=\"verdict fail\" id=\"verdict\">FAIL  x.json"));
+  // The version that wrote it, as in every report (CMakeLists.txt's project version).
+  EXPECT_NE(std::string::npos, html.find("<meta name=\"generator\" content=\"slotguard " + std::string(kSlotguardVersion) + "\">"));
+  EXPECT_NE(std::string::npos, html.find("<small>slotguard " + std::string(kSlotguardVersion) + " replay</small>"));
 }
 
 // compressor-prefix: capacity 8, ring_block_size 4; request 0 (row [3, 4])

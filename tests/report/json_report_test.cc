@@ -2,6 +2,7 @@
 // and fuzz's --json documents, and a path that cannot be written.
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -392,6 +393,33 @@ TEST(JsonReportTest, FuzzReportBytes) {
   std::string err;
   ASSERT_TRUE(WriteFuzzJson(Temp("fuzz.json"), r, &err)) << err;
   EXPECT_EQ(expected, Read(Temp("fuzz.json")));
+}
+
+// On the gpu backend the report names the GPU that ran, with its PCI bus
+// id: which one --device K picked (docs/cli.md). The JSON's "device" follows
+// "backend"; the summary line says "backend gpu on DEVICE". On the host
+// there is no "device" key (FuzzReportBytes).
+TEST(JsonReportTest, AFuzzReportNamesTheGpuThatRan) {
+  FuzzReport r;
+  r.seed = 3;
+  r.backend = "gpu";
+  r.device = "NVIDIA H200 (sm_90, 132 SMs, PCI 0000:18:00.0)";
+  r.result.scenarios = 8;
+  r.result.tokens = 100;
+  r.result.seconds = 2;
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(FuzzJson(r));
+  EXPECT_EQ("NVIDIA H200 (sm_90, 132 SMs, PCI 0000:18:00.0)", j.at("device"));
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  ASSERT_GE(keys.size(), 5u);
+  EXPECT_EQ("backend", keys[3]);
+  EXPECT_EQ("device", keys[4]);
+  std::ostringstream out;
+  PrintFuzzReport(r, {}, out);
+  EXPECT_EQ("slotguard: fuzz: 8 scenarios, 100 token-groups, 4 scenarios/s, 2.00 s, no finding, backend gpu on NVIDIA H200 "
+            "(sm_90, 132 SMs, PCI 0000:18:00.0), seed 3\n",
+            out.str().substr(out.str().rfind("slotguard: fuzz: ")))
+      << out.str();
 }
 
 TEST(JsonReportTest, APathThatCannotBeWritten) {
