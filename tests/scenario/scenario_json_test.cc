@@ -135,6 +135,24 @@ TEST_F(ScenarioJsonTest, WrongTypes) {
   AssertError(R"({"slotguard": 3, "name": "t"})", "x.json:/slotguard: unsupported format version; expected 1 or 2, got 3");
 }
 
+// A per-request group's expected output has one entry per request (a state
+// index), or per request and operation (a block operation); a copy's second
+// output is NAME.dst.
+TEST_F(ScenarioJsonTest, PerRequestOutputsHaveOneEntryPerRequestOrOperation) {
+  const std::string batch = R"({"query_start_loc": [0, 1, 2, 2], "seq_lens": [12, 30, 0], "idx_mapping": [0, 1, -1]})";
+  const std::string gdn = R"([{"name": "gdn", "kernel": "vllm_gdn", "block_size": 16, "block_table": [[5], [7], [0]]}])";
+  AssertLoads(Doc(batch, gdn, R"(, "expect": {"slot_mapping": {"gdn": [5, 7, 0]}})"));
+  AssertError(Doc(batch, gdn, R"(, "expect": {"slot_mapping": {"gdn": [5, 7, 0, 0]}})"),
+              "x.json:/expect/slot_mapping/gdn: length disagrees with the number of requests (a state index per "
+              "request); expected 3 entries, got 4");
+  const std::string copy =
+      R"([{"name": "copy", "kernel": "vllm_mamba_copy", "block_size": 16, "block_table": [[5, 6], [2, 3], [0, 0]]}])";
+  AssertLoads(Doc(batch, copy, R"(, "expect": {"slot_mapping": {"copy": [-1, -1, -1], "copy.dst": [-1, -1, -1]}})"));
+  AssertError(Doc(batch, copy, R"(, "expect": {"slot_mapping": {"copy": [-1, -1]}})"),
+              "x.json:/expect/slot_mapping/copy: length disagrees with the number of requests times the operations "
+              "per request; expected 3 entries, got 2");
+}
+
 TEST_F(ScenarioJsonTest, LengthsThatDisagree) {
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3], "seq_lens": [5]})"),
               "x.json:/batch/seq_lens: length disagrees with the number of requests; expected 2 entries, got 1");
