@@ -153,6 +153,9 @@ void WriteRegistryJson(std::ostream& out) {
     for (const OutputDesc& o : d.mapping.outputs) outputs.push_back(o.name);
     family["outputs"] = outputs;
     family["min_width"] = d.mapping.min_width.text();
+    // A block_op group has `ops` operations per request (a formula over the
+    // parameters and width); its outputs hold num_reqs * ops elements.
+    family["ops"] = d.kind == FamilyKind::kBlockOp ? json(d.request.ops.text()) : json();
     family["gate"] = d.mapping.gate.present() ? json(d.params[d.mapping.gate.param].name) : json();
     family["writer_gate"] = d.mapping.writer_gate.present() ? json(d.params[d.mapping.writer_gate.param].name) : json();
     json variants = json::array();
