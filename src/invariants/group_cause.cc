@@ -21,6 +21,7 @@ void IdSet::Add(int64_t id) {
 GroupCause FindCause(const GroupRun& run, const FindingSink& sink) {
   GroupCause cause;
   cause.page = run.page();
+  cause.ops_per_request = run.ops_per_request;
   const bool null_block = sink.counts().count(kInvariantNullBlock) > 0;
   if (null_block)
     cause.invariant = kInvariantNullBlock;

@@ -45,6 +45,11 @@ struct GroupCause {
   std::string invariant;            // kInvariantNullBlock, kInvariantDifferential, or "" (neither fired)
   std::vector<CauseTokens> tokens;  // empty when invariant is ""
   int64_t page = 0;                 // slots of the null block: [0, page)
+  /// A per-request kind (state_index, block_op): the elements per request
+  /// (GroupRun::ops_per_request), and `tokens` above hold element numbers,
+  /// element e being operation e % ops_per_request of its request; 0 for a
+  /// slot per token.
+  int64_t ops_per_request = 0;
 };
 
 /// The cause of `run`'s findings in `sink` (every mapping invariant checked).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "registry/invariants.h"
@@ -35,6 +36,15 @@ std::string Who(const CauseTokens& c) {
   return "request " + std::to_string(c.request) + (c.dummy ? " (dummy)" : "");
 }
 
+/// A per-request output's elements: "" for one element per request (a
+/// state index), else "op 0: " / "ops 0-1: " (block operations).
+std::string Ops(const GroupCause& cause, const CauseTokens& c) {
+  if (cause.ops_per_request <= 1) return "";
+  IdSet ops;
+  for (int64_t e : c.tokens.ids) ops.Add(e % cause.ops_per_request);
+  return Counted(ops, "op", "ops") + ": ";
+}
+
 /// "output c128.tail: " for an output that is not the group's own.
 std::string OutputPrefix(const std::string& group, const std::string& output) {
   return output.empty() || output == group ? "" : "output " + EscapeText(output) + ": ";
@@ -50,6 +60,8 @@ std::string FirstFinding(const GroupReport& g) {
   if (best->token >= 0)
     line += ": token " + std::to_string(best->token) +
             (best->request >= 0 ? " (request " + std::to_string(best->request) + ")" : std::string(" (no request)"));
+  else if (best->request >= 0)  // an element of a per-request output
+    line += ": request " + std::to_string(best->request) + (best->op >= 0 ? " op " + std::to_string(best->op) : std::string());
   if (best->has_values) line += ": kernel " + Value(best->kernel) + ", reference " + Value(best->reference);
   if (!best->detail.empty()) line += ": " + EscapeText(best->detail, 0);
   auto count = g.counts.find(best->invariant);
@@ -91,9 +103,11 @@ std::string CauseText(const GroupReport& g) {
     for (size_t i = 0; i < cause.tokens.size(); ++i) {
       const CauseTokens& c = cause.tokens[i];
       const bool same_output = i > 0 && cause.tokens[i - 1].output == c.output;
-      text += (i == 0 ? "" : same_output ? ", " : "; ") + (same_output ? "" : OutputPrefix(g.name, c.output)) + Who(c) +
-              " wrote " + Counted(c.kernel, "slot", "slots") + " of block 0 (" + Counted(c.tokens, "token", "tokens") +
-              ")";
+      text += (i == 0 ? "" : same_output ? ", " : "; ") + (same_output ? "" : OutputPrefix(g.name, c.output)) + Who(c);
+      if (cause.ops_per_request > 0)  // a request's index or operation names the null block
+        text += " (" + Ops(cause, c) + "kernel " + IdRanges(c.kernel) + ") names the null block";
+      else
+        text += " wrote " + Counted(c.kernel, "slot", "slots") + " of block 0 (" + Counted(c.tokens, "token", "tokens") + ")";
       agrees &= c.reference_agrees;
       for (int64_t v : c.reference.ids) {
         pad &= v == kPadSlot;
@@ -110,8 +124,8 @@ std::string CauseText(const GroupReport& g) {
       const CauseTokens& c = cause.tokens[i];
       const bool same_output = i > 0 && cause.tokens[i - 1].output == c.output;
       text += (i == 0 ? "" : same_output ? ", " : "; ") + (same_output ? "" : OutputPrefix(g.name, c.output)) + Who(c) +
-              " (" + Counted(c.tokens, "token", "tokens") +
-              ": kernel " + IdRanges(c.kernel) + ", reference " + IdRanges(c.reference) + ")";
+              " (" + (cause.ops_per_request > 0 ? Ops(cause, c) : Counted(c.tokens, "token", "tokens") + ": ") +
+              "kernel " + IdRanges(c.kernel) + ", reference " + IdRanges(c.reference) + ")";
     }
     return text;
   }
@@ -121,33 +135,53 @@ std::string CauseText(const GroupReport& g) {
 std::string GroupHeadline(const GroupReport& g) { return "group " + EscapeText(g.name) + ": " + CauseText(g); }
 
 std::vector<TokenLine> FoldFindings(const std::string& group, const std::vector<Finding>& findings) {
-  // (output, token) -> its findings, in the order first met.
-  std::vector<std::pair<std::string, int64_t>> order;
-  std::map<std::pair<std::string, int64_t>, std::vector<const Finding*>> of;
+  // What a line is about: (output, token) for a finding about one token,
+  // (output, request, operation) for an element of a per-request output
+  // (a state index: operation -1; a block operation), in the order first met.
+  struct Key {
+    std::string output;
+    int64_t token = -1;
+    int64_t request = -1;
+    int64_t op = -1;
+    bool operator<(const Key& o) const {
+      return std::tie(output, token, request, op) < std::tie(o.output, o.token, o.request, o.op);
+    }
+  };
+  std::vector<Key> order;
+  std::map<Key, std::vector<const Finding*>> of;
   std::vector<TokenLine> lines;
-  std::vector<const Finding*> whole;  // about no token
+  std::vector<const Finding*> whole;  // about no token and no request
   for (const Finding& f : findings) {
-    if (f.token < 0) {
+    if (f.token < 0 && f.request < 0) {
       whole.push_back(&f);
       continue;
     }
-    const auto key = std::make_pair(f.output, f.token);
+    const Key key = f.token >= 0 ? Key{f.output, f.token, -1, -1} : Key{f.output, -1, f.request, f.op};
     auto [it, fresh] = of.emplace(key, std::vector<const Finding*>());
     if (fresh) order.push_back(key);
     it->second.push_back(&f);
   }
-  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-  for (const auto& key : order) {
+  // Tokens in token order, then requests' elements in (request, operation) order.
+  std::stable_sort(order.begin(), order.end(), [](const Key& a, const Key& b) {
+    return std::make_tuple(a.token < 0, a.token, a.request, a.op) < std::make_tuple(b.token < 0, b.token, b.request, b.op);
+  });
+  for (const Key& key : order) {
     std::vector<const Finding*> fs = of[key];
     std::stable_sort(fs.begin(), fs.end(),
                      [](const Finding* a, const Finding* b) { return Rank(a->invariant) < Rank(b->invariant); });
     const Finding& first = *fs[0];
     TokenLine line;
-    line.output = key.first;
-    line.token = key.second;
-    line.text = OutputPrefix(group, key.first) + "token " + std::to_string(first.token) + " (" +
-                (first.request >= 0 ? "request " + std::to_string(first.request) : std::string("no request")) +
-                ", pos " + std::to_string(first.position) + ")";
+    line.output = key.output;
+    line.token = key.token;
+    line.request = key.request;
+    line.op = key.op;
+    if (key.token >= 0)
+      line.text = OutputPrefix(group, key.output) + "token " + std::to_string(first.token) + " (" +
+                  (first.request >= 0 ? "request " + std::to_string(first.request) : std::string("no request")) +
+                  ", pos " + std::to_string(first.position) + ")";
+    else
+      line.text = OutputPrefix(group, key.output) + "request " + std::to_string(key.request) +
+                  (key.op >= 0 ? " op " + std::to_string(key.op) : std::string());
     for (const Finding* f : fs)
       if (f->has_values) {
         line.text += ": kernel " + Value(f->kernel) + ", reference " + Value(f->reference);

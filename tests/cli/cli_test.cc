@@ -106,6 +106,32 @@ TEST_F(CliTest, MutantWithoutExpectExits1AndNamesEveryFinding) {
       << out_.str();
 }
 
+// A per-request family (vllm_mamba_copy, one copy per request) names the
+// request, not a token: r0's row [0, 14] has the null block in its running
+// column, so the null-safe copy does nothing (-1 in both outputs); the
+// engine variant copies block 0 into 14 (src 0, dst 14).
+TEST_F(CliTest, APerRequestFindingIsOneLinePerRequest) {
+  std::ifstream in(kScenarios + "/engines/vllm_mamba_copy/engine-null-source.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc.erase("expect");
+  const std::string file = Write("copy.json", doc.dump());
+  CheckOptions o;
+  o.paths = {file};
+  o.backend = BackendKind::kHost;
+  o.verbose = true;
+  EXPECT_EQ(kExitFindings, Check(o));
+  EXPECT_EQ("FAIL  " + file + " (vllm-mamba-copy-engine-null-source): unexpected findings (differential, op_null_src, "
+            "pad_marker); the scenario has no expect\n"
+            "  group copy: the kernel differs from the reference: request 0 (kernel 0, reference PAD); output copy.dst: "
+            "request 0 (kernel 14, reference PAD)\n"
+            "    request 0: kernel 0, reference PAD: pad_marker, op_null_src, differential: a request has no operation "
+            "here: expected -1\n"
+            "    output copy.dst: request 0: kernel 14, reference PAD: pad_marker, differential: a request has no "
+            "operation here: expected -1\n",
+            out_.str().substr(0, out_.str().rfind("slotguard: ")))
+      << out_.str();
+}
+
 // fuzz --regressions DIR: the past reproducers first, the new ones added.
 TEST_F(CliTest, RegressionsAreReplayedFirstAndNewReproducersAdded) {
   FuzzOptions o;
@@ -203,7 +229,7 @@ TEST_F(CliTest, UnknownVariantSuggests) {
   EXPECT_EQ(kExitBadInput, Check(o));
   EXPECT_EQ("slotguard: error: unknown variant 'unguard', did you mean 'unguarded'?; expected one of all, "
             "fixed, unguarded, dummy_reads_row, pad_from_n, gathered_row, prefix, no_common_guard, clamp, "
-            "engine_81be2e09, engine_fb28d724\n",
+            "engine_81be2e09, engine_fb28d724, pr_23353, pre_39064, column0, unfiltered\n",
             err_.str());
 }
 
@@ -652,11 +678,14 @@ TEST_F(CliTest, ListJsonHoldsTheRegistries) {
   for (const auto& f : j["families"]) families.insert(f["name"].get<std::string>());
   EXPECT_EQ((std::set<std::string>{"differential", "null_block", "null_owner_pad", "pad_exact", "padding_tail",
                                    "in_range", "own_block", "unique_slots", "row_bounds", "live_maps", "golden",
-                                   "null_bytes", "write_set", "no_fault"}),
+                                   "pad_marker", "skip_agrees", "live_state", "unique_state", "state_writes",
+                                   "op_null_src", "op_null_dst", "op_foreign_dst", "null_bytes", "write_set",
+                                   "no_fault"}),
             invariants);
   EXPECT_EQ((std::set<std::string>{"paged", "kpool_tail", "qsa_ring", "qsa_compressed", "compressor_ring",
                                    "dsv4_compressed", "eagle_step", "dflash", "sglang_out_cache_loc",
-                                   "flashinfer_append"}),
+                                   "flashinfer_append", "vllm_mamba", "vllm_gdn", "vllm_lightning", "sglang_mamba",
+                                   "vllm_mamba_copy", "vllm_offload_store"}),
             families);
   EXPECT_EQ("unguarded", j["families"][0]["variants"][1]["name"]);
   EXPECT_EQ("block_size", j["families"][0]["params"][0]["key"]);
@@ -761,7 +790,7 @@ TEST(BinaryTest, UnknownFamiliesAndVariantsSuggestTheirNames) {
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family kpool", &out));
   EXPECT_EQ("slotguard: error: --family: unknown kernel family 'kpool', did you mean 'kpool_tail'?; expected one of paged, "
             "kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
-            "flashinfer_append, sglang_out_cache_loc\n",
+            "flashinfer_append, sglang_mamba, sglang_out_cache_loc, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store\n",
             out);
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family pagd", &out));
   EXPECT_EQ(0u, out.find("slotguard: error: --family: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "))

@@ -89,6 +89,57 @@ TEST(CauseTextTest, WhereTheKernelDiffersAndOtherwiseTheMostSpecificFinding) {
   EXPECT_EQ("null_bytes: block 0 word 3 changed; also write_set", CauseText(w));
 }
 
+// A per-request output's elements are requests and operations, not tokens:
+// with 2 operations per request, elements 2 and 3 are request 1's ops 0
+// and 1, element 5 request 2's op 1.
+TEST(CauseTextTest, APerRequestOutputNamesRequestsAndOperations) {
+  GroupReport g = Group("copy");
+  g.cause.invariant = "differential";
+  g.cause.ops_per_request = 2;
+  g.cause.tokens = {Tokens("copy", 1, false, {2, 3}, {0, 5}, {-1}), Tokens("copy.dst", 2, false, {5}, {14}, {-1})};
+  EXPECT_EQ("group copy: the kernel differs from the reference: request 1 (ops 0-1: kernel 0, 5, reference PAD); "
+            "output copy.dst: request 2 (op 1: kernel 14, reference PAD)",
+            GroupHeadline(g));
+  // One element per request (a state index): no operation named.
+  g.cause.ops_per_request = 1;
+  g.cause.tokens = {Tokens("mamba", 0, false, {0}, {0}, {21}), Tokens("mamba", 2, false, {2}, {6}, {14})};
+  g.name = "mamba";
+  EXPECT_EQ("the kernel differs from the reference: request 0 (kernel 0, reference 21), request 2 (kernel 6, reference 14)",
+            CauseText(g));
+  g.cause.invariant = "null_block";
+  g.cause.tokens = {Tokens("mamba", 2, false, {2}, {0}, {7})};
+  EXPECT_EQ("request 2 (kernel 0) names the null block; reference 7", CauseText(g));
+}
+
+// Findings about a per-request output's element (no token) fold per
+// output, request and operation, in (request, operation) order across the
+// outputs, as token lines are in token order.
+TEST(TokenLinesTest, PerRequestElementsFoldByRequestAndOperation) {
+  auto finding = [](const char* invariant, const char* output, int32_t request, int64_t op, int64_t kernel) {
+    Finding f;
+    f.invariant = invariant;
+    f.output = output;
+    f.request = request;
+    f.op = op;
+    f.has_values = true;
+    f.kernel = kernel;
+    f.reference = -1;
+    f.detail = "a request has no operation here: expected -1";
+    return f;
+  };
+  const std::vector<Finding> findings = {
+      finding("differential", "copy", 0, 1, 3), finding("differential", "copy", 0, 0, 0),
+      finding("op_null_src", "copy", 0, 0, 0), finding("pad_marker", "copy", 0, 0, 0),
+      finding("differential", "copy.dst", 0, 0, 14)};
+  EXPECT_EQ((std::vector<std::string>{
+                "request 0 op 0: kernel 0, reference PAD: pad_marker, op_null_src, differential: a request has no "
+                "operation here: expected -1",
+                "output copy.dst: request 0 op 0: kernel 14, reference PAD: differential: a request has no operation "
+                "here: expected -1",
+                "request 0 op 1: kernel 3, reference PAD: differential: a request has no operation here: expected -1"}),
+            TokenLines("copy", findings));
+}
+
 TEST(TokenLinesTest, OneLinePerTokenTheMostSpecificFirst) {
   auto finding = [](const char* invariant, int64_t token, const char* detail) {
     Finding f;
