@@ -9,12 +9,15 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <optional>
+#include <type_traits>
 
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "fuzzing/campaign.h"
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
@@ -134,107 +137,79 @@ CLI::Option* AddBackendOption(CLI::App* cmd, BackendKind* backend, const std::st
       ->check(OneOf(kBackendNames, true));
 }
 
-void AddBackend(CLI::App* cmd, BackendKind* backend) {
-  AddBackendOption(cmd, backend,
-                   "auto (gpu when a device is usable, else host), gpu (CUDA kernels; exit 3 "
-                   "without a device) or host (the same kernel source on the CPU)")
-      ->default_str("auto");
+// No check on a flag's value (the flags table's CHECK).
+std::optional<CLI::Validator> NoCheck() { return std::nullopt; }
+
+// --shard I/N.
+CLI::Validator ShardCheck() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        int64_t i, n;
+        std::string problem;
+        return slotguard::ParseShard(value, &i, &n, &problem) ? "" : problem;
+      },
+      "");
 }
 
-void AddLimits(CLI::App* cmd, slotguard::LoadLimits* limits) {
-  cmd->add_option("--max-tokens", limits->max_tokens, "largest num_tokens a scenario may have")
-      ->capture_default_str()
-      ->check(Integer<int64_t>(1));
-  cmd->add_option("--max-requests", limits->max_requests, "most requests a scenario may have")
-      ->capture_default_str()
-      ->check(Integer<int64_t>(1));
-  cmd->add_option("--max-table-entries", limits->max_table_entries,
-                  "most block-table entries per group, padded to the farthest column a position selects")
-      ->capture_default_str()
-      ->check(Integer<int64_t>(1));
-  cmd->add_option("--max-file-mib", limits->max_file_mib, "largest scenario file read, in MiB")
-      ->capture_default_str()
-      ->check(IntegerTo<int64_t>(1, uint64_t{1} << 30));
-  cmd->add_option("--max-memory-mib", limits->max_memory_mib,
-                  "most memory parsing or checking one scenario may take, estimated from its sizes before "
-                  "allocating (-j N checks N at once); over it the file is an error")
-      ->capture_default_str()
-      ->check(IntegerTo<int64_t>(1, uint64_t{1} << 40));
+using slotguard::FlagKind;
+
+// One row of the flags table (cli/flags.def), registered by its kind.
+template <FlagKind kKind, typename T>
+void AddFlag(CLI::App* cmd, T* field, const char* names, const char* help, const std::optional<CLI::Validator>& check) {
+  CLI::Option* opt = nullptr;
+  if constexpr (kKind == FlagKind::kFlag) {
+    opt = cmd->add_flag(names, *field, help);
+  } else if constexpr (kKind == FlagKind::kBackend) {
+    opt = AddBackendOption(cmd, field, help)->default_str("auto");
+  } else if constexpr (kKind == FlagKind::kIsolate) {
+    opt = cmd->add_flag_callback(names, [field] { *field = 1; }, help);
+  } else if constexpr (kKind == FlagKind::kNoIsolate) {
+    opt = cmd->add_flag_callback(names, [field] { *field = 0; }, help)->excludes(cmd->get_option("--isolate"));
+  } else if constexpr (kKind == FlagKind::kTableLayout) {
+    const std::vector<std::string>& layouts = slotguard::TableLayoutNames();
+    opt = cmd->add_option_function<std::string>(
+                 names,
+                 [field, &layouts](const std::string& name) {
+                   *field = static_cast<slotguard::TableLayoutKind>(
+                       std::find(layouts.begin(), layouts.end(), name) - layouts.begin());
+                 },
+                 help)
+              ->check(OneOf(layouts, false));
+  } else {
+    opt = cmd->add_option(names, *field, help);
+    if constexpr (kKind == FlagKind::kShown || kKind == FlagKind::kPositional) opt->capture_default_str();
+    if constexpr (kKind == FlagKind::kRequired) opt->required();
+    if constexpr (kKind == FlagKind::kFamilyFile)
+      opt->expected(1)
+          ->allow_extra_args(false)  // one file per --family-file: the scenarios after it stay positional
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  }
+  if (check) opt->check(*check);
 }
 
-// --family-file, on every command that reads scenarios or families.
-void AddFamilyFiles(CLI::App* cmd, std::vector<std::string>* files) {
-  cmd->add_option("--family-file", *files,
-                  "a family description (JSON, docs/family-format.md) to register before anything runs, so that "
-                  "scenarios, --family and implementations may name its family; repeatable. Every *.json of the "
-                  "directories in SLOTGUARD_FAMILY_PATH (colon-separated) is registered too")
-      ->check(Path("a family description file"))
-      ->expected(1)
-      ->allow_extra_args(false)  // one file per --family-file: the scenarios after it stay positional
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-}
+// Whether a row of OPTIONS fills a field of O: its own struct, or
+// AnyCommand for every command struct (the ones with a --backend).
+template <typename Options, typename O>
+constexpr bool kFills = std::is_same_v<Options, O> ||
+                        (std::is_same_v<Options, slotguard::AnyCommand> &&
+                         (std::is_same_v<O, slotguard::CheckOptions> || std::is_same_v<O, slotguard::ReplayOptions> ||
+                          std::is_same_v<O, slotguard::MutantsOptions> || std::is_same_v<O, slotguard::FuzzOptions> ||
+                          std::is_same_v<O, slotguard::BenchOptions>));
 
-void AddRunSetup(CLI::App* cmd, slotguard::RunSetup* setup, bool graph) {
-  cmd->add_flag("--writers", setup->writers,
-                "run the cache writers after the mappings on a pool per group (block 0 zero, the rest "
-                "poison) and check null_bytes and write_set on the memory");
-  cmd->add_option("--head-bytes", setup->head_bytes, "bytes per slot in the writers' pools (multiple of 8)")
-      ->capture_default_str()
-      ->check(Integer(8, 4096, std::numeric_limits<int32_t>::max(), "a multiple of 8 from 8 to 4096", 8));
-  cmd->add_option("--max-cache-mib", setup->max_cache_mib,
-                  "largest pool per group for the writers; a bigger group skips the writers and the memory invariants (the report says so)")
-      ->capture_default_str()
-      ->check(IntegerTo<int64_t>(1, uint64_t{1} << 30));
-  if (graph)
-    cmd->add_flag("--cuda-graph", setup->cuda_graph,
-                  "capture mappings + writers into a CUDA graph at the padded capture size (1, 2, 4, "
-                  ".., 512 tokens), replay the real batch, then a dummy batch and an idle DP rank's "
-                  "batch on the same buffers, checking null_bytes after each (implies --writers)");
-  CLI::Option* isolate = cmd->add_flag_callback(
-      "--isolate", [setup] { setup->isolate = 1; },
-      "run the kernels in worker processes, so that a fault (illegal address, crash, timeout) is a "
-      "no_fault finding for its scenario and the run goes on (default: on for the gpu backend, except "
-      "in fuzz, and for --kernel-lib/--kernel-cubin)");
-  cmd->add_flag_callback("--no-isolate", [setup] { setup->isolate = 0; },
-                         "run the kernels in this process (a CUDA error then ends the run, exit 3)")
-      ->excludes(isolate);
-  cmd->add_option("--device", setup->device,
-                  "K: run on CUDA device K only (an index into CUDA_VISIBLE_DEVICES when it is set), for this "
-                  "process, its workers and a --kernel-cmd provider: one process per GPU")
-      ->check(IntegerTo<int>(0, 1023));
-  cmd->add_option("--timeout", setup->timeout_seconds,
-                  "seconds per scenario in an isolated run, per message to a --kernel-cmd provider, for loading a --kernel-lib "
-                  "plugin in its child process (0: none)")
-      ->capture_default_str()
-      ->check(NonNegativeNumber());
-  cmd->add_option("--kernel-lib", setup->provider.kernel_lib,
-                  "a plugin (.so, include/slotguard/plugin.h) whose mapping kernels replace slotguard's own for "
-                  "the families it implements")
-      ->check(Path());
-  cmd->add_option("--kernel-cubin", setup->provider.kernel_cubin,
-                  "a compiled kernel (cubin, fatbin or PTX, e.g. from Triton's cache) to check, launched as "
-                  "--kernel-spec says (gpu backend)")
-      ->check(Path());
-  cmd->add_option("--kernel-spec", setup->provider.kernel_spec,
-                  "JSON: the --kernel-cubin kernel's family, symbol, parameters and grid (see docs/bring-your-own-kernel.md)")
-      ->check(Path());
-  cmd->add_option("--kernel-cmd", setup->provider.kernel_cmd,
-                  "\"COMMAND ARGS\": a long-lived provider process (e.g. the engine's own Triton launcher behind "
-                  "python/slotguard's serve()) that runs the families it names, many scenarios per message "
-                  "(docs/provider-protocol.md); --backend gpu tells it to run on CUDA")
-      ->check(Path("a command"));
-  const std::vector<std::string>& layouts = slotguard::TableLayoutNames();
-  cmd->add_option_function<std::string>(
-         "--table-layout",
-         [setup, &layouts](const std::string& name) {
-           setup->table_layout = static_cast<slotguard::TableLayoutKind>(
-               std::find(layouts.begin(), layouts.end(), name) - layouts.begin());
-         },
-         "lay every block table out so in memory for the kernel, instead of each scenario's table_layout (fuzz: "
-         "instead of varying it): padded (poison after each row), tight (row stride = width: the next row follows "
-         "directly, poison after the last) or strided (other rows' block ids after each row). A correct kernel "
-         "gives the same outputs in every layout")
-      ->check(OneOf(layouts, false));
+// Registers on `cmd` the rows of the flags table that fill *o and that
+// `cmd` has, in the table's order.
+template <typename O>
+void AddFlags(CLI::App* cmd, O* o) {
+  using namespace slotguard;  // the table names the structs unqualified
+  const std::string command = cmd->get_name();
+#define SG_FLAG(OPTIONS, FIELD, COMMANDS, NAMES, KIND, CHECK, SECTION, DOC_FLAG, DOC_DEFAULT, HELP, DOC) \
+  if constexpr (kFills<OPTIONS, O>) {                                                               \
+    static const FlagRow row = {#OPTIONS, #FIELD, COMMANDS, NAMES, FlagKind::KIND, FlagDoc::SECTION, \
+                                DOC_FLAG, DOC_DEFAULT, HELP, DOC};                                   \
+    if (FlagOfCommand(row, command)) AddFlag<FlagKind::KIND>(cmd, &o->FIELD, NAMES, HELP, CHECK);   \
+  }
+#include "cli/flags.def"
+#undef SG_FLAG
 }
 
 // What every subcommand's --help ends with.
@@ -329,7 +304,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   slotguard::SetWorkerExecutable(SelfExecutable(argv[0]));
 
-  std::vector<std::string> family_files;  // --family-file, any command
+  slotguard::CommonOptions common;  // --family-file, any command that reads families
   slotguard::CheckOptions check;
   CLI::App* check_cmd = app.add_subcommand(
       "check", "CI gate: every scenario under PATHs, every group, backend vs reference, all "
@@ -338,39 +313,10 @@ int main(int argc, char** argv) {
 "  slotguard check --backend host --writers -q scenarios/\n"
 "  slotguard check --variant unguarded --junit report.xml --suppressions known.json scenarios/paged/\n",
                          "0 every scenario holds (those a --suppressions entry covers hold as suppressed); 1 a scenario does not hold (also when another file is bad input: every problem is printed); 2 bad input or usage (a file that does not load, a bad --suppressions file, a --variant that no group under the paths has); 3 environment (no usable GPU, a CUDA error, a report that cannot be written)"));
-  check_cmd->add_option("paths", check.paths, "scenario files or directories (recursive *.json)")
-      ->capture_default_str()
-      ->check(Path());
-  AddBackend(check_cmd, &check.backend);
-  AddRunSetup(check_cmd, &check.setup, true);
-  AddFamilyFiles(check_cmd, &family_files);
-  check_cmd->add_option("--variant", check.variant,
-                        "force a variant on every group whose family has it, or 'all' to run "
-                        "each scenario once per variant (see `slotguard list`)");
-  check_cmd->add_option("--junit", check.junit_path, "write a JUnit XML report")
-      ->check(Path());
-  check_cmd->add_option("--json", check.json_path, "write a JSON report")
-      ->check(Path());
-  check_cmd->add_option("--sarif", check.sarif_path,
-                        "write a SARIF 2.1.0 report for code scanning: a result per cause (per failing scenario "
-                        "and group), on the group's line of the scenario file")
-      ->check(Path());
-  check_cmd->add_option("--sarif-root", check.sarif_root,
-                        "the folder SARIF URIs are relative to (uriBaseId %SRCROOT%); default: the repository the "
-                        "working directory is in, else the working directory")
-      ->check(Path("a directory"));
-  check_cmd->add_option("--suppressions", check.suppressions_path,
-                        "a suppressions file (docs/suppressions.md): a scenario whose unexpected findings an "
-                        "entry covers is counted as suppressed, not failed; entries that match nothing are "
-                        "reported stale")
-      ->check(Path());
-  check_cmd->add_option("-j,--jobs", check.jobs, "scenarios checked in parallel")
-      ->capture_default_str()
-      ->check(IntegerTo<int>(1, 1024));
-  check_cmd->add_flag("-v,--verbose", check.verbose,
-                      "also print the findings of scenarios that hold (expected findings)");
-  check_cmd->add_flag("-q,--quiet", check.quiet, "print only what fails, and the summary");
-  AddLimits(check_cmd, &check.limits);
+  AddFlags(check_cmd, &check);
+  AddFlags(check_cmd, &check.setup);
+  AddFlags(check_cmd, &common);
+  AddFlags(check_cmd, &check.limits);
 
   slotguard::ReplayOptions replay;
   CLI::App* replay_cmd = app.add_subcommand(
@@ -379,24 +325,10 @@ int main(int argc, char** argv) {
 "  slotguard replay --backend host --variant dummy_reads_row scenarios/paged/mutants/dummy-reads-row.json\n"
 "  slotguard replay --html map.html scenarios/rings/mutants/kpool-prefix.json\n",
                          "0 the scenario holds; 1 it does not; 2 bad input or usage (the file, a --variant no group has); 3 environment (no usable GPU, a CUDA error, an --html page that cannot be written)"));
-  replay_cmd->add_option("file", replay.file, "the scenario file")->required()
-      ->check(Path());
-  AddBackend(replay_cmd, &replay.backend);
-  AddRunSetup(replay_cmd, &replay.setup, true);
-  AddFamilyFiles(replay_cmd, &family_files);
-  replay_cmd->add_option("--variant", replay.variant, "force a variant (see `slotguard list`)");
-  replay_cmd->add_flag("--all-tokens", replay.all_tokens,
-                       "print every token, also in scenarios over 256 tokens, every finding, and every block "
-                       "range a request wrote (past 64)");
-  replay_cmd->add_option("--max-findings", replay.max_findings,
-                         "findings listed per invariant and group (0: all; default 8, as check)");
-  replay_cmd->add_option("--html", replay.html_path,
-                         "also write the run to this path as one self-contained HTML page (no network): per group, the block "
-                         "pool as a grid coloured by the requests that wrote each block, the null block and the "
-                         "findings marked, and each block's tokens on hover or click; long runs of unwritten "
-                         "blocks are one range cell, and a zoom control sizes the cells")
-      ->check(Path());
-  AddLimits(replay_cmd, &replay.limits);
+  AddFlags(replay_cmd, &replay);
+  AddFlags(replay_cmd, &replay.setup);
+  AddFlags(replay_cmd, &common);
+  AddFlags(replay_cmd, &replay.limits);
 
   slotguard::MutantsOptions mutants;
   CLI::App* mutants_cmd = app.add_subcommand(
@@ -405,15 +337,10 @@ int main(int argc, char** argv) {
   mutants_cmd->footer(Footer("  slotguard mutants --backend host               # scenarios/\n"
 "  slotguard mutants -j 8 scenarios/paged/\n",
                          "0 every variant is caught and fixed is clean; 1 a variant survives or fixed has findings; 2 bad input or usage (every bad file is printed, no matrix); 3 environment"));
-  mutants_cmd->add_option("paths", mutants.paths, "scenario files or directories")->capture_default_str()
-      ->check(Path());
-  AddBackend(mutants_cmd, &mutants.backend);
-  AddRunSetup(mutants_cmd, &mutants.setup, false);
-  AddFamilyFiles(mutants_cmd, &family_files);
-  mutants_cmd->add_option("-j,--jobs", mutants.jobs, "scenarios run in parallel")
-      ->capture_default_str()
-      ->check(IntegerTo<int>(1, 1024));
-  AddLimits(mutants_cmd, &mutants.limits);
+  AddFlags(mutants_cmd, &mutants);
+  AddFlags(mutants_cmd, &mutants.setup);
+  AddFlags(mutants_cmd, &common);
+  AddFlags(mutants_cmd, &mutants.limits);
 
   slotguard::FuzzOptions fuzz;
   CLI::App* fuzz_cmd = app.add_subcommand(
@@ -424,65 +351,9 @@ int main(int argc, char** argv) {
 "  slotguard fuzz --backend host --family paged --variant unguarded --runs 2000\n"
 "  slotguard fuzz --time 600 --keep-going --suppressions known.json --json fuzz.json --out findings/\n",
                          "0 no finding (or only suppressed ones); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage or a bad --suppressions file (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, an --out that cannot be created, a --json or --sarif that cannot be written: after the summary, a reproducer that cannot be written: its finding still reported)"));
-  fuzz_cmd->add_option("--family", fuzz.families, "fuzz only these families (repeatable)");
-  fuzz_cmd->add_option("--variant", fuzz.variant,
-                       "force a variant on the groups whose family has it (a mutant to find)");
-  fuzz_cmd->add_option("--time", fuzz.seconds, "seconds to run (default 60, unbounded with --runs; 0: no time limit, as libFuzzer's -max_total_time=0)")
-      ->check(NonNegativeNumber());
-  fuzz_cmd->add_option("--runs", fuzz.runs, "scenarios to check")->check(Integer<int64_t>(0));
-  fuzz_cmd->add_option("--seed", fuzz.seed, "campaign seed: the same seed checks the same scenarios")
-      ->capture_default_str()
-      ->check(Integer<uint64_t>(0));
-  fuzz_cmd->add_option("--shard", fuzz.shard,
-                       "I/N: check only scenarios I, I+N, I+2N, ... of the seed's stream, so N jobs or GPUs "
-                       "split one campaign (--runs and --time are per shard)")
-      ->check(CLI::Validator(
-          [](std::string& value) -> std::string {
-            int64_t i, n;
-            std::string problem;
-            return slotguard::ParseShard(value, &i, &n, &problem) ? "" : problem;
-          },
-          ""));
-  fuzz_cmd->add_option("--out", fuzz.out_dir, "directory for the reproducer")->capture_default_str()
-      ->check(Path());
-  AddBackend(fuzz_cmd, &fuzz.backend);
-  AddRunSetup(fuzz_cmd, &fuzz.setup, false);
-  AddFamilyFiles(fuzz_cmd, &family_files);
-  fuzz_cmd->add_option("-j,--jobs", fuzz.jobs, "threads")->capture_default_str()->check(IntegerTo<int>(1, 1024));
-  fuzz_cmd->add_option("--json", fuzz.json_path, "write a JSON summary")
-      ->check(Path());
-  fuzz_cmd->add_option("--sarif", fuzz.sarif_path,
-                       "write a SARIF 2.1.0 log: each distinct finding at its reproducer, fingerprinted by its "
-                       "signature")
-      ->check(Path());
-  fuzz_cmd->add_option("--sarif-root", fuzz.sarif_root,
-                       "the folder SARIF URIs are relative to (uriBaseId %SRCROOT%); default: the repository the "
-                       "working directory is in, else the working directory")
-      ->check(Path("a directory"));
-  fuzz_cmd->add_option("--regressions", fuzz.regressions,
-                       "a folder of past reproducers (created when missing), replayed before the campaign with the "
-                       "same implementation; one that fails again is reported and the campaign does not run "
-                       "(with --keep-going it runs all the same); each new reproducer is added to it")
-      ->check(Path("a directory"));
-  fuzz_cmd->add_flag("-v,--verbose", fuzz.verbose,
-                     "also print how often each generator operator ran (the classification) and those that never ran");
-  fuzz_cmd->add_flag("--keep-going", fuzz.keep_going,
-                     "do not stop at the first finding: check the whole budget and report every distinct "
-                     "finding (by signature: implementation, families, variants, the most specific invariant that fired, "
-                     "kernel or batch), the smallest reproducer and a count each");
-  fuzz_cmd->add_option("--suppressions", fuzz.suppressions_path,
-                       "a suppressions file (docs/suppressions.md): the known differences it covers are counted "
-                       "and listed, not failures; entries that match nothing are reported stale")
-      ->check(Path());
-  fuzz_cmd->add_option("--max-requests", fuzz.max_requests,
-                       "most requests per generated batch (small batches: more scenarios per second)")
-      ->capture_default_str()
-      ->check(IntegerTo<int32_t>(1, 4096));
-  fuzz_cmd->add_flag("--inconsistent", fuzz.inconsistent,
-                     "also generate runner-state faults (unmarked dummies, live requests on zero columns)");
-  fuzz_cmd->add_flag("--huge-batches", fuzz.huge_batches,
-                     "also generate, about once in 10,000 scenarios, a batch past 2^24 tokens (about a gigabyte "
-                     "to check each)");
+  AddFlags(fuzz_cmd, &fuzz);
+  AddFlags(fuzz_cmd, &fuzz.setup);
+  AddFlags(fuzz_cmd, &common);
 
   slotguard::ImportOptions import;
   CLI::App* import_cmd =
@@ -490,12 +361,7 @@ int main(int argc, char** argv) {
   import_cmd->footer(Footer("  slotguard import crash-0123abcd                  # the scenario to stdout\n"
 "  slotguard import --variant paged/unguarded -o crash.json crash-0123abcd\n",
                          "0 the scenario is written; 2 bad input or usage (an artifact that cannot be read, an unknown variant, an -o that cannot be a file: a directory, FIFO, device or missing folder); 3 environment (writing -o failed)"));
-  import_cmd->add_option("file", import.file, "the artifact (crash-..., or any corpus input)")->required()
-      ->check(Path());
-  import_cmd->add_option("-o,--out", import.out, "scenario file to write (default: stdout)")
-      ->check(Path());
-  import_cmd->add_option("--variant", import.variant,
-                         "the SLOTGUARD_FUZZ_VARIANT the target ran with (NAME or FAMILY/NAME)");
+  AddFlags(import_cmd, &import);
 
   CLI::App* list_cmd =
       app.add_subcommand("list", "families (with their parameters), variants and invariants, from the registries");
@@ -503,15 +369,10 @@ int main(int argc, char** argv) {
 "  slotguard list --params-markdown > params.md\n"
 "  slotguard list --json --family-file examples/families/sliding_window.json\n",
                          "0 listed; 2 usage"));
-  bool params_markdown = false, list_json = false;
-  CLI::Option* markdown_flag =
-      list_cmd->add_flag("--params-markdown", params_markdown,
-                         "print only the built-in families' parameter table, as Markdown (docs/families.md holds it)");
-  list_cmd->add_flag("--json", list_json,
-                     "print the registries as JSON: every family with its source file, parameters, outputs and "
-                     "variants, and the invariants (what python/slotguard reads)")
-      ->excludes(markdown_flag);
-  AddFamilyFiles(list_cmd, &family_files);
+  slotguard::ListOptions list;
+  AddFlags(list_cmd, &list);
+  list_cmd->get_option("--json")->excludes(list_cmd->get_option("--params-markdown"));
+  AddFlags(list_cmd, &common);
 
   slotguard::BenchOptions bench;
   CLI::App* bench_cmd = app.add_subcommand(
@@ -521,30 +382,12 @@ int main(int argc, char** argv) {
 "  slotguard bench --backend host --host-tokens 1048576\n"
 "  slotguard bench --references 1000000             # the interpreter against the hand-written references\n",
                          "0 the figures are printed (bench gives no verdict but --references': 1 when the references differ); 2 usage; 3 environment (--backend gpu without a device, a CUDA call or a host run that fails)"));
-  AddBackend(bench_cmd, &bench.backend);
-  bench_cmd->add_option("--tokens", bench.tokens, "GPU batch sizes in tokens")
-      ->capture_default_str()
-      ->check(Integer<int64_t>(1));
-  bench_cmd->add_option("--repeats", bench.repeats, "timed launches per measurement (median)")
-      ->capture_default_str()
-      ->check(IntegerTo<int>(1, 100000));
-  bench_cmd->add_option("--head-bytes", bench.head_bytes, "bytes per slot for the writers' benchmark")
-      ->capture_default_str()
-      ->check(IntegerTo<int32_t>(8, 4096));
-  bench_cmd->add_option("--host-tokens", bench.host_tokens,
-                        "tokens of the host check benchmark scenario")
-      ->capture_default_str()
-      ->check(Integer<int64_t>(1));
-  bench_cmd->add_option("--references", bench.references,
-                        "instead: N generated scenarios per built-in family through the interpreter and the "
-                        "hand-written reference, compared bit for bit (exit 1 when they differ), with their speed")
-      ->check(Integer<int64_t>(1));
-  bench_cmd->add_option("--seed", bench.seed, "the generator's seed for --references")->capture_default_str();
+  AddFlags(bench_cmd, &bench);
 
   slotguard::WorkerOptions worker;
   CLI::App* worker_cmd = app.add_subcommand("__worker", "the worker process of fault isolation")->group("");
   AddBackendOption(worker_cmd, &worker.backend, "");
-  worker_cmd->add_option("--family-file", family_files)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  worker_cmd->add_option("--family-file", common.family_files)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   worker_cmd->add_option("--kernel-lib", worker.provider.kernel_lib);
   worker_cmd->add_option("--kernel-cubin", worker.provider.kernel_cubin);
   worker_cmd->add_option("--kernel-spec", worker.provider.kernel_spec);
@@ -573,7 +416,7 @@ int main(int argc, char** argv) {
     // A worker is handed its parent's files, SLOTGUARD_FAMILY_PATH's among them.
     std::string problem;
     if ((!*worker_cmd && !slotguard::RegisterFamilySearchPath(&problem)) ||
-        !slotguard::RegisterFamilyFiles(family_files, &problem)) {
+        !slotguard::RegisterFamilyFiles(common.family_files, &problem)) {
       std::cerr << slotguard::ErrorLine(problem);
       return slotguard::kExitBadInput;
     }
@@ -581,7 +424,7 @@ int main(int argc, char** argv) {
   try {
     if (*check_cmd) return slotguard::RunCheck(check, std::cout, std::cerr);
     if (*replay_cmd) return slotguard::RunReplay(replay, std::cout, std::cerr);
-    if (*list_cmd) return slotguard::RunList(params_markdown, list_json, std::cout);
+    if (*list_cmd) return slotguard::RunList(list.params_markdown, list.json, std::cout);
     if (*mutants_cmd) return slotguard::RunMutants(mutants, std::cout, std::cerr);
     if (*fuzz_cmd) return slotguard::RunFuzz(fuzz, std::cout, std::cerr);
     if (*import_cmd) return slotguard::RunImport(import, std::cout, std::cerr);
