@@ -13,4 +13,12 @@ std::string Backend::Describe() const {
   return text;
 }
 
+std::string ImplementationName(const Backend& backend) {
+  if (!backend.provider()) return "slotguard";
+  // "plugin NAME (PATH)", "kernel SYMBOL (PATH, spec SPEC)": the name, not
+  // where this machine keeps the file, so a signature is the same in CI.
+  const std::string name = backend.provider()->name();
+  return name.substr(0, name.find(" ("));
+}
+
 }  // namespace slotguard

@@ -132,6 +132,11 @@ std::unique_ptr<Backend> MakeGpuBackend(std::string* why);
 /// when kGpu was asked for and is not usable.
 std::unique_ptr<Backend> MakeBackend(BackendKind kind, std::string* why);
 
+/// "slotguard" for slotguard's own kernels, else the provider's name
+/// without the path of its file ("plugin example-rings", "kernel SYMBOL"):
+/// a finding signature's implementation (findings/finding_signature.h).
+std::string ImplementationName(const Backend& backend);
+
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_BACKEND_BACKEND_H_

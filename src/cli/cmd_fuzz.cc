@@ -17,7 +17,7 @@
 #include "report/report.h"
 #include "registry/families.h"
 #include "report/fuzz_report.h"
-#include "runner/fuzz_setup.h"
+#include "fuzzing/fuzz_setup.h"
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
 #include "util/output_file.h"
@@ -33,8 +33,8 @@ FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Su
   report.backend = backend.Describe();
   if (std::string(backend.name()) == "gpu") report.device = GpuDescription();
   report.variant = options.variant;
-  report.max_requests = options.max_requests;
-  report.inconsistent = options.inconsistent;
+  report.max_requests = options.generator.max_requests;
+  report.inconsistent = options.generator.inconsistent;
   report.keep_going = options.keep_going;
   report.suppressions = suppressions;
   report.sarif_root = options.sarif_root;
@@ -64,6 +64,7 @@ class RemoveIfEmptyAndNew {
 
 int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   CampaignOptions campaign;
+  campaign.generator = options.generator;
   std::string problem;
   // The families by name first, with the command line's suggestions
   // ("kpool" for kpool_tail), then the registry's own checks.
@@ -81,9 +82,6 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     err << ErrorLine(problem);
     return kExitBadInput;
   }
-  campaign.generator.inconsistent = options.inconsistent;
-  campaign.generator.huge_batches = options.huge_batches;
-  campaign.generator.max_requests = options.max_requests;
   campaign.generator.table_layout = options.setup.table_layout;
   campaign.variant = options.variant;
   campaign.seed = options.seed;

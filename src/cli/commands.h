@@ -10,6 +10,7 @@
 
 #include "backend/backend.h"
 #include "backend/backend_setup.h"
+#include "fuzzing/generators.h"
 #include "scenario/load_limits.h"
 
 namespace slotguard {
@@ -93,9 +94,10 @@ struct FuzzOptions {
   RunSetup setup;
   int jobs = 1;
   std::string json_path;
-  bool inconsistent = false;
-  bool huge_batches = false;
-  int32_t max_requests = 1024;        // --max-requests: the generator's batch size bound
+  /// The generator's flags (--inconsistent, --huge-batches, --max-requests)
+  /// fill the campaign's generator options themselves; RunFuzz adds the
+  /// families (--family, the implementation's) and --table-layout.
+  GeneratorOptions generator;
   std::string regressions;            // --regressions DIR: past reproducers, replayed first; new ones added
   std::string sarif_root;             // --sarif-root DIR: SARIF URIs relative to it
   bool verbose = false;               // -v: also the generator's classification

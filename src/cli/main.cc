@@ -352,6 +352,7 @@ int main(int argc, char** argv) {
 "  slotguard fuzz --time 600 --keep-going --suppressions known.json --json fuzz.json --out findings/\n",
                          "0 no finding (or only suppressed ones); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage or a bad --suppressions file (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, an --out that cannot be created, a --json or --sarif that cannot be written: after the summary, a reproducer that cannot be written: its finding still reported)"));
   AddFlags(fuzz_cmd, &fuzz);
+  AddFlags(fuzz_cmd, &fuzz.generator);
   AddFlags(fuzz_cmd, &fuzz.setup);
   AddFlags(fuzz_cmd, &common);
 

@@ -1,7 +1,7 @@
 // A fuzz campaign: generate scenarios, check them, and on the first finding
 // that blames the kernel (or, with keep_going, on every finding of the whole
 // budget) shrink it and write the reproducer: one per distinct signature
-// (runner/finding_signature.h), known differences suppressed
+// (findings/finding_signature.h), known differences suppressed
 // (suppressions/suppressions.h). Deterministic for a seed: scenario i
 // depends only on (seed, i), whatever the number of jobs.
 #ifndef SLOTGUARD_FUZZING_CAMPAIGN_H_
@@ -15,7 +15,7 @@
 
 #include "backend/backend.h"
 #include "fuzzing/generators.h"
-#include "runner/finding_signature.h"
+#include "findings/finding_signature.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario.h"
 #include "suppressions/suppressions.h"

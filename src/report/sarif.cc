@@ -12,7 +12,7 @@
 // source. Its partialFingerprints hash what the finding is, not where the
 // run happened, so re-runs update one alert instead of adding one. A fuzz
 // campaign's distinct findings are results at their reproducer files,
-// fingerprinted by their signatures (runner/finding_signature.h), not by
+// fingerprinted by their signatures (findings/finding_signature.h), not by
 // the seed or the stream index that found them. A finding a suppression
 // covers is a result with a SARIF suppression (kind external, the entry's
 // reason as its justification): code scanning shows it dismissed.

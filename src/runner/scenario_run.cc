@@ -305,10 +305,4 @@ bool ReferencePasses(const Scenario& given) {
   return true;
 }
 
-bool BlamesKernel(const std::set<std::string>& fired) {
-  // skip_agrees: the implementation's consumers against its marker, whatever the batch.
-  return fired.count(kInvariantDifferential) || fired.count(kInvariantRowBounds) || fired.count(kInvariantNoFault) ||
-         fired.count(kInvariantSkipAgrees);
-}
-
 }  // namespace slotguard

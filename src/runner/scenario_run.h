@@ -12,7 +12,7 @@
 #include "backend/backend.h"
 #include "invariants/finding.h"
 #include "invariants/group_cause.h"
-#include "runner/finding_signature.h"
+#include "findings/finding_signature.h"
 #include "runner/null_block_effect.h"
 #include "scenario/family_params.h"  // OutputNames
 #include "scenario/scenario.h"
@@ -66,12 +66,6 @@ bool ReferencePasses(const Scenario& scenario);
 
 /// Every invariant that fired in some group of the run.
 std::set<std::string> FiredInvariants(const ScenarioRun& run);
-
-/// True when a scenario's findings blame the kernel whatever the batch
-/// state: the kernel disagrees with the reference (differential), read past
-/// a row (row_bounds) or faulted (no_fault). The other invariants can fire
-/// on a batch a runner got wrong with a correct kernel (--inconsistent).
-bool BlamesKernel(const std::set<std::string>& fired);
 
 /// The finding of a run that did not complete (GroupOutputs::fault).
 Finding NoFaultFinding(const std::string& output, const std::string& fault);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/finding_signature.h"
+#include "findings/finding_signature.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {

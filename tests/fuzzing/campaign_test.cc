@@ -161,7 +161,7 @@ TEST_P(FuzzFindsVariantTest, FromNothingAndTheReproducerReplays) {
 // the kernel is fixed.
 TEST_P(FuzzFindsVariantTest, ThroughRunnerStateFindingsWithInconsistentBatches) {
   FuzzOptions o = VariantCampaign("inconsistent_");
-  o.inconsistent = true;
+  o.generator.inconsistent = true;
   o.seed = 3;
   std::ostringstream out, err;
   ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();

@@ -17,7 +17,7 @@
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
 #include "plugin/mapping_provider.h"
-#include "runner/fuzz_setup.h"
+#include "fuzzing/fuzz_setup.h"
 #include "scenario/scenario_json.h"
 #include "testing/scratch_dir.h"
 

@@ -145,7 +145,7 @@ TEST(FuzzReportSchemaTest, RealReportsValidate) {
   runs[1].variant = "prefix";
   runs[2].variant = "prefix";
   runs[2].keep_going = true;
-  runs[2].inconsistent = true;
+  runs[2].generator.inconsistent = true;
   runs[2].shard = "0/2";
   runs[2].suppressions_path = (dir / "known.json").string();
   runs[2].regressions = (dir / "regs").string();

@@ -10,13 +10,13 @@
 // left at different sizes (1 token, or 16), or that fire a different set of
 // less specific invariants besides, have one signature; the shape and the
 // whole set are kept beside it, for reports and suppression entries.
-#ifndef SLOTGUARD_RUNNER_FINDING_SIGNATURE_H_
-#define SLOTGUARD_RUNNER_FINDING_SIGNATURE_H_
+#ifndef SLOTGUARD_FINDINGS_FINDING_SIGNATURE_H_
+#define SLOTGUARD_FINDINGS_FINDING_SIGNATURE_H_
 
+#include <set>
 #include <string>
 #include <vector>
 
-#include "backend/backend.h"
 #include "invariants/finding.h"
 #include "scenario/scenario.h"
 
@@ -48,9 +48,11 @@ struct FindingSignature {
 /// "R requests, T tokens, G groups".
 std::string ScenarioShape(const Scenario& scenario);
 
-/// "slotguard" for slotguard's own kernels, else the provider's name
-/// without the path of its file ("plugin example-rings", "kernel SYMBOL").
-std::string ImplementationName(const Backend& backend);
+/// Whether the findings blame the kernel whatever the batch's runner
+/// state: the kernel disagrees with the reference (differential), read past
+/// a row (row_bounds) or faulted (no_fault). The other invariants can fire
+/// on a batch a runner got wrong with a correct kernel (--inconsistent).
+bool BlamesKernel(const std::set<std::string>& fired);
 
 /// The signature of a run of `scenario` whose per-group findings are
 /// `findings` (at least one fired).
@@ -59,4 +61,4 @@ FindingSignature SignatureOf(const Scenario& scenario, const std::vector<Finding
 
 }  // namespace slotguard
 
-#endif  // SLOTGUARD_RUNNER_FINDING_SIGNATURE_H_
+#endif  // SLOTGUARD_FINDINGS_FINDING_SIGNATURE_H_

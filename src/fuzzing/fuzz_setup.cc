@@ -1,4 +1,4 @@
-#include "runner/fuzz_setup.h"
+#include "fuzzing/fuzz_setup.h"
 
 #include <algorithm>
 

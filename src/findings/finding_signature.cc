@@ -1,11 +1,10 @@
-#include "runner/finding_signature.h"
+#include "findings/finding_signature.h"
 
 #include <algorithm>
 #include <set>
 
 #include "registry/families.h"
 #include "registry/invariants.h"
-#include "runner/scenario_run.h"
 #include "util/fingerprint.h"
 
 namespace slotguard {
@@ -41,14 +40,6 @@ std::string ScenarioShape(const Scenario& s) {
          std::to_string(s.groups.size()) + " groups";
 }
 
-std::string ImplementationName(const Backend& backend) {
-  if (!backend.provider()) return "slotguard";
-  // "plugin NAME (PATH)", "kernel SYMBOL (PATH, spec SPEC)": the name, not
-  // where this machine keeps the file, so a signature is the same in CI.
-  const std::string name = backend.provider()->name();
-  return name.substr(0, name.find(" ("));
-}
-
 FindingSignature SignatureOf(const Scenario& scenario, const std::vector<FindingSink>& findings,
                              const std::string& implementation) {
   std::set<std::string> families, variants, invariants;
@@ -66,6 +57,12 @@ FindingSignature SignatureOf(const Scenario& scenario, const std::vector<Finding
   s.blames_kernel = BlamesKernel(invariants);
   s.shape = ScenarioShape(scenario);
   return s;
+}
+
+bool BlamesKernel(const std::set<std::string>& fired) {
+  // skip_agrees: the implementation's consumers against its marker, whatever the batch.
+  return fired.count(kInvariantDifferential) || fired.count(kInvariantRowBounds) || fired.count(kInvariantNoFault) ||
+         fired.count(kInvariantSkipAgrees);
 }
 
 }  // namespace slotguard
