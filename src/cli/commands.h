@@ -1,5 +1,7 @@
 // The commands behind the CLI. main.cc only parses flags into these option
-// structs; every command runs in-process, so tests drive it directly.
+// structs; every command runs in-process, so tests drive it directly. Each
+// struct's flag members are generated from the flags table (cli/flags.def):
+// a flag's type, default and --help text are its row.
 #ifndef SLOTGUARD_CLI_COMMANDS_H_
 #define SLOTGUARD_CLI_COMMANDS_H_
 
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "cli/flag_members.h"
 #include "backend/backend_setup.h"
 #include "fuzzing/generators.h"
 #include "scenario/load_limits.h"
@@ -24,30 +27,37 @@ enum ExitCode {
 };
 
 struct CheckOptions {
-  std::vector<std::string> paths = {"scenarios/"};
-  BackendKind backend = BackendKind::kAuto;
+  // The flags table's rows of CheckOptions and AnyCommand (cli/flags.def, cli/flag_members.h).
+#undef SG_MEMBER_CheckOptions
+#define SG_MEMBER_CheckOptions SG_MEMBER_ON
+#undef SG_MEMBER_AnyCommand
+#define SG_MEMBER_AnyCommand SG_MEMBER_ON
+#define SG_FLAG SG_FLAG_MEMBER
+#include "cli/flags.def"
+#undef SG_FLAG
+#undef SG_MEMBER_CheckOptions
+#define SG_MEMBER_CheckOptions SG_MEMBER_OFF
+#undef SG_MEMBER_AnyCommand
+#define SG_MEMBER_AnyCommand SG_MEMBER_OFF
   RunSetup setup;
-  std::string variant;  // "" each group's own; a variant name; or "all"
-  std::string junit_path;
-  std::string json_path;
-  std::string sarif_path;
-  std::string suppressions_path;  // --suppressions FILE
-  int jobs = 1;
-  bool verbose = false;  // also print the findings of scenarios that hold
-  bool quiet = false;    // print only what fails and the summary
-  std::string sarif_root;  // --sarif-root DIR: SARIF URIs relative to it
   LoadLimits limits;
 };
 int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err);
 
 struct ReplayOptions {
-  std::string file;
-  BackendKind backend = BackendKind::kAuto;
+  // The flags table's rows of ReplayOptions and AnyCommand (cli/flags.def, cli/flag_members.h).
+#undef SG_MEMBER_ReplayOptions
+#define SG_MEMBER_ReplayOptions SG_MEMBER_ON
+#undef SG_MEMBER_AnyCommand
+#define SG_MEMBER_AnyCommand SG_MEMBER_ON
+#define SG_FLAG SG_FLAG_MEMBER
+#include "cli/flags.def"
+#undef SG_FLAG
+#undef SG_MEMBER_ReplayOptions
+#define SG_MEMBER_ReplayOptions SG_MEMBER_OFF
+#undef SG_MEMBER_AnyCommand
+#define SG_MEMBER_AnyCommand SG_MEMBER_OFF
   RunSetup setup;
-  std::string variant;
-  bool all_tokens = false;  // print every token and every finding, even in long scenarios
-  size_t max_findings = 8;  // findings listed per invariant and group (0: all), as check
-  std::string html_path;    // --html: also write the block map page (report/block_map_html.h)
   LoadLimits limits;
 };
 int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err);
@@ -57,10 +67,19 @@ int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err
 int RunList(bool params_markdown, bool json, std::ostream& out);
 
 struct MutantsOptions {
-  std::vector<std::string> paths = {"scenarios/"};
-  BackendKind backend = BackendKind::kAuto;
+  // The flags table's rows of MutantsOptions and AnyCommand (cli/flags.def, cli/flag_members.h).
+#undef SG_MEMBER_MutantsOptions
+#define SG_MEMBER_MutantsOptions SG_MEMBER_ON
+#undef SG_MEMBER_AnyCommand
+#define SG_MEMBER_AnyCommand SG_MEMBER_ON
+#define SG_FLAG SG_FLAG_MEMBER
+#include "cli/flags.def"
+#undef SG_FLAG
+#undef SG_MEMBER_MutantsOptions
+#define SG_MEMBER_MutantsOptions SG_MEMBER_OFF
+#undef SG_MEMBER_AnyCommand
+#define SG_MEMBER_AnyCommand SG_MEMBER_OFF
   RunSetup setup;
-  int jobs = 1;
   LoadLimits limits;
 };
 /// Exit 0 when every non-fixed variant is caught by some scenario and the
@@ -68,46 +87,51 @@ struct MutantsOptions {
 int RunMutants(const MutantsOptions& options, std::ostream& out, std::ostream& err);
 
 struct BenchOptions {
-  BackendKind backend = BackendKind::kAuto;
-  std::vector<int64_t> tokens = {int64_t{1} << 16, int64_t{1} << 20, int64_t{1} << 22,
-                                 int64_t{1} << 24};
-  int repeats = 50;
-  int64_t host_tokens = int64_t{1} << 22;
-  int32_t head_bytes = 64;  // the writers' bytes per slot
-  int64_t references = 0;   // --references N: the interpreter against the hand-written references only
-  uint64_t seed = 1;
+  // The flags table's rows of BenchOptions and AnyCommand (cli/flags.def, cli/flag_members.h).
+#undef SG_MEMBER_BenchOptions
+#define SG_MEMBER_BenchOptions SG_MEMBER_ON
+#undef SG_MEMBER_AnyCommand
+#define SG_MEMBER_AnyCommand SG_MEMBER_ON
+#define SG_FLAG SG_FLAG_MEMBER
+#include "cli/flags.def"
+#undef SG_FLAG
+#undef SG_MEMBER_BenchOptions
+#define SG_MEMBER_BenchOptions SG_MEMBER_OFF
+#undef SG_MEMBER_AnyCommand
+#define SG_MEMBER_AnyCommand SG_MEMBER_OFF
 };
 int RunBench(const BenchOptions& options, std::ostream& out, std::ostream& err);
 
 struct FuzzOptions {
-  std::vector<std::string> families;  // --family, repeatable; empty: every family
-  std::string variant;                // forced on the groups of families that have it
-  double seconds = -1;                // --time; unset: 60 s, or unbounded with --runs
-  int64_t runs = -1;
-  uint64_t seed = 1;
-  std::string shard;                  // --shard I/N; "" for the whole stream
-  std::string sarif_path;             // --sarif
-  bool keep_going = false;            // --keep-going: every distinct finding of the whole budget
-  std::string suppressions_path;      // --suppressions FILE
-  std::string out_dir = "fuzz-findings";
-  BackendKind backend = BackendKind::kAuto;
+  // The flags table's rows of FuzzOptions and AnyCommand (cli/flags.def, cli/flag_members.h).
+#undef SG_MEMBER_FuzzOptions
+#define SG_MEMBER_FuzzOptions SG_MEMBER_ON
+#undef SG_MEMBER_AnyCommand
+#define SG_MEMBER_AnyCommand SG_MEMBER_ON
+#define SG_FLAG SG_FLAG_MEMBER
+#include "cli/flags.def"
+#undef SG_FLAG
+#undef SG_MEMBER_FuzzOptions
+#define SG_MEMBER_FuzzOptions SG_MEMBER_OFF
+#undef SG_MEMBER_AnyCommand
+#define SG_MEMBER_AnyCommand SG_MEMBER_OFF
   RunSetup setup;
-  int jobs = 1;
-  std::string json_path;
   /// The generator's flags (--inconsistent, --huge-batches, --max-requests)
   /// fill the campaign's generator options themselves; RunFuzz adds the
   /// families (--family, the implementation's) and --table-layout.
   GeneratorOptions generator;
-  std::string regressions;            // --regressions DIR: past reproducers, replayed first; new ones added
-  std::string sarif_root;             // --sarif-root DIR: SARIF URIs relative to it
-  bool verbose = false;               // -v: also the generator's classification
 };
 int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
 
 struct ImportOptions {
-  std::string file;     // a libFuzzer artifact of fuzz_mapping
-  std::string out;      // "" or "-": stdout
-  std::string variant;  // as SLOTGUARD_FUZZ_VARIANT was for the target
+  // The flags table's rows of ImportOptions (cli/flags.def, cli/flag_members.h).
+#undef SG_MEMBER_ImportOptions
+#define SG_MEMBER_ImportOptions SG_MEMBER_ON
+#define SG_FLAG SG_FLAG_MEMBER
+#include "cli/flags.def"
+#undef SG_FLAG
+#undef SG_MEMBER_ImportOptions
+#define SG_MEMBER_ImportOptions SG_MEMBER_OFF
 };
 int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err);
 

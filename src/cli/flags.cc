@@ -6,7 +6,7 @@ namespace slotguard {
 
 const std::vector<FlagRow>& FlagRows() {
   static const std::vector<FlagRow> rows = {
-#define SG_FLAG(OPTIONS, FIELD, COMMANDS, NAMES, KIND, CHECK, SECTION, DOC_FLAG, DOC_DEFAULT, HELP, DOC) \
+#define SG_FLAG(OPTIONS, FIELD, TYPE, INIT, COMMANDS, NAMES, KIND, CHECK, SECTION, DOC_FLAG, DOC_DEFAULT, HELP, DOC) \
   {#OPTIONS, #FIELD, COMMANDS, NAMES, FlagKind::KIND, FlagDoc::SECTION, DOC_FLAG, DOC_DEFAULT, HELP, DOC},
 #include "cli/flags.def"
 #undef SG_FLAG

@@ -6,19 +6,33 @@
 #include <string>
 #include <vector>
 
+#include "cli/flag_members.h"
+
 namespace slotguard {
 
 /// The rows of a flags table row that apply to every command struct with
 /// the row's field (--backend).
 struct AnyCommand {};
-/// What every command that reads families takes (--family-file).
+/// What every command that reads families takes (--family-file), from
+/// the flags table (cli/flags.def).
 struct CommonOptions {
-  std::vector<std::string> family_files;
+#undef SG_MEMBER_CommonOptions
+#define SG_MEMBER_CommonOptions SG_MEMBER_ON
+#define SG_FLAG SG_FLAG_MEMBER
+#include "cli/flags.def"
+#undef SG_FLAG
+#undef SG_MEMBER_CommonOptions
+#define SG_MEMBER_CommonOptions SG_MEMBER_OFF
 };
-/// `slotguard list`'s flags.
+/// `slotguard list`'s flags (--params-markdown, --json), from the table.
 struct ListOptions {
-  bool params_markdown = false;  // --params-markdown
-  bool json = false;             // --json
+#undef SG_MEMBER_ListOptions
+#define SG_MEMBER_ListOptions SG_MEMBER_ON
+#define SG_FLAG SG_FLAG_MEMBER
+#include "cli/flags.def"
+#undef SG_FLAG
+#undef SG_MEMBER_ListOptions
+#define SG_MEMBER_ListOptions SG_MEMBER_OFF
 };
 
 /// How a row is registered with CLI11 (main.cc's AddFlag).

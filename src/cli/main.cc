@@ -202,7 +202,7 @@ template <typename O>
 void AddFlags(CLI::App* cmd, O* o) {
   using namespace slotguard;  // the table names the structs unqualified
   const std::string command = cmd->get_name();
-#define SG_FLAG(OPTIONS, FIELD, COMMANDS, NAMES, KIND, CHECK, SECTION, DOC_FLAG, DOC_DEFAULT, HELP, DOC) \
+#define SG_FLAG(OPTIONS, FIELD, TYPE, INIT, COMMANDS, NAMES, KIND, CHECK, SECTION, DOC_FLAG, DOC_DEFAULT, HELP, DOC) \
   if constexpr (kFills<OPTIONS, O>) {                                                               \
     static const FlagRow row = {#OPTIONS, #FIELD, COMMANDS, NAMES, FlagKind::KIND, FlagDoc::SECTION, \
                                 DOC_FLAG, DOC_DEFAULT, HELP, DOC};                                   \
