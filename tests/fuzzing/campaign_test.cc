@@ -1,9 +1,12 @@
 // `slotguard fuzz` end to end: deterministic for a seed, finds every
 // historical variant from nothing, and the reproducer replays to the finding.
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -47,6 +50,35 @@ TEST(FuzzStatusLineTest, NamesTheBudgetAndTheFindingsSoFar) {
   s.groups.resize(1);
   EXPECT_EQ("fuzz: shrinking finding 1 of 2 (scenario 17): 1 requests, 1025 tokens, 1 groups after 40 candidates, 12 s",
             campaign_internal::ShrinkLine("finding 1 of 2 (scenario 17)", s, 40, 12.4));
+}
+
+// While a finding shrinks, the status line is due as the campaign's is: on
+// a terminal rewritten in place every 0.5 s (and ended by a newline), piped
+// a plain line every 10 s, so nothing in the first 0.6 s.
+TEST(FuzzStatusLineTest, TheShrinkLineIsRewrittenOnATerminalAndEvery10SecondsPiped) {
+  Scenario s;
+  s.batch.query_start_loc = {0, 3};
+  s.batch.num_tokens = 3;
+  s.groups.resize(1);
+  CampaignOptions tty, piped;
+  tty.tty_progress = true;
+  std::ostringstream on_tty, on_pipe;
+  campaign_internal::Budget tty_budget(tty, on_tty), pipe_budget(piped, on_pipe);
+  tty_budget.MaybeReportShrink("finding 1 of 1 (scenario 4)", s, 2);
+  EXPECT_EQ("", on_tty.str()) << "not due before 0.5 s";
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  tty_budget.MaybeReportShrink("finding 1 of 1 (scenario 4)", s, 7);
+  pipe_budget.MaybeReportShrink("finding 1 of 1 (scenario 4)", s, 7);
+  tty_budget.MaybeReportShrink("finding 1 of 1 (scenario 4)", s, 8);  // not due again yet
+  tty_budget.EndLine();
+  // One line, from candidate 7 (8 came before the next was due), its time
+  // in whole seconds.
+  const std::string line = on_tty.str();
+  const std::string head = "\rfuzz: shrinking finding 1 of 1 (scenario 4): 1 requests, 3 tokens, 1 groups after 7 candidates, ";
+  EXPECT_EQ(head, line.substr(0, head.size())) << line;
+  EXPECT_EQ(" s\x1b[K\n", line.substr(line.size() - 6)) << line;
+  EXPECT_EQ(1, std::count(line.begin(), line.end(), '\r')) << line;
+  EXPECT_EQ("", on_pipe.str()) << "piped: the first line at 10 s";
 }
 
 TEST(FuzzCampaignTest, FixedCampaignFindsNothing) {
