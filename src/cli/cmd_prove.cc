@@ -99,11 +99,16 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
       if (f.kernel) families.push_back(f.family);
   }
   run.implementation = ImplementationName(*backend);
+  run.count_only = options.count;
   ProveReport report;
   bool bad_input = false;
   if (!ProveScope(run, *backend, err, &report.campaign.result, &report.claim, &problem, &bad_input)) {
     err << ErrorLine((bad_input ? "--scope " + options.scope + ": " : "prove: ") + problem);
     return bad_input ? kExitBadInput : kExitEnvironment;
+  }
+  if (options.count) {
+    PrintScopeCount(report.claim, out);
+    return kExitHolds;
   }
   report.campaign.backend = backend->Describe();
   report.campaign.variant = options.variant;

@@ -104,6 +104,7 @@ struct ProveOptions {
   std::string variant;                // forced on the groups of families that have it
   bool inconsistent = false;          // every batch, not only consistent ones
   bool no_reduction = false;          // the full space (every request order, every labeling): small scopes
+  bool count = false;                 // --count: the scope's size per configuration, nothing checked
   double seconds = 0;                 // --time; 0: the whole scope
   std::string shard;                  // --shard I/N; "" for the whole scope
   std::string sarif_path;

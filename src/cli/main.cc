@@ -493,6 +493,9 @@ int main(int argc, char** argv) {
   prove_cmd->add_flag("--no-reduction", prove.no_reduction,
                       "check the full space: every order of the requests and every naming of the real blocks (small "
                       "scopes only; what the reduction is tested against)");
+  prove_cmd->add_flag("--count", prove.count,
+                      "only count: print the scope, its batches after and before reduction and each configuration's "
+                      "share (of this --shard), and check nothing");
   prove_cmd->add_option("--time", prove.seconds,
                         "stop after this many seconds (default 0: the whole scope); the claim then covers exactly the "
                         "batches checked, which the report names")

@@ -28,7 +28,7 @@ void AddDivisors(int64_t whole, std::vector<int64_t>* out) {
 }
 
 /// Parameter p's boundary set given the earlier parameters (in `g`).
-std::vector<int64_t> Candidates(const Group& g, size_t p, const Scope& scope) {
+std::vector<int64_t> Candidates(const Group& g, size_t p, const ScopePart& scope) {
   const FamilyDesc& d = DescOf(g.family);
   const ParamDesc& param = d.params[p];
   if (param.type == ParamType::kBool) return {0, 1};
@@ -109,7 +109,7 @@ bool Acceptable(const Group& g) {
          shape.null_entries <= kMaxProveWidth;
 }
 
-void Expand(Group* g, size_t p, const Scope& scope, std::vector<std::vector<int64_t>>* out) {
+void Expand(Group* g, size_t p, const ScopePart& scope, std::vector<std::vector<int64_t>>* out) {
   const FamilyDesc& d = DescOf(g->family);
   if (p == d.params.size()) {
     if (Acceptable(*g)) out->push_back(g->params);
@@ -141,7 +141,7 @@ bool ReadsOnly(const Expr& e, int32_t node, const std::vector<bool>& fixed) {
 
 }  // namespace
 
-std::vector<std::vector<int64_t>> ParamTuples(Family family, const Scope& scope) {
+std::vector<std::vector<int64_t>> ParamTuples(Family family, const ScopePart& scope) {
   Group g = ExampleGroup(family, "g");
   std::vector<std::vector<int64_t>> out;
   Expand(&g, 0, scope, &out);

@@ -21,7 +21,7 @@ namespace slotguard {
 /// Only tuples that meet the description's constraints, with a page of at
 /// least one slot, at most kMaxProveWidth columns per row and at most
 /// kMaxProveWidth kernel blocks per manager block.
-std::vector<std::vector<int64_t>> ParamTuples(Family family, const Scope& scope);
+std::vector<std::vector<int64_t>> ParamTuples(Family family, const ScopePart& scope);
 
 /// The widest row a proof lays out, and the most kernel blocks a manager
 /// block may span.

@@ -38,21 +38,20 @@ void TupleSpace::Prepare() {
   free_from_.assign(subsets, std::vector<int32_t>(static_cast<size_t>(k) + 1, 0));
   last_free_.assign(subsets, 0);
   for (uint32_t t = 0; t < subsets; ++t) {
-    auto in_union = [&](int32_t v) {
-      for (size_t m = 0; m < required.size(); ++m)
-        if ((t >> m & 1u) && required[m][static_cast<size_t>(v)]) return true;
-      return false;
+    auto in_union = [&](int32_t v, bool at_last) {
+      return (Marks(v, at_last) & t) != 0;
     };
     for (int32_t v = k - 1; v >= 0; --v)
-      free_from_[t][static_cast<size_t>(v)] = free_from_[t][static_cast<size_t>(v) + 1] + (in_union(v) ? 0 : 1);
-    for (int32_t v : last) last_free_[t] += in_union(v) ? 0 : 1;
+      free_from_[t][static_cast<size_t>(v)] = free_from_[t][static_cast<size_t>(v) + 1] + (in_union(v, false) ? 0 : 1);
+    for (int32_t v : last) last_free_[t] += in_union(v, true) ? 0 : 1;
   }
 }
 
-uint32_t TupleSpace::Marks(int32_t symbol) const {
+uint32_t TupleSpace::Marks(int32_t symbol, bool at_last) const {
+  const std::vector<std::vector<bool>>& masks = at_last && !required_last.empty() ? required_last : required;
   uint32_t bits = 0;
-  for (size_t m = 0; m < required.size(); ++m)
-    if (required[m][static_cast<size_t>(symbol)]) bits |= 1u << m;
+  for (size_t m = 0; m < masks.size(); ++m)
+    if (masks[m][static_cast<size_t>(symbol)]) bits |= 1u << m;
   return bits;
 }
 
@@ -88,7 +87,7 @@ int64_t TupleSpace::Count() const {
   if (order != TupleOrder::kLastApart) return Completions(0, 0, 0);
   if (n == 0) return required.empty() ? 1 : 0;
   int64_t total = 0;
-  for (int32_t v : last) total = SatAdd(total, Completions(0, 0, Marks(v)));
+  for (int32_t v : last) total = SatAdd(total, Completions(0, 0, Marks(v, true)));
   return total;
 }
 
@@ -99,10 +98,10 @@ void TupleSpace::Unrank(int64_t rank, std::vector<int32_t>* out) const {
   if (order == TupleOrder::kLastApart) {
     if (n == 0) return;
     for (int32_t v : last) {
-      const int64_t ways = Completions(0, 0, Marks(v));
+      const int64_t ways = Completions(0, 0, Marks(v, true));
       if (rank < ways) {
         (*out)[static_cast<size_t>(n - 1)] = v;
-        have = Marks(v);
+        have = Marks(v, true);
         break;
       }
       rank -= ways;
@@ -115,7 +114,7 @@ void TupleSpace::Unrank(int64_t rank, std::vector<int32_t>* out) const {
     const int32_t choices = is_last ? static_cast<int32_t>(last.size()) : k;
     for (int32_t c = order == TupleOrder::kSequence ? 0 : lo; c < choices; ++c) {
       const int32_t v = is_last ? last[static_cast<size_t>(c)] : c;
-      const uint32_t now = have | Marks(v);
+      const uint32_t now = have | Marks(v, is_last);
       const int64_t ways = Completions(i + 1, order == TupleOrder::kSequence ? 0 : v, now);
       if (rank < ways) {
         (*out)[static_cast<size_t>(i)] = v;

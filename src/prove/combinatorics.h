@@ -41,6 +41,9 @@ struct TupleSpace {
   int32_t k = 0;
   std::vector<int32_t> last;  // the symbols the last position may hold (ascending); kMultiset: all k
   std::vector<std::vector<bool>> required;  // [mask][symbol]
+  /// The masks as they hold for the last position, when it differs (a
+  /// last request owns the tokens past qsl[R]); empty: `required`.
+  std::vector<std::vector<bool>> required_last;
   TupleOrder order = TupleOrder::kSequence;
 
   void Prepare();
@@ -54,7 +57,7 @@ struct TupleSpace {
   /// The tuples of positions [i, n) (multisets: symbols >= lo) that hold
   /// every required mask not in `have` (a bit per mask).
   int64_t Completions(int32_t i, int32_t lo, uint32_t have) const;
-  uint32_t Marks(int32_t symbol) const;
+  uint32_t Marks(int32_t symbol, bool at_last) const;
   // Per subset of the masks (a bit each): symbols >= lo in none of them, and
   // the last symbols in none of them.
   std::vector<std::vector<int32_t>> free_from_;

@@ -24,15 +24,21 @@ bool Csr(const Group& g) { return MappingOf(g).rows == RowsRule::kCsr; }
 /// The columns a request of `tokens` tokens after `context` reads in `g`:
 /// the farthest any of its tokens' column formula gives, + 1 (0: none);
 /// -1 when the group's formulas cannot be bound.
-int64_t NeededColumns(const Group& g, int32_t tokens, int64_t context) {
+/// As the last request of a batch with `padding` padding tokens and
+/// num_actual_tokens `actual` (an owner rule may give it tokens past qsl[R]).
+int64_t NeededColumns(const Group& g, int32_t tokens, int64_t context, int32_t padding = 0,
+                      NumActual actual = NumActual::kRealTokens) {
   Batch b;
   b.query_start_loc = {0, tokens};
   b.seq_lens = {context + tokens};
-  b.positions.resize(static_cast<size_t>(tokens));
+  b.positions.assign(static_cast<size_t>(tokens) + static_cast<size_t>(padding), 0);
   for (int32_t i = 0; i < tokens; ++i) b.positions[static_cast<size_t>(i)] = context + i;
-  b.num_tokens = b.num_actual_tokens = tokens;
+  b.num_tokens = tokens + padding;
+  b.num_actual_tokens = actual == NumActual::kRealTokens ? tokens
+                        : actual == NumActual::kNumTokens ? b.num_tokens
+                                                          : tokens - 1;
   b.idx_mapping = {0};
-  b.slot_mapping_in.assign(static_cast<size_t>(tokens), kPadSlot);
+  b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
   const FamilyDesc& d = DescOf(g.family);
   GroupPlan plan;
   std::string err;
@@ -85,61 +91,15 @@ bool Enumeration::Build(const Scope& scope, const EnumerationOptions& options, s
   spans_.clear();
   cells_.clear();
   alphabets_.clear();
-  alphabet_keys_.clear();
+  alphabet_index_.clear();
+  last_shapes_.clear();
+  last_shape_index_.clear();
   tuple_starts_.clear();
   count_ = 0;
   before_ = 0;
-  for (Family family : options.families) {
-    const FamilyDesc& d = DescOf(family);
-    for (const std::vector<int64_t>& params : ParamTuples(family, scope)) {
-      Group main = ExampleGroup(family, GetFamily(family).name);
-      main.params = params;
-      // Each link: a group of the family it names (at its examples), or
-      // none, as the scope says. A family that itself reads another group
-      // is not linked to (the engines wire a gate to a plain group).
-      std::vector<size_t> link_params;
-      std::vector<std::vector<Group>> choices;  // per link: the groups it may name (an empty name: none)
-      for (size_t p = 0; p < d.params.size(); ++p) {
-        if (d.params[p].type != ParamType::kGroup) continue;
-        link_params.push_back(p);
-        std::vector<Group> these;
-        Family target;
-        std::string unused;
-        const bool can = FindFamily(d.params[p].family, &target, &unused) && !ReadsAnotherGroup(target);
-        for (LinkMode mode : scope.links) {
-          if (mode == LinkMode::kAbsent) these.push_back(Group());
-          if (mode == LinkMode::kPresent && can) these.push_back(ExampleGroup(target, GetFamily(target).name));
-        }
-        if (these.empty()) these.push_back(Group());  // present asked, no such family: none
-        choices.push_back(these);
-      }
-      std::vector<size_t> pick(choices.size(), 0);
-      for (;;) {
-        ProveConfig config;
-        Group g = main;
-        for (size_t l = 0; l < choices.size(); ++l) {
-          Group linked = choices[l][pick[l]];
-          if (linked.name.empty()) continue;
-          // A name no other group of the batch has.
-          std::string name = linked.name;
-          for (int k = 1; name == g.name || std::any_of(config.groups.begin(), config.groups.end(),
-                                                         [&](const Group& o) { return o.name == name; });
-               ++k)
-            name = linked.name + "_" + std::to_string(k);
-          linked.name = name;
-          g.links[link_params[l]] = name;
-          config.groups.push_back(linked);
-        }
-        config.groups.push_back(g);
-        config.main = config.groups.size() - 1;
-        config.label = ParamsText(g);
-        if (!AddConfig(std::move(config), err)) return false;
-        size_t l = 0;
-        while (l < pick.size() && ++pick[l] == choices[l].size()) pick[l++] = 0;
-        if (l == pick.size()) break;
-      }
-    }
-  }
+  for (size_t part = 0; part < scope.parts.size(); ++part)
+    for (Family family : options.families)
+      if (!AddFamily(part, family, err)) return false;
   if (count_ == 0) {
     *err = "scope " + scope.name + " holds no batch for these families";
     return false;
@@ -158,9 +118,63 @@ bool Enumeration::Build(const Scope& scope, const EnumerationOptions& options, s
   return true;
 }
 
+bool Enumeration::AddFamily(size_t part, Family family, std::string* err) {
+  const FamilyDesc& d = DescOf(family);
+  const ScopePart& scope_part = scope_.parts[part];
+  for (const std::vector<int64_t>& params : ParamTuples(family, scope_part)) {
+    Group main = ExampleGroup(family, GetFamily(family).name);
+    main.params = params;
+    // Each link: a group of the family it names (at its examples), or
+    // none, as the scope says. A family that itself reads another group
+    // is not linked to (the engines wire a gate to a plain group).
+    std::vector<size_t> link_params;
+    std::vector<std::vector<Group>> choices;  // per link: the groups it may name (an empty name: none)
+    for (size_t p = 0; p < d.params.size(); ++p) {
+      if (d.params[p].type != ParamType::kGroup) continue;
+      link_params.push_back(p);
+      std::vector<Group> these;
+      Family target;
+      std::string unused;
+      const bool can = FindFamily(d.params[p].family, &target, &unused) && !ReadsAnotherGroup(target);
+      for (LinkMode mode : scope_part.links) {
+        if (mode == LinkMode::kAbsent) these.push_back(Group());
+        if (mode == LinkMode::kPresent && can) these.push_back(ExampleGroup(target, GetFamily(target).name));
+      }
+      if (these.empty()) these.push_back(Group());  // present asked, no such family: none
+      choices.push_back(these);
+    }
+    std::vector<size_t> pick(choices.size(), 0);
+    for (;;) {
+      ProveConfig config;
+      config.part = static_cast<int32_t>(part);
+      Group g = main;
+      for (size_t l = 0; l < choices.size(); ++l) {
+        Group linked = choices[l][pick[l]];
+        if (linked.name.empty()) continue;
+        // A name no other group of the batch has.
+        std::string name = linked.name;
+        for (int k = 1; name == g.name || std::any_of(config.groups.begin(), config.groups.end(),
+                                                       [&](const Group& o) { return o.name == name; });
+             ++k)
+          name = linked.name + "_" + std::to_string(k);
+        linked.name = name;
+        g.links[link_params[l]] = name;
+        config.groups.push_back(linked);
+      }
+      config.groups.push_back(g);
+      config.main = config.groups.size() - 1;
+      config.label = (scope_.parts.size() > 1 ? "part " + std::to_string(part + 1) + ": " : std::string()) + ParamsText(g);
+      if (!AddConfig(std::move(config), err)) return false;
+      size_t l = 0;
+      while (l < pick.size() && ++pick[l] == choices[l].size()) pick[l++] = 0;
+      if (l == pick.size()) break;
+    }
+  }
+  return true;
+}
+
 bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
-  (void)err;
-  const Scope& s = scope_;
+  const ScopePart& s = scope_.parts[static_cast<size_t>(config.part)];
   // Contexts: the scope's, and each formula boundary of every group moved
   // by the scope's offsets.
   std::vector<int64_t> contexts = s.contexts;
@@ -246,6 +260,7 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
                     cell.stale = stale;
                     cell.ids = ids;
                     cell.layout = layout;
+                    cell.last_shape = LastShapeFor(cell);
                     const TupleSpace tuples = TuplesOf(cell, options_.reduce);
                     cell.content = ContentOf(cell, options_.reduce);
                     int64_t count;
@@ -287,7 +302,11 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
                     count_ = SatAdd(count_, count);
                     if (!options_.reduce && !options_.inconsistent) tuple_starts_.resize(cells_.size() + 1);
                     cells_.push_back(cell);
-                    if (count_ == kSaturated) return true;  // Build says so
+                    if (count_ == kSaturated) {
+                      *err = "scope " + scope_.name + " holds more batches than a 64-bit count (2^63 - 1)" +
+                             std::string(options_.reduce ? "" : " before reduction") + "; expected a smaller scope";
+                      return false;
+                    }
                   }
             }
           }
@@ -300,8 +319,7 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
 
 int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
   const std::vector<int64_t> key = {static_cast<int64_t>(config), mode == TableMode::kPerRequest ? 0 : 1, width};
-  for (const auto& [k, index] : alphabet_keys_)
-    if (k == key) return index;
+  if (const auto it = alphabet_index_.find(key); it != alphabet_index_.end()) return it->second;
   const ProveConfig& cfg = configs_[config];
   const std::vector<Span>& spans = spans_[config];
   Alphabet a;
@@ -323,7 +341,7 @@ int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
   if (!options_.inconsistent && mode == TableMode::kPerRequest) {
     // A dummy's rows hold one kind of null entry (its rows empty: one kind).
     states = {0};
-    for (NullEntry kind : scope_.null_entries) {
+    for (NullEntry kind : scope_.parts[static_cast<size_t>(cfg.part)].null_entries) {
       if (kind == NullEntry::kHybrid && !hybrid) continue;
       if (rows_empty && states.size() > 1) break;
       states.push_back(1 + static_cast<int32_t>(kind));
@@ -347,8 +365,33 @@ int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
       a.real.push_back(state == 0 && real && !options_.inconsistent);
     }
   alphabets_.push_back(std::move(a));
-  alphabet_keys_.push_back({key, static_cast<int32_t>(alphabets_.size() - 1)});
-  return static_cast<int32_t>(alphabets_.size() - 1);
+  return alphabet_index_[key] = static_cast<int32_t>(alphabets_.size() - 1);
+}
+
+int32_t Enumeration::LastShapeFor(const Cell& cell) {
+  if (cell.actual == NumActual::kRealTokens) return -1;
+  const std::vector<int64_t> key = {cell.alphabet, cell.padding, static_cast<int64_t>(cell.actual)};
+  if (const auto it = last_shape_index_.find(key); it != last_shape_index_.end()) return it->second;
+  const Alphabet& a = alphabets_[static_cast<size_t>(cell.alphabet)];
+  const ProveConfig& cfg = configs_[static_cast<size_t>(cell.config)];
+  LastShape shape;
+  for (size_t v = 0; v < a.symbols.size(); ++v) {
+    const RequestSymbol& sym = a.symbols[v];
+    std::vector<int32_t> blocks;
+    bool real = false;
+    for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
+      const Group& g = cfg.groups[gi];
+      const int64_t bpk = NullEntries(g);
+      const int64_t needed = sym.state == 0 ? NeededColumns(g, sym.tokens, sym.context, cell.padding, cell.actual) : 0;
+      const int64_t n = std::min<int64_t>(a.widths[gi], RoundUp(std::max<int64_t>(needed, a.columns[v][gi]), bpk));
+      blocks.push_back(static_cast<int32_t>((n + bpk - 1) / bpk));
+      real |= n > 0;
+    }
+    shape.blocks.push_back(blocks);
+    shape.real.push_back(sym.state == 0 && real && !options_.inconsistent);
+  }
+  last_shapes_.push_back(std::move(shape));
+  return last_shape_index_[key] = static_cast<int32_t>(last_shapes_.size() - 1);
 }
 
 bool Enumeration::FreshStale(const Cell& cell) const {
@@ -377,16 +420,23 @@ TupleSpace Enumeration::TuplesOf(const Cell& cell, bool reduced) const {
   // What a batch must hold for a dimension to show: a live request for a
   // permuted table (with none it is the plain one) and for reused stale
   // rows; a real block for ids other than small.
-  if (cell.mode == TableMode::kPersistentPermuted || (cell.stale == StaleRow::kReused && !options_.inconsistent))
+  const bool last_apart = cell.actual != NumActual::kRealTokens && cell.requests > 0;
+  if (cell.mode == TableMode::kPersistentPermuted || (cell.stale == StaleRow::kReused && !options_.inconsistent)) {
     t.required.push_back(a.live);
-  if (cell.ids != BlockIds::kSmall && !options_.inconsistent && !FreshStale(cell)) t.required.push_back(a.real);
+    if (last_apart) t.required_last.push_back(a.live);
+  }
+  if (cell.ids != BlockIds::kSmall && !options_.inconsistent && !FreshStale(cell)) {
+    t.required.push_back(a.real);
+    if (last_apart) t.required_last.push_back(LastOf(cell).real);
+  }
   t.Prepare();
   return t;
 }
 
-std::vector<int32_t> Enumeration::NullSymbols(const Group& g) const {
+std::vector<int32_t> Enumeration::NullSymbols(const Cell& cell, const Group& g) const {
   std::vector<int32_t> values;  // the entries of the null symbols, in the scope's order
-  for (NullEntry kind : scope_.null_entries) switch (kind) {
+  const ScopePart& part = scope_.parts[static_cast<size_t>(configs_[static_cast<size_t>(cell.config)].part)];
+  for (NullEntry kind : part.null_entries) switch (kind) {
       case NullEntry::kZero: values.push_back(0); break;
       case NullEntry::kMinusOne: values.push_back(-1); break;
       case NullEntry::kHybrid:
@@ -402,7 +452,7 @@ int64_t Enumeration::ContentOf(const Cell& cell, bool reduced) const {
   const ProveConfig& cfg = configs_[static_cast<size_t>(cell.config)];
   int64_t all = 1, none = 1;
   for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
-    const StringSpace strings(Rows(cell) * a.widths[gi], static_cast<int32_t>(NullSymbols(cfg.groups[gi]).size()),
+    const StringSpace strings(Rows(cell) * a.widths[gi], static_cast<int32_t>(NullSymbols(cell, cfg.groups[gi]).size()),
                               reduced);
     all = SatMul(all, strings.Count(false));
     none = SatMul(none, strings.AllNull());
@@ -427,6 +477,7 @@ long double Enumeration::BeforeOf(const Cell& cell) const {
   const Alphabet& a = alphabets_[static_cast<size_t>(cell.alphabet)];
   const size_t groups = a.widths.size();
   const bool fresh = FreshStale(cell);
+  const bool last_apart = cell.actual != NumActual::kRealTokens;
   std::map<std::vector<int64_t>, long double> states;  // (blocks per group..., live, masks) -> sequences
   states[std::vector<int64_t>(groups + 2, 0)] = 1;
   const int32_t n = cell.requests;
@@ -441,10 +492,14 @@ long double Enumeration::BeforeOf(const Cell& cell) const {
         if (++work > kBeforeBudget) return -1;
         const int32_t v = is_last ? last[static_cast<size_t>(c)] : c;
         std::vector<int64_t> to = state;
-        for (size_t gi = 0; gi < groups; ++gi) to[gi] += a.blocks[static_cast<size_t>(v)][gi];
+        const std::vector<int32_t>& blocks =
+            is_last && last_apart ? LastOf(cell).blocks[static_cast<size_t>(v)] : a.blocks[static_cast<size_t>(v)];
+        for (size_t gi = 0; gi < groups; ++gi) to[gi] += blocks[gi];
         to[groups] += a.live[static_cast<size_t>(v)] ? 1 : 0;
-        for (size_t m = 0; m < sequences.required.size(); ++m)
-          if (sequences.required[m][static_cast<size_t>(v)]) to[groups + 1] |= int64_t{1} << m;
+        const std::vector<std::vector<bool>>& masks =
+            is_last && !sequences.required_last.empty() ? sequences.required_last : sequences.required;
+        for (size_t m = 0; m < masks.size(); ++m)
+          if (masks[m][static_cast<size_t>(v)]) to[groups + 1] |= int64_t{1} << m;
         next[to] += ways;
       }
     states = std::move(next);
@@ -602,7 +657,7 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
   if (options_.inconsistent) {
     std::vector<StringSpace> spaces;
     for (size_t gi = 0; gi < cfg.groups.size(); ++gi)
-      spaces.emplace_back(rows * a.widths[gi], static_cast<int32_t>(NullSymbols(cfg.groups[gi]).size()),
+      spaces.emplace_back(rows * a.widths[gi], static_cast<int32_t>(NullSymbols(cell, cfg.groups[gi]).size()),
                           options_.reduce);
     const bool need_label = cell.ids != BlockIds::kSmall;
     int64_t rank = content;
@@ -662,7 +717,7 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
     std::vector<int64_t> key(t.entries.size(), -1);
     int64_t labels = 0;
     if (options_.inconsistent) {
-      const std::vector<int32_t> nulls = NullSymbols(g);
+      const std::vector<int32_t> nulls = NullSymbols(cell, g);
       const int32_t k0 = static_cast<int32_t>(nulls.size());
       for (size_t i = 0; i < t.entries.size(); ++i) {
         const int32_t sym = strings[gi][i];

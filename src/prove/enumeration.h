@@ -20,6 +20,7 @@
 #define SLOTGUARD_PROVE_ENUMERATION_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,7 @@ constexpr int64_t kMaxFullSpace = 20000000;
 
 /// One configuration: the groups of its batches, without tables.
 struct ProveConfig {
+  int32_t part = 0;            // of the scope
   std::vector<Group> groups;   // in run order: groups a later one links first
   size_t main = 0;             // the proven family's group
   std::string label;           // "qsa_compressed block_size=16 compress_ratio=4 common=paged"
@@ -99,6 +101,7 @@ class Enumeration {
     TableLayoutKind layout = TableLayoutKind::kPadded;
     int64_t start = 0, count = 0;
     int64_t content = 1;  // per request tuple: block-id strings (--inconsistent)
+    int32_t last_shape = -1;  // last_shapes_, when num_actual_tokens sets the last request apart
   };
   /// The requests a cell's batches are made of, and what each holds.
   struct Alphabet {
@@ -117,11 +120,23 @@ class Enumeration {
     std::vector<int64_t> needed;  // [group]
   };
 
+  /// A cell's symbols as the last request (num_actual_tokens other than
+  /// qsl[R]): an owner rule may give it the tokens past qsl[R], and so more
+  /// blocks.
+  struct LastShape {
+    std::vector<std::vector<int32_t>> blocks;  // [symbol][group]
+    std::vector<bool> real;                    // [symbol]
+  };
+  int32_t LastShapeFor(const Cell& cell);  // builds it; -1 when the last request is not apart
+  const LastShape& LastOf(const Cell& cell) const { return last_shapes_[static_cast<size_t>(cell.last_shape)]; }
+
+  /// The configurations of `family` in the scope's part `part`.
+  bool AddFamily(size_t part, Family family, std::string* err);
   bool AddConfig(ProveConfig config, std::string* err);
   int32_t AlphabetFor(size_t config, TableMode mode, int32_t width);
   TupleSpace TuplesOf(const Cell& cell, bool reduced) const;
   int64_t ContentOf(const Cell& cell, bool reduced) const;
-  std::vector<int32_t> NullSymbols(const Group& g) const;
+  std::vector<int32_t> NullSymbols(const Cell& cell, const Group& g) const;
   int32_t Rows(const Cell& cell) const { return cell.requests + (cell.mode == TableMode::kPerRequest ? 0 : 1); }
   /// Stale rows of fresh blocks: their manager blocks per group, per stale row.
   bool FreshStale(const Cell& cell) const;
@@ -141,7 +156,9 @@ class Enumeration {
   std::vector<std::vector<Span>> spans_;  // [config]
   std::vector<Cell> cells_;
   std::vector<Alphabet> alphabets_;
-  std::vector<std::pair<std::vector<int64_t>, int32_t>> alphabet_keys_;
+  std::map<std::vector<int64_t>, int32_t> alphabet_index_;  // (config, persistent, width)
+  std::vector<LastShape> last_shapes_;
+  std::map<std::vector<int64_t>, int32_t> last_shape_index_;  // (alphabet, padding, num_actual)
   // Full consistent spaces: per cell, the first index of each request tuple.
   std::vector<std::vector<int64_t>> tuple_starts_;
   int64_t count_ = 0;

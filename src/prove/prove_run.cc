@@ -44,7 +44,9 @@ int64_t ShardShare(int64_t first, int64_t end, int64_t shard, int64_t shards) {
   return below(end) - below(first);
 }
 
-std::string ScopeWords(const Scope& s, const EnumerationOptions& o) {
+namespace {
+
+std::string PartWords(const ScopePart& s, const EnumerationOptions& o) {
   std::vector<std::string> layouts;
   for (TableLayoutKind l : o.layout ? std::vector<TableLayoutKind>{*o.layout} : s.layouts)
     layouts.push_back(TableLayoutName(l));
@@ -64,6 +66,16 @@ std::string ScopeWords(const Scope& s, const EnumerationOptions& o) {
          Names(s.block_ids, BlockIdsNames()) + ", layouts " + JoinNames(layouts) + ", parameters " +
          Names(s.params, ParamClassNames()) + (s.tiles.empty() ? std::string() : " (tiles " + Numbers(s.tiles) + ")") +
          ", links " + Names(s.links, LinkModeNames());
+}
+
+}  // namespace
+
+std::string ScopeWords(const Scope& scope, const EnumerationOptions& o) {
+  if (scope.parts.size() == 1) return PartWords(scope.parts[0], o);
+  std::string text;
+  for (size_t i = 0; i < scope.parts.size(); ++i)
+    text += (i ? "; " : "") + std::string("part ") + std::to_string(i + 1) + ": " + PartWords(scope.parts[i], o);
+  return text;
 }
 
 bool ProveScope(const ProveRunOptions& options, Backend& backend, std::ostream& progress, CampaignResult* result,
@@ -89,6 +101,21 @@ bool ProveScope(const ProveRunOptions& options, Backend& backend, std::ostream& 
   c.shards = options.shards;
   c.shard_batches = ShardShare(0, e.Count(), options.shard, options.shards);
 
+  auto coverage = [&](int64_t end) {
+    c.coverage.clear();
+    for (const ProveConfig& config : e.configs()) {
+      ConfigCoverage k;
+      k.label = config.label;
+      k.batches = ShardShare(config.first, config.first + config.count, c.shard, c.shards);
+      k.covered = ShardShare(config.first, std::min(config.first + config.count, std::max(end, config.first)),
+                             c.shard, c.shards);
+      c.coverage.push_back(k);
+    }
+  };
+  if (options.count_only) {
+    coverage(0);
+    return true;
+  }
   EnumerationSource source(e, options.command);
   CampaignOptions campaign;
   campaign.source = &source;
@@ -109,15 +136,7 @@ bool ProveScope(const ProveRunOptions& options, Backend& backend, std::ostream& 
 
   // What was checked: this shard's first `scenarios` batches.
   c.covered = result->scenarios;
-  const int64_t end = c.complete() ? e.Count() : c.FirstUncovered();
-  for (const ProveConfig& config : e.configs()) {
-    ConfigCoverage k;
-    k.label = config.label;
-    k.batches = ShardShare(config.first, config.first + config.count, c.shard, c.shards);
-    k.covered = ShardShare(config.first, std::min(config.first + config.count, std::max(end, config.first)), c.shard,
-                           c.shards);
-    c.coverage.push_back(k);
-  }
+  coverage(c.complete() ? e.Count() : c.FirstUncovered());
   return true;
 }
 

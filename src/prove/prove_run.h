@@ -33,6 +33,8 @@ struct ProveRunOptions {
   std::string implementation = "slotguard";
   /// How the reproducers say they were found: "slotguard prove --scope small".
   std::string command = "slotguard prove";
+  /// Only count: index the scope and fill the claim (nothing checked).
+  bool count_only = false;
 };
 
 /// Indexes the scope (false with *err when it is too large or empty: bad

@@ -71,10 +71,9 @@ enum class ParamClass : uint8_t {
 /// Whether a family's link to another group (a group parameter) is there.
 enum class LinkMode : uint8_t { kPresent, kAbsent };
 
-struct Scope {
-  std::string name;     // "small", or the file's name
-  std::string file;     // where it was read: a path, or "scopes/small.json (built in)"
-  std::string meaning;
+/// One product of dimensions. A scope is one part or several (a union:
+/// few requests with many shapes each, and many requests with few).
+struct ScopePart {
   std::vector<int32_t> requests;          // requests per batch
   std::vector<int32_t> tokens;            // tokens per request
   std::vector<int32_t> padding;           // padding tokens after the real ones
@@ -91,6 +90,13 @@ struct Scope {
   std::vector<ParamClass> params;
   std::vector<int64_t> tiles;
   std::vector<LinkMode> links;
+};
+
+struct Scope {
+  std::string name;     // "small", or the file's name
+  std::string file;     // where it was read: a path, or "scopes/small.json (built in)"
+  std::string meaning;
+  std::vector<ScopePart> parts;  // at least one
 };
 
 /// The names files use, in enum order.

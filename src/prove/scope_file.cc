@@ -66,7 +66,9 @@ class ScopeReader : public JsonReader {
 
   bool Load(const json& root, Scope* s) {
     if (!Object(root, "", "a scope object")) return false;
-    if (!CheckKeys(root, "", kKeys)) return false;
+    std::vector<std::string> top = {"slotguard_scope", "name", "meaning", "parts"};
+    top.insert(top.end(), kPartKeys.begin(), kPartKeys.end());
+    if (!CheckKeys(root, "", top)) return false;
     const json* v;
     int64_t version;
     if (!Require(root, "", "slotguard_scope", "the format version, 1", &v) ||
@@ -76,42 +78,76 @@ class ScopeReader : public JsonReader {
       return false;
     if (s->name.empty()) return Fail("/name", "empty name", "a non-empty string");
     if (const json* m = Find(root, "meaning"); m && !String(*m, "/meaning", "a string", &s->meaning)) return false;
-    return Ints(root, "requests", true, 0, kMaxRequests, "request count", {}, &s->requests) &&
-           Ints(root, "tokens", true, 0, kMaxTokens, "token count", {}, &s->tokens) &&
-           Ints(root, "padding", false, 0, kMaxTokens, "padding token count", {0}, &s->padding) &&
-           Ints(root, "contexts", false, 0, kMaxContext, "context length", {0}, &s->contexts) &&
-           Ints(root, "boundary_offsets", false, -kMaxOffset, kMaxOffset, "offset", {}, &s->boundary_offsets,
-                true) &&
-           Ints(root, "widths", false, 0, kMaxWidth, "table width", {1}, &s->widths) &&
-           Names(root, "num_actual", NumActualNames(), {NumActual::kRealTokens}, &s->num_actual) &&
-           Names(root, "slot_mapping_in", SlotMappingInNames(), {SlotMappingIn::kPad}, &s->slot_mapping_in) &&
-           Names(root, "null_entries", NullEntryNames(), {NullEntry::kZero}, &s->null_entries) &&
-           Names(root, "tables", TableModeNames(), {TableMode::kPerRequest}, &s->tables) &&
-           Names(root, "stale_rows", StaleRowNames(), {StaleRow::kNull}, &s->stale_rows) &&
-           Names(root, "block_ids", BlockIdsNames(), {BlockIds::kSmall}, &s->block_ids) &&
-           Names(root, "layouts", TableLayoutNames(), {TableLayoutKind::kPadded}, &s->layouts) &&
-           Names(root, "params", ParamClassNames(), {ParamClass::kExample, ParamClass::kDefault}, &s->params) &&
-           Ints(root, "tiles", false, 1, kMaxTile, "tile", {}, &s->tiles, true) &&
-           Names(root, "links", LinkModeNames(), {LinkMode::kPresent}, &s->links) && CheckTiles(root, *s);
+    // The top level's dimensions: the scope's own, or every part's defaults.
+    const json* parts = Find(root, "parts");
+    ScopePart base;
+    if (!LoadPart(root, "", nullptr, parts == nullptr, &base)) return false;
+    if (!parts) {
+      s->parts = {base};
+      return true;
+    }
+    if (!parts->is_array() || parts->empty())
+      return Fail("/parts", parts->is_array() ? "empty list" : "not an array",
+                  "a non-empty array of parts (objects of dimensions)", parts->is_array() ? "" : DescribeJson(*parts));
+    if (parts->size() > kMaxParts)
+      return Fail("/parts", "too many parts", "at most " + std::to_string(kMaxParts), std::to_string(parts->size()));
+    for (size_t i = 0; i < parts->size(); ++i) {
+      const std::string ptr = JsonChild("/parts", i);
+      if (!Object((*parts)[i], ptr, "a part: an object of dimensions") || !CheckKeys((*parts)[i], ptr, kPartKeys))
+        return false;
+      ScopePart part;
+      if (!LoadPart((*parts)[i], ptr, &base, true, &part)) return false;
+      s->parts.push_back(std::move(part));
+    }
+    return true;
   }
 
  private:
-  static inline const std::vector<std::string> kKeys = {
-      "slotguard_scope", "name",       "meaning",         "requests",   "tokens",  "padding",
-      "contexts",        "boundary_offsets", "widths",    "num_actual", "slot_mapping_in",
-      "null_entries",    "tables",     "stale_rows",      "block_ids",  "layouts", "params",
-      "tiles",           "links"};
+  static constexpr size_t kMaxParts = 64;
+  static inline const std::vector<std::string> kPartKeys = {
+      "requests",   "tokens",          "padding",      "contexts", "boundary_offsets", "widths",
+      "num_actual", "slot_mapping_in", "null_entries", "tables",   "stale_rows",       "block_ids",
+      "layouts",    "params",          "tiles",        "links"};
+
+  /// The dimensions of `obj` (at `ptr`); a key it lacks takes `base`'s
+  /// (a part of a scope with parts) or its default. Unless `complete`, the
+  /// required ones may be missing (the defaults of parts).
+  bool LoadPart(const json& obj, const std::string& ptr, const ScopePart* base, bool complete, ScopePart* p) {
+    if (base) *p = *base;
+    const bool need = complete && (!base || base->requests.empty());
+    const bool need_tokens = complete && (!base || base->tokens.empty());
+    return Ints(obj, ptr, "requests", need, 0, kMaxRequests, "request count", base, &p->requests) &&
+           Ints(obj, ptr, "tokens", need_tokens, 0, kMaxTokens, "token count", base, &p->tokens) &&
+           Ints(obj, ptr, "padding", false, 0, kMaxTokens, "padding token count", base, &p->padding, {0}) &&
+           Ints(obj, ptr, "contexts", false, 0, kMaxContext, "context length", base, &p->contexts, {0}) &&
+           Ints(obj, ptr, "boundary_offsets", false, -kMaxOffset, kMaxOffset, "offset", base, &p->boundary_offsets,
+                {}, true) &&
+           Ints(obj, ptr, "widths", false, 0, kMaxWidth, "table width", base, &p->widths, {1}) &&
+           Names(obj, ptr, "num_actual", NumActualNames(), base, &p->num_actual, {NumActual::kRealTokens}) &&
+           Names(obj, ptr, "slot_mapping_in", SlotMappingInNames(), base, &p->slot_mapping_in, {SlotMappingIn::kPad}) &&
+           Names(obj, ptr, "null_entries", NullEntryNames(), base, &p->null_entries, {NullEntry::kZero}) &&
+           Names(obj, ptr, "tables", TableModeNames(), base, &p->tables, {TableMode::kPerRequest}) &&
+           Names(obj, ptr, "stale_rows", StaleRowNames(), base, &p->stale_rows, {StaleRow::kNull}) &&
+           Names(obj, ptr, "block_ids", BlockIdsNames(), base, &p->block_ids, {BlockIds::kSmall}) &&
+           Names(obj, ptr, "layouts", TableLayoutNames(), base, &p->layouts, {TableLayoutKind::kPadded}) &&
+           Names(obj, ptr, "params", ParamClassNames(), base, &p->params, {ParamClass::kExample, ParamClass::kDefault}) &&
+           Ints(obj, ptr, "tiles", false, 1, kMaxTile, "tile", base, &p->tiles, {}, true) &&
+           Names(obj, ptr, "links", LinkModeNames(), base, &p->links, {LinkMode::kPresent}) &&
+           (!complete || CheckTiles(obj, ptr, *p));
+  }
 
   /// A list of integers in [lo, hi]: sorted, without repeats. An absent
-  /// key takes `fallback`; `may_be_empty` lists may be [].
+  /// key keeps `base`'s value, else takes `fallback`; `may_be_empty`
+  /// lists may be [].
   template <class T>
-  bool Ints(const json& root, const std::string& key, bool required, int64_t lo, int64_t hi, const std::string& what,
-            std::vector<T> fallback, std::vector<T>* out, bool may_be_empty = false) {
-    const std::string ptr = "/" + key;
-    const json* v = Find(root, key);
+  bool Ints(const json& obj, const std::string& at, const std::string& key, bool required, int64_t lo, int64_t hi,
+            const std::string& what, const ScopePart* base, std::vector<T>* out, std::vector<T> fallback = {},
+            bool may_be_empty = false) {
+    const std::string ptr = at + "/" + key;
+    const json* v = Find(obj, key);
     if (!v) {
       if (required) return Fail(ptr, "missing required key", "a non-empty array of integers (" + what + "s)");
-      *out = std::move(fallback);
+      if (!base) *out = std::move(fallback);
       return true;
     }
     if (!List(*v, ptr, "integers (" + what + "s)", may_be_empty)) return false;
@@ -128,12 +164,12 @@ class ScopeReader : public JsonReader {
 
   /// A list of names of `names`: in enum order, without repeats.
   template <class E>
-  bool Names(const json& root, const std::string& key, const std::vector<std::string>& names, std::vector<E> fallback,
-             std::vector<E>* out) {
-    const std::string ptr = "/" + key;
-    const json* v = Find(root, key);
+  bool Names(const json& obj, const std::string& at, const std::string& key, const std::vector<std::string>& names,
+             const ScopePart* base, std::vector<E>* out, std::vector<E> fallback) {
+    const std::string ptr = at + "/" + key;
+    const json* v = Find(obj, key);
     if (!v) {
-      *out = std::move(fallback);
+      if (!base) *out = std::move(fallback);
       return true;
     }
     if (!List(*v, ptr, "names (" + JoinNames(names) + ")", false)) return false;
@@ -162,10 +198,10 @@ class ScopeReader : public JsonReader {
   }
 
   /// The "tiles" parameter class reads the tiles: one without the other is a mistake.
-  bool CheckTiles(const json& root, const Scope& s) {
-    const bool uses = std::count(s.params.begin(), s.params.end(), ParamClass::kTiles) > 0;
-    if (uses && s.tiles.empty())
-      return Fail(Find(root, "tiles") ? "/tiles" : "/params", "parameter class \"tiles\" without tiles",
+  bool CheckTiles(const json& obj, const std::string& at, const ScopePart& p) {
+    const bool uses = std::count(p.params.begin(), p.params.end(), ParamClass::kTiles) > 0;
+    if (uses && p.tiles.empty())
+      return Fail(at + (Find(obj, "tiles") ? "/tiles" : "/params"), "parameter class \"tiles\" without tiles",
                   "a non-empty \"tiles\" list beside \"tiles\" in \"params\"");
     return true;
   }

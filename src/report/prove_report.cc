@@ -76,6 +76,12 @@ void PrintProveReport(const ProveReport& report, std::ostream& out) {
       << "\n";
 }
 
+void PrintScopeCount(const ScopeClaim& c, std::ostream& out) {
+  out << "prove: scope " << c.scope << " (" << c.scope_file << "): " << c.what << "\n";
+  for (const ConfigCoverage& k : c.coverage) out << "prove:   " << k.label << ": " << k.batches << " batches\n";
+  out << "slotguard: prove: " << ClaimLine(c) << "\n";
+}
+
 ordered_json ClaimJson(const ScopeClaim& c) {
   ordered_json j;
   j["name"] = c.scope;

@@ -25,6 +25,9 @@ struct ProveReport {
 /// short, and the "slotguard: prove: " summary line last.
 void PrintProveReport(const ProveReport& report, std::ostream& out);
 
+/// `prove --count`: the scope, its size and each configuration's share.
+void PrintScopeCount(const ScopeClaim& claim, std::ostream& out);
+
 /// The claim as JSON (the report's "scope", the SARIF run's "scope").
 nlohmann::ordered_json ClaimJson(const ScopeClaim& claim);
 
