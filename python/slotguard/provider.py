@@ -513,7 +513,7 @@ class Provider(object):
                 starts.append(total)
                 for g in rec.groups:
                     f = fams.get(g.family)
-                    total += (f.outputs if f is not None else 1) * rec.num_tokens
+                    total += (f.outputs if f is not None else 1) * g.output_length
             ad.alloc_outputs(total)
             entries = []
             ok = []
@@ -556,7 +556,11 @@ class Provider(object):
         values = struct.unpack_from("<%dq" % n, self._blob, g.params_offset) if n else ()
         c.params = dict(zip(f.params, values))
         T = rec.num_tokens
-        c.outputs = [ad.out_view(start + k * T, T) for k in range(f.outputs)]
+        n = g.output_length   # T for a slot per token; num_reqs (x operations) for a per-request family
+        c.kind = ("state_index" if f.flags & P.FLAG_STATE_INDEX else
+                  "block_op" if f.flags & P.FLAG_BLOCK_OP else "slot_mapping")
+        c.ops_per_request = n // rec.num_reqs if c.kind == "block_op" and rec.num_reqs else 1
+        c.outputs = [ad.out_view(start + k * n, n) for k in range(f.outputs)]
         c.output_names = f.output_names
         c.slot_mapping = c.outputs[0]
         c.tail_slot_mapping = c.outputs[1] if f.outputs >= 2 else None
@@ -656,7 +660,7 @@ class Provider(object):
                     c.common_slot_mapping = src.slot_mapping   # alias: that group's output buffer
                 by_group[g.group] = c
                 calls.append(c)
-                at += f.outputs * rec.num_tokens
+                at += f.outputs * g.output_length
             step.groups = calls
             value = self._scenario_fn(step)
             if value is not None:

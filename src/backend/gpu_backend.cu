@@ -72,11 +72,14 @@ class GpuBackend : public Backend {
 
  private:
   // A scenario with a group no kernel of slotguard's (nor the provider)
-  // runs, which the description's interpretation then runs, or whose
+  // runs, which the description's interpretation then runs, a group of a
+  // per-request kind, or one whose
   // writers skip by another group's output (a writer gate, a formula the
   // host evaluates): the whole scenario runs on the host backend.
   bool OnHost(const Scenario& scenario) const {
     if (AnyRunsDescription(scenario, provider_.get())) return true;
+    for (const Group& group : scenario.groups)
+      if (PerRequest(group)) return true;  // a state index or block operations per request: no kernel here
     if (writers_.head_bytes <= 0) return false;
     for (const Group& group : scenario.groups)
       if (MappingOf(group).writer_gate.present()) return true;

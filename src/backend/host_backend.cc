@@ -61,10 +61,11 @@ class HostBackend : public Backend {
   // Output buffers zeroed, like the engine's persistent buffers; caches in
   // their before-the-run state.
   void Reset(const Scenario& scenario, std::vector<GroupOutputs>* outputs) const {
-    const size_t n = static_cast<size_t>(scenario.batch.num_tokens);
     for (size_t i = 0; i < scenario.groups.size(); ++i) {
       const Group& group = scenario.groups[i];
       GroupOutputs& out = (*outputs)[i];
+      // A slot per token, or per request (a state index, block operations).
+      const size_t n = static_cast<size_t>(std::max<int64_t>(0, OutputLength(group, scenario.batch)));
       const int count = OutputCount(group);
       out.engine.resize(count);
       out.flat.resize(count);
@@ -76,7 +77,9 @@ class HostBackend : public Backend {
       out.skipped.clear();
       out.head_bytes = writers_.head_bytes;
       const CacheView view = CacheGeometry(scenario, group, writers_.head_bytes);
-      if (writers_.head_bytes > 0 && CacheFits(view, writers_.max_cache_bytes)) {
+      // A per-request kind (state indices, block operations) has no KV pool:
+      // its consumers' writes are judged from the indices (state_writes).
+      if (writers_.head_bytes > 0 && !PerRequest(group) && CacheFits(view, writers_.max_cache_bytes)) {
         FillInitialCache(view, &out.cache);
       } else {
         out.cache.clear();

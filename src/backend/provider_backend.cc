@@ -41,7 +41,8 @@ class ProcessProvider : public MappingProvider {
       return false;
     }
     const std::vector<std::vector<int64_t>>& out = *r->outputs[r->next++];
-    const size_t n = static_cast<size_t>(call.num_tokens);
+    // A slot per token, or per request (ABI 3's output_length).
+    const size_t n = static_cast<size_t>(call.output_length);
     int64_t* targets[2] = {call.slot_mapping, call.tail_slot_mapping};
     // By the family's outputs, not the pointer: a call of no tokens has none.
     const size_t count = call.num_outputs > 1 ? 2 : 1;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "family/family_plan.h"
+#include "family/request_plan.h"
 #include "registry/families.h"
 #include "scenario/family_params.h"
 
@@ -81,6 +82,8 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(page_off_tile) \
   X(link_absent) \
   X(ragged_rows) \
+  X(null_unread_columns) \
+  X(null_source_columns) \
   X(persistent_table) \
   X(stale_reused_blocks) \
   X(dummy_reads_no_row) \
@@ -192,6 +195,8 @@ struct Builder {
   void StaleRows(Group* g, const std::vector<int32_t>& live_entries, int64_t bpk);
   void Faults();
   void FormulaBoundary();
+  void NullUnread(Group* g, const std::vector<std::vector<int64_t>>& columns);
+  void NullSources(Group* g, const std::vector<std::vector<int64_t>>& sources);
 };
 
 void Builder::Batch() {
@@ -548,27 +553,53 @@ bool Builder::Table(Group* g) {
   const MappingDesc& m = d.mapping;
   const GroupShape shape = ShapeOf(*g);
   const int64_t bpk = shape.null_entries;
-  GroupPlan plan;
-  std::string unused;
-  if (!MakeGroupPlan(d, m, g->params, b, &plan, &unused)) return false;
-  // Per request: the columns its selected tokens address.
+  // Per request: the columns its selected tokens (or, for a per-request
+  // kind, its state index and operations) address.
   std::vector<int64_t> needed(static_cast<size_t>(b.num_reqs()), 0);
-  bool unselected = false;
-  ForEachAddress(plan, b, [&](int64_t, int32_t r, bool selected, int64_t col) {
-    if (dummy[r]) return;
-    if (!selected) {
-      unselected = true;
-      return;
+  std::vector<std::vector<int64_t>> columns;  // per-request kinds: each request's columns
+  std::vector<std::vector<int64_t>> sources;  // the columns block operations read
+  if (PerRequest(*g)) {
+    // A formula may read the row's width: from a few columns, grown to what they address.
+    columns.assign(needed.size(), {});
+    int64_t width = c.Range(1, 8);
+    for (int round = 0; round < 4; ++round) {
+      for (auto& cols : columns) cols.clear();
+      sources.assign(needed.size(), {});
+      int64_t widest = 0;
+      ForEachRequestColumn(d, d.request, g->params, b, width, [&](int32_t r, int64_t col, bool source) {
+        if (col < 0 || col >= (int64_t{1} << 40)) return;
+        columns[r].push_back(col);
+        if (source) sources[r].push_back(col);
+        widest = std::max(widest, col + 1);
+      });
+      if (widest <= width) break;
+      width = widest;
     }
-    if (col >= 0 && col < (int64_t{1} << 40)) needed[r] = std::max<int64_t>(needed[r], col + 1);
-  });
-  if (unselected) Note(Op::token_not_selected);
+    for (size_t r = 0; r < columns.size(); ++r)
+      for (int64_t col : columns[r]) needed[r] = std::max(needed[r], col + 1);
+  } else {
+    GroupPlan plan;
+    std::string unused;
+    if (!MakeGroupPlan(d, m, g->params, b, &plan, &unused)) return false;
+    bool unselected = false;
+    ForEachAddress(plan, b, [&](int64_t, int32_t r, bool selected, int64_t col) {
+      if (dummy[r]) return;
+      if (!selected) {
+        unselected = true;
+        return;
+      }
+      if (col >= 0 && col < (int64_t{1} << 40)) needed[r] = std::max<int64_t>(needed[r], col + 1);
+    });
+    if (unselected) Note(Op::token_not_selected);
+  }
   int64_t most = shape.min_width;
   for (int64_t n : needed) most = std::max(most, n);
   // Whole manager blocks (a hybrid group's manager block spans bpk columns).
   auto whole = [&](int64_t n) { return (n + bpk - 1) / bpk * bpk; };
   most = whole(most);
-  const bool guarded = m.range != RangeRule::kNone;
+  // A per-request kind's live request must find its columns (a consistent
+  // batch gives it its state): no row narrower than what it reads.
+  const bool guarded = m.range != RangeRule::kNone && !PerRequest(*g);
   bool truncated = false;
   if (most > kMaxGeneratedWidth) {
     if (!guarded) return false;
@@ -603,6 +634,8 @@ bool Builder::Table(Group* g) {
     Note(Op::ragged_rows);
   }
   Fill(g, widths, width, bpk);
+  if (!columns.empty() && c.Chance(30)) NullUnread(g, columns);
+  if (!sources.empty() && c.Chance(25)) NullSources(g, sources);
   if (ragged) {
     g->table.lengths = widths;
     for (int32_t r = 0; r < g->table.rows; ++r)
@@ -646,6 +679,44 @@ void Builder::Fill(Group* g, const std::vector<int32_t>& widths, int32_t width, 
   // A live slot past int32: the 64-bit slot arithmetic matters.
   if (max_entry > 0 && (max_entry + 1) * SlotsPerEntry(*g) > kTwo31) Note(Op::slots_past_int32);
   if (by_idx) StaleRows(g, live_entries, bpk);
+}
+
+/// A per-request kind's live rows with null entries in the columns its
+/// description does not read, as an engine pads them (vLLM's align mode
+/// puts the null block in every column before the state's): a producer that
+/// reads the wrong column hands a live request the null id.
+void Builder::NullUnread(Group* g, const std::vector<std::vector<int64_t>>& columns) {
+  BlockTable& t = g->table;
+  bool any = false;
+  for (int32_t r = 0; r < s.batch.num_reqs(); ++r) {
+    const int32_t row = s.batch.row_of(r);
+    if (dummy[r] || row < 0 || row >= t.rows) continue;
+    for (int32_t col = 0; col < t.width; ++col)
+      if (std::find(columns[r].begin(), columns[r].end(), col) == columns[r].end()) {
+        t.entries[static_cast<size_t>(row) * t.width + col] = 0;
+        any = true;
+      }
+  }
+  if (any) Note(Op::null_unread_columns);
+}
+
+/// Block operations of live requests whose source is the null block, as an
+/// engine's are (a state block freed two steps ago, a prefix hit's null
+/// columns): the description skips them; an operation that reads the null
+/// block copies or ships whatever it holds.
+void Builder::NullSources(Group* g, const std::vector<std::vector<int64_t>>& sources) {
+  BlockTable& t = g->table;
+  bool any = false;
+  for (int32_t r = 0; r < s.batch.num_reqs(); ++r) {
+    const int32_t row = s.batch.row_of(r);
+    if (dummy[r] || row < 0 || row >= t.rows || sources[r].empty() || !c.Chance(50)) continue;
+    const int64_t col = c.Pick(sources[r]);
+    if (col < t.width) {
+      t.entries[static_cast<size_t>(row) * t.width + col] = 0;
+      any = true;
+    }
+  }
+  if (any) Note(Op::null_source_columns);
 }
 
 /// The rows no live request reads hold what a finished request left there:

@@ -186,6 +186,9 @@ std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSum
           fj["token"] = f.token;
           fj["request"] = f.request;
           fj["position"] = f.position;
+        } else if (f.request >= 0) {  // an element of a per-request output (a state index, an operation)
+          fj["request"] = f.request;
+          if (f.op >= 0) fj["op"] = f.op;
         }
         if (f.has_values) {
           fj["kernel"] = f.kernel;

@@ -280,7 +280,8 @@ TEST_F(PluginTest, PluginsThatCannotBeUsedAreRefusedInOneLine) {
   EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_unknown_family.so: plugin unknown-family lists unknown kernel "
             "family 'kpool_tial', did you mean 'kpool_tail'?; expected one of paged, kpool_tail, qsa_ring, "
             "qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, flashinfer_append, "
-            "sglang_out_cache_loc",
+            "sglang_mamba, sglang_out_cache_loc, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, "
+            "vllm_offload_store",
             OpenError(kFixtures + "/libsg_bad_unknown_family.so"));
   EXPECT_EQ(kExitBadInput, Check("/nonexistent/lib.so"));
   const std::string line = err_.str();
