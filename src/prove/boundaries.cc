@@ -161,17 +161,28 @@ std::vector<int64_t> FormulaBoundaries(const Group& group) {
     vars[var] = p < group.params.size() ? group.params[p] : 0;
     fixed[var] = true;
   }
-  for (const LetDesc& let : m.lets)
+  // A per-request kind (state index, block operations): its request
+  // formulas; a slot mapping: its mapping's.
+  const bool per_request = d.kind != FamilyKind::kSlotMapping;
+  const RequestDesc& q = d.request;
+  const std::vector<LetDesc>& lets = per_request ? q.lets : m.lets;
+  for (const LetDesc& let : lets)
     if (ReadsOnly(let.value, let.value.root(), fixed) &&
         let.value.EvaluateNode(let.value.root(), vars.data(), &vars[static_cast<size_t>(let.var)]))
       fixed[static_cast<size_t>(let.var)] = true;
   std::vector<const Expr*> formulas;
-  for (const LetDesc& let : m.lets) formulas.push_back(&let.value);
-  for (const Expr& e : m.select) formulas.push_back(&e);
-  formulas.push_back(&m.column);
-  formulas.push_back(&m.offset);
-  for (const OutputDesc& o : m.outputs)
-    for (const Expr& e : o.select) formulas.push_back(&e);
+  for (const LetDesc& let : lets) formulas.push_back(&let.value);
+  if (per_request) {
+    for (const Expr& e : q.select) formulas.push_back(&e);
+    for (const Expr* e : {&q.column, &q.src, &q.dst, &q.ops})
+      if (!e->nodes().empty()) formulas.push_back(e);
+  } else {
+    for (const Expr& e : m.select) formulas.push_back(&e);
+    formulas.push_back(&m.column);
+    formulas.push_back(&m.offset);
+    for (const OutputDesc& o : m.outputs)
+      for (const Expr& e : o.select) formulas.push_back(&e);
+  }
   for (const Expr* e : formulas)
     for (const Expr::Node& n : e->nodes()) {
       if (n.op != Expr::kLt && n.op != Expr::kLe && n.op != Expr::kGt && n.op != Expr::kGe && n.op != Expr::kEq &&

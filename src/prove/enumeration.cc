@@ -5,6 +5,7 @@
 #include <map>
 
 #include "family/family_plan.h"
+#include "family/request_plan.h"
 #include "prove/boundaries.h"
 #include "registry/families.h"
 #include "scenario/family_params.h"
@@ -15,11 +16,38 @@ namespace {
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 /// The farthest column counted: past it a row is too wide to lay out anyway.
 constexpr int64_t kFarColumn = int64_t{1} << 40;
-/// The "before reduction" count's budget: states times steps of its DP per cell.
-constexpr int64_t kBeforeBudget = int64_t{1} << 26;
+/// The "before reduction" count's budgets: states times steps of its DP,
+/// per cell and over the whole scope (past either the claim says
+/// "uncounted", and no later cell is counted).
+constexpr int64_t kBeforeCellBudget = int64_t{1} << 23;
+constexpr int64_t kBeforeBudget = int64_t{1} << 25;
 
-bool Guarded(const Group& g) { return MappingOf(g).range != RangeRule::kNone; }
-bool Csr(const Group& g) { return MappingOf(g).rows == RowsRule::kCsr; }
+/// A per-request kind (a state index, block operations): a live request
+/// must find its columns in its row, so its rows are as wide as it reads.
+bool Guarded(const Group& g) { return !PerRequest(g) && MappingOf(g).range != RangeRule::kNone; }
+bool Csr(const Group& g) { return !PerRequest(g) && MappingOf(g).rows == RowsRule::kCsr; }
+
+/// Per request of `b`: the columns a per-request kind's description reads
+/// (its state index's column, each operation's source and destination),
+/// the farthest + 1, with rows as wide as that (a formula may read the
+/// width: grown to what it addresses, as the generator does).
+std::vector<int64_t> RequestColumns(const Group& g, const Batch& b) {
+  const FamilyDesc& d = DescOf(g.family);
+  std::vector<int64_t> needed(static_cast<size_t>(b.num_reqs()), 0);
+  int64_t width = 1;
+  for (int round = 0; round < 4; ++round) {
+    std::fill(needed.begin(), needed.end(), 0);
+    int64_t widest = 0;
+    ForEachRequestColumn(d, d.request, g.params, b, width, [&](int32_t r, int64_t col, bool) {
+      if (col < 0 || col >= kFarColumn) return;
+      needed[static_cast<size_t>(r)] = std::max(needed[static_cast<size_t>(r)], col + 1);
+      widest = std::max(widest, col + 1);
+    });
+    if (widest <= width) break;
+    width = widest;
+  }
+  return needed;
+}
 
 /// The columns a request of `tokens` tokens after `context` reads in `g`:
 /// the farthest any of its tokens' column formula gives, + 1 (0: none);
@@ -39,6 +67,7 @@ int64_t NeededColumns(const Group& g, int32_t tokens, int64_t context, int32_t p
                                                           : tokens - 1;
   b.idx_mapping = {0};
   b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
+  if (PerRequest(g)) return RequestColumns(g, b)[0];
   const FamilyDesc& d = DescOf(g.family);
   GroupPlan plan;
   std::string err;
@@ -50,8 +79,43 @@ int64_t NeededColumns(const Group& g, int32_t tokens, int64_t context, int32_t p
   return most;
 }
 
+/// Whether `g` is a block operation kind with sources and one entry per
+/// manager block: its live requests may hold the null block where an
+/// operation reads (a state block freed two steps ago, a prefix hit's null
+/// columns), a state of the engine the enumeration gives its own symbol.
+bool NullSourceGroup(const Group& g) {
+  return KindOf(g) == FamilyKind::kBlockOp && !DescOf(g.family).request.src.nodes().empty() && NullEntries(g) == 1;
+}
+
+/// The source columns in [0, n) of a request of `tokens` tokens after
+/// `context` in `g` with rows `width` wide (as the last request of a batch
+/// with `padding` padding tokens and num_actual_tokens `actual`).
+std::vector<int64_t> SourceColumns(const Group& g, int32_t tokens, int64_t context, int64_t width, int64_t n,
+                                   int32_t padding = 0, NumActual actual = NumActual::kRealTokens) {
+  Batch b;
+  b.query_start_loc = {0, tokens};
+  b.seq_lens = {context + tokens};
+  b.positions.assign(static_cast<size_t>(tokens) + static_cast<size_t>(padding), 0);
+  for (int32_t i = 0; i < tokens; ++i) b.positions[static_cast<size_t>(i)] = context + i;
+  b.num_tokens = tokens + padding;
+  b.num_actual_tokens = actual == NumActual::kRealTokens ? tokens
+                        : actual == NumActual::kNumTokens ? b.num_tokens
+                                                          : tokens - 1;
+  b.idx_mapping = {0};
+  b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
+  const FamilyDesc& d = DescOf(g.family);
+  std::vector<int64_t> cols;
+  ForEachRequestColumn(d, d.request, g.params, b, width, [&](int32_t, int64_t col, bool source) {
+    if (source && col >= 0 && col < n) cols.push_back(col);
+  });
+  std::sort(cols.begin(), cols.end());
+  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+  return cols;
+}
+
 /// Per request of `batch`: the columns its tokens read in `g` (as NeededColumns).
 std::vector<int64_t> NeededInBatch(const Group& g, const Batch& batch) {
+  if (PerRequest(g)) return RequestColumns(g, batch);
   std::vector<int64_t> needed(static_cast<size_t>(batch.num_reqs()), 0);
   const FamilyDesc& d = DescOf(g.family);
   GroupPlan plan;
@@ -97,6 +161,7 @@ bool Enumeration::Build(const Scope& scope, const EnumerationOptions& options, s
   tuple_starts_.clear();
   count_ = 0;
   before_ = 0;
+  before_work_ = 0;
   for (size_t part = 0; part < scope.parts.size(); ++part)
     for (Family family : options.families)
       if (!AddFamily(part, family, err)) return false;
@@ -295,7 +360,7 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
                     if (count == 0) continue;
                     cell.start = count_;
                     cell.count = count;
-                    if (options_.reduce) {
+                    if (options_.reduce && before_ >= 0) {
                       const long double before = BeforeOf(cell);
                       before_ = before < 0 || before_ < 0 ? -1 : before_ + before;
                     }
@@ -347,22 +412,35 @@ int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
       states.push_back(1 + static_cast<int32_t>(kind));
     }
   }
+  // A block operation kind's live request whose source columns hold the
+  // null block (consistent batches: an engine hands them out so).
+  const bool null_sources =
+      !options_.inconsistent && std::any_of(cfg.groups.begin(), cfg.groups.end(), NullSourceGroup);
+  if (null_sources) states.insert(states.begin() + 1, kLiveNullSources);
   for (const Span& s : spans)
     for (int32_t state : states) {
-      a.symbols.push_back({s.tokens, s.context, state});
       std::vector<int32_t> columns, blocks;
-      bool real = false;
+      bool real = false, nulled = false;
       for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
-        const int64_t bpk = NullEntries(cfg.groups[gi]);
-        const int64_t n = state == 0 ? std::min<int64_t>(a.widths[gi], RoundUp(s.needed[gi], bpk)) : 0;
+        const Group& g = cfg.groups[gi];
+        const int64_t bpk = NullEntries(g);
+        const int64_t n = state <= 0 ? std::min<int64_t>(a.widths[gi], RoundUp(s.needed[gi], bpk)) : 0;
+        int64_t b = (n + bpk - 1) / bpk;
+        if (state == kLiveNullSources && NullSourceGroup(g)) {
+          const int64_t sources = static_cast<int64_t>(SourceColumns(g, s.tokens, s.context, a.widths[gi], n).size());
+          b -= sources;
+          nulled |= sources > 0;
+        }
         columns.push_back(static_cast<int32_t>(n));
-        blocks.push_back(static_cast<int32_t>((n + bpk - 1) / bpk));
-        real |= n > 0;
+        blocks.push_back(static_cast<int32_t>(b));
+        real |= b > 0;
       }
+      if (state == kLiveNullSources && !nulled) continue;  // no source to null: the live symbol
+      a.symbols.push_back({s.tokens, s.context, state});
       a.columns.push_back(columns);
       a.blocks.push_back(blocks);
-      a.live.push_back(state == 0);
-      a.real.push_back(state == 0 && real && !options_.inconsistent);
+      a.live.push_back(state <= 0);
+      a.real.push_back(state <= 0 && real && !options_.inconsistent);
     }
   alphabets_.push_back(std::move(a));
   return alphabet_index_[key] = static_cast<int32_t>(alphabets_.size() - 1);
@@ -382,13 +460,17 @@ int32_t Enumeration::LastShapeFor(const Cell& cell) {
     for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
       const Group& g = cfg.groups[gi];
       const int64_t bpk = NullEntries(g);
-      const int64_t needed = sym.state == 0 ? NeededColumns(g, sym.tokens, sym.context, cell.padding, cell.actual) : 0;
+      const int64_t needed = sym.state <= 0 ? NeededColumns(g, sym.tokens, sym.context, cell.padding, cell.actual) : 0;
       const int64_t n = std::min<int64_t>(a.widths[gi], RoundUp(std::max<int64_t>(needed, a.columns[v][gi]), bpk));
-      blocks.push_back(static_cast<int32_t>((n + bpk - 1) / bpk));
-      real |= n > 0;
+      int64_t b = (n + bpk - 1) / bpk;
+      if (sym.state == kLiveNullSources && NullSourceGroup(g))
+        b -= static_cast<int64_t>(
+            SourceColumns(g, sym.tokens, sym.context, a.widths[gi], n, cell.padding, cell.actual).size());
+      blocks.push_back(static_cast<int32_t>(b));
+      real |= b > 0;
     }
     shape.blocks.push_back(blocks);
-    shape.real.push_back(sym.state == 0 && real && !options_.inconsistent);
+    shape.real.push_back(sym.state <= 0 && real && !options_.inconsistent);
   }
   last_shapes_.push_back(std::move(shape));
   return last_shape_index_[key] = static_cast<int32_t>(last_shapes_.size() - 1);
@@ -481,7 +563,8 @@ long double Enumeration::BeforeOf(const Cell& cell) const {
   std::map<std::vector<int64_t>, long double> states;  // (blocks per group..., live, masks) -> sequences
   states[std::vector<int64_t>(groups + 2, 0)] = 1;
   const int32_t n = cell.requests;
-  int64_t work = 0;
+  int64_t& work = before_work_;
+  int64_t cell_work = 0;
   for (int32_t i = 0; i < n; ++i) {
     std::map<std::vector<int64_t>, long double> next;
     const bool is_last = i == n - 1;
@@ -489,7 +572,7 @@ long double Enumeration::BeforeOf(const Cell& cell) const {
     const int32_t choices = is_last ? static_cast<int32_t>(last.size()) : sequences.k;
     for (const auto& [state, ways] : states)
       for (int32_t c = 0; c < choices; ++c) {
-        if (++work > kBeforeBudget) return -1;
+        if (++work > kBeforeBudget || ++cell_work > kBeforeCellBudget) return -1;
         const int32_t v = is_last ? last[static_cast<size_t>(c)] : c;
         std::vector<int64_t> to = state;
         const std::vector<int32_t>& blocks =
@@ -550,6 +633,8 @@ std::string Enumeration::Describe(int64_t index) const {
       state = sym.state ? "idx_mapping -1" : "reading its row";
     else if (sym.state == 0)
       state = "live";
+    else if (sym.state == kLiveNullSources)
+      state = "live, null blocks where its operations read";
     else if (cell.mode == TableMode::kPerRequest)
       state = "dummy on " + NullEntryNames()[static_cast<size_t>(sym.state - 1)] + " rows";
     else
@@ -766,6 +851,32 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
                 fill_real(row, n, from);
               }
               break;
+          }
+        }
+      }
+      // Live requests of the null-source symbol: the null block where
+      // their operations read (a stale row reusing one's blocks reuses
+      // them as it holds them).
+      if (NullSourceGroup(g)) {
+        std::vector<std::vector<int64_t>> nulled(static_cast<size_t>(R));
+        bool any = false;
+        for (int32_t r = 0; r < R; ++r)
+          if (a.symbols[static_cast<size_t>(tuple[static_cast<size_t>(r)])].state == kLiveNullSources) any = true;
+        if (any) {
+          const FamilyDesc& d = DescOf(g.family);
+          ForEachRequestColumn(d, d.request, g.params, b, W, [&](int32_t r, int64_t col, bool src) {
+            if (src && col >= 0 && col < W &&
+                a.symbols[static_cast<size_t>(tuple[static_cast<size_t>(r)])].state == kLiveNullSources)
+              nulled[static_cast<size_t>(r)].push_back(col);
+          });
+          for (int32_t row = 0; row < rows; ++row) {
+            int32_t r = reader[static_cast<size_t>(row)];
+            if (r < 0 && cell.stale == StaleRow::kReused) r = source;
+            if (r < 0 || !live[static_cast<size_t>(r)]) continue;
+            for (int64_t col : nulled[static_cast<size_t>(r)]) {
+              key[static_cast<size_t>(row) * W + col] = -1;
+              t.entries[static_cast<size_t>(row) * W + col] = 0;
+            }
           }
         }
       }

@@ -61,8 +61,10 @@ struct RequestSymbol {
   // Consistent: 0 live, else a dummy whose rows hold null entries of kind
   // state - 1 (a persistent table's dummy reads no row: one dummy state).
   // Inconsistent: 0 its idx_mapping names its row, 1 it is -1.
+  // kLiveNullSources: live, the null block where its block operations read.
   int32_t state = 0;
 };
+constexpr int32_t kLiveNullSources = -1;
 
 class Enumeration {
  public:
@@ -163,6 +165,7 @@ class Enumeration {
   std::vector<std::vector<int64_t>> tuple_starts_;
   int64_t count_ = 0;
   long double before_ = 0;
+  mutable int64_t before_work_ = 0;  // steps of BeforeOf's DP so far (kBeforeBudget over the scope)
 };
 
 }  // namespace slotguard
