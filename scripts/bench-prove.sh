@@ -11,8 +11,9 @@
 # gives the batches it checked, its rate and the projected time of the
 # whole scope (batches / rate), marked "projected".
 #   BUILD (build), JOBS (nproc), PLUGIN (BUILD/examples/libsg_rings.so),
-#   HOST_SECONDS (120: the most one host run takes), GPU_SECONDS (600: the
-#   most one GPU run takes; a command of the device tool may run 10 min),
+#   HOST_SECONDS (60: the most one host run takes), GPU_SECONDS (60: the
+#   most one GPU run takes; at most 12 runs, so BACKENDS=gpu stays within
+#   about 7 minutes),
 #   PRESETS ("small medium large"), BACKENDS ("host gpu": gpu is skipped,
 #   saying so, without a usable device), SKIP_VARIANTS (set: no variant check)
 set -uo pipefail
@@ -20,8 +21,8 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc)}
 PLUGIN=${PLUGIN:-$BUILD/examples/libsg_rings.so}
-HOST_SECONDS=${HOST_SECONDS:-120}
-GPU_SECONDS=${GPU_SECONDS:-600}
+HOST_SECONDS=${HOST_SECONDS:-60}
+GPU_SECONDS=${GPU_SECONDS:-60}
 PRESETS=${PRESETS:-small medium large}
 BACKENDS=${BACKENDS:-host gpu}
 sg=$BUILD/slotguard
@@ -39,7 +40,7 @@ if [[ " $BACKENDS " == *" gpu "* ]]; then
   if [ $? -ne 3 ]; then gpu_ok=1; else echo "bench-prove: no usable GPU ($(tail -1 "$work/probe.log")); host only" >&2; fi
 fi
 
-echo "slotguard $("$sg" --version 2>&1 | head -1), $(nproc) cores, --jobs $JOBS, $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "$("$sg" --version 2>&1 | head -1), $(nproc) cores, --jobs $JOBS, $(date -u +%Y-%m-%dT%H:%MZ)"
 if command -v nvidia-smi > /dev/null 2>&1 && [ "$gpu_ok" = 1 ]; then
   echo "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 fi
@@ -48,7 +49,7 @@ echo
 # The scope's size: "batches before configurations" from --count (for the
 # families the run checks).
 count() {  # count PRESET ARGS...
-  "$sg" prove --scope "$1" --count "${@:2}" 2> /dev/null | tail -1 |
+  "$sg" prove --scope "$1" --count --out "$work/count" "${@:2}" 2> /dev/null | tail -1 |
     sed -nE 's/.*: ([0-9]+) batches \(([^ ]+) before reduction\).*, ([0-9]+) configurations.*/\1 \2 \3/p'
 }
 
@@ -80,6 +81,7 @@ row() {  # row KERNELS PRESET BACKEND SECONDS ARGS...
   python3 - "$kernels" "$preset" "$backend" "${after:-0}" "${before:-?}" "${configs:-0}" "$checked" "$secs" "$rate" \
     "$complete" "$found" << 'EOF'
 import sys
+from decimal import Decimal, InvalidOperation
 kernels, preset, backend, after, before, configs, checked, secs, rate, complete, found = sys.argv[1:]
 after = int(after)
 def n(x):
@@ -88,8 +90,8 @@ def n(x):
     except ValueError:
         return x
 try:
-    reduction = "%.3g" % (after / float(before))
-except (ValueError, ZeroDivisionError):
+    reduction = "{:.3g}".format(Decimal(after) / Decimal(before))
+except (InvalidOperation, ZeroDivisionError):
     reduction = "uncounted"
 if checked == "-":
     time = "failed"

@@ -79,7 +79,7 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
   // implementation isolated, unless asked.
   RunSetup setup = options.setup;
   if (setup.isolate < 0 && setup.provider.empty()) setup.isolate = 0;
-  if (!PrepareReproducerDir(run.out_dir, &problem)) {
+  if (!options.count && !PrepareReproducerDir(run.out_dir, &problem)) {
     err << ErrorLine(problem);
     return kExitEnvironment;
   }
