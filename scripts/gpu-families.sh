@@ -37,6 +37,10 @@ for family in dsv4_compressed eagle_step dflash sglang_out_cache_loc flashinfer_
   step "${family}_fuzz_gpu" $sg fuzz --backend gpu --family "$family" --kernel-cmd "$provider" --runs "$RUNS" \
     --seed 1 --out "$OUT/fuzz-$family"
 done
+step mamba_states_plugin_check_gpu $sg check --backend gpu --writers --quiet --kernel-lib build/examples/libsg_mamba_states.so \
+  scenarios/engines/vllm_mamba/ scenarios/engines/vllm_gdn/ scenarios/engines/vllm_lightning/ scenarios/engines/vllm_mamba_copy/
+step mamba_states_plugin_fuzz_gpu $sg fuzz --backend gpu --kernel-lib build/examples/libsg_mamba_states.so --runs 50000 \
+  --seed 1 --out "$OUT/fuzz-mamba-states"
 EXPECT_RC=1 TAIL=3 step lightning_variant_fuzz_gpu $sg fuzz --backend gpu --family vllm_lightning \
   --variant engine_81be2e09 --runs 20000 --seed 1 --out "$OUT/fuzz-lightning"
 fam=(--family-file examples/families/sliding_window.json)

@@ -77,12 +77,7 @@ class RequestRun {
     const bool dummy = b_.is_dummy(r);
     const int32_t row = b_.row_of(r);
     const bool has_row = row >= 0 && row < table_.rows;
-    const int64_t qb = b_.query_start_loc[r], qe = b_.query_start_loc[r + 1];
-    v_[FamilyDesc::kR] = r;
-    v_[FamilyDesc::kQ] = qe - qb;
-    v_[FamilyDesc::kQslBegin] = qb;
-    v_[FamilyDesc::kQslEnd] = qe;
-    v_[FamilyDesc::kSeqLen] = b_.seq_lens[r];
+    SetRequestVars(b_, r, v_.data());
     const int64_t width = has_row ? table_.row_width(row) : 0;
     v_[FamilyDesc::kWidth] = width;
     v_[FamilyDesc::kRows] = table_.rows;
@@ -217,12 +212,7 @@ void ForEachRequestColumn(const FamilyDesc& desc, const RequestDesc& request, co
   ExprError error = ExprError::kNone;
   for (int32_t r = 0; r < batch.num_reqs(); ++r) {
     if (batch.is_dummy(r)) continue;
-    const int64_t qb = batch.query_start_loc[r], qe = batch.query_start_loc[r + 1];
-    v[FamilyDesc::kR] = r;
-    v[FamilyDesc::kQ] = qe - qb;
-    v[FamilyDesc::kQslBegin] = qb;
-    v[FamilyDesc::kQslEnd] = qe;
-    v[FamilyDesc::kSeqLen] = batch.seq_lens[r];
+    SetRequestVars(batch, r, v.data());
     for (int64_t k = 0; k < ops; ++k) {
       v[FamilyDesc::kOp] = k;
       bool ok = true;

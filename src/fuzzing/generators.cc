@@ -562,12 +562,17 @@ bool Builder::Table(Group* g) {
     // A formula may read the row's width: from a few columns, grown to what they address.
     columns.assign(needed.size(), {});
     int64_t width = c.Range(1, 8);
+    bool unaddressable = false;
     for (int round = 0; round < 4; ++round) {
       for (auto& cols : columns) cols.clear();
       sources.assign(needed.size(), {});
       int64_t widest = 0;
       ForEachRequestColumn(d, d.request, g->params, b, width, [&](int32_t r, int64_t col, bool source) {
-        if (col < 0 || col >= (int64_t{1} << 40)) return;
+        if (col < 0) return;
+        if (col >= kMaxGeneratedWidth) {
+          unaddressable = true;  // a live request's state past any row slotguard lays out
+          return;
+        }
         columns[r].push_back(col);
         if (source) sources[r].push_back(col);
         widest = std::max(widest, col + 1);
@@ -575,6 +580,9 @@ bool Builder::Table(Group* g) {
       if (widest <= width) break;
       width = widest;
     }
+    // A consistent batch gives every live request the columns it reads (a
+    // per-request kind has no range guard that pads a token past its row).
+    if (unaddressable) return false;
     for (size_t r = 0; r < columns.size(); ++r)
       for (int64_t col : columns[r]) needed[r] = std::max(needed[r], col + 1);
   } else {

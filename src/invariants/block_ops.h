@@ -21,6 +21,16 @@ struct BlockOp {
 /// output 1; a store's source, a load's or zero's destination, output 0.
 BlockOp OpAt(const GroupRun& run, int64_t e, bool reference = false);
 
+/// Calls fn(e, op) for every operation the implementation does (its
+/// last output's elements whose operation has a block).
+template <typename Fn>
+void ForEachDoneOp(const GroupRun& run, Fn fn) {
+  for (size_t e = 0; e < run.outputs.back().kernel->size(); ++e) {
+    const BlockOp op = OpAt(run, static_cast<int64_t>(e));
+    if (op.done()) fn(static_cast<int64_t>(e), op);
+  }
+}
+
 /// Whether the group's operations write (copy, load, zero) or read
 /// (copy, store) blocks.
 bool OpsWrite(const Group& group);

@@ -11,14 +11,11 @@ void CheckOpNullDst(const GroupRun& run, FindingSink* sink) {
   if (KindOf(*run.group) != FamilyKind::kBlockOp || run.outputs.empty() || !OpsWrite(*run.group)) return;
   const FamilyDesc& d = DescOf(run.group->family);
   const OutputRun& out = run.outputs.back();
-  for (size_t e = 0; e < out.kernel->size(); ++e) {
-    const int64_t t = static_cast<int64_t>(e);
-    const BlockOp op = OpAt(run, t);
-    if (!op.done() || !IsNullIndex(d, d.request, run.group->params, op.dst)) continue;
-    if (HasFact(out, t, kFactNoState) && d.request.null_page == NullPage::kSink) continue;  // the sink
-    sink->Add(TokenFinding(run, out, kInvariantOpNullDst, t,
-                           "the operation writes the null block " + std::to_string(op.dst)));
-  }
+  ForEachDoneOp(run, [&](int64_t e, const BlockOp& op) {
+    if (!IsNullIndex(d, d.request, run.group->params, op.dst)) return;
+    if (HasFact(out, e, kFactNoState) && d.request.null_page == NullPage::kSink) return;  // the sink
+    sink->Add(TokenFinding(run, out, kInvariantOpNullDst, e, "the operation writes the null block " + std::to_string(op.dst)));
+  });
 }
 
 }  // namespace slotguard

@@ -11,12 +11,10 @@ namespace slotguard {
 void CheckOpNullSrc(const GroupRun& run, FindingSink* sink) {
   if (KindOf(*run.group) != FamilyKind::kBlockOp || run.outputs.empty() || !OpsRead(*run.group)) return;
   const FamilyDesc& d = DescOf(run.group->family);
-  for (size_t e = 0; e < run.outputs[0].kernel->size(); ++e) {
-    const BlockOp op = OpAt(run, static_cast<int64_t>(e));
-    if (op.done() && IsNullIndex(d, d.request, run.group->params, op.src))
-      sink->Add(TokenFinding(run, run.outputs[0], kInvariantOpNullSrc, static_cast<int64_t>(e),
-                             "the operation reads the null block " + std::to_string(op.src)));
-  }
+  ForEachDoneOp(run, [&](int64_t e, const BlockOp& op) {
+    if (IsNullIndex(d, d.request, run.group->params, op.src))
+      sink->Add(TokenFinding(run, run.outputs[0], kInvariantOpNullSrc, e, "the operation reads the null block " + std::to_string(op.src)));
+  });
 }
 
 }  // namespace slotguard

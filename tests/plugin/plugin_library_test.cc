@@ -106,6 +106,22 @@ TEST_F(PluginTest, TheCorrectPluginHoldsEveryScenarioAndTheReportNamesIt) {
   EXPECT_EQ(kExitHolds, Check(kExamples + "/libsg_minimal_kpool_tail.so")) << out_.str() << err_.str();
 }
 
+// A plugin of per-request families (examples/plugins/mamba_states.cu):
+// the call names the kind and the output length (ABI 3), and the plugin
+// holds the state-index and copy scenarios and a campaign over the four
+// families it implements, whose batches have requests of every kind
+// (dummies, padded rows, no rows).
+TEST_F(PluginTest, APerRequestPluginHoldsItsFamiliesScenariosAndACampaign) {
+  const std::string lib = kExamples + "/libsg_mamba_states.so";
+  const std::string engines = std::string(SLOTGUARD_SOURCE_DIR) + "/scenarios/engines/";
+  EXPECT_EQ(kExitHolds, Check(lib, {engines + "vllm_mamba", engines + "vllm_gdn", engines + "vllm_lightning",
+                                    engines + "vllm_mamba_copy"}))
+      << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find("9 scenario runs (9 hold, 0 fail)")) << out_.str();
+  EXPECT_EQ(kExitHolds, Fuzz(lib, 4000)) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find("4000 scenarios")) << out_.str();
+}
+
 TEST_F(PluginTest, TheCorrectPluginSurvivesAFuzzCampaign) {
   EXPECT_EQ(kExitHolds, Fuzz(kExamples + "/libsg_rings.so", 3000)) << out_.str() << err_.str();
   EXPECT_NE(std::string::npos, LastLine(out_.str()).find("no finding")) << out_.str();
