@@ -10,7 +10,8 @@
 # A preset that would run past its budget is run with --time and the table
 # gives the batches it checked, its rate and the projected time of the
 # whole scope (batches / rate), marked "projected".
-#   BUILD (build), JOBS (nproc), PLUGIN (BUILD/examples/libsg_rings.so),
+#   BUILD (build), JOBS (nproc), PLUGINS (BUILD/examples/libsg_rings.so and
+#   BUILD/examples/libsg_mamba_states.so: slot mappings and per-request kinds),
 #   HOST_SECONDS (60: the most one host run takes), GPU_SECONDS (60: the
 #   most one GPU run takes; at most 12 runs, so BACKENDS=gpu stays within
 #   about 7 minutes),
@@ -20,7 +21,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc)}
-PLUGIN=${PLUGIN:-$BUILD/examples/libsg_rings.so}
+PLUGINS=${PLUGINS:-$BUILD/examples/libsg_rings.so $BUILD/examples/libsg_mamba_states.so}
 HOST_SECONDS=${HOST_SECONDS:-60}
 GPU_SECONDS=${GPU_SECONDS:-60}
 PRESETS=${PRESETS:-small medium large}
@@ -113,12 +114,14 @@ for preset in $PRESETS; do
     seconds=$HOST_SECONDS
     [ "$backend" = gpu ] && seconds=$GPU_SECONDS
     row "slotguard's own" "$preset" "$backend" "$seconds"
-    if [ -f "$PLUGIN" ]; then
-      row "plugin $(basename "$PLUGIN")" "$preset" "$backend" "$seconds" --kernel-lib "$PLUGIN"
-    fi
+    for plugin in $PLUGINS; do
+      [ -f "$plugin" ] && row "plugin $(basename "$plugin")" "$preset" "$backend" "$seconds" --kernel-lib "$plugin"
+    done
   done
 done
-[ -f "$PLUGIN" ] || echo "(no plugin at $PLUGIN: build the examples, or set PLUGIN)"
+for plugin in $PLUGINS; do
+  [ -f "$plugin" ] || echo "(no plugin at $plugin: build the examples, or set PLUGINS)"
+done
 echo
 
 [ -n "${SKIP_VARIANTS:-}" ] && exit 0

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "report/report.h"
 #include "util/did_you_mean.h"
@@ -98,8 +99,10 @@ ordered_json ClaimJson(const ScopeClaim& c) {
     j["batches_before_reduction"] = nullptr;
   else if (c.before < 9007199254740992.0L)
     j["batches_before_reduction"] = static_cast<int64_t>(c.before);
-  else
+  else if (c.before <= static_cast<long double>(std::numeric_limits<double>::max()))
     j["batches_before_reduction"] = static_cast<double>(c.before);
+  else  // past a double: the count in words ("3.09e+509")
+    j["batches_before_reduction"] = CountText(c.before);
   j["shard"] = std::to_string(c.shard) + "/" + std::to_string(c.shards);
   j["shard_batches"] = c.shard_batches;
   j["checked"] = c.covered;

@@ -20,6 +20,7 @@
 #include "prove/prove_run.h"
 #include "prove/scope_file.h"
 #include "registry/families.h"
+#include "report/prove_report.h"
 #include "scenario/scenario_json.h"
 #include "testing/scratch_dir.h"
 
@@ -313,6 +314,21 @@ TEST(ProveCommandTest, TheReportsStateTheScopeAsAClaim) {
   nlohmann::json sarif = nlohmann::json::parse(std::ifstream(o.sarif_path));
   EXPECT_EQ(scope, sarif["runs"][0]["properties"]["scope"]);
   EXPECT_FALSE(sarif["runs"][0]["results"].empty());
+}
+
+
+// The count before reduction in JSON: exact while it is, a number while a
+// double holds it, then the count in words, never an infinity (null).
+TEST(ProveCommandTest, TheCountBeforeReductionSurvivesJson) {
+  ScopeClaim c;
+  c.before = 15292;
+  EXPECT_EQ(15292, ClaimJson(c)["batches_before_reduction"].get<int64_t>());
+  c.before = 1e300L;
+  EXPECT_DOUBLE_EQ(1e300, ClaimJson(c)["batches_before_reduction"].get<double>());
+  c.before = 3.09e509L;
+  EXPECT_EQ("3.09e+509", ClaimJson(c)["batches_before_reduction"].get<std::string>());
+  c.before = -1;
+  EXPECT_TRUE(ClaimJson(c)["batches_before_reduction"].is_null());
 }
 
 }  // namespace
