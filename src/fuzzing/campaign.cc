@@ -23,9 +23,9 @@ uint64_t Mix(uint64_t seed, uint64_t index) {  // splitmix64 of the pair
 }
 
 /// The campaign's progress line.
-void Report(const CampaignResult& r, double seconds, bool tty, std::ostream& progress) {
+void Report(const CampaignResult& r, double seconds, bool tty, const char* command, std::ostream& progress) {
   char line[160];
-  std::snprintf(line, sizeof line, "fuzz: %lld scenarios, %lld token-groups, %.0f scenarios/s, %.0f s",
+  std::snprintf(line, sizeof line, "%s: %lld scenarios, %lld token-groups, %.0f scenarios/s, %.0f s", command,
                 static_cast<long long>(r.scenarios), static_cast<long long>(r.tokens),
                 r.scenarios / std::max(seconds, 1e-9), seconds);
   progress << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
@@ -56,8 +56,13 @@ bool ParseShard(const std::string& text, int64_t* shard, int64_t* shards, std::s
 }
 
 Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classification* classes) {
-  RandomChoices choices(Mix(options.seed, static_cast<uint64_t>(index)));
-  Scenario s = GenerateScenario(choices, options.generator, classes);
+  Scenario s;
+  if (options.source) {
+    s = options.source->At(index);
+  } else {
+    RandomChoices choices(Mix(options.seed, static_cast<uint64_t>(index)));
+    s = GenerateScenario(choices, options.generator, classes);
+  }
   // --table-layout: whatever the generator chose, so that the reproducer
   // records the layout the campaign ran.
   if (options.generator.table_layout) s.table_layout = *options.generator.table_layout;
@@ -84,7 +89,7 @@ int64_t Budget::ChunkEnd(int64_t base, int64_t chunk) const {
 
 void Budget::MaybeReport(const CampaignResult& result) {
   if (Elapsed() < next_report_) return;
-  Report(result, Elapsed(), options_.tty_progress, progress_);
+  Report(result, Elapsed(), options_.tty_progress, options_.source ? "prove" : "fuzz", progress_);
   next_report_ = Elapsed() + (options_.tty_progress ? 0.5 : 10);
 }
 
