@@ -1,5 +1,5 @@
 # Thin wrapper over CMake: the two commands the README promises.
-#   make gate   set up, build slotguard, then run the CI gate over scenarios/
+#   make gate   set up, build slotguard, then run the CI gate: scenarios/, then prove --scope small
 #   make test   set up, build, then run every test (GPU tests skip without a device)
 # make build and make gate install only what slotguard needs to build;
 # make test adds what only the tests need.
@@ -55,6 +55,7 @@ test-build: test-configure
 
 gate: build
 	$(BUILD)/slotguard check --writers scenarios/
+	$(BUILD)/slotguard prove --scope small --backend host --out $(BUILD)/prove-findings
 
 test: test-build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -11,9 +11,10 @@ set(SLOTGUARD_LAYERS
   "backend plugin"                              # 3 execution
   "runner suppressions"                         # 4
   "fuzzing"                                     # 5
-  "report"                                      # 6
-  "bench"                                       # 7
-  "cli"                                         # 8
+  "prove"                                       # 6 bounded proofs over the campaign
+  "report"                                      # 7
+  "bench"                                       # 8
+  "cli"                                         # 9
 )
 set(layer 0)
 foreach(dirs ${SLOTGUARD_LAYERS})

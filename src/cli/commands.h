@@ -123,6 +123,26 @@ struct FuzzOptions {
 };
 int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
 
+struct ProveOptions {
+  // The flags table's rows of ProveOptions and AnyCommand (cli/flags.def, cli/flag_members.h).
+#undef SG_MEMBER_ProveOptions
+#define SG_MEMBER_ProveOptions SG_MEMBER_ON
+#undef SG_MEMBER_AnyCommand
+#define SG_MEMBER_AnyCommand SG_MEMBER_ON
+#define SG_FLAG SG_FLAG_MEMBER
+#include "cli/flags.def"
+#undef SG_FLAG
+#undef SG_MEMBER_ProveOptions
+#define SG_MEMBER_ProveOptions SG_MEMBER_OFF
+#undef SG_MEMBER_AnyCommand
+#define SG_MEMBER_AnyCommand SG_MEMBER_OFF
+  RunSetup setup;
+};
+/// `slotguard prove`: every batch of a scope (docs/prove.md). Exit 0 when
+/// no unsuppressed finding, 1 on one (its reproducer written), 2 bad input
+/// (a scope file, a flag), 3 environment.
+int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err);
+
 struct ImportOptions {
   // The flags table's rows of ImportOptions (cli/flags.def, cli/flag_members.h).
 #undef SG_MEMBER_ImportOptions

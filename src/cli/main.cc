@@ -194,7 +194,7 @@ constexpr bool kFills = std::is_same_v<Options, O> ||
                         (std::is_same_v<Options, slotguard::AnyCommand> &&
                          (std::is_same_v<O, slotguard::CheckOptions> || std::is_same_v<O, slotguard::ReplayOptions> ||
                           std::is_same_v<O, slotguard::MutantsOptions> || std::is_same_v<O, slotguard::FuzzOptions> ||
-                          std::is_same_v<O, slotguard::BenchOptions>));
+                          std::is_same_v<O, slotguard::ProveOptions> || std::is_same_v<O, slotguard::BenchOptions>));
 
 // Registers on `cmd` the rows of the flags table that fill *o and that
 // `cmd` has, in the table's order.
@@ -356,6 +356,19 @@ int main(int argc, char** argv) {
   AddFlags(fuzz_cmd, &fuzz.setup);
   AddFlags(fuzz_cmd, &common);
 
+  slotguard::ProveOptions prove;
+  CLI::App* prove_cmd = app.add_subcommand(
+      "prove", "check every batch within a scope (a bounded proof): the summary states the scope as a claim; on a "
+               "finding, every distinct one is minimized and written to --out, exit 1");
+  prove_cmd->footer(Footer("  slotguard prove --scope small                    # the PR gate's scope, seconds on the host\n"
+"  slotguard prove --scope medium --backend gpu -j 16 --json prove.json\n"
+"  slotguard prove --scope large --shard 3/8 --time 3600 --sarif prove-3.sarif\n"
+"  slotguard prove --scope my-scope.json --family kpool_tail --variant prefix\n",
+                          "0 no finding (or only suppressed ones) in what was checked (a run cut short by --time says which part); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage, a bad scope file, a scope too large to count, a bad --suppressions file; 3 environment (no usable GPU, a CUDA error, an --out that cannot be created, a --json or --sarif that cannot be written)"));
+  AddFlags(prove_cmd, &prove);
+  AddFlags(prove_cmd, &prove.setup);
+  AddFlags(prove_cmd, &common);
+
   slotguard::ImportOptions import;
   CLI::App* import_cmd =
       app.add_subcommand("import", "turn a fuzz_mapping libFuzzer artifact into a scenario file");
@@ -428,6 +441,7 @@ int main(int argc, char** argv) {
     if (*list_cmd) return slotguard::RunList(list.params_markdown, list.json, std::cout);
     if (*mutants_cmd) return slotguard::RunMutants(mutants, std::cout, std::cerr);
     if (*fuzz_cmd) return slotguard::RunFuzz(fuzz, std::cout, std::cerr);
+    if (*prove_cmd) return slotguard::RunProve(prove, std::cout, std::cerr);
     if (*import_cmd) return slotguard::RunImport(import, std::cout, std::cerr);
     if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
     if (*worker_cmd) return slotguard::RunWorker(worker, std::cerr);
@@ -443,6 +457,9 @@ int main(int argc, char** argv) {
     } else if (*fuzz_cmd) {
       what = "fuzz";
       advice = "fewer threads with -j, or smaller batches with --max-requests";
+    } else if (*prove_cmd) {
+      what = "prove";
+      advice = "fewer threads with -j, or a smaller scope";
     } else if (*bench_cmd) {
       what = "bench";
       advice = "smaller batches with --tokens and --host-tokens";

@@ -47,8 +47,13 @@ bool ParseShard(const std::string& text, int64_t* shard, int64_t* shards, std::s
 }
 
 Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classification* classes) {
-  RandomChoices choices(Mix(options.seed, static_cast<uint64_t>(index)));
-  Scenario s = GenerateScenario(choices, options.generator, classes);
+  Scenario s;
+  if (options.source) {
+    s = options.source->At(index);
+  } else {
+    RandomChoices choices(Mix(options.seed, static_cast<uint64_t>(index)));
+    s = GenerateScenario(choices, options.generator, classes);
+  }
   // --table-layout: whatever the generator chose, so that the reproducer
   // records the layout the campaign ran.
   if (options.generator.table_layout) s.table_layout = *options.generator.table_layout;
@@ -67,19 +72,20 @@ std::string ProgressLine(const CampaignOptions& o, const CampaignResult& r, doub
   else
     std::snprintf(time, sizeof time, "%.0f s", seconds);
   const int64_t suppressed = r.suppressed_scenarios;
-  std::snprintf(line, sizeof line, "fuzz: %lld%s scenarios, %lld token-groups, %.0f scenarios/s, %s, %lld finding%s",
-                static_cast<long long>(r.scenarios), runs.c_str(), static_cast<long long>(r.tokens),
-                r.scenarios / std::max(seconds, 1e-9), time, static_cast<long long>(r.finding_scenarios),
+  std::snprintf(line, sizeof line, "%s: %lld%s scenarios, %lld token-groups, %.0f scenarios/s, %s, %lld finding%s",
+                o.source ? "prove" : "fuzz", static_cast<long long>(r.scenarios), runs.c_str(),
+                static_cast<long long>(r.tokens), r.scenarios / std::max(seconds, 1e-9), time, static_cast<long long>(r.finding_scenarios),
                 r.finding_scenarios == 1 ? "" : "s");
   std::string text = line;
   if (suppressed) text += " (+" + std::to_string(suppressed) + " suppressed)";
   return text;
 }
 
-std::string ShrinkLine(const std::string& what, const Scenario& smallest, int attempts, double seconds) {
+std::string ShrinkLine(const std::string& what, const Scenario& smallest, int attempts, double seconds,
+                       const char* command) {
   char time[32];
   std::snprintf(time, sizeof time, "%.0f s", seconds);
-  return "fuzz: shrinking " + what + ": " + ScenarioShape(smallest) + " after " + std::to_string(attempts) +
+  return std::string(command) + ": shrinking " + what + ": " + ScenarioShape(smallest) + " after " + std::to_string(attempts) +
          " candidates, " + time;
 }
 
@@ -113,7 +119,7 @@ void Budget::MaybeReport(const CampaignResult& result) {
 
 void Budget::MaybeReportShrink(const std::string& what, const Scenario& smallest, int attempts) {
   if (Elapsed() < next_report_) return;
-  MaybePrint(ShrinkLine(what, smallest, attempts, Elapsed()));
+  MaybePrint(ShrinkLine(what, smallest, attempts, Elapsed(), options_.source ? "prove" : "fuzz"));
 }
 
 void Budget::EndLine() {

@@ -22,14 +22,17 @@
 namespace slotguard {
 namespace campaign_internal {
 
-/// The campaign's status line: what it checked against its budget (--runs,
+/// The campaign's status line ("prove: ..." for a proof's: a source of
+/// scenarios): what it checked against its budget (--runs,
 /// --time) and the findings so far, e.g. "fuzz: 1200 of 20000 scenarios,
 /// 51234 token-groups, 400 scenarios/s, 3 of 60 s, 2 findings".
 std::string ProgressLine(const CampaignOptions& options, const CampaignResult& result, double seconds);
 
 /// The status line while a finding shrinks: "fuzz: shrinking finding 1 of 2
 /// (scenario 17): 1 requests, 1025 tokens, 1 groups after 40 candidates, 3 s".
-std::string ShrinkLine(const std::string& what, const Scenario& smallest, int attempts, double seconds);
+/// (`command`: "prove" for a proof's campaign.)
+std::string ShrinkLine(const std::string& what, const Scenario& smallest, int attempts, double seconds,
+                       const char* command = "fuzz");
 
 /// The campaign's budget (--runs, --time) and its status line (ProgressLine,
 /// ShrinkLine), from the moment it is constructed: on a terminal rewritten

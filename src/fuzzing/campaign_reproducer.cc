@@ -59,6 +59,10 @@ std::string Advice(const CampaignOptions& o, const CampaignFinding& f, const Sce
 }
 
 std::string Describe(const CampaignOptions& o, const CampaignFinding& f, const Backend& backend, const ScenarioRun& run) {
+  const std::string what = "signature " + f.signature.Id() + " (" + f.signature.Text() + "); invariants fired: " +
+                           JoinNames(f.fired) + "; minimized to keep " + f.invariant + " firing. " + Advice(o, f, run);
+  // A proof's finding: the scope and batch it enumerated (prove/).
+  if (o.source) return "found by " + o.source->FoundBy(f.finding_index) + ", backend " + backend.Describe() + "; " + what;
   std::string command = "slotguard fuzz --seed " + std::to_string(o.seed);
   for (Family family : o.generator.families) command += std::string(" --family ") + GetFamily(family).name;
   if (!o.variant.empty()) command += " --variant " + o.variant;

@@ -276,7 +276,12 @@ bool WriteSarif(const std::string& path, const std::vector<ScenarioReport>& repo
   return WriteReportFile(path, CheckSarif(reports, summary), "SARIF", err);
 }
 
-std::string FuzzSarif(const FuzzReport& report) {
+std::string SarifLogText(nlohmann::ordered_json results, nlohmann::ordered_json properties, const std::string& root) {
+  return Log(Locator(root), std::move(results), std::move(properties));
+}
+
+nlohmann::ordered_json CampaignSarifResults(const FuzzReport& report,
+                                            const std::function<std::string(const CampaignFinding&)>& origin) {
   Locator at(report.sarif_root);
   ordered_json results = ordered_json::array();
   for (const CampaignFinding& f : report.result.findings) {
@@ -288,10 +293,9 @@ std::string FuzzSarif(const FuzzReport& report) {
         for (size_t i = 0; i < f.minimized.groups.size(); ++i)
           if (f.minimized.groups[i].name == g.name) pointer = "/groups/" + std::to_string(i);
     }
-    const std::string message = "fuzz (seed " + std::to_string(report.seed) + ", scenario " +
-                                std::to_string(f.finding_index) + "), signature " + f.signature.Id() + ": " +
-                                f.signature.Text() + (headline.empty() ? "" : "; " + headline) + "; " +
-                                std::to_string(f.count) + " findings; the reproducer fires " + JoinNames(f.fired) +
+    const std::string message = origin(f) + ", signature " + f.signature.Id() + ": " + f.signature.Text() +
+                                (headline.empty() ? "" : "; " + headline) + "; " + std::to_string(f.count) +
+                                " findings; the reproducer fires " + JoinNames(f.fired) +
                                 (!f.reproducer_error.empty() ? "; " + f.reproducer_error
                                  : f.file.empty()            ? ""
                                                              : "; reproduce it with: " + f.replay_command);
@@ -305,7 +309,14 @@ std::string FuzzSarif(const FuzzReport& report) {
                              e ? report.suppressions->file : f.file, e ? e->pointer : pointer, f.signature.Text()));
     if (e) Suppress(e->id, e->reason, &results.back());
   }
-  return Log(at, std::move(results), {{"backend", report.backend}, {"seed", report.seed}});
+  return results;
+}
+
+std::string FuzzSarif(const FuzzReport& report) {
+  ordered_json results = CampaignSarifResults(report, [&](const CampaignFinding& f) {
+    return "fuzz (seed " + std::to_string(report.seed) + ", scenario " + std::to_string(f.finding_index) + ")";
+  });
+  return SarifLogText(std::move(results), {{"backend", report.backend}, {"seed", report.seed}}, report.sarif_root);
 }
 
 bool WriteFuzzSarif(const std::string& path, const FuzzReport& report, std::string* err) {

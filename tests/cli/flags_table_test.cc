@@ -52,10 +52,11 @@ struct Section {
   int index;
 };
 const Section kSections[] = {
-    {FlagDoc::kDocShared, "## Options shared by check, replay, mutants and fuzz", 0},
-    {FlagDoc::kDocLimits, "## Options shared by check, replay, mutants and fuzz", 1},
+    {FlagDoc::kDocShared, "## Options shared by check, replay, mutants, fuzz and prove", 0},
+    {FlagDoc::kDocLimits, "## Options shared by check, replay, mutants, fuzz and prove", 1},
     {FlagDoc::kDocCheck, "## check", 0},
     {FlagDoc::kDocFuzz, "## fuzz", 0},
+    {FlagDoc::kDocProve, "## prove", 0},
     {FlagDoc::kDocBench, "## bench", 0},
 };
 
@@ -143,7 +144,7 @@ std::map<std::string, std::string> HelpFlags(const std::string& command) {
 }
 
 TEST(FlagsTableTest, EachCommandsHelpListsExactlyTheTablesFlags) {
-  for (const char* command : {"check", "replay", "mutants", "fuzz", "import", "list", "bench"}) {
+  for (const char* command : {"check", "replay", "mutants", "fuzz", "prove", "import", "list", "bench"}) {
     std::map<std::string, std::string> help = HelpFlags(command);
     ASSERT_TRUE(help.count("--help")) << command << ": no --help line parsed";
     help.erase("--help");
