@@ -106,10 +106,22 @@ bool GetWelcome(WireBuffer* in, ProviderWelcome* welcome, std::string* problem) 
     *problem = "protocol version " + std::to_string(version) + "; expected " + std::to_string(kProviderProtocolVersion);
     return false;
   }
-  if (!GetText(in, &welcome->name) || !in->GetU32(&mode) || !in->GetU32(&count)) {
+  uint32_t name_bytes;
+  if (!in->GetU32(&name_bytes)) {
     *problem = "a truncated WELCOME";
     return false;
   }
+  if (name_bytes > kMaxProviderNameBytes) {
+    *problem = "a provider name of " + std::to_string(name_bytes) + " bytes; expected at most " +
+               std::to_string(kMaxProviderNameBytes);
+    return false;
+  }
+  welcome->name.resize(name_bytes);
+  if (!in->Get(welcome->name.data(), name_bytes) || !in->GetU32(&mode) || !in->GetU32(&count)) {
+    *problem = "a truncated WELCOME";
+    return false;
+  }
+  welcome->name = PrintableText(welcome->name);
   if (mode > 1) {
     *problem = "mode " + std::to_string(mode) + "; expected 0 (one group per record) or 1 (whole scenarios)";
     return false;
@@ -155,7 +167,7 @@ uint64_t MaxResultsBytes(const std::vector<ProviderRecord>& records) {
   return bytes;
 }
 
-void PutRun(uint32_t sequence, const std::vector<ProviderRecord>& records, WireBuffer* out) {
+void PutRun(uint32_t sequence, uint32_t flags, const std::vector<ProviderRecord>& records, WireBuffer* out) {
   Blob blob;
   size_t header = 4 + 4 + 4 + 4 + 8;
   for (const ProviderRecord& r : records) header += kRecordBytes + kGroupBytes * r.groups.size();
@@ -164,7 +176,7 @@ void PutRun(uint32_t sequence, const std::vector<ProviderRecord>& records, WireB
   out->PutU32(static_cast<uint32_t>(ProviderMessage::kRun));
   out->PutU32(sequence);
   out->PutU32(static_cast<uint32_t>(records.size()));
-  out->PutU32(0);  // reserved
+  out->PutU32(flags);
   const size_t blob_size_at = out->bytes.size();
   out->PutU64(0);  // blob_bytes, filled in below
   for (const ProviderRecord& r : records) {
@@ -190,8 +202,8 @@ void PutRun(uint32_t sequence, const std::vector<ProviderRecord>& records, WireB
       PutI32(out, g.table_rows);
       PutI32(out, g.table_width);
       PutI64(out, g.table_row_stride);
-      out->PutU64(blob.Add(*g.table));
-      out->PutU64(g.table->size());
+      out->PutU64(blob.Add(g.table, static_cast<size_t>(g.table_entries)));
+      out->PutU64(g.table_entries);
       const std::vector<size_t> params = WireParams(group.family);
       std::vector<int64_t> values(params.size());
       for (size_t i = 0; i < params.size(); ++i) values[i] = group.params[params[i]];
@@ -202,7 +214,7 @@ void PutRun(uint32_t sequence, const std::vector<ProviderRecord>& records, WireB
       out->PutU64(blob.Add(values));
       PutI32(out, g.common_group);
       out->PutU32(0);  // reserved
-      out->PutU64(g.common ? blob.Add(*g.common) : 0);
+      out->PutU64(g.common ? blob.Add(g.common, static_cast<size_t>(b.num_tokens)) : 0);
       out->PutU64(widths ? blob.Add(group.table.lengths) : 0);
     }
   }
@@ -240,8 +252,8 @@ bool GetResults(WireBuffer* in, uint32_t sequence, const std::vector<ProviderRec
       return false;
     }
     at += 12;
-    if (status > 2) {
-      *problem = "record " + std::to_string(i) + ": status " + std::to_string(status) + "; expected 0, 1 or 2";
+    if (status > 3) {
+      *problem = "record " + std::to_string(i) + ": status " + std::to_string(status) + "; expected 0, 1, 2 or 3";
       return false;
     }
     reply.status = static_cast<ProviderStatus>(status);
@@ -275,21 +287,16 @@ bool GetResults(WireBuffer* in, uint32_t sequence, const std::vector<ProviderRec
     return false;
   }
   for (size_t i = 0; i < records.size(); ++i) {
-    ProviderReply& reply = (*replies)[i];
-    if (reply.status != ProviderStatus::kOk) continue;
+    if ((*replies)[i].status != ProviderStatus::kOk) continue;
     const size_t n = static_cast<size_t>(records[i].s->batch.num_tokens);
-    reply.outputs.resize(records[i].groups.size());
-    for (size_t g = 0; g < records[i].groups.size(); ++g) {
-      const Group& group = records[i].s->groups[records[i].groups[g].group];
-      reply.outputs[g].resize(OutputCount(group));
-      for (std::vector<int64_t>& out : reply.outputs[g]) {
-        out.resize(n);
-        if (!in->Get(out.data(), n * sizeof(int64_t))) {
-          *problem = "too few output bytes (record " + std::to_string(i) + ", group " +
-                     std::to_string(records[i].groups[g].group) + ")";
+    for (const ProviderGroupInput& g : records[i].groups) {
+      // By the family's outputs, never by a destination being set.
+      const int count = OutputCount(records[i].s->groups[g.group]);
+      for (int o = 0; o < count; ++o)
+        if (!in->Get(g.outputs[o], n * sizeof(int64_t))) {
+          *problem = "too few output bytes (record " + std::to_string(i) + ", group " + std::to_string(g.group) + ")";
           return false;
         }
-      }
     }
   }
   uint8_t extra;

@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "backend/backend_setup.h"
+#include "setup/backend_setup.h"
 #include "fuzzing/campaign.h"
 #include "registry/invariants.h"
 #include "runner/scenario_run.h"
@@ -300,7 +300,8 @@ TEST(ProviderBackendTest, AProviderThatDiesWhileAChildHoldsItsPipeCostsNoTimeout
 }
 
 // Whatever a provider started dies with it: when the backend closes (the
-// end of a run), its process group is killed, not only the provider.
+// end of a run), its process group is killed, not only the provider (the
+// warm spare's too, when it got as far as starting its holder).
 TEST(ProviderBackendTest, AProvidersChildrenDoNotOutliveTheRun) {
   const std::string children = (ScratchDir() / "children").string();
   setenv("FIXTURE_CHILDREN", children.c_str(), 1);
@@ -319,7 +320,8 @@ TEST(ProviderBackendTest, AProvidersChildrenDoNotOutliveTheRun) {
     for (int i = 0; i < 100 && kill(pid, 0) == 0 && !Zombie(pid); ++i) usleep(10000);
     EXPECT_TRUE(kill(pid, 0) != 0 || Zombie(pid)) << "holder " << pid << " outlived the run";
   }
-  EXPECT_EQ(1, holders);
+  EXPECT_GE(holders, 1);
+  EXPECT_LE(holders, 2) << "the provider and its warm spare";
 }
 
 TEST(ProviderBackendTest, ABadHandshakeIsOneLineNamingTheCommand) {
