@@ -53,7 +53,9 @@ std::string ReportJsonText(nlohmann::ordered_json root) {
 
 bool WriteReportFile(const std::string& path, const std::string& text, const std::string& format, std::string* err) {
   std::string why;
-  if (WriteOutputFile(path, text, &why)) return true;
+  // Atomically: fuzz rewrites its --json while it runs (its checkpoints), and
+  // a run killed mid-write must leave the last whole file.
+  if (WriteOutputFileAtomically(path, text, &why)) return true;
   *err = EscapeText(path, 0) + ": cannot write the " + format + " report: " + why;
   return false;
 }
