@@ -28,6 +28,8 @@ STATUS_NOT_RUN = 3     # not run: an earlier call broke the process (a dead CUDA
 
 # RUN's flags.
 RUN_SYNC_EACH_CALL = 1  # synchronize the device after each call, so that a fault is raised by its own call
+# RESULTS' flags.
+RESULTS_EXITING = 1     # the provider exits after this reply (its device context is lost)
 
 PAD = -1
 
@@ -53,7 +55,7 @@ RECORD = struct.Struct("<IIiIqqq7Q")
 # table, table_elements, param_count, flags, params (offset of i64[param_count]),
 # gate_group, reserved, gate_offset, row_widths (offset of i32[table_rows]).
 GROUP = struct.Struct("<IIiiqQQIIQiIQQ")
-RESULTS_HEAD = struct.Struct("<IIII")        # type, sequence, record_count, reserved
+RESULTS_HEAD = struct.Struct("<IIII")        # type, sequence, record_count, flags
 RESULT_ENTRY = struct.Struct("<III")         # status, group, message_bytes
 
 assert RECORD.size == 96 and GROUP.size == 80
@@ -476,11 +478,11 @@ class BlobBuilder(object):
 # RESULTS
 
 
-def encode_results_head(entries, sequence):
+def encode_results_head(entries, sequence, flags=0):
     """The RESULTS bytes before the outputs: header (echoing the RUN's
-    sequence number), entries, messages and the padding. entries: (status,
-    group, message) tuples."""
-    out = bytearray(RESULTS_HEAD.pack(RESULTS, sequence, len(entries), 0))
+    sequence number, with `flags`), entries, messages and the padding.
+    entries: (status, group, message) tuples."""
+    out = bytearray(RESULTS_HEAD.pack(RESULTS, sequence, len(entries), flags))
     texts = []
     for status, group, message in entries:
         m = message.encode("utf-8") if message else b""

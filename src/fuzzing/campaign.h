@@ -91,6 +91,11 @@ struct CampaignFinding {
   // --time's deadline or a stop came while it was being shrunk: `minimized`
   // is the smallest reproducer found until then.
   bool shrink_cut_short = false;
+  // False when its scenario, run again, fired nothing: a fault of the
+  // implementation's history (a crash or a device fault an earlier call
+  // left), not of the scenario alone. It is then kept as generated,
+  // unshrunk, with the invariants the campaign saw (its key's).
+  bool recurred = true;
   bool written() const { return !file.empty() && reproducer_error.empty(); }
 };
 

@@ -129,10 +129,12 @@ bool ShrinkFindings(const CampaignOptions& options, Backend& backend, const Budg
 
 /// Regenerates scenario `stream_index` and shrinks it, keeping its most
 /// specific invariant firing and never into a scenario a suppression
-/// covers: fills original, invariant, minimized, fired and signature.
+/// covers: fills original, invariant, minimized, fired and signature. A
+/// finding whose scenario fires nothing when run again (`key`: what the
+/// campaign saw) is kept unshrunk, as CampaignFinding::recurred says.
 /// False with *err on an environment failure.
 bool MinimizeFinding(const CampaignOptions& options, Backend& backend, const Budget& budget, int64_t stream_index,
-                     CampaignFinding* finding, std::string* err);
+                     const FindingSignature& key, CampaignFinding* finding, std::string* err);
 
 /// Writes the minimized scenario to options.out_dir as a reproducer (named
 /// after the variant, the invariant and the signature id; no expect), and

@@ -62,12 +62,29 @@ int Suppressed(const CampaignOptions& options, const Scenario& s, const Scenario
 }  // namespace
 
 bool MinimizeFinding(const CampaignOptions& options, Backend& backend, const Budget& budget, int64_t stream_index,
-                     CampaignFinding* finding, std::string* err) {
+                     const FindingSignature& key, CampaignFinding* finding, std::string* err) {
   finding->finding_index = stream_index;
   finding->original = CampaignScenario(options, stream_index, nullptr);
   ScenarioRun run;
   if (!RunOne(finding->original, backend, &run, err)) return false;
   std::set<std::string> fired = FiredInvariants(run);
+  if (fired.empty()) {
+    // It did not recur: nothing to shrink towards (every candidate would
+    // "hold", thousands of runs for no reproducer). Kept as generated, with
+    // what the campaign saw, and said.
+    finding->recurred = false;
+    finding->minimized = finding->original;
+    finding->fired = key.invariants;
+    finding->invariant = MostSpecificInvariant(std::set<std::string>(key.invariants.begin(), key.invariants.end()));
+    finding->signature = key;
+    finding->signature.shape = ScenarioShape(finding->original);
+    finding->suppressed_by = SuppressedBy(options, finding->original, finding->signature);
+    budget.Say("fuzz: the finding of scenario " + std::to_string(stream_index) + " (" + key.Text() +
+               ") did not recur when its scenario ran again: a fault of the implementation's history (an earlier "
+               "call's crash or device fault), not of this scenario alone; its reproducer is the scenario as "
+               "generated, unshrunk");
+    return true;
+  }
   // The reproducer must blame the kernel as the finding did. On a batch a
   // correct kernel passes (the reference's own output raises nothing), every
   // candidate must be such a batch too: then the reproducer holds once the
@@ -118,7 +135,7 @@ bool ShrinkFindings(const CampaignOptions& options, Backend& backend, const Budg
     std::set<size_t> gave;  // the signatures this key's shrunk findings gave
     for (int64_t index : key.first) {
       CampaignFinding f;
-      if (!MinimizeFinding(options, backend, budget, index, &f, err)) return false;
+      if (!MinimizeFinding(options, backend, budget, index, key.key, &f, err)) return false;
       const auto [it, fresh] = by_id.emplace(f.signature.Id(), result->findings.size());
       if (fresh) {
         result->findings.push_back(std::move(f));

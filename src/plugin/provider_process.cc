@@ -79,13 +79,16 @@ bool ProviderProcess::Run(const std::vector<ProviderRecord>& records, uint32_t f
     const std::string how = child.Ended(timed_out);
     loss->timed_out = timed_out;
     loss->running = page.Read();
+    loss->before_any_call = speaks_progress_ && page.LastStarted() < 0 && !timed_out;
     loss->how = timed_out ? "timed out after " + std::to_string(static_cast<int64_t>(command_.timeout_seconds)) +
                                 " s (--timeout); the provider was killed"
                           : how;
     return false;
   }
+  speaks_progress_ |= page.LastStarted() >= 0;
   std::string problem;
-  if (!GetResults(&reply, sequence_, records, replies, &problem)) {
+  uint32_t results_flags = 0;
+  if (!GetResults(&reply, sequence_, records, replies, &problem, &results_flags)) {
     dead_ = true;
     child.Ended(/*timed_out=*/true);  // killed: its stream can no longer be trusted
     loss->how = "answered a malformed RESULTS (" + problem + ")";
@@ -101,6 +104,7 @@ bool ProviderProcess::Run(const std::vector<ProviderRecord>& records, uint32_t f
     loss->how = "answered more than it was asked (a frame after RESULTS that no request asked for)";
     return false;
   }
+  exiting_ = (results_flags & kResultsExiting) != 0;
   return true;
 }
 

@@ -28,6 +28,9 @@ struct ProviderLoss {
   std::string how;        // "killed by SIGSEGV (Segmentation fault)", "timed out after 120 s (--timeout); ..."
   bool timed_out = false;
   int64_t running = -1;   // the record whose call was running (its progress page), -1: not known
+  // A provider that keeps its progress page started no call of this RUN:
+  // it died before the message reached its calls (nothing of it to blame).
+  bool before_any_call = false;
 };
 
 class ProviderProcess : public PooledProcess {
@@ -47,12 +50,17 @@ class ProviderProcess : public PooledProcess {
   /// any more: then it is dead and must be replaced.
   bool Run(const std::vector<ProviderRecord>& records, uint32_t flags, std::vector<ProviderReply>* replies,
            ProviderLoss* loss);
+  /// Its last RESULTS said it exits now (kResultsExiting): it answered, but
+  /// takes no more messages.
+  bool exiting() const { return exiting_; }
 
  private:
   ProviderProcess() = default;
   int TimeoutMs() const;
   ProviderCommand command_;
   bool dead_ = false;
+  bool exiting_ = false;
+  bool speaks_progress_ = false;  // it wrote its progress page at least once
   uint32_t sequence_ = 0;  // the last RUN's number (RESULTS echoes it)
 };
 

@@ -25,6 +25,7 @@ struct Unit {
 /// scenarios a process death was pinned on.
 struct MessageResult {
   std::vector<Unit> again;
+  std::string again_why;  // why they are sent again: "answered \"not run\" (status 3)", "exited ... before ..."
   int deaths = 0;
 };
 
@@ -99,8 +100,8 @@ class ProviderProcesses : public MappingProvider {
     // A provider that answers "not run" for every record, every time.
     stalls = result.again.size() == units.size() ? stalls + 1 : 0;
     if (stalls == kMaxStalls) {
-      for (const Unit& unit : result.again) Fault(unit, "answered \"not run\" (status 3) for it " +
-                                                        std::to_string(kMaxStalls) + " times");
+      for (const Unit& unit : result.again)
+        Fault(unit, result.again_why + ", " + std::to_string(kMaxStalls) + " times in a row");
       return true;
     }
     // Sent again after a loss: a synchronization after each call, so that a
@@ -165,7 +166,12 @@ bool ProviderProcesses::Message(const std::vector<Unit>& units, uint32_t flags, 
   std::vector<ProviderReply> replies;
   ProviderLoss loss;
   if (process.Run(records, flags, &replies, &loss)) {
-    pool_.Release(std::move(pooled));
+    if (process.exiting()) {  // it answered, and goes: a spare takes its place
+      pooled.reset();
+      pool_.Lost();
+    } else {
+      pool_.Release(std::move(pooled));
+    }
     Answered(units, records, record_call, replies, result);
     return true;
   }
@@ -206,18 +212,29 @@ void ProviderProcesses::Answered(const std::vector<Unit>& units, const std::vect
   }
   for (size_t u = 0; u < units.size(); ++u)
     if (again[u] && !failed[u]) result->again.push_back(units[u]);
+  result->again_why = "answered \"not run\" (status 3)";
 }
 
 bool ProviderProcesses::Lost(const std::vector<Unit>& units, const std::vector<std::pair<size_t, size_t>>& record_call,
                              const ProviderLoss& loss, uint32_t flags, MessageResult* result, std::string* err) {
   const uint32_t sync = flags | kRunSyncEachCall;
+  if (loss.before_any_call) {  // it died before any call of the message: none is to blame
+    result->again = units;
+    result->again_why = loss.how + " before running any call";
+    return true;
+  }
   if (loss.running >= 0 && static_cast<size_t>(loss.running) < record_call.size()) {
     // Its page says whose call killed it: that scenario's fault; the rest again.
     const auto [u, c] = record_call[static_cast<size_t>(loss.running)];
     Fault(Unit{&units[u].calls[c], 1}, loss.how);
     result->deaths = 1;
-    for (size_t v = 0; v < units.size(); ++v)
-      if (v != u) result->again.push_back(units[v]);
+    // The scenarios before it ran in the dead process, their answers lost
+    // with it: sent again in a message of their own, the rest in another.
+    // So a provider that dies on its Nth call (whatever the scenario) costs
+    // a message one scenario per death, not one per scenario left.
+    if (!Send(std::vector<Unit>(units.begin(), units.begin() + u), flags, err)) return false;
+    result->again.assign(units.begin() + u + 1, units.end());
+    result->again_why = loss.how;
     return true;
   }
   if (units.size() == 1) {

@@ -226,8 +226,8 @@ void PutRun(uint32_t sequence, uint32_t flags, const std::vector<ProviderRecord>
 }
 
 bool GetResults(WireBuffer* in, uint32_t sequence, const std::vector<ProviderRecord>& records,
-                std::vector<ProviderReply>* replies, std::string* problem) {
-  uint32_t type, answered, count, reserved;
+                std::vector<ProviderReply>* replies, std::string* problem, uint32_t* flags) {
+  uint32_t type, answered, count, results_flags;
   if (!in->GetU32(&type) || type != static_cast<uint32_t>(ProviderMessage::kResults)) {
     *problem = "expected RESULTS (102)";
     return false;
@@ -237,10 +237,11 @@ bool GetResults(WireBuffer* in, uint32_t sequence, const std::vector<ProviderRec
                "'s (a reply that belongs to no request in flight)";
     return false;
   }
-  if (!in->GetU32(&count) || count != records.size() || !in->GetU32(&reserved)) {
+  if (!in->GetU32(&count) || count != records.size() || !in->GetU32(&results_flags)) {
     *problem = "RESULTS for " + std::to_string(count) + " records; expected " + std::to_string(records.size());
     return false;
   }
+  if (flags) *flags = results_flags;
   replies->assign(records.size(), ProviderReply());
   std::vector<uint32_t> message_bytes(records.size());
   size_t at = 4 + 4 + 4 + 4;

@@ -26,6 +26,8 @@ constexpr uint32_t kMaxProviderNameBytes = 1u << 16;
 
 /// RUN's flags.
 constexpr uint32_t kRunSyncEachCall = 1;  // synchronize the device after each call (a fault is then its call's)
+/// RESULTS' flags.
+constexpr uint32_t kResultsExiting = 1;   // the provider exits after this reply (its device context is lost)
 
 enum class ProviderMessage : uint32_t { kHello = 1, kRun = 2, kBye = 3, kWelcome = 101, kResults = 102 };
 enum class ProviderStatus : uint32_t {
@@ -91,7 +93,7 @@ uint64_t MaxResultsBytes(const std::vector<ProviderRecord>& records);
 /// an answer) (an answer to another RUN: "the answer to RUN 6; expected
 /// RUN 7's").
 bool GetResults(WireBuffer* in, uint32_t sequence, const std::vector<ProviderRecord>& records,
-                std::vector<ProviderReply>* replies, std::string* problem);
+                std::vector<ProviderReply>* replies, std::string* problem, uint32_t* flags = nullptr);
 
 }  // namespace slotguard
 

@@ -258,6 +258,7 @@ std::string FuzzJson(const FuzzReport& report) {
     fj["invariant"] = f.invariant;
     fj["fired"] = f.fired;
     fj["original_shape"] = ScenarioShape(f.original);
+    fj["recurred"] = f.recurred;
     fj["file"] = OrNull(f.written() ? f.file : "");
     fj["reproducer_error"] = OrNull(f.reproducer_error);
     fj["suppressed_by"] =

@@ -195,6 +195,50 @@ TEST(CampaignStopTest, ACheckpointBeforeShrinkingShowsTheFindingUnshrunk) {
   EXPECT_EQ(3000, checkpoints.back().scenarios);
 }
 
+/// The host backend whose `fault_at`-th run (from 1) is a crash of its
+/// implementation, once: a fault of its history, not of that scenario.
+class FlakyBackend : public CountingBackend {
+ public:
+  FlakyBackend(int64_t fault_at, std::atomic<int>* stop) : CountingBackend(false, -1, stop), fault_at_(fault_at) {}
+  bool Run(const Scenario& s, std::vector<GroupOutputs>* outputs, std::string* err) override {
+    if (!CountingBackend::Run(s, outputs, err)) return false;
+    if (runs.load() == fault_at_) MarkFaulted("killed by SIGSEGV (Segmentation fault) on its 30th call", s.groups.size(), outputs, 0);
+    return true;
+  }
+
+ private:
+  int64_t fault_at_;
+};
+
+// A finding whose scenario fires nothing when run again is not shrunk
+// (there is nothing to keep firing: every candidate would be run for
+// nothing): it is kept as generated, with the invariants the campaign saw,
+// written, and said.
+TEST(CampaignStopTest, AFindingThatDoesNotRecurIsKeptUnshrunkAndSaid) {
+  std::atomic<int> stop{0};
+  CampaignOptions o = Options("no_recur", &stop);
+  o.generator.families = {Family::kKpoolTail};
+  FlakyBackend backend(30, &stop);
+  CampaignResult r;
+  std::string err;
+  std::ostringstream progress;
+  ASSERT_TRUE(RunCampaign(o, backend, progress, &r, &err)) << err;
+  ASSERT_TRUE(r.Found());
+  const CampaignFinding& f = r.findings[0];
+  EXPECT_EQ(29, f.finding_index);
+  EXPECT_FALSE(f.recurred);
+  EXPECT_EQ("no_fault", f.invariant);
+  EXPECT_EQ(std::vector<std::string>{"no_fault"}, f.fired);
+  EXPECT_EQ(ScenarioShape(f.original), f.signature.shape);
+  EXPECT_LE(backend.runs.load(), 30 + 2) << "its run again, the reproducer's run: no shrink candidates";
+  EXPECT_NE(std::string::npos, progress.str().find("fuzz: the finding of scenario 29 (kpool_tail/fixed: no_fault"))
+      << progress.str();
+  ASSERT_TRUE(f.written()) << f.reproducer_error;
+  Scenario reproducer;
+  ASSERT_TRUE(LoadScenarioFile(f.file, LoadLimits(), &reproducer, &err)) << err;
+  EXPECT_EQ(f.original.batch.num_tokens, reproducer.batch.num_tokens);
+}
+
 TEST(CampaignStopTest, AnAtomicWriteReplacesTheWholeFileAndLeavesNothingBeside) {
   const std::string path = ScratchPath("summary.json");
   std::string why;

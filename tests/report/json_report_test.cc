@@ -315,6 +315,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
         "own_block"
       ],
       "original_shape": "2 requests, 3 tokens, 0 groups",
+      "recurred": true,
       "file": "out/x.json",
       "reproducer_error": null,
       "suppressed_by": null
@@ -342,6 +343,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
         "differential"
       ],
       "original_shape": "2 requests, 3 tokens, 0 groups",
+      "recurred": true,
       "file": null,
       "reproducer_error": null,
       "suppressed_by": "sig"
