@@ -1,4 +1,4 @@
-// A kpool_tail kernel (DESIGN 2.2) as an engine ships it: compiled ahead of
+// A kpool_tail kernel (docs/families.md, kpool_tail) as an engine ships it: compiled ahead of
 // time to a fatbin (CMake: build/examples/kpool_tail_kernel.fatbin) and
 // checked without its source through `--kernel-cubin` and
 // kpool_tail_kernel.spec.json. Its launch is the engine's: one program per

@@ -1,4 +1,4 @@
-// An example plugin that crashes: a paged mapping (DESIGN 2.1, without DCP)
+// An example plugin that crashes: a paged mapping (docs/families.md, paged, without DCP)
 // that, like a kernel with a device-side assert, traps when it meets a dummy
 // request (idx_mapping == -1) instead of writing PAD. On the GPU the trap is
 // a sticky CUDA error that ends the process's context; on the host, abort().

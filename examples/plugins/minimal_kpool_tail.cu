@@ -1,4 +1,4 @@
-// The smallest useful plugin: kpool_tail (DESIGN 2.2) on the GPU and the host.
+// The smallest useful plugin: kpool_tail (docs/families.md) on the GPU and the host.
 #include <slotguard/plugin.h>
 
 __host__ __device__ int64_t KpoolSlot(const sg_mapping_call& c, int64_t t) {

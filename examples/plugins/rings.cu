@@ -1,5 +1,4 @@
-// An example plugin: hand-written kpool_tail (DESIGN 2.2) and qsa_ring (DESIGN
-// 2.3) kernels, as an engine might ship them, checked by slotguard through
+// An example plugin: hand-written kpool_tail and qsa_ring kernels (docs/families.md), as an engine might ship them, checked by slotguard through
 // include/slotguard/plugin.h. Built by CMake as build/examples/libsg_rings.so;
 // rings_buggy.cu builds the same source with one boundary bug.
 //

@@ -6,7 +6,7 @@ own launcher, with the torch fallback engines use for an empty batch.
     slotguard check --backend host --kernel-cmd "python3 examples/python/kpool_tail_provider.py" scenarios/
     slotguard fuzz  --backend gpu  --kernel-cmd "python3 examples/python/kpool_tail_provider.py" --time 300 -j 8
 
-kpool_tail (docs/families.md, DESIGN 2.2): only column 0 of a request's row is
+kpool_tail (docs/families.md, docs/families.md, kpool_tail): only column 0 of a request's row is
 read; a positive entry b maps token t to b * kpool + pos mod kpool, 0 or -1
 is PAD (-1). Tokens between query_start_loc[R] and num_actual_tokens belong
 to the last request; tokens from num_actual_tokens copy slot_mapping_in bit

@@ -14,7 +14,7 @@ int32 block sizes; program (g, num_reqs), the last of each group, pads the
 tokens past query_start_loc[num_reqs] with PAD (-1), as CUDA graphs need.
 The groups' outputs are rows of one [num_groups, num_tokens] buffer.
 
-Paged semantics (docs/families.md, DESIGN 2.1), per group: a dummy request
+Paged semantics (docs/families.md, docs/families.md, paged), per group: a dummy request
 (idx_mapping -1) is PAD; with DCP, vbs = block_size * world, off = pos % vbs,
 the token is this rank's iff (off // interleave) % world == rank (else PAD),
 local = pos // vbs * block_size + off // (interleave * world) * interleave +

@@ -25,7 +25,7 @@ import triton.language as tl
 BLOCK = 128
 
 
-# kpool_tail (DESIGN 2.2) the engine's way: one program per request (the last
+# kpool_tail (docs/families.md, kpool_tail) the engine's way: one program per request (the last
 # one also owns tokens up to num_actual_tokens), then one per BLOCK padding
 # tokens, which copy slot_mapping_in through. Integer arguments are never
 # specialized, so the cubin keeps every parameter whatever the values.

@@ -125,7 +125,17 @@ typedef struct sg_mapping_call {
   const int32_t* block_table_row_widths; /* [block_table_rows]: each row's own width, for a family whose
                                             rows are ragged ("csr"); NULL when every row is
                                             block_table_width wide */
+  int32_t kind;                   /* what the family computes: SG_KIND_SLOT_MAPPING (a slot per token),
+                                     SG_KIND_STATE_INDEX (a state index per request), SG_KIND_BLOCK_OP
+                                     (block operations per request) */
+  int64_t output_length;          /* elements of each output: num_tokens for a slot per token;
+                                     num_reqs for a state index; num_reqs * operations per request for
+                                     block operations (operation k of request r at r * ops + k) */
 } sg_mapping_call;
+
+#define SG_KIND_SLOT_MAPPING 0
+#define SG_KIND_STATE_INDEX 1
+#define SG_KIND_BLOCK_OP 2
 
 #ifndef SLOTGUARD_PLUGIN_INFO_DEFINED
 #define SLOTGUARD_PLUGIN_INFO_DEFINED

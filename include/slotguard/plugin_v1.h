@@ -27,7 +27,7 @@
  * A plugin that crashes, traps or hangs costs only the scenario it ran (the
  * kernels run in worker processes).
  *
- * Semantics of every field: DESIGN section 2 (docs/families.md).
+ * Semantics of every field: docs/families.md.
  * Plain C: no C++ types cross this boundary; usable from C, C++ and nvcc.
  */
 #ifndef SLOTGUARD_PLUGIN_V1_H_

@@ -188,10 +188,11 @@ def _int(x, what, lo, hi):
     return x
 
 
-def _expect(expect, outputs, T, known):
+def _expect(expect, outputs, known):
     """The scenario's expect block, checked: its invariant names against
     `known`, the binary's (`slotguard list --json`), so a misspelt one is
-    refused here, not later by check."""
+    refused here, not later by check. `outputs` maps each output's name to
+    its length and what that length counts (None: not worked out here)."""
     if isinstance(expect, str):
         expect = {"verdict": expect}
     if not isinstance(expect, dict) or set(expect) - {"verdict", "findings", "slot_mapping"}:
@@ -227,8 +228,9 @@ def _expect(expect, outputs, T, known):
                 raise ValueError("expect slot_mapping: no output named %r (outputs: %s)"
                                  % (k, ", ".join(sorted(outputs))))
             sm[k] = _ints(v, "expect slot_mapping %r" % k, INT64_MIN, INT64_MAX)
-            if len(sm[k]) != T:
-                raise ValueError("expect slot_mapping %r: %d entries; num_tokens is %d" % (k, len(sm[k]), T))
+            length, what = outputs[k]
+            if length is not None and len(sm[k]) != length:
+                raise ValueError("expect slot_mapping %r: %d entries; %s is %d" % (k, len(sm[k]), what, length))
         e["slot_mapping"] = sm
     return e
 
@@ -469,12 +471,36 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
     s["batch"] = batch
     s["groups"] = out_groups
     if expect is not None:
-        outputs = set()
+        outputs = {}
         for g in out_groups:
+            length = _output_length(table[g["kernel"]], g, R, T)
             for o in table[g["kernel"]]["outputs"]:
-                outputs.add(g["name"] + ("." + o if o else ""))
-        s["expect"] = _expect(expect, outputs, T, table["_invariants"])
+                outputs[g["name"] + ("." + o if o else "")] = length
+        s["expect"] = _expect(expect, outputs, table["_invariants"])
     return s
+
+
+def _output_length(fam, g, R, T):
+    """How many elements each output of group `g` holds, and what that
+    counts: a token's slot (num_tokens), a request's state index
+    (num_reqs), or a request's block operations (num_reqs * ops, the
+    family's ops formula over the parameters and the table's width; None
+    when this reader cannot work it out, and the binary checks it)."""
+    kind = fam.get("kind", "slot_mapping")
+    if kind == "state_index":
+        return R, "num_reqs"
+    if kind == "block_op":
+        values = {}
+        for p in fam["params"]:
+            v = g.get(p["key"], p.get("default"))
+            if isinstance(v, str) and v.lstrip("-").isdigit():
+                v = int(v)
+            values[p["name"]] = v
+        rows = g.get("block_table") or []
+        values["width"] = max([len(r) for r in rows] + [0])
+        ops = _formula(fam.get("ops") or "1", {k: v for k, v in values.items() if isinstance(v, int)})
+        return (None if ops is None else R * ops), "num_reqs * ops (%s)" % fam.get("ops")
+    return T, "num_tokens"
 
 
 def _dumps(s):

@@ -36,6 +36,8 @@ PAD = -1
 # HELLO's family flags.
 FLAG_GATE = 1          # the family's gate reads another group's output (gate_slot_mapping)
 FLAG_RAGGED_ROWS = 2   # the family's rows are ragged (CSR): each group carries its row widths
+FLAG_STATE_INDEX = 4   # a state index per request: an output holds num_reqs elements
+FLAG_BLOCK_OP = 8      # block operations per request: an output holds num_reqs * ops elements
 # A RUN group's flags.
 GROUP_GATE_INLINE = 1  # the gate's mapping is at gate_offset
 GROUP_ROW_WIDTHS = 2   # the rows' widths are at row_widths
@@ -53,7 +55,9 @@ RUN_HEAD = struct.Struct("<IIIIQ")           # type, sequence, record_count, fla
 RECORD = struct.Struct("<IIiIqqq7Q")
 # A group of a record: group, family, table_rows, table_width, table_row_stride,
 # table, table_elements, param_count, flags, params (offset of i64[param_count]),
-# gate_group, reserved, gate_offset, row_widths (offset of i32[table_rows]).
+# gate_group, output_length (elements per output: num_tokens for a slot per
+# token, num_reqs (x operations) for a per-request family), gate_offset,
+# row_widths (offset of i32[table_rows]).
 GROUP = struct.Struct("<IIiiqQQIIQiIQQ")
 RESULTS_HEAD = struct.Struct("<IIII")        # type, sequence, record_count, flags
 RESULT_ENTRY = struct.Struct("<III")         # status, group, message_bytes
@@ -324,11 +328,11 @@ class RunGroup(object):
 
     __slots__ = ("group", "family", "table_rows", "table_width", "table_row_stride", "table",
                  "table_elements", "param_count", "flags", "params_offset", "common_group", "common_offset",
-                 "row_widths")
+                 "row_widths", "output_length")
 
     def __init__(self, group, family, table_rows, table_width, table_row_stride, table, table_elements,
                  param_count=0, params_offset=0, common_group=-1, common_inline=0, common_offset=0,
-                 row_widths=None):
+                 row_widths=None, output_length=0):
         self.group = group
         self.family = family
         self.table_rows = table_rows
@@ -342,6 +346,7 @@ class RunGroup(object):
         self.common_group = common_group
         self.common_offset = common_offset
         self.row_widths = row_widths or 0
+        self.output_length = output_length
 
     @property
     def common_inline(self):
@@ -352,13 +357,14 @@ class RunGroup(object):
         v = GROUP.unpack_from(buf, at)
         g = cls.__new__(cls)
         (g.group, g.family, g.table_rows, g.table_width, g.table_row_stride, g.table, g.table_elements,
-         g.param_count, g.flags, g.params_offset, g.common_group, _, g.common_offset, g.row_widths) = v
+         g.param_count, g.flags, g.params_offset, g.common_group, g.output_length, g.common_offset,
+         g.row_widths) = v
         return g
 
     def pack(self):
         return GROUP.pack(self.group, self.family, self.table_rows, self.table_width, self.table_row_stride,
                           self.table, self.table_elements, self.param_count, self.flags, self.params_offset,
-                          self.common_group, 0, self.common_offset, self.row_widths)
+                          self.common_group, self.output_length, self.common_offset, self.row_widths)
 
 
 class RunRecord(object):
@@ -435,7 +441,7 @@ def decode_run(buf):
             for _ in range(group_count):
                 g = new_group(RunGroup)
                 (g.group, g.family, g.table_rows, g.table_width, g.table_row_stride, g.table, g.table_elements,
-                 g.param_count, g.flags, g.params_offset, g.common_group, _, g.common_offset,
+                 g.param_count, g.flags, g.params_offset, g.common_group, g.output_length, g.common_offset,
                  g.row_widths) = grp_unpack(buf, at)
                 at += 80
                 groups.append(g)

@@ -678,7 +678,7 @@ class Provider(object):
             starts.append(total)
             for g in rec.groups:
                 f = self._families.get(g.family)
-                total += (f.outputs if f is not None else 1) * rec.num_tokens
+                total += (f.outputs if f is not None else 1) * g.output_length
         return starts, total
 
     def _run_records(self, run, starts, sync):
@@ -738,7 +738,11 @@ class Provider(object):
         values = struct.unpack_from("<%dq" % n, self._blob, g.params_offset) if n else ()
         c.params = dict(zip(f.params, values))
         T = rec.num_tokens
-        c.outputs = [ad.out_view(start + k * T, T) for k in range(f.outputs)]
+        n = g.output_length   # T for a slot per token; num_reqs (x operations) for a per-request family
+        c.kind = ("state_index" if f.flags & P.FLAG_STATE_INDEX else
+                  "block_op" if f.flags & P.FLAG_BLOCK_OP else "slot_mapping")
+        c.ops_per_request = n // rec.num_reqs if c.kind == "block_op" and rec.num_reqs else 1
+        c.outputs = [ad.out_view(start + k * n, n) for k in range(f.outputs)]
         c.output_names = f.output_names
         c.slot_mapping = c.outputs[0]
         c.tail_slot_mapping = c.outputs[1] if f.outputs >= 2 else None
@@ -860,7 +864,7 @@ class Provider(object):
                     c.common_slot_mapping = src.slot_mapping   # alias: that group's output buffer
                 by_group[g.group] = c
                 calls.append(c)
-                at += f.outputs * rec.num_tokens
+                at += f.outputs * g.output_length
             step.groups = calls
             if calls:
                 _check(self._requires.get(calls[0].family, ()), step)

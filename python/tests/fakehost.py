@@ -235,7 +235,7 @@ def record_bytes(ordinal, s, blob, group_indices, common_map=None, inline=None):
         out += struct.pack("<I", gi) + struct.pack("<I", CODE[g["family"]]) + struct.pack("<i", rows)
         out += struct.pack("<i", width) + struct.pack("<q", stride) + struct.pack("<Q", t_off)
         out += struct.pack("<Q", len(flat)) + struct.pack("<I", len(g["params"])) + struct.pack("<I", ci)
-        out += struct.pack("<Q", p_off) + struct.pack("<i", cg) + struct.pack("<I", 0)
+        out += struct.pack("<Q", p_off) + struct.pack("<i", cg) + struct.pack("<I", s.T)  # output_length
         out += struct.pack("<Q", co) + struct.pack("<Q", 0)
     return out
 

@@ -195,3 +195,28 @@ def test_captured_files_load_and_hold_in_the_real_binary(binary, tmp_path):
     assert "null_block" in str(e.value) and "token 3 (request 1, pos 0)" in str(e.value)
     rep = slotguard.replay(good, binary=binary)
     assert rep.returncode == 0
+
+
+# Per-request families: a state index has one entry per request, a block
+# operation one per request and operation (num_reqs * ops); a copy's second
+# output is NAME.dst.
+def test_state_indices_and_block_operations_are_captured_per_request(binary, tmp_path):
+    # Hand-worked, vllm_mamba (column 0, the marker 0 for the padded row): [4, 9, 0].
+    batch = dict(query_start_loc=[0, 1, 2, 2], positions=None, seq_lens=[5, 7, 0], idx_mapping=[0, 1, -1],
+                 num_blocks=16)
+    mamba = str(tmp_path / "mamba.json")
+    slotguard.capture(mamba, binary=binary, groups=[dict(name="ssm", family="vllm_mamba", block_size=16,
+                                                         block_table=[[4], [9], [0]])],
+                      expect={"slot_mapping": {"ssm": [4, 9, 0]}}, **batch)
+    with pytest.raises(ValueError, match="expect slot_mapping 'ssm': 2 entries; num_reqs is 3"):
+        slotguard.capture(str(tmp_path / "x.json"), binary=binary,
+                          groups=[dict(name="ssm", family="vllm_mamba", block_size=16, block_table=[[4], [9], [0]])],
+                          expect={"slot_mapping": {"ssm": [4, 9]}}, **batch)
+    # vllm_mamba_copy, block_size 4: r0 (1 token, seq_len 5) moves from column 0 to 1: copy 4 -> 6;
+    # r1 (1 token, seq_len 7) stays in column 1: no copy; r2 is padded: no copy.
+    copy = str(tmp_path / "copy.json")
+    slotguard.capture(copy, binary=binary, groups=[dict(name="cp", family="vllm_mamba_copy", block_size=4,
+                                                        block_table=[[4, 6], [9, 10], [0, 0]])],
+                      expect={"slot_mapping": {"cp": [4, -1, -1], "cp.dst": [6, -1, -1]}}, **batch)
+    r = slotguard.check([mamba, copy], binary=binary)
+    assert "2 scenario runs (2 hold, 0 fail)" in r.summary

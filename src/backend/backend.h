@@ -1,4 +1,4 @@
-// Backends (DESIGN section 4): what runs a scenario's kernels.
+// Backends (docs/architecture.md): what runs a scenario's kernels.
 //   host: the kernels' own per-token source on the CPU (CI, libFuzzer)
 //   gpu:  the CUDA kernels on a device
 // The reference (src/reference/) is not a backend: it is the oracle.

@@ -1,6 +1,7 @@
 #include "backend/described_kernel.h"
 
 #include "family/family_plan.h"
+#include "family/request_plan.h"
 #include "scenario/family_params.h"
 
 namespace slotguard {
@@ -21,11 +22,16 @@ bool RunDescribedGroup(const Scenario& scenario, const Group& group, const int64
   const FamilyDesc& desc = DescOf(group.family);
   const MappingDesc* mapping = GetVariant(group.variant).mapping;
   if (!mapping) mapping = &desc.mapping;
+  const RequestDesc* request = GetVariant(group.variant).request;
+  if (!request) request = &desc.request;
   GroupPlan plan;
   Interpretation result;
   std::string why;
-  if (!MakeGroupPlan(desc, *mapping, group.params, scenario.batch, &plan, &why) ||
-      !Interpret(plan, scenario.batch, group.table, linked, /*with_facts=*/false, &result, &why)) {
+  const bool ok = desc.kind != FamilyKind::kSlotMapping
+                      ? InterpretRequests(desc, *request, group.params, scenario.batch, group.table, false, &result, &why)
+                      : MakeGroupPlan(desc, *mapping, group.params, scenario.batch, &plan, &why) &&
+                            Interpret(plan, scenario.batch, group.table, linked, /*with_facts=*/false, &result, &why);
+  if (!ok) {
     *err = "group " + group.name + " (" + desc.name + ", variant " + GetVariant(group.variant).name + "): " + why;
     return false;
   }

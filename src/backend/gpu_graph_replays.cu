@@ -145,8 +145,7 @@ bool CaptureWork(const ScenarioPlan& plan, MappingProvider* provider, const Batc
   for (size_t k = 0; k < plan.steps.size(); ++k)
     if (steps[k]->view.slots > 0)
       SG_CUDA_TRY(LaunchWriter(plan.steps[k].writer, steps[k]->view,
-                               WriterJob{steps[k]->out[0].get(), plan.scenario->batch.num_tokens,
-                                         static_cast<int32_t>(plan.steps[k].group)},
+                               plan.steps[k].Job(steps[k]->out[0].get()),
                                stream),
                   err);
   return true;

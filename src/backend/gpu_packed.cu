@@ -177,8 +177,7 @@ bool CacheWork(const std::vector<PackedRun>& runs, const std::vector<PackedPlace
         SG_CUDA_TRY(InitCacheOnDevice(view, stream), err);
         continue;
       }
-      const WriterJob job{blocks[i].Out(places[i].out[k][0]), plan.scenario->batch.num_tokens,
-                          static_cast<int32_t>(step.group)};
+      const WriterJob job = step.Job(blocks[i].Out(places[i].out[k][0]));
       SG_CUDA_TRY(LaunchWriter(step.writer, view, job, stream), err);
     }
   }

@@ -14,9 +14,9 @@ constexpr char kInstrumented[] = "instrumented block-table reads";
 // Output buffers zeroed, like the engine's persistent buffers; pools in
 // their before-the-run state.
 void Reset(const ScenarioPlan& plan, const HostExecution& how, std::vector<GroupOutputs>* outputs) {
-  const size_t n = static_cast<size_t>(plan.scenario->batch.num_tokens);
   outputs->resize(plan.scenario->groups.size());  // reuses the buffers of an earlier run
   for (const PlanStep& step : plan.steps) {
+    const size_t n = static_cast<size_t>(step.output_length);  // a slot per token, or per request
     GroupOutputs& out = (*outputs)[step.group];
     out.engine.resize(step.outputs);
     out.flat.resize(how.flat && step.runner == StepRunner::kOwnKernel ? step.outputs : 0);
@@ -123,7 +123,7 @@ void Finish(const ScenarioPlan& plan, std::vector<GroupOutputs>* outputs) {
     const int gate = step.writer_gate_group;
     const std::vector<uint8_t> skips =
         WriterSkips(s, s.groups[step.group], gate >= 0 ? (*outputs)[static_cast<size_t>(gate)].engine[0].data() : nullptr);
-    WriterJob job{out.engine[0].data(), s.batch.num_tokens, static_cast<int32_t>(step.group)};
+    WriterJob job = step.Job(out.engine[0].data());
     job.skip = skips.empty() ? nullptr : skips.data();
     RunWriterOnHost(step.writer, cache, job);
   }

@@ -56,6 +56,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   campaign.generator.inconsistent = options.inconsistent;
+  campaign.generator.huge_batches = options.huge_batches;
   campaign.generator.max_requests = options.max_requests;
   campaign.generator.table_layout = options.setup.table_layout;
   campaign.variant = options.variant;

@@ -14,7 +14,7 @@
 
 namespace slotguard {
 
-/// Exit codes (DESIGN section 6).
+/// Exit codes (docs/cli.md).
 enum ExitCode {
   kExitHolds = 0,        // every scenario holds
   kExitFindings = 1,     // at least one does not (or fuzz found something)
@@ -93,6 +93,7 @@ struct FuzzOptions {
   int jobs = 1;
   std::string json_path;
   bool inconsistent = false;
+  bool huge_batches = false;
   int32_t max_requests = 1024;        // --max-requests: the generator's batch size bound
 };
 int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);

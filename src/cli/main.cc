@@ -464,6 +464,9 @@ int main(int argc, char** argv) {
       ->check(IntegerTo<int32_t>(1, 4096));
   fuzz_cmd->add_flag("--inconsistent", fuzz.inconsistent,
                      "also generate runner-state faults (unmarked dummies, live requests on zero columns)");
+  fuzz_cmd->add_flag("--huge-batches", fuzz.huge_batches,
+                     "also generate, about once in 10,000 scenarios, a batch past 2^24 tokens (about a gigabyte "
+                     "to check each)");
 
   slotguard::ImportOptions import;
   CLI::App* import_cmd =

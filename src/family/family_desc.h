@@ -137,10 +137,48 @@ struct MappingDesc {
   LinkDesc writer_gate;
 };
 
+/// What a family computes: one slot per token (a slot mapping), one state
+/// index per request, or block operations per request.
+enum class FamilyKind : uint8_t { kSlotMapping, kStateIndex, kBlockOp };
+/// What a block operation does with its blocks.
+enum class BlockOpKind : uint8_t {
+  kCopy,   // reads src, writes dst (vLLM's Mamba prefix-cache copies)
+  kLoad,   // writes dst from outside the pool (a connector's load)
+  kStore,  // reads src out of the pool (a connector's store, an offload)
+  kZero,   // writes zeros over dst (KVBlockZeroer)
+};
+
+/// A kernel that reads a state index and skips the rows its test names.
+struct ConsumerDesc {
+  std::string name;
+  Expr skip;         // over `index` and the parameters: true -> the row is skipped
+  bool writes_sink = false;  // it writes a row that owns no state into the null state on purpose (a sink)
+  std::string note;  // where it is (file:line), what it does
+};
+
+/// The knobs of the per-request kinds (state_index, block_op), as MappingDesc
+/// is the per-token kind's. docs/state-and-block-ops.md.
+struct RequestDesc {
+  std::vector<LetDesc> lets;       // per request (block_op: per operation, `op` set)
+  DummyRule dummy = DummyRule::kPad;  // kPad: a dummy gets the marker (state) or no operation (block_op)
+  std::vector<Expr> select;        // block_op: whether operation `op` of request r exists
+  Expr column;                     // state_index: the column of the request's state index
+  Expr src, dst;                   // block_op: the columns of the source and destination blocks
+  RangeRule range = RangeRule::kPad;  // a column outside the row: the marker / no operation, or clamped
+  Expr marker;                     // state_index: the pad marker, over the parameters
+  Expr null_index;                 // over `index`: true for an id that names the null block (or state)
+  Expr ops;                        // block_op: operations per request, over the parameters and `width`
+  BlockOpKind op = BlockOpKind::kCopy;
+  bool skip_null_src = true;       // block_op: an operation whose source is a null id is not done
+  std::vector<ConsumerDesc> consumers;  // state_index: the kernels that read the index
+  NullPage null_page = NullPage::kPristine;
+};
+
 struct VariantDesc {
   std::string name;
   std::string meaning;
   MappingDesc mapping;  // the family's, with the variant's "set" applied
+  RequestDesc request;  // the same, for a per-request kind
   std::string pointer;  // "/variants/0"
 };
 
@@ -159,7 +197,9 @@ struct FamilyDesc {
   /// token (a decode-only step, as EAGLE's draft steps are): a scenario
   /// with a group of the family holds no other batch.
   bool one_token_per_request = false;
-  MappingDesc mapping;
+  FamilyKind kind = FamilyKind::kSlotMapping;
+  MappingDesc mapping;                // kSlotMapping's knobs
+  RequestDesc request;                // kStateIndex's and kBlockOp's
   std::vector<VariantDesc> variants;  // described variants (the built-in kernels' are in families.def)
 
   /// C strings of the parameter and output names, for plugin ABI 3 (filled
@@ -177,7 +217,7 @@ struct FamilyDesc {
   // The fixed formula variables, by index.
   enum Var : int32_t {
     kT, kR, kQ, kQslBegin, kQslEnd, kI, kPos, kLp, kSeqLen, kWidth, kRows,
-    kNumReqs, kNumTokens, kNumActualTokens, kNumRealTokens, kEntry, kLinked, kFixedVars
+    kNumReqs, kNumTokens, kNumActualTokens, kNumRealTokens, kEntry, kLinked, kIndex, kOp, kFixedVars
   };
 };
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "family/request_plan.h"
 #include "util/error_line.h"
 #include "util/json_reader.h"
 
@@ -16,7 +17,7 @@ const std::vector<std::string>& FixedVariableNames() {
   static const std::vector<std::string> names = {
       "t",          "r",        "q",         "qsl_begin",         "qsl_end",         "i",     "pos",   "lp",
       "seq_len",    "width",    "rows",      "num_reqs",          "num_tokens",      "num_actual_tokens",
-      "num_real_tokens", "entry", "linked"};
+      "num_real_tokens", "entry", "linked", "index", "op"};
   return names;
 }
 
@@ -43,6 +44,15 @@ const std::vector<std::string> kKnobs = {"let",    "rows",   "owner",   "dummy",
 const std::vector<std::string> kParamKeys = {"name", "key", "type", "meaning", "min", "max", "default",
                                              "divides", "example", "shrinks", "family"};
 const std::vector<std::string> kEngineKeys = {"repo", "path", "function", "commit", "note"};
+const std::vector<std::string> kKindNames = {"slot_mapping", "state_index", "block_op"};
+/// The per-request kinds' knobs (docs/state-and-block-ops.md).
+const std::vector<std::string> kStateKnobs = {"let", "dummy", "column", "range", "marker", "null_index",
+                                              "consumers", "null_page"};
+const std::vector<std::string> kBlockOpKnobs = {"let", "dummy", "select", "op", "ops", "src", "dst", "range",
+                                                "null_index", "skip_null_src", "null_page"};
+const std::vector<std::string> kBlockOpNames = {"copy", "load", "store", "zero"};
+const std::vector<std::string> kRequestDummyNames = {"pad", "row"};
+const std::vector<std::string> kRequestRangeNames = {"pad", "clamp"};
 
 const std::vector<std::string> kParamTypes = {"i32", "i64", "bool", "group"};
 const std::vector<std::string> kRowsNames = {"table", "csr"};
@@ -76,7 +86,19 @@ enum class Scope {
   kToken,         // a token's variables, the parameters and the lets
   kEntry,         // kToken and `entry`
   kLinked,        // `linked` and the parameters
+  kRequest,       // a request's variables (no token's), the parameters and the lets
+  kOperation,     // kRequest and `op`
+  kIndex,         // `index` and the parameters
+  kParamsWidth,   // the parameters and `width`
 };
+
+void RequestMappingShape(FamilyDesc* d);
+
+/// The variables only a token has: what a per-request formula cannot read.
+bool TokenOnly(int32_t var) {
+  return var == FamilyDesc::kT || var == FamilyDesc::kI || var == FamilyDesc::kPos || var == FamilyDesc::kLp ||
+         var == FamilyDesc::kEntry || var == FamilyDesc::kLinked;
+}
 
 class FamilyReader : public JsonReader {
  public:
@@ -89,7 +111,10 @@ class FamilyReader : public JsonReader {
   bool LoadParams(const json& v, FamilyDesc* d);
   bool LoadParam(const json& v, const std::string& ptr, size_t index, FamilyDesc* d);
   bool LoadConstraints(const json& v, FamilyDesc* d);
-  bool LoadLets(const json& v, const std::string& ptr, MappingDesc* m);
+  bool LoadLets(const json& v, const std::string& ptr, Scope scope, std::vector<LetDesc>* lets);
+  /// A per-request kind's knobs (state_index, block_op) into *r.
+  bool LoadRequestKnobs(const json& obj, const std::string& ptr, bool variant, RequestDesc* r);
+  bool LoadConsumers(const json& v, const std::string& ptr, std::vector<ConsumerDesc>* out);
   /// The knobs of `obj` (the description, or a variant's "set") into *m.
   bool LoadKnobs(const json& obj, const std::string& ptr, bool variant, MappingDesc* m);
   bool LoadLink(const json& v, const std::string& ptr, const char* test_key, const char* default_test,
@@ -127,12 +152,27 @@ bool FamilyReader::Formula(const json& v, const std::string& ptr, Scope scope, E
         allowed = below < 0 ? "the family's parameters" : "the parameters listed before this one";
         break;
       case Scope::kToken:
-        ok = var != FamilyDesc::kEntry && var != FamilyDesc::kLinked;
+        ok = var != FamilyDesc::kEntry && var != FamilyDesc::kLinked && var != FamilyDesc::kIndex &&
+             var != FamilyDesc::kOp;
         allowed = "a token's variables, the parameters and the lets (entry and linked come later)";
         break;
       case Scope::kEntry:
-        ok = var != FamilyDesc::kLinked;
+        ok = var != FamilyDesc::kLinked && var != FamilyDesc::kIndex && var != FamilyDesc::kOp;
         allowed = "entry, a token's variables, the parameters and the lets";
+        break;
+      case Scope::kRequest:
+      case Scope::kOperation:
+        ok = !TokenOnly(var) && var != FamilyDesc::kIndex && (var != FamilyDesc::kOp || scope == Scope::kOperation);
+        allowed = scope == Scope::kOperation ? "a request's variables, op, the parameters and the lets (no token's)"
+                                             : "a request's variables, the parameters and the lets (no token's)";
+        break;
+      case Scope::kIndex:
+        ok = var == FamilyDesc::kIndex || (var >= FamilyDesc::kFixedVars && var < params_end);
+        allowed = "index and the parameters";
+        break;
+      case Scope::kParamsWidth:
+        ok = var == FamilyDesc::kWidth || (var >= FamilyDesc::kFixedVars && var < params_end);
+        allowed = "width and the parameters";
         break;
       case Scope::kLinked:
         ok = var == FamilyDesc::kLinked || (var >= FamilyDesc::kFixedVars && var < params_end);
@@ -161,11 +201,20 @@ bool FamilyReader::Name(const json& v, const std::string& ptr, const std::string
 bool FamilyReader::Load(const json& root, FamilyDesc* d) {
   desc_ = d;
   if (!Object(root, "", "a family description object")) return false;
-  std::vector<std::string> allowed = kTopKeys;
-  allowed.insert(allowed.end(), kKnobs.begin(), kKnobs.end());
-  if (!CheckKeys(root, "", allowed)) return false;
   const json* v;
   int64_t x;
+  // The kind decides which knobs the description has.
+  if ((v = Find(root, "kind"))) {
+    std::string kind;
+    if (!Name(*v, "/kind", "family kind", kKindNames, &kind)) return false;
+    d->kind = IndexOf<FamilyKind>(kKindNames, kind);
+  }
+  const std::vector<std::string>& knobs = d->kind == FamilyKind::kStateIndex ? kStateKnobs
+                                          : d->kind == FamilyKind::kBlockOp  ? kBlockOpKnobs
+                                                                             : kKnobs;
+  std::vector<std::string> allowed = kTopKeys;
+  allowed.insert(allowed.end(), knobs.begin(), knobs.end());
+  if (!CheckKeys(root, "", allowed)) return false;
   if (!Require(root, "", "slotguard_family", "the format version 1", &v)) return false;
   if (!v->is_number_integer() || v->get<int64_t>() != kFamilyFormatVersion)
     return Fail("/slotguard_family", "unsupported format version", "1", DescribeJson(*v));
@@ -180,15 +229,14 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
   if (d->meaning.empty() || d->meaning.find('\n') != std::string::npos || d->meaning.size() > 400)
     return Fail("/meaning", "not one line", "a non-empty line of at most 400 characters");
   if ((v = Find(root, "engine")) && !LoadEngine(*v, &d->engine)) return false;
-  if ((v = Find(root, "kind"))) {
-    std::string kind;
-    if (!Name(*v, "/kind", "family kind", {"slot_mapping"}, &kind)) return false;
-  }
   (void)x;
   if ((v = Find(root, "one_token_per_request"))) {
     if (!v->is_boolean())
       return Fail("/one_token_per_request", "wrong type", "true or false", DescribeJson(*v));
     d->one_token_per_request = v->get<bool>();
+    if (d->one_token_per_request && d->kind != FamilyKind::kSlotMapping)
+      return Fail("/one_token_per_request", "a per-request kind with one token per request",
+                  "no one_token_per_request beside \"kind\": \"" + kKindNames[static_cast<int>(d->kind)] + "\"");
   }
   d->variables = FixedVariableNames();
   if (!Require(root, "", "params", "an array of parameters", &v) || !LoadParams(*v, d)) return false;
@@ -205,7 +253,15 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
     }
   }
   if ((v = Find(root, "constraints")) && !LoadConstraints(*v, d)) return false;
-  if (!LoadKnobs(root, "", false, &d->mapping) || !CheckMapping("", d->mapping)) return false;
+  if (d->kind == FamilyKind::kSlotMapping) {
+    if (!LoadKnobs(root, "", false, &d->mapping) || !CheckMapping("", d->mapping)) return false;
+  } else {
+    if (!LoadRequestKnobs(root, "", false, &d->request)) return false;
+    for (const ParamDesc& p : d->params)
+      if (p.type == ParamType::kGroup)
+        return Fail(p.pointer, "a group parameter in a per-request kind", "parameters of type i32, i64 or bool");
+    RequestMappingShape(d);
+  }
   if ((v = Find(root, "variants"))) {
     if (!Array(*v, "/variants", "an array of variants")) return false;
     std::set<std::string> names = {"fixed"};
@@ -232,14 +288,20 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
       if (!Object(*f, set_ptr, "an object of knobs to replace")) return false;
       // What a variant cannot change: the buffers and the addressing the
       // reference and the invariants share with it.
-      for (const char* fixed : {"let", "outputs", "page", "manager_page", "min_width"})
+      for (const char* fixed : {"let", "outputs", "page", "manager_page", "min_width", "op", "ops"})
         if (f->contains(fixed))
           return Fail(JsonChild(set_ptr, fixed), std::string("a variant cannot change '") + fixed + "'",
-                      "other knobs (the outputs, the pages, the row width and the lets are the family's)");
-      if (!CheckKeys(*f, set_ptr, kKnobs)) return false;
+                      "other knobs (the outputs, the pages, the row width, the operations and the lets are the "
+                      "family's)");
+      if (!CheckKeys(*f, set_ptr, knobs)) return false;
       if (f->empty()) return Fail(set_ptr, "a variant that changes nothing", "at least one knob to replace");
       variant.mapping = d->mapping;
-      if (!LoadKnobs(*f, set_ptr, true, &variant.mapping) || !CheckMapping(set_ptr, variant.mapping)) return false;
+      variant.request = d->request;
+      if (d->kind == FamilyKind::kSlotMapping) {
+        if (!LoadKnobs(*f, set_ptr, true, &variant.mapping) || !CheckMapping(set_ptr, variant.mapping)) return false;
+      } else if (!LoadRequestKnobs(*f, set_ptr, true, &variant.request)) {
+        return false;
+      }
       d->variants.push_back(std::move(variant));
     }
   }
@@ -409,11 +471,11 @@ bool FamilyReader::LoadConstraints(const json& v, FamilyDesc* d) {
   return true;
 }
 
-bool FamilyReader::LoadLets(const json& v, const std::string& ptr, MappingDesc* m) {
+bool FamilyReader::LoadLets(const json& v, const std::string& ptr, Scope scope, std::vector<LetDesc>* lets) {
   // Parse each, then order them so that each reads only earlier ones.
   std::map<std::string, Expr> parsed;
   for (auto it = v.begin(); it != v.end(); ++it)
-    if (!Formula(*it, JsonChild(ptr, it.key()), Scope::kToken, &parsed[it.key()])) return false;
+    if (!Formula(*it, JsonChild(ptr, it.key()), scope, &parsed[it.key()])) return false;
   std::set<std::string> done;
   while (done.size() < parsed.size()) {
     bool progress = false;
@@ -428,7 +490,7 @@ bool FamilyReader::LoadLets(const json& v, const std::string& ptr, MappingDesc* 
       let.value = expr;
       let.var = static_cast<int32_t>(std::find(desc_->variables.begin(), desc_->variables.end(), name) -
                                      desc_->variables.begin());
-      m->lets.push_back(std::move(let));
+      lets->push_back(std::move(let));
       done.insert(name);
       progress = true;
     }
@@ -482,7 +544,8 @@ bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool varia
   // Optional formulas a variant may remove with null.
   auto removed = [&](const char* key) { return variant && (v = Find(obj, key)) && v->is_null(); };
   if (!variant && (v = Find(obj, "let"))) {
-    if (!Object(*v, at("let"), "an object of name: formula") || !LoadLets(*v, at("let"), m)) return false;
+    if (!Object(*v, at("let"), "an object of name: formula") || !LoadLets(*v, at("let"), Scope::kToken, &m->lets))
+      return false;
   }
   if ((v = Find(obj, "rows"))) {
     if (!Name(*v, at("rows"), "rows rule", kRowsNames, &text)) return false;
@@ -597,6 +660,137 @@ bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool varia
         return false;
       }
     }
+  }
+  return true;
+}
+
+/// A per-request kind's mapping as the per-token code reads it: its outputs
+/// by name, entries naming one id each (page 1), no unguarded columns, its
+/// null page. So the registry, the listing and the wire formats need no
+/// second path; what differs (lengths, invariants) asks the kind.
+void RequestMappingShape(FamilyDesc* d) {
+  std::string unused;
+  MappingDesc& m = d->mapping;
+  m.outputs.assign(1, OutputDesc());
+  for (const std::string& suffix : RequestOutputSuffixes(*d)) {
+    OutputDesc out;
+    out.name = suffix;
+    m.outputs.push_back(out);
+  }
+  for (Expr* e : {&m.page, &m.manager_page}) e->Parse("1", d->variables, &unused);
+  for (Expr* e : {&m.min_width, &m.column, &m.offset}) e->Parse("0", d->variables, &unused);
+  m.null_page = d->request.null_page;
+}
+
+bool FamilyReader::LoadConsumers(const json& v, const std::string& ptr, std::vector<ConsumerDesc>* out) {
+  if (!Array(v, ptr, "an array of consumers {name, skip, note}")) return false;
+  if (v.empty()) return Fail(ptr, "no consumer", "at least one kernel that reads the index");
+  out->clear();
+  std::set<std::string> names;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string c = JsonChild(ptr, i);
+    ConsumerDesc consumer;
+    const json* f;
+    if (!Object(v[i], c, "a consumer {name, skip, writes_sink, note}") ||
+        !CheckKeys(v[i], c, {"name", "skip", "writes_sink", "note"}) ||
+        !Require(v[i], c, "name", "the consumer kernel's name", &f) ||
+        !String(*f, JsonChild(c, "name"), "a consumer name", &consumer.name) ||
+        !Require(v[i], c, "skip", "the consumer's skip test, a formula over index", &f) ||
+        !Formula(*f, JsonChild(c, "skip"), Scope::kIndex, &consumer.skip))
+      return false;
+    if (!Identifier(consumer.name))
+      return Fail(JsonChild(c, "name"), "bad consumer name " + QuoteName(consumer.name),
+                  "lower-case letters, digits and '_', starting with a letter");
+    if (!names.insert(consumer.name).second)
+      return Fail(JsonChild(c, "name"), "consumer " + QuoteName(consumer.name) + " given twice", "one entry per name");
+    if ((f = Find(v[i], "note")) && !String(*f, JsonChild(c, "note"), "a note", &consumer.note)) return false;
+    if ((f = Find(v[i], "writes_sink"))) {
+      if (!f->is_boolean()) return Fail(JsonChild(c, "writes_sink"), "wrong type", "true or false", DescribeJson(*f));
+      consumer.writes_sink = f->get<bool>();
+    }
+    out->push_back(std::move(consumer));
+  }
+  return true;
+}
+
+bool FamilyReader::LoadRequestKnobs(const json& obj, const std::string& ptr, bool variant, RequestDesc* r) {
+  const bool state = desc_->kind == FamilyKind::kStateIndex;
+  const Scope scope = state ? Scope::kRequest : Scope::kOperation;
+  const json* v;
+  std::string text;
+  auto at = [&](const char* key) { return JsonChild(ptr, key); };
+  auto required = [&](const char* key, const char* what) {
+    return Fail(ptr, "missing required key", std::string("\"") + key + "\": " + what, std::string("no key '") + key + "'");
+  };
+  if (!variant && (v = Find(obj, "let"))) {
+    if (!Object(*v, at("let"), "an object of name: formula") || !LoadLets(*v, at("let"), scope, &r->lets)) return false;
+  }
+  if ((v = Find(obj, "dummy"))) {
+    if (!Name(*v, at("dummy"), "dummy rule", kRequestDummyNames, &text)) return false;
+    r->dummy = IndexOf<DummyRule>(kRequestDummyNames, text);
+  }
+  if ((v = Find(obj, "range"))) {
+    if (!Name(*v, at("range"), "range rule", kRequestRangeNames, &text)) return false;
+    r->range = IndexOf<RangeRule>(kRequestRangeNames, text);
+  }
+  if ((v = Find(obj, "null_index"))) {
+    if (!Formula(*v, at("null_index"), Scope::kIndex, &r->null_index)) return false;
+  } else if (!variant) {
+    r->null_index.Parse("index == 0", desc_->variables, &text);
+  }
+  if ((v = Find(obj, "null_page"))) {
+    if (!Name(*v, at("null_page"), "null page policy", kNullPageNames, &text)) return false;
+    r->null_page = IndexOf<NullPage>(kNullPageNames, text);
+  }
+  if (state) {
+    if ((v = Find(obj, "column"))) {
+      if (!Formula(*v, at("column"), scope, &r->column)) return false;
+    } else if (!variant) {
+      return required("column", "the table column that holds the request's state index");
+    }
+    if ((v = Find(obj, "marker"))) {
+      if (!Formula(*v, at("marker"), Scope::kParams, &r->marker)) return false;
+    } else if (!variant) {
+      return required("marker", "the index the producer writes for a padded or dummy row (0, -1, ...)");
+    }
+    if ((v = Find(obj, "consumers"))) {
+      if (!LoadConsumers(*v, at("consumers"), &r->consumers)) return false;
+    } else if (!variant) {
+      return required("consumers", "the kernels that read the index, each with its skip test");
+    }
+    return true;
+  }
+  if ((v = Find(obj, "op"))) {
+    if (!Name(*v, at("op"), "block operation", kBlockOpNames, &text)) return false;
+    r->op = IndexOf<BlockOpKind>(kBlockOpNames, text);
+  } else if (!variant) {
+    return required("op", "what the operation does: copy, load, store or zero");
+  }
+  if ((v = Find(obj, "ops"))) {
+    if (!Formula(*v, at("ops"), Scope::kParamsWidth, &r->ops)) return false;
+  } else if (!variant) {
+    r->ops.Parse("1", desc_->variables, &text);
+  }
+  if ((v = Find(obj, "select")) && !Formulas(*v, at("select"), scope, &r->select)) return false;
+  const bool reads = r->op == BlockOpKind::kCopy || r->op == BlockOpKind::kStore;
+  const bool writes = r->op != BlockOpKind::kStore;
+  if ((v = Find(obj, "src"))) {
+    if (!reads) return Fail(at("src"), "a source column for a " + kBlockOpNames[static_cast<int>(r->op)] + " operation",
+                            "\"src\" only beside \"op\": \"copy\" or \"store\"");
+    if (!Formula(*v, at("src"), scope, &r->src)) return false;
+  } else if (!variant && reads) {
+    return required("src", "the column of the block the operation reads");
+  }
+  if ((v = Find(obj, "dst"))) {
+    if (!writes) return Fail(at("dst"), "a destination column for a store operation",
+                             "\"dst\" only beside \"op\": \"copy\", \"load\" or \"zero\"");
+    if (!Formula(*v, at("dst"), scope, &r->dst)) return false;
+  } else if (!variant && writes) {
+    return required("dst", "the column of the block the operation writes");
+  }
+  if ((v = Find(obj, "skip_null_src"))) {
+    if (!v->is_boolean()) return Fail(at("skip_null_src"), "wrong type", "true or false", DescribeJson(*v));
+    r->skip_null_src = v->get<bool>();
   }
   return true;
 }

@@ -264,12 +264,8 @@ class Run {
     const bool dummy = b_.is_dummy(r);
     const int32_t row = m_.rows == RowsRule::kCsr ? r : b_.row_of(r);
     const bool has_row = row >= 0 && row < table_.rows;
+    SetRequestVars(b_, r, v_.data());
     const int64_t qb = b_.query_start_loc[r], qe = b_.query_start_loc[r + 1];
-    v_[FamilyDesc::kR] = r;
-    v_[FamilyDesc::kQ] = qe - qb;
-    v_[FamilyDesc::kQslBegin] = qb;
-    v_[FamilyDesc::kQslEnd] = qe;
-    v_[FamilyDesc::kSeqLen] = b_.seq_lens[r];
     v_[FamilyDesc::kWidth] = has_row ? table_.row_width(row) : 0;
     v_[FamilyDesc::kRows] = table_.rows;
     const bool owns_none = (dummy && m_.dummy == DummyRule::kPad) || !has_row;
@@ -363,6 +359,15 @@ class Run {
 
 }  // namespace
 
+void SetRequestVars(const Batch& batch, int32_t r, int64_t* v) {
+  const int64_t qb = batch.query_start_loc[r], qe = batch.query_start_loc[r + 1];
+  v[FamilyDesc::kR] = r;
+  v[FamilyDesc::kQ] = qe - qb;
+  v[FamilyDesc::kQslBegin] = qb;
+  v[FamilyDesc::kQslEnd] = qe;
+  v[FamilyDesc::kSeqLen] = batch.seq_lens[r];
+}
+
 bool Interpret(const GroupPlan& plan, const Batch& batch, const BlockTable& table, const int64_t* linked,
                bool with_facts, Interpretation* out, std::string* err) {
   return Run(plan, batch, table, linked, with_facts, out).Go(err);
@@ -415,12 +420,8 @@ void ForEachAddress(const GroupPlan& plan, const Batch& batch,
       continue;
     }
     // Per request: its variables, lets and selects.
-    const int64_t qb = batch.query_start_loc[r], qe = batch.query_start_loc[r + 1];
-    v[FamilyDesc::kR] = r;
-    v[FamilyDesc::kQ] = qe - qb;
-    v[FamilyDesc::kQslBegin] = qb;
-    v[FamilyDesc::kQslEnd] = qe;
-    v[FamilyDesc::kSeqLen] = batch.seq_lens[r];
+    SetRequestVars(batch, r, v.data());
+    const int64_t qb = batch.query_start_loc[r];
     const bool request_ok = lets(false);
     const bool request_selected = request_ok && holds(bound->select, false) && holds(first_output, false);
     for (; t < end; ++t) {
@@ -430,7 +431,7 @@ void ForEachAddress(const GroupPlan& plan, const Batch& batch,
       int64_t lp;
       int64_t col = INT64_MIN;
       bool selected = false;
-      if (request_ok && !__builtin_sub_overflow(batch.seq_lens[r], qe - qb, &lp) &&
+      if (request_ok && !__builtin_sub_overflow(batch.seq_lens[r], v[FamilyDesc::kQ], &lp) &&
           !__builtin_add_overflow(lp, t - qb, &lp)) {
         v[FamilyDesc::kLp] = lp;
         if (lets(true)) {

@@ -58,6 +58,11 @@ struct Interpretation {
   std::vector<int32_t> owner;               // [num_tokens]: the owning request, -1 for none
 };
 
+/// Sets request r's variables in `v` (a description's variables, indexed
+/// by FamilyDesc::kR ...): r, q, qsl_begin, qsl_end, seq_len. Both
+/// interpreters and the generator's walks read a request through it.
+void SetRequestVars(const Batch& batch, int32_t r, int64_t* v);
+
 /// Runs the plan over the batch and `table`. `linked` is the gate's linked
 /// group's output 0 ([num_tokens]), or nullptr when the scenario gives none.
 /// False with *err when a per-token formula fails (an int64 overflow, a

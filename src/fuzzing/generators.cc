@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "family/family_plan.h"
+#include "family/request_plan.h"
 #include "registry/families.h"
 #include "scenario/family_params.h"
 
@@ -60,6 +61,7 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(prefill_chunk) \
   X(one_token_per_request) \
   X(page_boundary) \
+  X(formula_boundary) \
   X(dummy_request) \
   X(idle_rank) \
   X(padded_batch) \
@@ -80,6 +82,8 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(page_off_tile) \
   X(link_absent) \
   X(ragged_rows) \
+  X(null_unread_columns) \
+  X(null_source_columns) \
   X(persistent_table) \
   X(stale_reused_blocks) \
   X(dummy_reads_no_row) \
@@ -89,6 +93,8 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(layout_strided) \
   X(engine_scale_batch) \
   X(long_request) \
+  X(request_past_8k) \
+  X(batch_past_2_24) \
   X(long_context) \
   X(tile_sized_request) \
   X(tile_sized_padding) \
@@ -127,6 +133,7 @@ constexpr int64_t kTwo31 = int64_t{1} << 31;
 /// family_geometry.h): past this many tokens its grid has more than 2^16
 /// programs.
 constexpr int64_t kGrid16Tokens = int64_t{65536} * 128;
+constexpr int64_t kTwo24 = int64_t{1} << 24;
 
 struct Builder {
   Builder(Choices& choices, const GeneratorOptions& options) : c(choices), o(options) {}
@@ -155,6 +162,7 @@ struct Builder {
   bool PerTenThousand(int n) { return c.Range(0, 9999) >= 10000 - n; }
   bool PerMillion(int n) { return c.Range(0, 999999) >= 1000000 - n; }
   bool huge_positions = false;
+  std::vector<bool> special;  // [requests]: shaped by an engine-scale or boundary operator (left as they are)
   /// One of n's divisors, uniformly.
   int64_t Divisor(int64_t n) {
     if (n > 1 << 20) return c.Chance(50) ? 1 : n;  // a divisor of a huge value: its ends
@@ -186,6 +194,9 @@ struct Builder {
   void Fill(Group* g, const std::vector<int32_t>& widths, int32_t width, int64_t bpk);
   void StaleRows(Group* g, const std::vector<int32_t>& live_entries, int64_t bpk);
   void Faults();
+  void FormulaBoundary();
+  void NullUnread(Group* g, const std::vector<std::vector<int64_t>>& columns);
+  void NullSources(Group* g, const std::vector<std::vector<int64_t>>& sources);
 };
 
 void Builder::Batch() {
@@ -215,6 +226,7 @@ void Builder::Batch() {
   b.seq_lens.resize(R);
   b.idx_mapping.resize(R);
   dummy.assign(R, false);
+  special.assign(R, false);
   // Page sizes for boundary positions are picked later; these cover them.
   static const std::vector<int64_t> pages = {1, 2, 3, 4, 5, 7, 8, 16, 17, 64, 128, 640};
   // Rarely, one request longer than a request program's first tile, one at
@@ -224,12 +236,24 @@ void Builder::Batch() {
   const int32_t tile_at = R > 0 && PerTenThousand(100) ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
   const int32_t huge_at = R > 0 && PerTenThousand(100) ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
   const int32_t long_context_at = R > 0 && PerTenThousand(50) ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
+  // Opted in, very rarely: the last request takes the batch past 2^24 tokens.
+  const bool past_2_24 = o.huge_batches && R > 0 && !decode_only && PerTenThousand(1);
   for (int32_t r = 0; r < R; ++r) {
     int32_t q;
     const int64_t kind = c.Range(0, 99);
-    if (r == long_at && !decode_only) {
-      q = static_cast<int32_t>(c.Chance(50) ? c.Pick<int64_t>({2047, 2048, 2049, 4096, 8191, 8192}) : c.Range(1025, 8192));
-      Note(Op::long_request);
+    if (past_2_24 && r == R - 1) {
+      q = static_cast<int32_t>(
+          std::max<int64_t>(1, kTwo24 + c.Pick<int64_t>({0, 1, 129}) - b.query_start_loc.back()));
+      Note(Op::batch_past_2_24);
+    } else if (r == long_at && !decode_only) {
+      if (c.Chance(50)) {
+        q = static_cast<int32_t>(c.Chance(50) ? c.Pick<int64_t>({2047, 2048, 2049, 4096, 8191, 8192}) : c.Range(1025, 8192));
+        Note(Op::long_request);
+      } else {  // past the 8k chunk engines prefill in: a kernel's 8k assumption
+        q = static_cast<int32_t>(c.Chance(50) ? c.Pick<int64_t>({8193, 16383, 16384, 16385, 32768, 32769, 65536})
+                                              : c.Range(8193, 65536));
+        Note(Op::request_past_8k);
+      }
     } else if (r == tile_at && !decode_only) {
       q = static_cast<int32_t>(c.Pick<int64_t>({127, 128, 129, 255, 256, 257, 1023, 1024, 1025}));
       Note(Op::tile_sized_request);
@@ -273,7 +297,7 @@ void Builder::Batch() {
       huge_positions = true;
       // Seq_lens past int32 only for a provider that reads them as int64
       // (plugin ABI 1 gets them saturated at INT32_MAX).
-      if (o.persistent_tables && c.Chance(50)) {
+      if (o.int64_seq_lens && c.Chance(50)) {
         const int64_t top = kMaxPosition + 1 - q;  // seq_len <= 2^62
         switch (c.Range(0, 4)) {
           case 0: context = kTwo31 - c.Range(0, q); break;  // the tokens straddle 2^31
@@ -290,6 +314,7 @@ void Builder::Batch() {
     }
     b.query_start_loc.push_back(static_cast<int32_t>(b.query_start_loc.back() + q));
     b.seq_lens[r] = context + q;
+    special[r] = r == long_at || r == tile_at || r == huge_at || r == long_context_at || (past_2_24 && r == R - 1);
     dummy[r] = idle || c.Chance(15);
     if (dummy[r]) Note(Op::dummy_request);
     b.idx_mapping[r] = dummy[r] ? -1 : r;
@@ -339,7 +364,33 @@ void Builder::Batch() {
     Note(Op::recognisable_slot_mapping_in);
   }
   table_rows = R;
-  if (o.persistent_tables && !ragged_rows && PerTenThousand(800)) Persistent();
+  if (!ragged_rows && PerTenThousand(800)) Persistent();
+}
+
+/// The boundaries of the groups' own formulas: one request's positions
+/// moved to straddle a multiple of a value some formula divides by or takes
+/// a modulus of (a page, a ring, a compress ratio, a window: what the
+/// description says, not a list of the engines' usual sizes).
+void Builder::FormulaBoundary() {
+  slotguard::Batch& b = s.batch;
+  std::vector<int32_t> movable;
+  for (int32_t r = 0; r < b.num_reqs(); ++r)
+    if (b.query_start_loc[r + 1] > b.query_start_loc[r] && !special[r]) movable.push_back(r);
+  if (movable.empty() || s.groups.empty()) return;
+  std::vector<int64_t> periods;
+  for (const Group& g : s.groups)
+    for (int64_t d : GroupDivisors(g))
+      if (d > 1 && d <= (int64_t{1} << 20)) periods.push_back(d);
+  if (periods.empty()) return;
+  const int32_t r = c.Pick(movable);
+  const int64_t d = c.Pick(periods);
+  const int64_t q = b.query_start_loc[r + 1] - b.query_start_loc[r];
+  // Positions d*k - j .. d*k - j + q - 1: the multiple is among them (or
+  // just after the last, j = 0).
+  const int64_t context = std::max<int64_t>(0, d * c.Range(1, 3) - c.Range(0, q));
+  b.seq_lens[r] = context + q;
+  for (int64_t i = 0; i < q; ++i) b.positions[b.query_start_loc[r] + i] = context + i;
+  Note(Op::formula_boundary);
 }
 
 /// The engine's persistent block table: more rows than requests, each live
@@ -502,27 +553,61 @@ bool Builder::Table(Group* g) {
   const MappingDesc& m = d.mapping;
   const GroupShape shape = ShapeOf(*g);
   const int64_t bpk = shape.null_entries;
-  GroupPlan plan;
-  std::string unused;
-  if (!MakeGroupPlan(d, m, g->params, b, &plan, &unused)) return false;
-  // Per request: the columns its selected tokens address.
+  // Per request: the columns its selected tokens (or, for a per-request
+  // kind, its state index and operations) address.
   std::vector<int64_t> needed(static_cast<size_t>(b.num_reqs()), 0);
-  bool unselected = false;
-  ForEachAddress(plan, b, [&](int64_t, int32_t r, bool selected, int64_t col) {
-    if (dummy[r]) return;
-    if (!selected) {
-      unselected = true;
-      return;
+  std::vector<std::vector<int64_t>> columns;  // per-request kinds: each request's columns
+  std::vector<std::vector<int64_t>> sources;  // the columns block operations read
+  if (PerRequest(*g)) {
+    // A formula may read the row's width: from a few columns, grown to what they address.
+    columns.assign(needed.size(), {});
+    int64_t width = c.Range(1, 8);
+    bool unaddressable = false;
+    for (int round = 0; round < 4; ++round) {
+      for (auto& cols : columns) cols.clear();
+      sources.assign(needed.size(), {});
+      int64_t widest = 0;
+      ForEachRequestColumn(d, d.request, g->params, b, width, [&](int32_t r, int64_t col, bool source) {
+        if (col < 0) return;
+        if (col >= kMaxGeneratedWidth) {
+          unaddressable = true;  // a live request's state past any row slotguard lays out
+          return;
+        }
+        columns[r].push_back(col);
+        if (source) sources[r].push_back(col);
+        widest = std::max(widest, col + 1);
+      });
+      if (widest <= width) break;
+      width = widest;
     }
-    if (col >= 0 && col < (int64_t{1} << 40)) needed[r] = std::max<int64_t>(needed[r], col + 1);
-  });
-  if (unselected) Note(Op::token_not_selected);
+    // A consistent batch gives every live request the columns it reads (a
+    // per-request kind has no range guard that pads a token past its row).
+    if (unaddressable) return false;
+    for (size_t r = 0; r < columns.size(); ++r)
+      for (int64_t col : columns[r]) needed[r] = std::max(needed[r], col + 1);
+  } else {
+    GroupPlan plan;
+    std::string unused;
+    if (!MakeGroupPlan(d, m, g->params, b, &plan, &unused)) return false;
+    bool unselected = false;
+    ForEachAddress(plan, b, [&](int64_t, int32_t r, bool selected, int64_t col) {
+      if (dummy[r]) return;
+      if (!selected) {
+        unselected = true;
+        return;
+      }
+      if (col >= 0 && col < (int64_t{1} << 40)) needed[r] = std::max<int64_t>(needed[r], col + 1);
+    });
+    if (unselected) Note(Op::token_not_selected);
+  }
   int64_t most = shape.min_width;
   for (int64_t n : needed) most = std::max(most, n);
   // Whole manager blocks (a hybrid group's manager block spans bpk columns).
   auto whole = [&](int64_t n) { return (n + bpk - 1) / bpk * bpk; };
   most = whole(most);
-  const bool guarded = m.range != RangeRule::kNone;
+  // A per-request kind's live request must find its columns (a consistent
+  // batch gives it its state): no row narrower than what it reads.
+  const bool guarded = m.range != RangeRule::kNone && !PerRequest(*g);
   bool truncated = false;
   if (most > kMaxGeneratedWidth) {
     if (!guarded) return false;
@@ -557,6 +642,8 @@ bool Builder::Table(Group* g) {
     Note(Op::ragged_rows);
   }
   Fill(g, widths, width, bpk);
+  if (!columns.empty() && c.Chance(30)) NullUnread(g, columns);
+  if (!sources.empty() && c.Chance(25)) NullSources(g, sources);
   if (ragged) {
     g->table.lengths = widths;
     for (int32_t r = 0; r < g->table.rows; ++r)
@@ -600,6 +687,44 @@ void Builder::Fill(Group* g, const std::vector<int32_t>& widths, int32_t width, 
   // A live slot past int32: the 64-bit slot arithmetic matters.
   if (max_entry > 0 && (max_entry + 1) * SlotsPerEntry(*g) > kTwo31) Note(Op::slots_past_int32);
   if (by_idx) StaleRows(g, live_entries, bpk);
+}
+
+/// A per-request kind's live rows with null entries in the columns its
+/// description does not read, as an engine pads them (vLLM's align mode
+/// puts the null block in every column before the state's): a producer that
+/// reads the wrong column hands a live request the null id.
+void Builder::NullUnread(Group* g, const std::vector<std::vector<int64_t>>& columns) {
+  BlockTable& t = g->table;
+  bool any = false;
+  for (int32_t r = 0; r < s.batch.num_reqs(); ++r) {
+    const int32_t row = s.batch.row_of(r);
+    if (dummy[r] || row < 0 || row >= t.rows) continue;
+    for (int32_t col = 0; col < t.width; ++col)
+      if (std::find(columns[r].begin(), columns[r].end(), col) == columns[r].end()) {
+        t.entries[static_cast<size_t>(row) * t.width + col] = 0;
+        any = true;
+      }
+  }
+  if (any) Note(Op::null_unread_columns);
+}
+
+/// Block operations of live requests whose source is the null block, as an
+/// engine's are (a state block freed two steps ago, a prefix hit's null
+/// columns): the description skips them; an operation that reads the null
+/// block copies or ships whatever it holds.
+void Builder::NullSources(Group* g, const std::vector<std::vector<int64_t>>& sources) {
+  BlockTable& t = g->table;
+  bool any = false;
+  for (int32_t r = 0; r < s.batch.num_reqs(); ++r) {
+    const int32_t row = s.batch.row_of(r);
+    if (dummy[r] || row < 0 || row >= t.rows || sources[r].empty() || !c.Chance(50)) continue;
+    const int64_t col = c.Pick(sources[r]);
+    if (col < t.width) {
+      t.entries[static_cast<size_t>(row) * t.width + col] = 0;
+      any = true;
+    }
+  }
+  if (any) Note(Op::null_source_columns);
 }
 
 /// The rows no live request reads hold what a finished request left there:
@@ -731,6 +856,8 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
       b.s.groups.push_back(std::move(g));
     }
   }
+  // The formulas' own boundaries, before the tables are sized for the positions.
+  if (choices.Chance(25)) b.FormulaBoundary();
   // Block ids near the int32 limit, sometimes: the pool then ends there too.
   int64_t most_entries = 1;  // kernel ids per manager block
   for (const Group& g : b.s.groups) most_entries = std::max(most_entries, NullEntries(g));

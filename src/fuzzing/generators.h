@@ -4,7 +4,7 @@
 // Choices source, so each engine's failure is the same readable scenario.
 //
 // Scenarios are valid by construction (the loader accepts them) and
-// engine-consistent by default (DESIGN section 2, "Engine states"): dummy
+// engine-consistent by default (docs/families.md, "Engine states"): dummy
 // requests are marked (idx_mapping -1) and hold only null entries, live
 // requests address only real blocks. So with every kernel `fixed` a campaign
 // finds nothing, and each finding is a kernel bug. `inconsistent` adds
@@ -15,9 +15,10 @@
 // persistent tables (a live request reads its own row of a table with more
 // rows than requests, the other rows stale, holding blocks live requests own
 // now; a dummy reads no row), every table layout, batches of up to
-// --max-requests requests and requests of up to 8k tokens, token counts at
-// and beside the engines' tiles, positions and slots past int32 and block
-// ids up to INT32_MAX - 1. Operators and their rates: generators.cc.
+// --max-requests requests and requests of up to 64k tokens, token counts at
+// and beside the engines' tiles, positions and slots past int32, block ids
+// up to INT32_MAX - 1 and, opted in, batches past 2^24 tokens. Operators and
+// their rates: generators.cc.
 #ifndef SLOTGUARD_FUZZING_GENERATORS_H_
 #define SLOTGUARD_FUZZING_GENERATORS_H_
 
@@ -84,10 +85,14 @@ struct GeneratorOptions {
   int32_t max_requests = 1024;
   /// --table-layout: every scenario laid out so; unset, the generator varies it.
   std::optional<TableLayoutKind> table_layout;
-  /// False for a kernel provider that cannot read persistent block tables
-  /// (plugin ABI 1, kernel spec 1): then every table is per request, and no
-  /// seq_len passes int32 (ABI 1 hands seq_lens over as int32, saturated).
-  bool persistent_tables = true;
+  /// False for a kernel provider that takes seq_lens as int32 (plugin ABI
+  /// 1, kernel spec 1): no seq_len passes int32. Persistent tables are
+  /// generated for every provider: the backends gather them row by row for
+  /// one that reads only per-request tables, as `check` does.
+  bool int64_seq_lens = true;
+  /// --huge-batches: rarely, a batch past 2^24 tokens (a float's exact
+  /// integers end there; about a gigabyte to check, so opt-in).
+  bool huge_batches = false;
 };
 
 /// How often each generator operator fired (RapidCheck's RC_CLASSIFY, for

@@ -8,6 +8,15 @@ void CheckDifferential(const GroupRun& run, FindingSink* sink) {
   for (const OutputRun& out : run.outputs) {
     const std::vector<int64_t>& kernel = *out.kernel;
     const std::vector<int64_t>& reference = *out.reference;
+    if (kernel.size() != reference.size()) {
+      Finding f;
+      f.invariant = kInvariantDifferential;
+      f.output = out.name;
+      f.detail = "the kernel's output has " + std::to_string(kernel.size()) + " elements; the reference's " +
+                 std::to_string(reference.size());
+      sink->Add(f);
+      continue;
+    }
     for (size_t t = 0; t < kernel.size(); ++t) {
       if (kernel[t] != reference[t])
         sink->Add(TokenFinding(run, out, kInvariantDifferential, t,

@@ -13,7 +13,8 @@ struct Finding {
   std::string invariant;
   std::string output;       // the output buffer (group name, or e.g. "c128.tail")
   int64_t token = -1;       // -1: not about one token
-  int32_t request = -1;     // -1: the token belongs to no request
+  int32_t request = -1;     // -1: the token belongs to no request (or, with no token, no request at all)
+  int64_t op = -1;          // a block operation's number within its request; -1: none
   int64_t position = -1;
   bool has_values = false;  // kernel/reference below are meaningful
   int64_t kernel = 0;

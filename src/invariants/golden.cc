@@ -9,6 +9,15 @@ void CheckGolden(const GroupRun& run, FindingSink* sink) {
   for (const OutputRun& out : run.outputs) {
     if (!out.golden) continue;
     const std::vector<int64_t>& golden = *out.golden;
+    if (golden.size() != out.kernel->size() || golden.size() != out.reference->size()) {
+      Finding f;
+      f.invariant = kInvariantGolden;
+      f.output = out.name;
+      f.detail = "expect.slot_mapping has " + std::to_string(golden.size()) + " elements; the output has " +
+                 std::to_string(out.kernel->size());
+      sink->Add(f);
+      continue;
+    }
     for (size_t t = 0; t < golden.size(); ++t) {
       if ((*out.kernel)[t] != golden[t])
         sink->Add(TokenFinding(run, out, kInvariantGolden, t,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "family/request_plan.h"
 #include "scenario/family_params.h"
 
 namespace slotguard {
@@ -19,6 +20,30 @@ void SetAddressing(GroupRun* run) {
   run->mapped_end = m.tail_value == TailValue::kSlotMappingIn ? run->tail_start : run->scenario->batch.num_tokens;
   run->tail_value = m.tail_value;
   run->null_page = m.null_page;
+  run->ops_per_request = 0;
+  if (PerRequest(*run->group)) {
+    const FamilyDesc& d = DescOf(run->group->family);
+    std::string unused;
+    if (!OpsPerRequest(d, d.request, run->group->params, run->group->table.width, &run->ops_per_request, &unused))
+      run->ops_per_request = 1;
+    run->ops_per_request = std::max<int64_t>(run->ops_per_request, 1);
+  }
+}
+
+bool RowHolds(const GroupRun& run, int32_t r, int64_t id) {
+  const Batch& b = run.batch();
+  if (r < 0 || r >= b.num_reqs()) return false;
+  const int32_t row = b.row_of(r);
+  const BlockTable& table = run.group->table;
+  if (row < 0 || row >= table.rows) return false;
+  for (int32_t c = 0; c < table.row_width(row); ++c)
+    if (table.at(row, c) == id) return true;
+  return false;
+}
+
+const std::vector<ConsumerDesc>& ConsumersOf(const Group& group) {
+  const RequestDesc* request = GetVariant(group.variant).request;
+  return request ? request->consumers : DescOf(group.family).request.consumers;
 }
 
 std::vector<int32_t> RequestOfToken(const Batch& batch, const Group& group) {
@@ -43,15 +68,24 @@ Finding TokenFinding(const GroupRun& run, const OutputRun& out, const char* inva
   Finding f;
   f.invariant = invariant;
   f.output = out.name;
-  f.token = t;
   f.request = (*run.request_of_token)[t];
-  f.position = run.batch().positions[t];
+  if (run.ops_per_request > 0) {  // an element of a per-request output: a request (and an operation)
+    if (run.ops_per_request > 1) f.op = t % run.ops_per_request;
+  } else {
+    f.token = t;
+    f.position = run.batch().positions[t];
+  }
   f.has_values = true;
   f.kernel = (*out.kernel)[t];
   f.reference = (*out.reference)[t];
   f.detail = std::move(detail);
-  if (f.kernel == f.reference && f.invariant != kInvariantDifferential && f.invariant != kInvariantGolden)
-    f.detail += " (the reference agrees: the batch state routes this token here)";
+  // Where the kernel agrees with the reference, the batch state is the
+  // cause; not for the consumers' invariants, whose cause is their skip
+  // tests (a forced variant's), whatever the index.
+  if (f.kernel == f.reference && f.invariant != kInvariantDifferential && f.invariant != kInvariantGolden &&
+      f.invariant != kInvariantSkipAgrees && f.invariant != kInvariantStateWrites)
+    f.detail += run.ops_per_request > 0 ? " (the reference agrees: the batch state gives this request this index)"
+                                        : " (the reference agrees: the batch state routes this token here)";
   return f;
 }
 

@@ -48,13 +48,17 @@ struct GroupRun {
   // slot_mapping_in (kpool_tail from num_actual_tokens), which may hold anything.
   int64_t tail_start = 0;
   int64_t mapped_end = 0;
+  // A per-request kind (state_index, block_op): the elements per request of
+  // each output (1 for a state index); 0 for a slot per token. Element e
+  // then belongs to request e / ops_per_request (request_of_token says so).
+  int64_t ops_per_request = 0;
   TailValue tail_value = TailValue::kPad;
   NullPage null_page = NullPage::kPristine;
 
   const Batch& batch() const { return scenario->batch; }
 };
 
-/// A group's KV pool after the writers (DESIGN 2.6), for the memory
+/// A group's KV pool after the writers (docs/memory-and-graphs.md), for the memory
 /// invariants: num_blocks * page() slots of head_bytes bytes each.
 struct MemoryRun {
   const std::vector<uint8_t>* cache = nullptr;
@@ -68,6 +72,14 @@ struct MemoryRun {
 
 /// Fills the addressing facts (and mapped_end) of `run` from its group's description.
 void SetAddressing(GroupRun* run);
+
+/// Whether request r's own row (row r, or idx_mapping[r] of a persistent
+/// table) holds block id `id`; a dummy of a persistent table holds none.
+bool RowHolds(const GroupRun& run, int32_t r, int64_t id);
+
+/// The state kernels of a per-request group: its variant's consumers (a
+/// described variant restores an engine's), else its family's.
+const std::vector<ConsumerDesc>& ConsumersOf(const Group& group);
 
 /// The request of every token under the group's description: r for
 /// qsl[r] <= t < qsl[r+1]; -1 for tokens of no request; a family whose

@@ -8,7 +8,7 @@
 
 namespace slotguard {
 
-#define SG_MAPPING_INVARIANT(id, name, rank, description) \
+#define SG_MAPPING_INVARIANT(id, name, rank, kinds, description) \
   void Check##id(const GroupRun& run, FindingSink* sink);
 #include "registry/invariants.def"
 #undef SG_MAPPING_INVARIANT

@@ -1,4 +1,4 @@
-// Per-token math of the `compressor_ring` family (DESIGN 2.5), DeepSeek-V4.1's
+// Per-token math of the `compressor_ring` family (docs/families.md, compressor_ring), DeepSeek-V4.1's
 // compressor ring: a request's ring spans capacity / ring_block_size columns;
 // a second output keeps only each request's last `capacity` tokens.
 #ifndef SLOTGUARD_KERNELS_COMPRESSOR_RING_SLOT_H_

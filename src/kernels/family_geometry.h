@@ -18,7 +18,7 @@ SG_HD void RequestProgramTokens(const MappingBatch& b, int64_t program, int64_t*
   *end = r < b.num_reqs ? b.query_start_loc[r + 1] : b.num_tokens;
 }
 
-/// DESIGN 2.3's logical position of token t of request r (the QSA paths):
+/// docs/families.md, qsa_ring's logical position of token t of request r (the QSA paths):
 /// lp = seq_lens[r] - q + (t - qsl[r]), negative for tokens before the context.
 SG_HD int64_t LogicalPosition(const MappingBatch& b, int64_t t, int32_t r) {
   const int64_t begin = b.query_start_loc[r];

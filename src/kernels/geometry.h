@@ -1,4 +1,4 @@
-// Launch geometries (DESIGN section 4). The per-token functions do not know
+// Launch geometries (docs/architecture.md). The per-token functions do not know
 // which one runs them; both must give identical output on valid input.
 #ifndef SLOTGUARD_KERNELS_GEOMETRY_H_
 #define SLOTGUARD_KERNELS_GEOMETRY_H_

@@ -1,4 +1,4 @@
-// Per-token math of the `kpool_tail` family (DESIGN 2.2), GLM-5.3-Flash's
+// Per-token math of the `kpool_tail` family (docs/families.md, kpool_tail), GLM-5.3-Flash's
 // kpool tail ring: column 0 of the request's row names its ring block.
 #ifndef SLOTGUARD_KERNELS_KPOOL_TAIL_SLOT_H_
 #define SLOTGUARD_KERNELS_KPOOL_TAIL_SLOT_H_

@@ -1,4 +1,4 @@
-// Per-token math of the `paged` family (DESIGN 2.1) and its two launch
+// Per-token math of the `paged` family (docs/families.md, paged) and its two launch
 // geometries, shared by the CUDA kernels (paged_kernels.cu) and the host
 // backend (kernels/host_loop.h). Every variant is a branch on a uniform parameter.
 #ifndef SLOTGUARD_KERNELS_PAGED_SLOT_H_

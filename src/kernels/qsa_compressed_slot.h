@@ -1,4 +1,4 @@
-// Per-token math of the `qsa_compressed` family (DESIGN 2.4): Qwen4 QSA's
+// Per-token math of the `qsa_compressed` family (docs/families.md, qsa_compressed): Qwen4 QSA's
 // compressed path, one slot per compress_ratio logical positions, gated by
 // the common (paged) slot mapping so that dummy rows stay inert.
 #ifndef SLOTGUARD_KERNELS_QSA_COMPRESSED_SLOT_H_

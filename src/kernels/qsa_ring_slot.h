@@ -1,4 +1,4 @@
-// Per-token math of the `qsa_ring` family (DESIGN 2.3), Qwen4's QSA circular
+// Per-token math of the `qsa_ring` family (docs/families.md, qsa_ring), Qwen4's QSA circular
 // ring metadata builder: each request keeps its last `ring` tokens in the
 // ring block named by column 0.
 #ifndef SLOTGUARD_KERNELS_QSA_RING_SLOT_H_

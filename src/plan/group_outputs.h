@@ -14,8 +14,10 @@ namespace slotguard {
 
 /// What one group's kernel produced, in both geometries.
 struct GroupOutputs {
-  std::vector<std::vector<int64_t>> engine;  // [outputs][num_tokens]
-  std::vector<std::vector<int64_t>> flat;    // [outputs][num_tokens]
+  // [outputs][OutputLength]: a slot per token, or per request (a state
+  // index, block operations).
+  std::vector<std::vector<int64_t>> engine;
+  std::vector<std::vector<int64_t>> flat;
   std::vector<uint8_t> read_past_row;        // [num_tokens], 1 = read past its row
   std::string row_bounds_evidence;           // how read_past_row was observed
   // With the writers on (Backend::set_writers): the group's KV pool after
@@ -50,7 +52,7 @@ inline void MarkSkipped(const std::string& why, size_t groups, std::vector<Group
   for (GroupOutputs& out : *outputs) out.skipped = why;
 }
 
-/// The cache writers (DESIGN 2.6): off while head_bytes is 0.
+/// The cache writers (docs/memory-and-graphs.md): off while head_bytes is 0.
 struct WriterOptions {
   int32_t head_bytes = 0;                      // bytes per slot, a multiple of 8, at most kMaxHeadBytes
   // Per group. A group whose pool would be bigger is skipped, not an

@@ -66,8 +66,11 @@ void PlanWriter(const Scenario& s, const WriterOptions& writers, PlanStep* step)
   const Group& group = s.groups[step->group];
   step->writer = WriterFor(group);
   step->writer_gate_group = WriterGateGroupIndex(s, group);
+  step->writer_job = WriterJobFor(group, nullptr, s.batch.num_tokens, static_cast<int32_t>(step->group));
   step->cache = CacheGeometry(s, group, writers.head_bytes);
-  step->writes = writers.head_bytes > 0 && CacheFits(step->cache, writers.max_cache_bytes);
+  // A per-request kind (state indices, block operations) has no KV pool:
+  // its consumers' writes are judged from the indices (state_writes).
+  step->writes = writers.head_bytes > 0 && !PerRequest(group) && CacheFits(step->cache, writers.max_cache_bytes);
 }
 
 void WriteAbsent(const Batch& batch, GateAbsent rule, std::vector<int64_t>* out) {
@@ -108,6 +111,7 @@ void BuildPlan(const Scenario& s, const PlanOptions& options, ScenarioPlan* plan
     step.group = order[k];
     step.runner = RunnerOf(group, provider);
     step.outputs = OutputCount(group);
+    step.output_length = std::max<int64_t>(0, OutputLength(group, s.batch));
     step.reads_group = ReadsAnotherGroup(group.family);
     const LinkDesc& gate = MappingOf(group).gate;
     step.gate_group = gate.present() ? GateGroupIndex(s, group) : -1;
@@ -116,7 +120,7 @@ void BuildPlan(const Scenario& s, const PlanOptions& options, ScenarioPlan* plan
     if (step.gate_absent) absent[static_cast<int>(gate.absent)] = true;
     plan->step_of_group[order[k]] = static_cast<int32_t>(k);
     plan->provided |= step.runner == StepRunner::kProvider;
-    plan->host_only |= step.runner == StepRunner::kDescription;
+    plan->host_only |= step.runner == StepRunner::kDescription || PerRequest(group);
     PlanWriter(s, options.writers, &step);
     plan->host_only |= options.writers.head_bytes > 0 && step.writer_gate_group >= 0;
   }

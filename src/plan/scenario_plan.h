@@ -63,6 +63,10 @@ struct PlanStep {
   size_t group = 0;             // its index in scenario.groups
   StepRunner runner = StepRunner::kOwnKernel;
   int outputs = 1;              // the family's output count
+  // Elements of each output (OutputLength): num_tokens for a slot mapping,
+  // per request for a state index or block operations; never inferred from
+  // a buffer being set (a scenario of no tokens has outputs of none).
+  int64_t output_length = 0;
   int wave = 0;
   bool reads_group = false;     // its family reads another group's output (launched after those that do not)
   // The common source of its gate: group gate_group's output 0; else, with
@@ -79,6 +83,13 @@ struct PlanStep {
   CacheView cache;
   WriterKind writer = WriterKind::kPaged;
   int32_t writer_gate_group = -1;
+  WriterJob writer_job;         // its tokens, group and skip rule; slot_mapping unset (Job())
+  /// The writer job over `slots` (the step's output 0 wherever it lives).
+  WriterJob Job(const int64_t* slots) const {
+    WriterJob job = writer_job;
+    job.slot_mapping = slots;
+    return job;
+  }
 };
 
 struct ScenarioPlan {
@@ -90,8 +101,9 @@ struct ScenarioPlan {
   // NAME: why"): nothing runs, the scenario is reported as skipped.
   std::string skip;
   bool provided = false;                // a step runs on the implementation
-  // A step runs its description, or (writers on) a writer test reads
-  // another group: only the host executor runs such a plan.
+  // A step runs its description or is of a per-request kind (a state
+  // index, block operations: no kernel of slotguard's), or (writers on) a
+  // writer test reads another group: only the host executor runs such a plan.
   bool host_only = false;
   ProviderArrays arrays;                // when provided: seq_lens_i32, request_of_token
   // The absent rules' mappings (num_tokens each), when a step reads one.

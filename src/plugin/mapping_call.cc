@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "family/request_plan.h"
 #include "plan/scenario_plan.h"
 #include "registry/families.h"
 #include "scenario/family_params.h"
@@ -83,14 +84,25 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
   for (int32_t o = 0; o < call.num_outputs && o < 2; ++o) call.output_names[o] = desc.output_name_ptrs[o];
   call.gate_slot_mapping = desc.mapping.gate.present() ? common : nullptr;
   call.block_table_row_widths = stream == nullptr && !group.table.lengths.empty() ? group.table.lengths.data() : nullptr;
+  call.kind = desc.kind == FamilyKind::kStateIndex ? SG_KIND_STATE_INDEX
+              : desc.kind == FamilyKind::kBlockOp  ? SG_KIND_BLOCK_OP
+                                                   : SG_KIND_SLOT_MAPPING;
+  int64_t ops = 1;
+  std::string unused;
+  if (desc.kind == FamilyKind::kBlockOp && !OpsPerRequest(desc, desc.request, group.params, group.table.width, &ops, &unused))
+    ops = 0;
+  call.output_length = desc.kind == FamilyKind::kSlotMapping ? call.num_tokens : ops * call.num_reqs;
   call.stream = stream;
   call.request_of_token = batch.request_of_token;
   return call;
 }
 
 sg_mapping_call MakeMappingCall(const StepCall& call, const StepArgs& args) {
-  const Group& group = call.plan->scenario->groups[call.plan->steps[args.step].group];
-  return MakeMappingCall(group, call.batch, args.table, args.out, args.gate, call.stream);
+  const PlanStep& step = call.plan->steps[args.step];
+  const Group& group = call.plan->scenario->groups[step.group];
+  sg_mapping_call c = MakeMappingCall(group, call.batch, args.table, args.out, args.gate, call.stream);
+  c.output_length = step.output_length;  // the plan's: a slot per token, or per request
+  return c;
 }
 
 }  // namespace slotguard

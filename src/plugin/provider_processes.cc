@@ -148,6 +148,7 @@ std::vector<ProviderRecord> Records(const std::vector<Unit>& units, std::vector<
         in.common = a.gate_group < 0 ? a.gate : nullptr;
         in.outputs[0] = a.out.slot;
         in.outputs[1] = a.out.tail;
+        in.output_length = plan.steps[a.step].output_length;
         r.groups.push_back(in);
       }
       records.push_back(std::move(r));

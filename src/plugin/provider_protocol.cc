@@ -1,5 +1,6 @@
 #include "plugin/provider_protocol.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "registry/families.h"
@@ -15,9 +16,17 @@ namespace {
 
 constexpr size_t kRecordBytes = 4 + 4 + 4 + 4 + 8 * 3 + 8 * 7;
 constexpr size_t kGroupBytes = 4 + 4 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 8 + 8;  // 80
+
+/// Elements of each of a group's outputs: the plan's, else OutputLength.
+int64_t LengthOf(const ProviderRecord& r, const ProviderGroupInput& g) {
+  if (g.output_length >= 0) return g.output_length;
+  return std::max<int64_t>(0, OutputLength(r.s->groups[g.group], r.s->batch));
+}
 /// HELLO's family flags.
 constexpr uint32_t kFlagGate = 1;        // the family's gate reads another group's output
 constexpr uint32_t kFlagRaggedRows = 2;  // the family's rows are ragged (CSR): row widths come with each group
+constexpr uint32_t kFlagStateIndex = 4;  // a state index per request (output_length = num_reqs)
+constexpr uint32_t kFlagBlockOp = 8;     // block operations per request (output_length = num_reqs * ops)
 /// A group's flags in RUN.
 constexpr uint32_t kGroupGateInline = 1;  // the gate's mapping is at gate_offset
 constexpr uint32_t kGroupRowWidths = 2;   // each row's width is at row_widths
@@ -82,7 +91,9 @@ void PutHello(const std::string& device, WireBuffer* out) {
     out->PutU32(static_cast<uint32_t>(params.size()));
     for (size_t p : params) PutText(out, f.desc->params[p].name);
     out->PutU32((f.desc->mapping.gate.present() ? kFlagGate : 0) |
-                (f.desc->mapping.rows == RowsRule::kCsr ? kFlagRaggedRows : 0));
+                (f.desc->mapping.rows == RowsRule::kCsr ? kFlagRaggedRows : 0) |
+                (f.desc->kind == FamilyKind::kStateIndex ? kFlagStateIndex : 0) |
+                (f.desc->kind == FamilyKind::kBlockOp ? kFlagBlockOp : 0));
   }
 }
 
@@ -162,7 +173,7 @@ uint64_t MaxResultsBytes(const std::vector<ProviderRecord>& records) {
   for (const ProviderRecord& r : records) {
     bytes += 12 + kMaxReplyMessageBytes;
     for (const ProviderGroupInput& g : r.groups)
-      bytes += 8 * static_cast<uint64_t>(OutputCount(r.s->groups[g.group])) * static_cast<uint64_t>(r.s->batch.num_tokens);
+      bytes += 8 * static_cast<uint64_t>(OutputCount(r.s->groups[g.group])) * static_cast<uint64_t>(LengthOf(r, g));
   }
   return bytes;
 }
@@ -213,7 +224,7 @@ void PutRun(uint32_t sequence, uint32_t flags, const std::vector<ProviderRecord>
       out->PutU32((g.common ? kGroupGateInline : 0) | (widths ? kGroupRowWidths : 0));
       out->PutU64(blob.Add(values));
       PutI32(out, g.common_group);
-      out->PutU32(0);  // reserved
+      out->PutU32(static_cast<uint32_t>(LengthOf(r, g)));  // elements per output
       out->PutU64(g.common ? blob.Add(g.common, static_cast<size_t>(b.num_tokens)) : 0);
       out->PutU64(widths ? blob.Add(group.table.lengths) : 0);
     }
@@ -289,9 +300,10 @@ bool GetResults(WireBuffer* in, uint32_t sequence, const std::vector<ProviderRec
   }
   for (size_t i = 0; i < records.size(); ++i) {
     if ((*replies)[i].status != ProviderStatus::kOk) continue;
-    const size_t n = static_cast<size_t>(records[i].s->batch.num_tokens);
     for (const ProviderGroupInput& g : records[i].groups) {
-      // By the family's outputs, never by a destination being set.
+      // By the family's outputs and the plan's length (a slot per token, or
+      // per request), never by a destination being set.
+      const size_t n = static_cast<size_t>(LengthOf(records[i], g));
       const int count = OutputCount(records[i].s->groups[g.group]);
       for (int o = 0; o < count; ++o)
         if (!in->Get(g.outputs[o], n * sizeof(int64_t))) {

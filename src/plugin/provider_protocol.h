@@ -61,7 +61,10 @@ struct ProviderGroupInput {
   int64_t table_row_stride = 0;
   int32_t common_group = -1;                // the gate's linked group, when the provider runs it too
   const int64_t* common = nullptr;          // or the gate's mapping inline, [num_tokens] (nullptr: none)
-  int64_t* outputs[2] = {nullptr, nullptr}; // where an answer's outputs go ([num_tokens] each, the family's count)
+  int64_t* outputs[2] = {nullptr, nullptr}; // where an answer's outputs go ([output_length] each, the family's count)
+  // Elements of each output: the plan's (PlanStep::output_length); -1:
+  // OutputLength of the group over the record's batch.
+  int64_t output_length = -1;
 };
 
 /// One record: one call (mode 0) or a scenario's calls (mode 1).

@@ -1,4 +1,4 @@
-// Reference for `compressor_ring`, transcribed from DESIGN 2.5:
+// Reference for `compressor_ring`, transcribed from docs/families.md, compressor_ring:
 //   t < min(N_act, qsl[R]): row = pos mod capacity,
 //   b = bt[r, row / ring_block_size]; valid iff b > 0;
 //   slot = b*ring_block_size + row % ring_block_size;

@@ -1,4 +1,4 @@
-// Reference for `kpool_tail`, transcribed from DESIGN 2.2:
+// Reference for `kpool_tail`, transcribed from docs/families.md, kpool_tail:
 //   token t < N_act: r = last request with qsl[r] <= t, clamped to [0, R-1];
 //   b = bt[r, 0] (with a persistent table bt[idx_mapping[r], 0], and a dummy
 //   request reads no row: PAD); b > 0 -> slot = b*kpool + pos mod kpool (floor), else PAD.

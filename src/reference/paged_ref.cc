@@ -1,4 +1,4 @@
-// Reference for the `paged` family, transcribed from DESIGN 2.1:
+// Reference for the `paged` family, transcribed from docs/families.md, paged:
 //   token of request r: dummy (idx_mapping[r] == -1) -> PAD; else with DCP
 //   vbs = block_size*world, off = pos % vbs,
 //   local = pos / vbs * block_size + (off / (interleave*world))*interleave + off % interleave,

@@ -1,4 +1,4 @@
-// Reference for `qsa_compressed`, transcribed from DESIGN 2.4:
+// Reference for `qsa_compressed`, transcribed from docs/families.md, qsa_compressed:
 //   t < qsl[R], lp as in qsa_ring: valid iff lp >= 0, (lp+1) % cr == 0,
 //   cp = lp / cr, col = cp / S < width, b = bt[r, col] >= 0 and
 //   common[t] >= 0; then slot = b*S + cp % S, else PAD.

@@ -1,4 +1,4 @@
-// Reference for `qsa_ring`, transcribed from DESIGN 2.3:
+// Reference for `qsa_ring`, transcribed from docs/families.md, qsa_ring:
 //   t < qsl[R]: r with qsl[r] <= t < qsl[r+1], q = qsl[r+1] - qsl[r],
 //   lp = seq_lens[r] - q + (t - qsl[r]); valid iff lp >= 0, t + C >= qsl[r+1],
 //   width > 0 and b = bt[r, 0] > 0; then slot = b*C + lp mod C, else PAD.

@@ -4,6 +4,8 @@
 
 #include <functional>
 
+#include "family/request_plan.h"
+
 namespace slotguard {
 
 bool GroupReference(const Scenario& scenario, const Group& group, const int64_t* linked, bool facts,
@@ -11,6 +13,12 @@ bool GroupReference(const Scenario& scenario, const Group& group, const int64_t*
   const FamilyDesc& desc = DescOf(group.family);
   GroupPlan plan;
   std::string why;
+  if (desc.kind != FamilyKind::kSlotMapping) {  // a state index or block operations per request
+    if (InterpretRequests(desc, desc.request, group.params, scenario.batch, group.table, facts, out, &why))
+      return true;
+    *err = "group " + group.name + " (" + desc.name + "): " + why;
+    return false;
+  }
   if (!MakeGroupPlan(desc, desc.mapping, group.params, scenario.batch, &plan, &why) ||
       !Interpret(plan, scenario.batch, group.table, linked, facts, out, &why)) {
     *err = "group " + group.name + " (" + desc.name + "): " + why;

@@ -55,10 +55,10 @@ struct Registry {
   void AddVariants(Family id, const FamilyDesc& d, bool fixed) {
     if (fixed)
       variants.push_back({static_cast<Variant>(variants.size()), id, "fixed", "the description itself", false,
-                          &d.mapping});
+                          &d.mapping, &d.request});
     for (const VariantDesc& v : d.variants)
       variants.push_back({static_cast<Variant>(variants.size()), id, v.name.c_str(), v.meaning.c_str(), false,
-                          &v.mapping});
+                          &v.mapping, &v.request});
   }
 
   /// The families each group parameter names must be known.
@@ -131,7 +131,7 @@ struct Registry {
       const FamilyDesc& d = *r.descs[static_cast<size_t>(v.family)];
       const bool fixed = std::string(v.name) == "fixed";
       r.variants.push_back({static_cast<Variant>(r.variants.size()), v.family, v.name, v.description, true,
-                            fixed ? &d.mapping : nullptr});
+                            fixed ? &d.mapping : nullptr, fixed ? &d.request : nullptr});
     }
     for (int f = 0; f < kKernelFamilyCount; ++f) r.AddVariants(static_cast<Family>(f), *r.descs[f], false);
     // The other built-in descriptions, in name order (the generated list's).

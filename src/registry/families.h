@@ -34,6 +34,7 @@ struct VariantInfo {
   bool kernel;                 // the built-in kernel implements it
   const MappingDesc* mapping;  // what it computes, when the interpreter can run it (fixed, described
                                // variants); nullptr for a historical kernel variant
+  const RequestDesc* request;  // the same for a per-request kind (state_index, block_op)
 };
 
 const std::vector<FamilyInfo>& AllFamilies();

@@ -4,7 +4,8 @@ namespace slotguard {
 
 const std::vector<InvariantInfo>& AllInvariants() {
   static const std::vector<InvariantInfo> invariants = {
-#define SG_MAPPING_INVARIANT(id, name, rank, description) {name, InvariantStage::kMapping, rank, description},
+#define SG_MAPPING_INVARIANT(id, name, rank, kinds, description) \
+  {name, InvariantStage::kMapping, rank, description, InvariantKinds::kinds},
 #define SG_MEMORY_INVARIANT(id, name, rank, description) {name, InvariantStage::kMemory, rank, description},
 #define SG_RUN_INVARIANT(id, name, rank, description) {name, InvariantStage::kRun, rank, description},
 #include "registry/invariants.def"

@@ -25,6 +25,9 @@ std::string FindingLine(const ScenarioReport& report, const std::string& group, 
     line += ": token " + std::to_string(f.token) + " (";
     line += f.request >= 0 ? "request " + std::to_string(f.request) : std::string("no request");
     line += ", pos " + std::to_string(f.position) + ")";
+  } else if (f.request >= 0) {  // an element of a per-request output
+    line += ": request " + std::to_string(f.request);
+    if (f.op >= 0) line += " op " + std::to_string(f.op);
   }
   line += ": " + f.invariant;
   if (f.has_values)

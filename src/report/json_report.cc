@@ -177,6 +177,8 @@ std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSum
       gj["kernel"] = GetFamily(g.family).name;
       gj["variant"] = GetVariant(g.variant).name;
       gj["counts"] = g.counts;
+      gj["null_block"] = g.null_block == NullBlockEffect::kNone ? ordered_json(nullptr)
+                                                                : ordered_json(EffectName(g.null_block));
       ordered_json findings = ordered_json::array();
       for (const Finding& f : g.findings) {
         ordered_json fj;
@@ -186,6 +188,9 @@ std::string CheckJson(const std::vector<ScenarioReport>& reports, const CheckSum
           fj["token"] = f.token;
           fj["request"] = f.request;
           fj["position"] = f.position;
+        } else if (f.request >= 0) {  // an element of a per-request output (a state index, an operation)
+          fj["request"] = f.request;
+          if (f.op >= 0) fj["op"] = f.op;
         }
         if (f.has_values) {
           fj["kernel"] = f.kernel;

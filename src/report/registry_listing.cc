@@ -39,6 +39,45 @@ std::string DefaultCell(const ParamDesc& p) {
   return p.default_value.text();
 }
 
+const char* KindName(FamilyKind kind) {
+  switch (kind) {
+    case FamilyKind::kStateIndex:
+      return "state_index";
+    case FamilyKind::kBlockOp:
+      return "block_op";
+    case FamilyKind::kSlotMapping:
+      break;
+  }
+  return "slot_mapping";
+}
+
+const char* OpName(BlockOpKind op) {
+  switch (op) {
+    case BlockOpKind::kLoad:
+      return "load";
+    case BlockOpKind::kStore:
+      return "store";
+    case BlockOpKind::kZero:
+      return "zero";
+    case BlockOpKind::kCopy:
+      break;
+  }
+  return "copy";
+}
+
+/// What a per-request family computes, in one line of `slotguard list`.
+std::string RequestLine(const FamilyDesc& d) {
+  const RequestDesc& r = d.request;
+  if (d.kind == FamilyKind::kStateIndex) {
+    std::string consumers;
+    for (const ConsumerDesc& c : r.consumers)
+      consumers += (consumers.empty() ? "" : ", ") + c.name + " skips " + c.skip.text();
+    return "a state index per request: column " + r.column.text() + ", marker " + r.marker.text() + "; " + consumers;
+  }
+  return std::string("block operations per request: ") + r.ops.text() + " " + OpName(r.op) +
+         (r.src.empty() ? "" : ", src column " + r.src.text()) + (r.dst.empty() ? "" : ", dst column " + r.dst.text());
+}
+
 }  // namespace
 
 void WriteRegistryListing(std::ostream& out) {
@@ -48,7 +87,11 @@ void WriteRegistryListing(std::ostream& out) {
     out << "    from " << family.desc->file
         << (family.kernel ? "; slotguard's own kernel" : "; no kernel of slotguard's: give an implementation")
         << "\n";
-    if (ReadsColumn0Only(family.family)) out << "    reads column 0 of its row only\n";
+    if (family.desc->kind != FamilyKind::kSlotMapping) {
+      out << "    " << RequestLine(*family.desc) << "\n";
+    } else if (ReadsColumn0Only(family.family)) {
+      out << "    reads column 0 of its row only\n";
+    }
     for (const ParamDesc& p : family.desc->params)
       out << "    param " << p.key << " (" << TypeName(p.type) << ", " << RangeText(p) << "; default "
           << DefaultCell(p) << "): " << p.meaning << "\n";
@@ -82,6 +125,7 @@ void WriteRegistryJson(std::ostream& out) {
     if (!d.engine.function.empty()) engine["function"] = d.engine.function;
     if (!d.engine.commit.empty()) engine["commit"] = d.engine.commit;
     family["engine"] = engine;
+    family["kind"] = KindName(d.kind);
     family["rows"] = d.mapping.rows == RowsRule::kCsr ? "csr" : "table";
     family["one_token_per_request"] = d.one_token_per_request;
     family["null_page"] = d.mapping.null_page == NullPage::kSink   ? "sink"
@@ -109,6 +153,9 @@ void WriteRegistryJson(std::ostream& out) {
     for (const OutputDesc& o : d.mapping.outputs) outputs.push_back(o.name);
     family["outputs"] = outputs;
     family["min_width"] = d.mapping.min_width.text();
+    // A block_op group has `ops` operations per request (a formula over the
+    // parameters and width); its outputs hold num_reqs * ops elements.
+    family["ops"] = d.kind == FamilyKind::kBlockOp ? json(d.request.ops.text()) : json();
     family["gate"] = d.mapping.gate.present() ? json(d.params[d.mapping.gate.param].name) : json();
     family["writer_gate"] = d.mapping.writer_gate.present() ? json(d.params[d.mapping.writer_gate.param].name) : json();
     json variants = json::array();

@@ -56,7 +56,7 @@ bool FitFamiliesToProvider(const MappingProvider& provider, const std::string& v
 bool FitGeneratorToProvider(const MappingProvider& provider, const std::string& variant,
                             GeneratorOptions* generator, std::string* err) {
   if (!FitFamiliesToProvider(provider, variant, &generator->families, err)) return false;
-  generator->persistent_tables = provider.reads_persistent_tables();
+  generator->int64_seq_lens = provider.reads_persistent_tables();  // ABI 2 / spec 2: int64 seq_lens
   return true;
 }
 

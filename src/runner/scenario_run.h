@@ -1,6 +1,6 @@
 // Runs one scenario: the backend's kernels, the reference, every mapping
 // invariant; then judges the outcome against the scenario's expectation
-// (DESIGN section 5: a scenario *holds* when its outcome matches it).
+// (docs/scenario-format.md: a scenario *holds* when its outcome matches it).
 #ifndef SLOTGUARD_RUNNER_SCENARIO_RUN_H_
 #define SLOTGUARD_RUNNER_SCENARIO_RUN_H_
 
@@ -12,6 +12,7 @@
 #include "backend/backend.h"
 #include "invariants/finding.h"
 #include "runner/finding_signature.h"
+#include "runner/null_block_effect.h"
 #include "scenario/family_params.h"  // OutputNames
 #include "scenario/scenario.h"
 
@@ -58,7 +59,7 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
 
 /// True when the reference's own outputs, judged as a kernel's would be,
 /// raise no finding: the batch is one a correct kernel passes, so a finding
-/// on it blames the kernel (DESIGN section 2, engine states).
+/// on it blames the kernel (docs/families.md, "Engine states").
 bool ReferencePasses(const Scenario& scenario);
 
 /// Every invariant that fired in some group of the run.
@@ -83,6 +84,7 @@ struct GroupReport {
   Variant variant = Variant::kPagedFixed;
   std::map<std::string, int64_t> counts;  // invariant -> findings
   std::vector<Finding> findings;          // the first few per invariant
+  NullBlockEffect null_block = NullBlockEffect::kNone;  // a hazard, a write, or neither
 };
 
 // kSkipped: the implementation being checked does not take the scenario

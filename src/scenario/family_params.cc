@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "family/request_plan.h"
+
 namespace slotguard {
 namespace {
 
@@ -136,6 +138,16 @@ std::vector<std::string> OutputNames(const Group& group) {
   return names;
 }
 
+int64_t OutputLength(const Group& group, const Batch& batch) {
+  if (!PerRequest(group)) return batch.num_tokens;
+  const FamilyDesc& d = DescOf(group.family);
+  int64_t length = -1;
+  std::string unused;
+  if (!RequestOutputLength(d, d.request, group.params, group.table.width, batch.num_reqs(), &length, &unused))
+    return -1;
+  return length;
+}
+
 int OutputCount(Family family) { return static_cast<int>(DescOf(family).mapping.outputs.size()); }
 int OutputCount(const Group& group) { return OutputCount(group.family); }
 
@@ -175,6 +187,21 @@ std::vector<const Expr*> MappingFormulas(const MappingDesc& m) {
   return out;
 }
 
+/// Every formula of a per-request kind's knobs, with the lets first.
+std::vector<const Expr*> RequestFormulas(const RequestDesc& r) {
+  std::vector<const Expr*> out;
+  for (const LetDesc& let : r.lets) out.push_back(&let.value);
+  for (const Expr& e : r.select) out.push_back(&e);
+  for (const Expr* e : {&r.column, &r.src, &r.dst})
+    if (!e->empty()) out.push_back(e);
+  return out;
+}
+
+/// The formulas a family addresses by, whatever its kind.
+std::vector<const Expr*> AddressFormulas(const FamilyDesc& d) {
+  return d.kind == FamilyKind::kSlotMapping ? MappingFormulas(d.mapping) : RequestFormulas(d.request);
+}
+
 /// Whether a subtree reads only `fixed` variables.
 bool ReadsOnly(const Expr& e, int32_t node, const std::vector<bool>& fixed) {
   const Expr::Node& n = e.nodes()[node];
@@ -193,11 +220,11 @@ std::vector<int64_t> GroupDivisors(const Group& group) {
   std::vector<bool> fixed(d.variables.size(), false);
   std::vector<int64_t> vars = ParamVars(d, group);
   for (size_t p = 0; p < d.params.size(); ++p) fixed[d.param_var(p)] = true;
-  for (const LetDesc& let : m.lets)
+  for (const LetDesc& let : d.kind == FamilyKind::kSlotMapping ? m.lets : d.request.lets)
     if (ReadsOnly(let.value, let.value.root(), fixed) && let.value.EvaluateNode(let.value.root(), vars.data(), &vars[let.var]))
       fixed[let.var] = true;
   std::vector<int64_t> out;
-  for (const Expr* e : MappingFormulas(m))
+  for (const Expr* e : AddressFormulas(d))
     for (const Expr::Node& n : e->nodes()) {
       if (n.op != Expr::kDiv && n.op != Expr::kRem && n.op != Expr::kMod && n.op != Expr::kCdiv) continue;
       int64_t v;

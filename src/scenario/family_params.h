@@ -71,6 +71,14 @@ bool ReadsColumn0Only(Family family);
 std::vector<std::string> OutputNames(const Group& group);
 int OutputCount(const Group& group);
 int OutputCount(Family family);
+/// What the family computes: a slot per token, or per request (a state
+/// index, block operations).
+inline FamilyKind KindOf(const Group& group) { return DescOf(group.family).kind; }
+inline bool PerRequest(const Group& group) { return KindOf(group) != FamilyKind::kSlotMapping; }
+/// The elements of each output of the group over `batch`: num_tokens for a
+/// slot mapping, num_reqs (times the operations per request) for the
+/// per-request kinds; -1 when the description's ops formula fails.
+int64_t OutputLength(const Group& group, const Batch& batch);
 
 /// The top-level JSON keys of a family's groups, beside name, kernel,
 /// variant and block_table ("dcp" once for its three rows).

@@ -31,10 +31,10 @@ enum class TableLayoutKind {
   kStrided,  // stride > width, real-looking block ids in between
 };
 
-/// Positions and seq_lens are below 2^62 (DESIGN section 2: int64).
+/// Positions and seq_lens are below 2^62 (docs/families.md: int64).
 constexpr int64_t kMaxPosition = (int64_t{1} << 62) - 1;
 
-/// The engine state of one step (DESIGN section 2, notation). All defaults
+/// The engine state of one step (docs/families.md, "Notation"). All defaults
 /// are already derived by the loader: every vector has its full length.
 struct Batch {
   std::vector<int32_t> query_start_loc;  // [num_reqs + 1], [0] == 0, non-decreasing

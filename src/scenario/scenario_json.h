@@ -1,4 +1,4 @@
-// Scenario files (DESIGN section 5): strict loading and canonical writing.
+// Scenario files (docs/scenario-format.md): strict loading and canonical writing.
 //
 // Every load error is one line, "FILE:/json/pointer: problem; expected X, got Y",
 // e.g.

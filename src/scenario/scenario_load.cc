@@ -1,4 +1,4 @@
-// Scenario loader: JSON text -> Scenario, with every check of DESIGN section 5.
+// Scenario loader: JSON text -> Scenario, with every check of docs/scenario-format.md.
 // Each failure is reported once, by Loader::Fail, as
 // "FILE:/json/pointer: problem; expected X, got Y".
 #include <algorithm>
@@ -690,7 +690,15 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
       if (!IntArray(*it, key_ptr, kInt64Min, kInt64Max, "slot",
                     static_cast<size_t>(limits_.max_tokens), "--max-tokens", &slots))
         return false;
-      if (!Length(*it, key_ptr, s.batch.num_tokens, "num_tokens")) return false;
+      // A slot per token, or per request (a state index, block operations).
+      const Group& owner = s.groups[output_group_.at(it.key())];
+      const int64_t length = OutputLength(owner, s.batch);
+      if (!Length(*it, key_ptr, length,
+                  !PerRequest(owner) ? "num_tokens"
+                  : KindOf(owner) == FamilyKind::kStateIndex
+                      ? "the number of requests (a state index per request)"
+                      : "the number of requests times the operations per request"))
+        return false;
       e->slot_mapping[it.key()] = std::move(slots);
     }
   }

@@ -1,4 +1,4 @@
-// The one form of every error slotguard prints (DESIGN section 6: one line
+// The one form of every error slotguard prints (docs/cli.md: one line
 // each). The commands, the worker and the libFuzzer targets all build their
 // error lines here, and every name or key a file gave that goes into one of
 // them (or into a console line) goes through EscapeText / QuoteName first.

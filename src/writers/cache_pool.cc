@@ -24,4 +24,14 @@ WriterKind WriterFor(const Group& group) {
   return MappingOf(group).writer == WriterStyle::kPaged ? WriterKind::kPaged : WriterKind::kRing;
 }
 
+WriterJob WriterJobFor(const Group& group, const int64_t* slots, int64_t num_tokens, int32_t index) {
+  WriterJob job{slots, num_tokens, index};
+  switch (MappingOf(group).writer_skip) {
+    case WriterSkip::kNegative: job.skip_rule = kSkipNegative; break;
+    case WriterSkip::kMinusOne: job.skip_rule = kSkipMinusOne; break;
+    case WriterSkip::kNone: job.skip_rule = kSkipNone; break;
+  }
+  return job;
+}
+
 }  // namespace slotguard

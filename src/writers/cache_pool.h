@@ -1,5 +1,5 @@
-// One group's KV pool for the writers (DESIGN 2.6): its geometry, its
-// contents before the run, and which writer fills it.
+// One group's KV pool for the writers (docs/memory-and-graphs.md): its
+// geometry, its contents before the run, and which writer fills it.
 #ifndef SLOTGUARD_WRITERS_CACHE_POOL_H_
 #define SLOTGUARD_WRITERS_CACHE_POOL_H_
 
@@ -33,6 +33,10 @@ void FillInitialCache(const CacheView& view, std::vector<uint8_t>* cache);
 
 /// paged groups use the paged writer (reshape_and_cache); the rings the ring writer.
 WriterKind WriterFor(const Group& group);
+
+/// The writer's job over `slots` (a kernel's output 0, [num_tokens]) for
+/// group `index` of the scenario: the family's skip rule (writer.skip).
+WriterJob WriterJobFor(const Group& group, const int64_t* slots, int64_t num_tokens, int32_t index);
 
 }  // namespace slotguard
 

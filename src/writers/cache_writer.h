@@ -1,16 +1,16 @@
-// The cache writers' per-token math (DESIGN 2.6), shared by the CUDA
-// kernels (writer_kernels.cu) and the host loops (host_writers.cc):
+// The cache writers' per-token math (docs/memory-and-graphs.md), shared by
+// the CUDA kernels (writer_kernels.cu) and the host loops (host_writers.cc):
 //   paged_writer  reshape_and_cache: a token's lanes each copy one word of
 //                 its slot (lane = (token, word), consecutive lanes write
-//                 consecutive words); skips slot < 0.
+//                 consecutive words).
 //   ring_writer   the kpool seed / ring update: programs over tiles of
 //                 kRingWriterTile tokens, each token's words by consecutive
-//                 lanes, addressing (page, offset) of a ring page; skips
-//                 slot < 0.
-// Both skip a token the job's skip mask names (a writer gate over another
-// group's output). Both write from the mapping the kernel produced, so a wrong slot becomes
-// wrong memory. A slot past the pool is not written (in_range reports it;
-// the engine's writer would fault there).
+//                 lanes, addressing (page, offset) of a ring page.
+// Both skip what the family's writer skips (WrittenSlot): a negative slot,
+// only -1, or nothing, and a token the job's skip mask names (a writer gate
+// over another group's output). Both write from the mapping the kernel
+// produced, so a wrong slot becomes wrong memory. A slot past the pool is
+// not written (in_range reports it; the engine's writer would fault there).
 #ifndef SLOTGUARD_WRITERS_CACHE_WRITER_H_
 #define SLOTGUARD_WRITERS_CACHE_WRITER_H_
 
@@ -39,15 +39,35 @@ struct WriterJob {
   // [num_tokens] or nullptr: 1 for a token the writer skips whatever its
   // slot (a family's writer gate over another group's output).
   const uint8_t* skip = nullptr;
+  uint8_t skip_rule = 0;  // kSkipNegative, kSkipMinusOne or kSkipNone: the family's writer.skip
 };
+
+// Which slots a writer skips (a family description's writer.skip).
+constexpr uint8_t kSkipNegative = 0;  // slot < 0
+constexpr uint8_t kSkipMinusOne = 1;  // slot == -1 only
+constexpr uint8_t kSkipNone = 2;      // no slot
+
+/// The slot a token's write lands in, or -1 for none. A negative slot the
+/// writer does not skip indexes from the pool's end, as a tensor index does
+/// (SGLang's set_kv_buffer writes `buffer[loc]`; a C kernel would write
+/// before the pool instead): either way bytes that must not change do.
+SG_HD int64_t WrittenSlot(const CacheView& cache, const WriterJob& job, int64_t token) {
+  int64_t slot = job.slot_mapping[token];
+  if (job.skip && job.skip[token]) return -1;
+  if (slot < 0) {
+    if (job.skip_rule == kSkipNegative || (job.skip_rule == kSkipMinusOne && slot == -1)) return -1;
+    slot += cache.slots;
+  }
+  return slot >= 0 && slot < cache.slots ? slot : -1;
+}
 
 constexpr int kPagedWriterThreads = 256;  // (token, word) lanes per program
 constexpr int kRingWriterTile = 32;       // tokens per program
 
 /// paged_writer, one lane: word w of token's slot.
 SG_HD void PagedWriterWord(const CacheView& cache, const WriterJob& job, int64_t token, int32_t w) {
-  const int64_t slot = job.slot_mapping[token];
-  if (slot < 0 || slot >= cache.slots || (job.skip && job.skip[token])) return;
+  const int64_t slot = WrittenSlot(cache, job, token);
+  if (slot < 0) return;
   uint64_t* dst = reinterpret_cast<uint64_t*>(cache.bytes + slot * cache.head_bytes);
   dst[w] = PayloadWord(token, job.group, w);
 }
@@ -55,8 +75,8 @@ SG_HD void PagedWriterWord(const CacheView& cache, const WriterJob& job, int64_t
 /// ring_writer, one lane: word w of token's slot, addressed as (page,
 /// offset) of a ring page.
 SG_HD void RingWriterWord(const CacheView& cache, const WriterJob& job, int64_t token, int32_t w) {
-  const int64_t slot = job.slot_mapping[token];
-  if (slot < 0 || slot >= cache.slots || (job.skip && job.skip[token])) return;
+  const int64_t slot = WrittenSlot(cache, job, token);
+  if (slot < 0) return;
   const int64_t page = slot / cache.page_slots;
   const int64_t offset = slot - page * cache.page_slots;
   uint8_t* page_base = cache.bytes + page * cache.page_slots * cache.head_bytes;

@@ -1,4 +1,4 @@
-// What the cache holds before and after the writers (DESIGN 2.6): the
+// What the cache holds before and after the writers (docs/memory-and-graphs.md): the
 // memory oracle's data format. Before the run block 0 is all zero and every
 // other byte is kPoisonByte; a writer fills a token's slot with 8-byte words
 // that each name (token, group, word index), so any word found in memory

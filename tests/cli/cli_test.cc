@@ -98,7 +98,7 @@ TEST_F(CliTest, UnknownVariantSuggests) {
   EXPECT_EQ(kExitBadInput, Check(o));
   EXPECT_EQ("slotguard: error: unknown variant 'unguard', did you mean 'unguarded'?; expected one of all, "
             "fixed, unguarded, dummy_reads_row, pad_from_n, gathered_row, prefix, no_common_guard, clamp, "
-            "engine_81be2e09, engine_fb28d724\n",
+            "engine_81be2e09, engine_fb28d724, pr_23353, pre_39064, column0, unfiltered\n",
             err_.str());
 }
 
@@ -547,11 +547,14 @@ TEST_F(CliTest, ListJsonHoldsTheRegistries) {
   for (const auto& f : j["families"]) families.insert(f["name"].get<std::string>());
   EXPECT_EQ((std::set<std::string>{"differential", "null_block", "null_owner_pad", "pad_exact", "padding_tail",
                                    "in_range", "own_block", "unique_slots", "row_bounds", "live_maps", "golden",
-                                   "null_bytes", "write_set", "no_fault"}),
+                                   "pad_marker", "skip_agrees", "live_state", "unique_state", "state_writes",
+                                   "op_null_src", "op_null_dst", "op_foreign_dst", "null_bytes", "write_set",
+                                   "no_fault"}),
             invariants);
   EXPECT_EQ((std::set<std::string>{"paged", "kpool_tail", "qsa_ring", "qsa_compressed", "compressor_ring",
                                    "dsv4_compressed", "eagle_step", "dflash", "sglang_out_cache_loc",
-                                   "flashinfer_append"}),
+                                   "flashinfer_append", "vllm_mamba", "vllm_gdn", "vllm_lightning", "sglang_mamba",
+                                   "vllm_mamba_copy", "vllm_offload_store"}),
             families);
   EXPECT_EQ("unguarded", j["families"][0]["variants"][1]["name"]);
   EXPECT_EQ("block_size", j["families"][0]["params"][0]["key"]);
@@ -656,7 +659,7 @@ TEST(BinaryTest, UnknownFamiliesAndVariantsSuggestTheirNames) {
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family kpool", &out));
   EXPECT_EQ("slotguard: error: --family: unknown kernel family 'kpool', did you mean 'kpool_tail'?; expected one of paged, "
             "kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
-            "flashinfer_append, sglang_out_cache_loc\n",
+            "flashinfer_append, sglang_mamba, sglang_out_cache_loc, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store\n",
             out);
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family pagd", &out));
   EXPECT_EQ(0u, out.find("slotguard: error: --family: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "))

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The engine families (families/{dsv4_compressed,eagle_step,dflash,
-# sglang_out_cache_loc,flashinfer_append}.json) and the sliding-window
+# sglang_out_cache_loc,flashinfer_append}.json, the state-index families
+# vllm_mamba, vllm_gdn, vllm_lightning, sglang_mamba and the block-operation
+# families vllm_mamba_copy, vllm_offload_store) and the sliding-window
 # worked example of docs/family-format.md, end to end through the binary and
 # their numpy providers (examples/python/families/):
 #   - each engine family: `check` of its curated scenarios
@@ -12,7 +14,13 @@
 #     description itself) and through its provider; fuzz with the planted provider
 #     finds the bug (exit 1) and writes a reproducer under --out minimized to
 #     at most 2 requests; replaying it fails with the planted provider
-#     (exit 1) and holds with the correct one (exit 0).
+#     (exit 1) and holds with the correct one (exit 0);
+#   - the lightning mismatch (producer pads 0, the engine's decode kernel
+#     skips only -1): fuzz of variant engine_81be2e09 from nothing finds
+#     skip_agrees with a reproducer of 1 request, which replays as a finding;
+#   - a new state-index convention described in one file
+#     (tests/families/minus_one/: pad -1, skip < 0), with no rebuild: its
+#     scenario holds, fuzz finds nothing, and its mismatched variant is found.
 # The providers need numpy: /usr/bin/python3 (or $PYTHON) without it skips (77).
 # Usage: tests/families/engine_families_test.sh SLOTGUARD_BINARY SCRATCH_DIR
 set -uo pipefail
@@ -54,7 +62,8 @@ expect() {
   fi
 }
 
-for family in dsv4_compressed eagle_step dflash sglang_out_cache_loc flashinfer_append; do
+for family in dsv4_compressed eagle_step dflash sglang_out_cache_loc flashinfer_append \
+  vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store; do
   provider="$py examples/python/families/${family}_provider.py"
   dir=scenarios/engines/$family
   expect 0 "$family: check $dir through its provider" \
@@ -99,6 +108,62 @@ else
   expect 0 "sliding_window: replay of the reproducer with the correct provider holds" \
     "$sg" replay --backend host "${fam[@]}" --kernel-cmd "$good" "$repro"
 fi
+
+# requests_of FILE: the number of requests of a scenario file.
+requests_of() {
+  "$py" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["batch"]["query_start_loc"]) - 1)' "$1"
+}
+# found_minimized WHAT DIR FAMILY_ARGS...: DIR holds one reproducer of 1
+# request, and replaying it with FAMILY_ARGS fails (exit 1).
+found_minimized() {
+  local what=$1 dir=$2
+  shift 2
+  local repro
+  repro=$(ls "$dir"/fuzz-*.json 2> /dev/null | head -n 1)
+  if [ -z "$repro" ]; then
+    failed=$((failed + 1))
+    echo "FAIL  $what: no reproducer under $dir"
+    return
+  fi
+  local requests
+  requests=$(requests_of "$repro")
+  if [ "$requests" -eq 1 ]; then
+    passed=$((passed + 1))
+    echo "ok    $what: the reproducer is minimized to 1 request"
+  else
+    failed=$((failed + 1))
+    echo "FAIL  $what: the reproducer has $requests requests, expected 1: $repro"
+  fi
+  expect 1 "$what: replay of the reproducer fails" "$sg" replay --backend host "$@" "$repro"
+}
+
+# The lightning mismatch, from nothing.
+expect 0 "vllm_lightning: check of the engine's padded decode reports skip_agrees and state_writes, as it expects" \
+  "$sg" check --backend host scenarios/engines/vllm_lightning/engine-c3-padded-row-writes-state-0.json
+expect 1 "vllm_lightning: the padded decode under --variant engine_81be2e09 fails" \
+  "$sg" check --backend host --variant engine_81be2e09 scenarios/engines/vllm_lightning/c3-padded-decode.json
+out=$scratch/fuzz-lightning
+expect 1 "vllm_lightning: fuzz of engine_81be2e09 finds the mismatch" \
+  "$sg" fuzz --backend host --family vllm_lightning --variant engine_81be2e09 --runs 3000 --seed 1 --out "$out"
+if grep -q "skip_agrees" "$log"; then
+  passed=$((passed + 1)); echo "ok    vllm_lightning: the finding is skip_agrees"
+else
+  failed=$((failed + 1)); echo "FAIL  vllm_lightning: the fuzz finding does not name skip_agrees"; tail -n 5 "$log"
+fi
+found_minimized "vllm_lightning" "$out"
+
+# A new convention, one file, no rebuild.
+minus=(--family-file tests/families/minus_one/minus_one_state.json)
+expect 0 "test_minus_one_state: its scenario holds (the description itself)" \
+  "$sg" check --backend host "${minus[@]}" tests/families/minus_one/padded.json
+expect 0 "test_minus_one_state: fuzz 3000 runs finds nothing" \
+  "$sg" fuzz --backend host "${minus[@]}" --family test_minus_one_state --runs 3000 --seed 1 \
+  --out "$scratch/fuzz-minus-one"
+out=$scratch/fuzz-minus-one-skips-zero
+expect 1 "test_minus_one_state: fuzz of variant skips_zero finds the mismatch" \
+  "$sg" fuzz --backend host "${minus[@]}" --family test_minus_one_state --variant skips_zero --runs 3000 --seed 1 \
+  --out "$out"
+found_minimized "test_minus_one_state/skips_zero" "$out" "${minus[@]}"
 
 echo "engine_families_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

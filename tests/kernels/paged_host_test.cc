@@ -1,6 +1,6 @@
 // The paged kernel source run on the host against the independent reference:
 // sweeps of odd sizes (flashinfer style), both geometries, and each variant
-// differing from `fixed` exactly where DESIGN 2.1 says it does.
+// differing from `fixed` exactly where docs/families.md, paged says it does.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -126,7 +126,7 @@ TEST(PagedHostTest, DisabledGroupIsAllPad) {
   EXPECT_EQ(std::vector<int64_t>(s.batch.num_tokens, -1), out.flat[0]);
 }
 
-// Variants differ from fixed exactly on the tokens DESIGN 2.1 names.
+// Variants differ from fixed exactly on the tokens docs/families.md, paged names.
 class PagedVariantTest : public ::testing::Test {
  protected:
   void SetUp() override {

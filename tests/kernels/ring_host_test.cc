@@ -1,6 +1,6 @@
 // The ring families' kernel source run on the host against the reference:
 // sweeps of odd capacities and ragged batches, both geometries, and each
-// variant differing from `fixed` exactly where DESIGN 2.2-2.5 says.
+// variant differing from `fixed` exactly where docs/families.md says.
 #include <gtest/gtest.h>
 
 #include "backend/backend.h"

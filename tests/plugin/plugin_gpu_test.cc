@@ -93,6 +93,7 @@ TEST_F(PluginGpuTest, AKeepGoingCampaignReportsBothPlantedBugsAndSuppressesTheKn
   o.seed = 1;
   o.jobs = 4;
   o.keep_going = true;
+  fs::create_directories(dir_);  // --json and --sarif are written only into a folder that exists
   o.out_dir = (dir_ / "findings").string();
   const std::string json_path = (dir_ / "fuzz.json").string(), sarif_path = (dir_ / "fuzz.sarif").string();
   o.json_path = json_path;

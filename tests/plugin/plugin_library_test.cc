@@ -106,6 +106,22 @@ TEST_F(PluginTest, TheCorrectPluginHoldsEveryScenarioAndTheReportNamesIt) {
   EXPECT_EQ(kExitHolds, Check(kExamples + "/libsg_minimal_kpool_tail.so")) << out_.str() << err_.str();
 }
 
+// A plugin of per-request families (examples/plugins/mamba_states.cu):
+// the call names the kind and the output length (ABI 3), and the plugin
+// holds the state-index and copy scenarios and a campaign over the four
+// families it implements, whose batches have requests of every kind
+// (dummies, padded rows, no rows).
+TEST_F(PluginTest, APerRequestPluginHoldsItsFamiliesScenariosAndACampaign) {
+  const std::string lib = kExamples + "/libsg_mamba_states.so";
+  const std::string engines = std::string(SLOTGUARD_SOURCE_DIR) + "/scenarios/engines/";
+  EXPECT_EQ(kExitHolds, Check(lib, {engines + "vllm_mamba", engines + "vllm_gdn", engines + "vllm_lightning",
+                                    engines + "vllm_mamba_copy"}))
+      << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find("9 scenario runs (9 hold, 0 fail)")) << out_.str();
+  EXPECT_EQ(kExitHolds, Fuzz(lib, 4000)) << out_.str() << err_.str();
+  EXPECT_NE(std::string::npos, LastLine(out_.str()).find("4000 scenarios")) << out_.str();
+}
+
 TEST_F(PluginTest, TheCorrectPluginSurvivesAFuzzCampaign) {
   EXPECT_EQ(kExitHolds, Fuzz(kExamples + "/libsg_rings.so", 3000)) << out_.str() << err_.str();
   EXPECT_NE(std::string::npos, LastLine(out_.str()).find("no finding")) << out_.str();
@@ -252,16 +268,16 @@ TEST_F(PluginTest, ACorrectAbi1PluginHoldsTheCuratedScenarios) {
   EXPECT_NE(std::string::npos, LastLine(out_.str()).find(" skipped)")) << out_.str();
 }
 
-TEST_F(PluginTest, FuzzGeneratesPersistentTablesOnlyForAProviderThatReadsThem) {
+TEST_F(PluginTest, FuzzGeneratesSeqLensPastInt32OnlyForAProviderThatReadsThem) {
   std::string err;
   for (const auto& [lib, persistent] : {std::pair<std::string, bool>{kFixtures + "/libsg_v1_kpool_tail.so", false},
                                         std::pair<std::string, bool>{kExamples + "/libsg_rings.so", true}}) {
     std::unique_ptr<MappingProvider> provider = OpenPluginLibrary(lib, &err);
     ASSERT_NE(nullptr, provider) << err;
     GeneratorOptions generator;
-    generator.persistent_tables = !persistent;
+    generator.int64_seq_lens = !persistent;
     ASSERT_TRUE(FitGeneratorToProvider(*provider, "", &generator, &err)) << err;
-    EXPECT_EQ(persistent, generator.persistent_tables) << lib;
+    EXPECT_EQ(persistent, generator.int64_seq_lens) << lib;
     EXPECT_EQ(provider->families(), generator.families) << lib;
   }
 }
@@ -280,7 +296,8 @@ TEST_F(PluginTest, PluginsThatCannotBeUsedAreRefusedInOneLine) {
   EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_unknown_family.so: plugin unknown-family lists unknown kernel "
             "family 'kpool_tial', did you mean 'kpool_tail'?; expected one of paged, kpool_tail, qsa_ring, "
             "qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, flashinfer_append, "
-            "sglang_out_cache_loc",
+            "sglang_mamba, sglang_out_cache_loc, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, "
+            "vllm_offload_store",
             OpenError(kFixtures + "/libsg_bad_unknown_family.so"));
   EXPECT_EQ(kExitBadInput, Check("/nonexistent/lib.so"));
   const std::string line = err_.str();

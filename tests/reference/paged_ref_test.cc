@@ -1,4 +1,4 @@
-// The reference against anchors computed by hand from DESIGN 2.1.
+// The reference against anchors computed by hand from docs/families.md, paged.
 #include "reference/reference.h"
 
 #include <gtest/gtest.h>

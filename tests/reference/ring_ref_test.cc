@@ -1,4 +1,4 @@
-// The ring references against anchors computed by hand from DESIGN 2.2-2.5.
+// The ring references against anchors computed by hand from docs/families.md.
 #include <gtest/gtest.h>
 
 #include "reference/reference.h"

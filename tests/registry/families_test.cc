@@ -52,7 +52,7 @@ TEST(FamiliesTest, ValidateVariantNameSuggests) {
   EXPECT_FALSE(ValidateVariantName("unguard", &err));
   EXPECT_EQ("unknown variant 'unguard', did you mean 'unguarded'?; expected one of all, fixed, unguarded, "
             "dummy_reads_row, pad_from_n, gathered_row, prefix, no_common_guard, clamp, engine_81be2e09, "
-            "engine_fb28d724",
+            "engine_fb28d724, pr_23353, pre_39064, column0, unfiltered",
             err);
 }
 

@@ -17,9 +17,12 @@ TEST(InvariantRegistryTest, RanksAreDistinctAndOrderTheReproducerTarget) {
   std::set<int> ranks;
   for (const InvariantInfo& info : AllInvariants()) EXPECT_TRUE(ranks.insert(info.rank).second) << info.name;
   // From the most specific: a reproducer keeps the first of these that fired.
-  const std::vector<std::string> order = {"null_block", "null_owner_pad", "row_bounds", "pad_exact",
-                                          "padding_tail", "in_range", "own_block", "unique_slots",
-                                          "differential", "golden", "no_fault", "null_bytes", "write_set"};
+  const std::vector<std::string> order = {"null_block",   "op_null_dst",    "skip_agrees",  "null_owner_pad",
+                                          "pad_marker",   "op_null_src",    "row_bounds",   "pad_exact",
+                                          "padding_tail", "in_range",       "own_block",    "op_foreign_dst",
+                                          "live_state",   "state_writes",   "unique_slots", "unique_state",
+                                          "live_maps",    "differential",   "golden",       "no_fault",
+                                          "null_bytes",   "write_set"};
   std::set<std::string> fired(order.begin(), order.end());
   for (const std::string& name : order) {
     EXPECT_EQ(name, MostSpecificInvariant(fired));

@@ -1,6 +1,6 @@
 // replay --html's page (report/block_map_html.h): its cells and their data
-// attributes on scenarios whose blocks are worked out by hand from DESIGN
-// section 2, the per-token JSON, escaping, no network, large pools.
+// attributes on scenarios whose blocks are worked out by hand from
+// docs/families.md, the per-token JSON, escaping, no network, large pools.
 #include "report/block_map_html.h"
 
 #include <filesystem>

@@ -41,6 +41,7 @@ TEST(JsonReportTest, CheckReportBytes) {
   GroupReport g;
   g.name = "attn";
   g.counts = {{"null_block", 2}};
+  g.null_block = NullBlockEffect::kHazard;  // null_block without the writers
   Finding f;
   f.invariant = "null_block";
   f.output = "attn";
@@ -125,6 +126,7 @@ TEST(JsonReportTest, CheckReportBytes) {
           "counts": {
             "null_block": 2
           },
+          "null_block": "hazard",
           "findings": [
             {
               "invariant": "null_block",

@@ -1,4 +1,4 @@
-// Every file in scenarios/ is replayed and must hold (DESIGN section 5);
+// Every file in scenarios/ is replayed and must hold (docs/scenario-format.md);
 // a finding-scenario with its expect removed must then fail.
 #include <filesystem>
 

@@ -1,6 +1,6 @@
 // Loader tests: every malformed input is one exact line with its pointer
 // (compared as whole strings, like ninja's parser tests); valid input gets
-// its defaults derived as DESIGN section 5 says.
+// its defaults derived as docs/scenario-format.md says.
 #include "scenario/family_params.h"
 #include "scenario/scenario_json.h"
 
@@ -135,6 +135,24 @@ TEST_F(ScenarioJsonTest, WrongTypes) {
   AssertError(R"({"slotguard": 3, "name": "t"})", "x.json:/slotguard: unsupported format version; expected 1 or 2, got 3");
 }
 
+// A per-request group's expected output has one entry per request (a state
+// index), or per request and operation (a block operation); a copy's second
+// output is NAME.dst.
+TEST_F(ScenarioJsonTest, PerRequestOutputsHaveOneEntryPerRequestOrOperation) {
+  const std::string batch = R"({"query_start_loc": [0, 1, 2, 2], "seq_lens": [12, 30, 0], "idx_mapping": [0, 1, -1]})";
+  const std::string gdn = R"([{"name": "gdn", "kernel": "vllm_gdn", "block_size": 16, "block_table": [[5], [7], [0]]}])";
+  AssertLoads(Doc(batch, gdn, R"(, "expect": {"slot_mapping": {"gdn": [5, 7, 0]}})"));
+  AssertError(Doc(batch, gdn, R"(, "expect": {"slot_mapping": {"gdn": [5, 7, 0, 0]}})"),
+              "x.json:/expect/slot_mapping/gdn: length disagrees with the number of requests (a state index per "
+              "request); expected 3 entries, got 4");
+  const std::string copy =
+      R"([{"name": "copy", "kernel": "vllm_mamba_copy", "block_size": 16, "block_table": [[5, 6], [2, 3], [0, 0]]}])";
+  AssertLoads(Doc(batch, copy, R"(, "expect": {"slot_mapping": {"copy": [-1, -1, -1], "copy.dst": [-1, -1, -1]}})"));
+  AssertError(Doc(batch, copy, R"(, "expect": {"slot_mapping": {"copy": [-1, -1]}})"),
+              "x.json:/expect/slot_mapping/copy: length disagrees with the number of requests times the operations "
+              "per request; expected 3 entries, got 2");
+}
+
 TEST_F(ScenarioJsonTest, LengthsThatDisagree) {
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3], "seq_lens": [5]})"),
               "x.json:/batch/seq_lens: length disagrees with the number of requests; expected 2 entries, got 1");
@@ -238,7 +256,7 @@ TEST_F(ScenarioJsonTest, UnknownNamesSuggest) {
                   R"([{"name": "a", "kernel": "pagd", "block_size": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/kernel: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "
               "paged, kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
-              "flashinfer_append, sglang_out_cache_loc");
+              "flashinfer_append, sglang_mamba, sglang_out_cache_loc, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "variant": "unguardd", "block_size": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/variant: unknown variant 'unguardd' of family paged, did you mean 'unguarded'?; "
@@ -263,7 +281,7 @@ TEST_F(ScenarioJsonTest, Expectations) {
                   R"(, "expect": {"verdict": "finding", "findings": ["null_blok"]})"),
               "x.json:/expect/findings/0: unknown invariant 'null_blok', did you mean 'null_block'?; expected one of "
               "differential, null_block, null_owner_pad, pad_exact, padding_tail, in_range, own_block, "
-              "unique_slots, live_maps, row_bounds, golden, null_bytes, write_set, no_fault");
+              "unique_slots, live_maps, row_bounds, golden, pad_marker, skip_agrees, live_state, unique_state, state_writes, op_null_src, op_null_dst, op_foreign_dst, null_bytes, write_set, no_fault");
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
                   R"(, "expect": {"findings": ["null_block"]})"),
               "x.json:/expect/findings: findings listed but the verdict is 'pass'; expected \"verdict\": \"finding\" beside them");

@@ -1,4 +1,4 @@
-// The writers and the memory invariants (DESIGN 2.6, null_bytes, write_set):
+// The writers and the memory invariants (docs/memory-and-graphs.md, null_bytes, write_set):
 // what the host writers put in a pool, worked out by hand, and what the
 // invariants say about pools a wrong mapping or a stray byte produced.
 #include <cstring>
@@ -9,6 +9,7 @@
 #include "backend/backend.h"
 #include "runner/scenario_run.h"
 #include "testing/scenario_fixtures.h"
+#include "scenario/scenario_json.h"
 #include "writers/cache_pool.h"
 #include "writers/payload.h"
 
@@ -91,6 +92,71 @@ TEST(WritersTest, RingWriterSkipsPadAndWritesItsPage) {
     if (slot == 13) expected = PayloadWord(0, 0, 1);
     if (slot == 14) expected = PayloadWord(1, 0, 1);
     EXPECT_EQ(expected, Word(out[0].cache, slot, 1)) << "slot " << slot;
+  }
+}
+
+// What a family's writer skips (writer.skip), on a pool of 8 slots: a
+// negative slot it does not skip indexes from the pool's end.
+TEST(WritersTest, TheFamilysSkipRuleDecidesWhichNegativeSlotsWrite) {
+  std::vector<uint8_t> cache(8 * kHead, kPoisonByte);
+  CacheView view;
+  view.bytes = cache.data();
+  view.slots = 8;
+  view.page_slots = 2;
+  view.head_bytes = kHead;
+  const std::vector<int64_t> slots = {-1, -2, 5, 8};  // 8 is past the pool: never written
+  auto written = [&](uint8_t rule) {
+    WriterJob job{slots.data(), 4, 0};
+    job.skip_rule = rule;
+    std::vector<int64_t> out;
+    for (int64_t t = 0; t < 4; ++t) out.push_back(WrittenSlot(view, job, t));
+    return out;
+  };
+  EXPECT_EQ((std::vector<int64_t>{-1, -1, 5, -1}), written(kSkipNegative));
+  EXPECT_EQ((std::vector<int64_t>{-1, 6, 5, -1}), written(kSkipMinusOne));
+  EXPECT_EQ((std::vector<int64_t>{7, 6, 5, -1}), written(kSkipNone));
+  // The host writer writes exactly there.
+  WriterJob job{slots.data(), 4, 0};
+  job.skip_rule = kSkipNone;
+  RunWriterOnHost(WriterKind::kPaged, view, job);
+  EXPECT_EQ(PayloadWord(0, 0, 0), Word(cache, 7, 0));
+  EXPECT_EQ(PayloadWord(1, 0, 0), Word(cache, 6, 0));
+  EXPECT_EQ(PayloadWord(2, 0, 0), Word(cache, 5, 0));
+  EXPECT_EQ(PoisonWord(), Word(cache, 4, 0));
+}
+
+// SGLang's writer skips nothing ("skip": "none"): the dummy's PAD tokens
+// (3, 4) write the pool's last slot, 31 (16 pages of 2), as set_kv_buffer's
+// buffer[-1] does; write_set expects that write, and a pool whose writer
+// skipped them is a finding.
+TEST(MemoryInvariantsTest, WriteSetFollowsTheWritersSkipRule) {
+  Scenario s;
+  std::string err;
+  ASSERT_TRUE(LoadScenarioFile(std::string(SLOTGUARD_SOURCE_DIR) +
+                                   "/scenarios/engines/sglang_out_cache_loc/prefill-dummy-padding.json",
+                               LoadLimits(), &s, &err))
+      << err;
+  const std::vector<int64_t> mapping = {10, 11, 18, -1, -1, 8, 0};
+  for (const bool skips_pad : {false, true}) {
+    ScenarioRun run;
+    run.kernel.resize(1);
+    GroupOutputs& g = run.kernel[0];
+    g.engine = {mapping};
+    g.read_past_row.assign(mapping.size(), 0);
+    g.head_bytes = kHead;
+    CacheView view = CacheGeometry(s, s.groups[0], kHead);
+    ASSERT_EQ(32, view.slots);
+    FillInitialCache(view, &g.cache);
+    view.bytes = g.cache.data();
+    WriterJob job = WriterJobFor(s.groups[0], mapping.data(), 7, 0);
+    EXPECT_EQ(kSkipNone, job.skip_rule);
+    if (skips_pad) job.skip_rule = kSkipNegative;
+    RunWriterOnHost(WriterFor(s.groups[0]), view, job);
+    EXPECT_EQ(skips_pad ? PoisonWord() : PayloadWord(4, 0, 0), Word(g.cache, 31, 0));  // the last write wins
+    CheckKernelOutputs(s, 16, &run);
+    const auto& counts = run.findings[0].counts();
+    EXPECT_EQ(skips_pad ? 1u : 0u, counts.count("write_set")) << skips_pad;
+    EXPECT_EQ(0u, counts.count("null_bytes")) << "the padded token's slot 0 is the sink's";
   }
 }
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""A vllm_mamba provider for `slotguard --kernel-cmd`: vLLM's Mamba state-index producer in numpy.
+
+    slotguard check --backend host --kernel-cmd "python3 examples/python/families/vllm_mamba_provider.py" \\
+        scenarios/engines/vllm_mamba/
+    slotguard fuzz --backend host --family vllm_mamba \\
+        --kernel-cmd "python3 examples/python/families/vllm_mamba_provider.py" --runs 300
+
+Written from the description, families/vllm_mamba.json (docs/state-and-block-ops.md),
+as vLLM's metadata builder computes it (mamba_get_block_table_tensor):
+
+- one state index per request (the output holds num_reqs elements);
+- a padded or dummy request (idx_mapping -1) gets the marker 0, the null block;
+- a live request's index is column 0 of its row, or, in align mode, column
+  max((seq_len - 1) // block_size, 0) (seq_len >= 0, so C's division and
+  Python's floor agree but for seq_len 0, which the max() clamps);
+- a column past the row: the marker.
+
+The same producer serves vllm_gdn and vllm_lightning (their own providers
+name those families): the families differ in their consumers, which
+slotguard judges, not in what the builder hands them.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+import numpy as np  # noqa: E402
+import slotguard  # noqa: E402
+
+MARKER = 0
+
+
+def state_indices(seq_lens, idx_mapping, rows_by_idx_mapping, table, row_stride, width, num_reqs, block_size,
+                  align, out):
+    """[cpu] Fills out (int64 [num_reqs]) with each request's state index."""
+    out[:] = MARKER
+    r = np.arange(num_reqs)
+    idx = idx_mapping[:num_reqs].astype(np.int64)
+    row = idx if rows_by_idx_mapping else r
+    if align:
+        # C's (seq_len - 1) / block_size: -1 / block_size is 0 (or -1 for block_size 1), then clamped.
+        col = np.maximum(np.where(seq_lens[:num_reqs] > 0, (seq_lens[:num_reqs] - 1) // block_size, 0), 0)
+    else:
+        col = np.zeros(num_reqs, dtype=np.int64)
+    live = (idx >= 0) & (row >= 0) & (col < width)
+    out[r[live]] = table[row[live] * row_stride + col[live]]
+
+
+def serve(family, name):
+    provider = slotguard.Provider(name, arrays="numpy")
+
+    @provider.family(family)
+    def run(call):
+        state_indices(call.seq_lens, call.idx_mapping, call.rows_by_idx_mapping, call.block_table,
+                      call.block_table_row_stride, call.block_table_width, call.num_reqs, call.block_size,
+                      call.align, call.slot_mapping)
+
+    provider.serve()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0)
+    serve("vllm_mamba", "numpy-vllm-mamba")

@@ -1,0 +1,85 @@
+// Loading a description of a per-request kind (family/family_file.h): every
+// mistake is one line naming the file, the JSON pointer and what was
+// expected, with did-you-mean for a misspelt name.
+#include <gtest/gtest.h>
+
+#include "family/family_file.h"
+
+namespace slotguard {
+namespace {
+
+const std::string kHead =
+    R"("slotguard_family": 1, "name": "x", "meaning": "m",
+       "params": [{"name": "block_size", "meaning": "b", "min": 1, "example": 16}], )";
+const std::string kState =
+    R"("kind": "state_index", "dummy": "pad", "range": "pad", "null_index": "index == 0", "null_page": "pristine", )";
+const std::string kConsumers = R"("consumers": [{"name": "c", "skip": "index == 0"}])";
+
+std::string Error(const std::string& body) {
+  FamilyDesc d;
+  std::string err;
+  EXPECT_FALSE(ParseFamilyDescription("{" + kHead + body + "}", "f.json", &d, &err)) << body;
+  return err;
+}
+
+TEST(FamilyFileTest, AStateIndexDescriptionLoads) {
+  FamilyDesc d;
+  std::string err;
+  ASSERT_TRUE(ParseFamilyDescription("{" + kHead + kState + R"("column": "0", "marker": -1, )" + kConsumers + "}",
+                                     "f.json", &d, &err))
+      << err;
+  EXPECT_EQ(FamilyKind::kStateIndex, d.kind);
+  ASSERT_EQ(1u, d.request.consumers.size());
+  EXPECT_EQ("c", d.request.consumers[0].name);
+}
+
+TEST(FamilyFileTest, KindsAndStateKnobs) {
+  EXPECT_EQ("f.json:/kind: unknown family kind 'state_indices', did you mean 'state_index'?; expected one of "
+            "slot_mapping, state_index, block_op",
+            Error(R"("kind": "state_indices")"));
+  EXPECT_EQ("f.json:/: missing required key; expected \"column\": the table column that holds the request's state "
+            "index, got no key 'column'",
+            Error(kState + R"("marker": 0, )" + kConsumers));
+  EXPECT_EQ("f.json:/: missing required key; expected \"marker\": the index the producer writes for a padded or "
+            "dummy row (0, -1, ...), got no key 'marker'",
+            Error(kState + R"("column": "0", )" + kConsumers));
+  EXPECT_EQ("f.json:/consumers: no consumer; expected at least one kernel that reads the index",
+            Error(kState + R"("column": "0", "marker": 0, "consumers": [])"));
+  EXPECT_EQ("f.json:/consumers/0/skp: unknown key 'skp', did you mean 'skip'?; expected one of name, skip, "
+            "writes_sink, note",
+            Error(kState + R"("column": "0", "marker": 0, "consumers": [{"name": "c", "skp": "index == 0"}])"));
+  // A skip test sees the index and the parameters only; a column, no index.
+  EXPECT_EQ("f.json:/consumers/0/skip: 't' cannot be read here (formula 't == 0'); expected a formula over index and "
+            "the parameters",
+            Error(kState + R"("column": "0", "marker": 0, "consumers": [{"name": "c", "skip": "t == 0"}])"));
+  EXPECT_EQ("f.json:/column: 'index' cannot be read here (formula 'index'); expected a formula over a request's "
+            "variables, the parameters and the lets (no token's)",
+            Error(kState + R"("column": "index", "marker": 0, )" + kConsumers));
+  EXPECT_EQ("f.json:/dummy: unknown dummy rule 'padd', did you mean 'pad'?; expected one of pad, row",
+            Error(R"("kind": "state_index", "dummy": "padd", "column": "0", "marker": 0, )" + kConsumers));
+}
+
+TEST(FamilyFileTest, BlockOperationKnobs) {
+  const std::string op = R"("kind": "block_op", )";
+  EXPECT_EQ("f.json:/op: unknown block operation 'move'; expected one of copy, load, store, zero",
+            Error(op + R"("op": "move", "dst": "0")"));
+  EXPECT_EQ("f.json:/src: a source column for a load operation; expected \"src\" only beside \"op\": \"copy\" or "
+            "\"store\"",
+            Error(op + R"("op": "load", "src": "0", "dst": "0")"));
+  EXPECT_EQ("f.json:/dst: a destination column for a store operation; expected \"dst\" only beside \"op\": "
+            "\"copy\", \"load\" or \"zero\"",
+            Error(op + R"("op": "store", "src": "0", "dst": "0")"));
+  EXPECT_EQ("f.json:/: missing required key; expected \"dst\": the column of the block the operation writes, got no "
+            "key 'dst'",
+            Error(op + R"("op": "copy", "src": "0")"));
+  EXPECT_EQ("f.json:/ops: 'seq_len' cannot be read here (formula 'seq_len'); expected a formula over width and the "
+            "parameters",
+            Error(op + R"("op": "copy", "ops": "seq_len", "src": "0", "dst": "1")"));
+  EXPECT_EQ("f.json:/variants/0/set/op: a variant cannot change 'op'; expected other knobs (the outputs, the pages, "
+            "the row width, the operations and the lets are the family's)",
+            Error(op + R"("op": "copy", "src": "0", "dst": "1",
+                         "variants": [{"name": "v", "meaning": "m", "set": {"op": "zero"}}])"));
+}
+
+}  // namespace
+}  // namespace slotguard
