@@ -55,6 +55,13 @@ that scenario's error (status 1: a no_fault finding naming the group, with
 the traceback's last line, "IndexError: ..."; the first tracebacks go to
 stderr, which slotguard shows), and the provider keeps serving.
 
+A crash (a signal, os._exit) on the host costs a fork, not a restart:
+after the handshake a forked child answers the messages, and when it dies
+the parent answers for it (the call it died in an error, the rest of the
+message "not run") and forks the next. Provider(..., fork_server=False) or
+SLOTGUARD_FORK_SERVER=0 turns it off; on cuda there is none (a CUDA context
+does not survive a fork).
+
 A device fault (a CUDA error: a device-side assert, an illegal address)
 loses the process's CUDA context: the package answers the message (the
 call that raised it an error when each call was synchronized, every other
@@ -550,7 +557,7 @@ class Provider(object):
 
     _blob = None
 
-    def __init__(self, name, arrays="auto", sync_each_call=None):
+    def __init__(self, name, arrays="auto", sync_each_call=None, fork_server=None):
         if not name:
             raise ValueError("a provider needs a name (shown in slotguard's reports)")
         if arrays not in ("auto", "numpy", "torch", "memoryview"):
@@ -558,6 +565,8 @@ class Provider(object):
         self.name = name
         self.arrays = arrays
         self.sync_each_call = _env_flag("SLOTGUARD_SYNC_EACH_CALL") if sync_each_call is None else bool(sync_each_call)
+        self.fork_server = fork_server
+        self._fork_state = None   # in a fork server's child: its page (_ForkServer)
         self.mode = None
         self._functions = {}      # family name -> function
         self._requires = {}       # family name -> [_Precondition]
@@ -685,8 +694,11 @@ class Provider(object):
         entries = []
         done = {}   # mode 0: (scenario, group) -> output 0 view, or (status, message) when it did not run
         progress = self._progress
+        state = self._fork_state
         for k, (rec, start) in enumerate(zip(run.records, starts)):
             progress.start(k)
+            if state is not None:
+                state.record(k, rec.groups[0].group if rec.groups else 0)
             try:
                 # Synchronized from the call after one that raised on.
                 now = sync or self._fault_seen
@@ -903,6 +915,13 @@ class Provider(object):
         if buf is None:
             return
         P.write_frame(wfd, self.welcome(buf))
+        if self._forks():
+            return _ForkServer(self, rfd, wfd).serve()
+        self._serve_messages(rfd, wfd)
+
+    def _serve_messages(self, rfd, wfd, state=None):
+        """Answers RUNs until end of file or BYE. `state`: the fork server's
+        page (_ForkServer), told where each message is."""
         while True:
             buf = P.read_frame(rfd)
             if buf is None:
@@ -912,10 +931,133 @@ class Provider(object):
                 return
             if kind != P.RUN:
                 raise P.ProtocolError("provider %s: unexpected message type %d" % (self.name, kind))
-            P.write_frame(wfd, *self.run_message(buf))
+            if state is not None:
+                state.running(buf)
+            parts = self.run_message(buf)
+            if state is not None:
+                state.replying()
+            P.write_frame(wfd, *parts)
+            if state is not None:
+                state.idle()
             if self._exit_after_reply is not None:
                 sys.stderr.flush()
                 os._exit(self._exit_after_reply)
+
+    def _forks(self):
+        """Whether serve() answers from forked children (_ForkServer)."""
+        if not hasattr(os, "fork"):
+            return False
+        if self.fork_server is not None:
+            return bool(self.fork_server)
+        value = os.environ.get("SLOTGUARD_FORK_SERVER", "").strip().lower()
+        if value in ("0", "false", "no", "off"):
+            return False
+        if value in ("1", "true", "yes", "on"):
+            return self.device != "cuda"
+        return self.device != "cuda"
+
+
+class _ForkServer(object):
+    """Crashes that cost a fork, not a start. After the handshake the
+    process (imports done, families bound) forks a child that answers the
+    messages. When the child dies, the parent, which holds the same pipes,
+    answers the message it was running: the call that was running is an
+    error naming how the child died, every other record "not run" (status 3,
+    sent again by slotguard, synchronized); then it forks the next child. A
+    provider that kills its process on a call costs a fork and that
+    message's other calls, not a Python start. Host arrays only: a CUDA
+    context does not survive a fork, so on cuda the process serves itself
+    and a crash costs a restart (slotguard's warm spare)."""
+
+    # The page the child writes: phase (0 idle, 1 running a RUN, 2
+    # writing its RESULTS), the RUN's sequence and record count, the record
+    # whose call is running and its first group.
+    WORDS = struct.Struct("<qqqqq")
+    IDLE, RUNNING, REPLYING = 0, 1, 2
+    _MAX_IDLE_DEATHS = 3
+
+    def __init__(self, provider, rfd, wfd):
+        import mmap
+        self.p = provider
+        self.rfd, self.wfd = rfd, wfd
+        self.page = mmap.mmap(-1, self.WORDS.size)   # anonymous, shared with the children
+
+    # -- the child's side ----------------------------------------------------
+
+    def running(self, buf):
+        _, sequence, count = struct.unpack_from("<III", buf, 0)
+        self.WORDS.pack_into(self.page, 0, self.RUNNING, sequence, count, -1, 0)
+
+    def record(self, k, group):
+        struct.pack_into("<qq", self.page, 24, k, group)
+
+    def replying(self):
+        struct.pack_into("<q", self.page, 0, self.REPLYING)
+
+    def idle(self):
+        struct.pack_into("<q", self.page, 0, self.IDLE)
+
+    # -- the parent's side ---------------------------------------------------
+
+    def serve(self):
+        idle_deaths = 0
+        while True:
+            self.idle()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    self.p._fork_state = self
+                    self.p._serve_messages(self.rfd, self.wfd, self)
+                except SystemExit as e:
+                    code = e.code if isinstance(e.code, int) else 1
+                except BaseException:  # noqa: BLE001 (the child reports and exits; the parent decides)
+                    traceback.print_exc(file=sys.stderr)
+                    code = 1
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+            _, status = os.waitpid(pid, 0)
+            phase, sequence, count, record, group = self.WORDS.unpack_from(self.page, 0)
+            if phase == self.IDLE:
+                if os.WIFEXITED(status):
+                    if os.WEXITSTATUS(status) == 0:
+                        return   # end of file or BYE
+                    os._exit(os.WEXITSTATUS(status))   # a bad message, an error of its own: the provider ends
+                idle_deaths += 1
+                if idle_deaths >= self._MAX_IDLE_DEATHS:   # killed between messages, again and again
+                    os._exit(70)
+                continue
+            if phase == self.REPLYING:
+                os._exit(70)   # died writing its reply: the stream cannot be trusted; slotguard restarts the provider
+            idle_deaths = 0
+            how = _how_it_ended(status)
+            sys.stderr.write("slotguard provider %s: its process %s while running record %d of RUN %d; the fork "
+                             "server answers the message and forks another\n" % (self.p.name, how, record, sequence))
+            entries = []
+            for k in range(count):
+                if k == record:
+                    entries.append((P.STATUS_ERROR, group, "the provider's process %s in this call" % how))
+                else:
+                    entries.append((P.STATUS_NOT_RUN, 0, "not run: the provider's process %s in another call"
+                                    % how))
+            P.write_frame(self.wfd, P.encode_results_head(entries, sequence))
+
+
+def _how_it_ended(status):
+    """'was killed by SIGSEGV (Segmentation fault)', 'exited with status 9'."""
+    if os.WIFSIGNALED(status):
+        import signal
+        n = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(n).name
+        except ValueError:
+            name = "signal %d" % n
+        text = signal.strsignal(n) if hasattr(signal, "strsignal") else None
+        return "was killed by %s%s" % (name, " (%s)" % text if text else "")
+    return "exited with status %d" % os.WEXITSTATUS(status)
 
 
 def _main(argv):

@@ -202,3 +202,34 @@ def test_the_crashing_bench_provider_on_the_host(kernel_cmd_binary, tmp_path):
         else:  # (a run again may land on a 25th call too)
             assert any(not f["recurred"] for f in rep["findings"]), (args, rep["findings"])
             assert "did not recur when its scenario ran again" in r.stdout + r.stderr
+
+
+# On the host the package answers from forked children: a provider that
+# kills its process costs a fork, not a start (its module's code runs once,
+# in the process slotguard started and its warm spare); each death is the
+# no_fault of the call it died in. SLOTGUARD_FORK_SERVER=0 serves without:
+# each death is a provider start.
+def test_a_crash_costs_a_fork_not_a_provider_start(kernel_cmd_binary, tmp_path):
+    cmd, starts = kpool_provider(tmp_path, "calls = [0]\n@p.family('kpool_tail')\ndef run(call):\n"
+                                           "    calls[0] += 1\n"
+                                           "    if calls[0] % 10 == 0:\n"
+                                           "        import signal\n        os.kill(os.getpid(), signal.SIGSEGV)\n"
+                                           "    k.kpool_tail_host(call)\n")
+    for fork, most_starts in (("1", 2), ("0", None)):
+        starts.write_text("")
+        report = str(tmp_path / ("f%s.json" % fork))
+        r = slotguard.fuzz(kernel_cmd=cmd, backend="host", runs=200, seed=4, families=["kpool_tail"],
+                           out=str(tmp_path / "out"), keep_going=True, binary=kernel_cmd_binary,
+                           raise_on_failure=False, timeout=300, env=dict(os.environ, SLOTGUARD_FORK_SERVER=fork),
+                           extra_args=["--jobs", "1", "--json", report])
+        assert r.returncode == 1, r.stdout + r.stderr
+        rep = json.load(open(report))
+        assert rep["scenarios"] == 200 and rep["finding_scenarios"] >= 10, rep
+        assert all(f["invariants"] == ["no_fault"] for f in rep["findings"])
+        n = starts.read_text().count("start")
+        if most_starts is not None:
+            assert n <= most_starts, "a fork per crash, not a start: %d starts" % n
+            assert "was killed by SIGSEGV (Segmentation fault) while running record" in r.stderr
+            assert "the fork server answers the message" in r.stderr
+        else:
+            assert n >= 10, "without the fork server each crash is a start: %d starts" % n

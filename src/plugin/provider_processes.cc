@@ -25,6 +25,10 @@ struct Unit {
 /// scenarios a process death was pinned on.
 struct MessageResult {
   std::vector<Unit> again;
+  // again[0, split) and again[split, ...) go in messages of their own: the
+  // scenarios before a call that broke its process (they ran in it, their
+  // answers lost with it) and those after it. 0: one message.
+  size_t split = 0;
   std::string again_why;  // why they are sent again: "answered \"not run\" (status 3)", "exited ... before ..."
   int deaths = 0;
 };
@@ -106,6 +110,11 @@ class ProviderProcesses : public MappingProvider {
     }
     // Sent again after a loss: a synchronization after each call, so that a
     // device fault is raised by the call that caused it.
+    if (result.split > 0 && result.split < result.again.size())
+      return Send(std::vector<Unit>(result.again.begin(), result.again.begin() + result.split),
+                  flags | kRunSyncEachCall, err) &&
+             Send(std::vector<Unit>(result.again.begin() + result.split, result.again.end()), flags | kRunSyncEachCall,
+                  err);
     return Send(result.again, flags | kRunSyncEachCall, err, stalls);
   }
 
@@ -211,8 +220,17 @@ void ProviderProcesses::Answered(const std::vector<Unit>& units, const std::vect
       }
     }
   }
-  for (size_t u = 0; u < units.size(); ++u)
-    if (again[u] && !failed[u]) result->again.push_back(units[u]);
+  // A provider that answers for a call that broke its process (its fork
+  // server, its device context lost) says "not run" for the rest: those
+  // before that call go again apart from those after it.
+  bool after_failure = false;
+  for (size_t u = 0; u < units.size(); ++u) {
+    if (failed[u] && !result->again.empty() && result->split == 0) after_failure = true;
+    if (again[u] && !failed[u]) {
+      if (after_failure && result->split == 0) result->split = result->again.size();
+      result->again.push_back(units[u]);
+    }
+  }
   result->again_why = "answered \"not run\" (status 3)";
 }
 

@@ -422,13 +422,16 @@ size_t RecordsSent(const std::string& log) {
 // scenarios (the process that ran those 9 again dies on the first call of
 // the rest); sending the rest again together, each death cost one
 // scenario: about one death per scenario.
-TEST(ProviderBackendTest, AProviderThatDiesOnItsNthCallCostsOneScenarioPerDeath) {
+/// Runs the KpoolScenarios through the test provider in `mode` ("crash-nth
+/// 10", "lose-nth 10") on one thread; the deaths its FIXTURE_LOG counts
+/// ("crash" lines) or, with `lost_calls`, the error replies.
+void ExpectOneScenarioPerDeath(const std::string& mode, const std::string& fault, bool lost_calls) {
   const std::vector<Scenario> scenarios = KpoolScenarios(nullptr, nullptr);
-  const std::string log = ScratchPath("log-crash-nth");
+  const std::string log = ScratchPath("log-" + mode.substr(0, mode.find(' ')));
   std::remove(log.c_str());
   setenv("FIXTURE_LOG", log.c_str(), 1);
   std::string problem;
-  std::unique_ptr<Backend> backend = Open("crash-nth 10", &problem);
+  std::unique_ptr<Backend> backend = Open(mode, &problem);
   ASSERT_TRUE(backend) << problem;
   std::vector<const Scenario*> pointers;
   for (const Scenario& s : scenarios) pointers.push_back(&s);
@@ -444,12 +447,24 @@ TEST(ProviderBackendTest, AProviderThatDiesOnItsNthCallCostsOneScenarioPerDeath)
       continue;
     }
     ++faulted;
-    EXPECT_NE(std::string::npos, outputs[i][0].fault.find("killed by SIGSEGV")) << outputs[i][0].fault;
+    EXPECT_NE(std::string::npos, outputs[i][0].fault.find(fault)) << outputs[i][0].fault;
   }
-  const size_t deaths = LogLines(log, "crash").size();
+  const size_t deaths = lost_calls ? faulted : LogLines(log, "crash").size();
   EXPECT_EQ(deaths, faulted) << "each death, one scenario's fault";
   EXPECT_LE(deaths, 2 * scenarios.size() / 9 + 2) << "not one death per scenario";
+  EXPECT_GE(deaths, 1u);
   EXPECT_GE(RecordsSent(log), scenarios.size());
+}
+
+TEST(ProviderBackendTest, AProviderThatDiesOnItsNthCallCostsOneScenarioPerDeath) {
+  ExpectOneScenarioPerDeath("crash-nth 10", "killed by SIGSEGV", false);
+}
+
+// The same death answered for by the provider (python/slotguard's fork
+// server: the call that broke its process an error, the rest "not run"):
+// the scenarios before that call are sent again apart from those after it.
+TEST(ProviderBackendTest, AnsweredDeathsOfAForkServerCostOneScenarioEach) {
+  ExpectOneScenarioPerDeath("lose-nth 10", "the provider's process was killed by SIGSEGV in this call", true);
 }
 
 // A call breaks the device context: the provider answers "not run" for the
