@@ -1,5 +1,5 @@
 # Thin wrapper over CMake: the two commands the README promises.
-#   make gate   set up, build, then run the CI gate over scenarios/
+#   make gate   set up, build, then run the CI gate: scenarios/, then prove --scope small
 #   make test   set up, build, then run every test (GPU tests skip without a device)
 #   make gpu-sanitize   compute-sanitizer over scenarios/ and the corpus (GPU machine)
 #   make fuzz-regress / nightly / fuzz-bench   the libFuzzer targets (clang)
@@ -35,6 +35,7 @@ build: configure
 
 gate: build
 	$(BUILD)/slotguard check --writers scenarios/
+	$(BUILD)/slotguard prove --scope small --backend host --out $(BUILD)/prove-findings
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -98,6 +98,28 @@ struct FuzzOptions {
 };
 int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
 
+struct ProveOptions {
+  std::string scope = "small";        // --scope: a preset's name or a scope file
+  std::vector<std::string> families;  // --family, repeatable; empty: every family with a kernel (or the implementation's)
+  std::string variant;                // forced on the groups of families that have it
+  bool inconsistent = false;          // every batch, not only consistent ones
+  bool no_reduction = false;          // the full space (every request order, every labeling): small scopes
+  bool count = false;                 // --count: the scope's size per configuration, nothing checked
+  double seconds = 0;                 // --time; 0: the whole scope
+  std::string shard;                  // --shard I/N; "" for the whole scope
+  std::string sarif_path;
+  std::string json_path;
+  std::string suppressions_path;
+  std::string out_dir = "prove-findings";
+  BackendKind backend = BackendKind::kAuto;
+  RunSetup setup;
+  int jobs = 1;
+};
+/// `slotguard prove`: every batch of a scope (docs/prove.md). Exit 0 when
+/// no unsuppressed finding, 1 on one (its reproducer written), 2 bad input
+/// (a scope file, a flag), 3 environment.
+int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err);
+
 struct ImportOptions {
   std::string file;     // a libFuzzer artifact of fuzz_mapping
   std::string out;      // "" or "-": stdout

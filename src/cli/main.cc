@@ -468,6 +468,66 @@ int main(int argc, char** argv) {
                      "also generate, about once in 10,000 scenarios, a batch past 2^24 tokens (about a gigabyte "
                      "to check each)");
 
+  slotguard::ProveOptions prove;
+  CLI::App* prove_cmd = app.add_subcommand(
+      "prove", "check every batch within a scope (a bounded proof): the summary states the scope as a claim; on a "
+               "finding, every distinct one is minimized and written to --out, exit 1");
+  prove_cmd->footer(Footer("  slotguard prove --scope small                    # the PR gate's scope, seconds on the host\n"
+"  slotguard prove --scope medium --backend gpu -j 16 --json prove.json\n"
+"  slotguard prove --scope large --shard 3/8 --time 3600 --sarif prove-3.sarif\n"
+"  slotguard prove --scope my-scope.json --family kpool_tail --variant prefix\n",
+                          "0 no finding (or only suppressed ones) in what was checked (a run cut short by --time says which part); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage, a bad scope file, a scope too large to count, a bad --suppressions file; 3 environment (no usable GPU, a CUDA error, an --out that cannot be created, a --json or --sarif that cannot be written)"));
+  prove_cmd->add_option("--scope", prove.scope,
+                        "a preset (small: a PR gate, seconds on the host; medium: minutes on a GPU; large: a nightly "
+                        "shard) or a scope file (docs/prove.md)")
+      ->capture_default_str()
+      ->check(Path("a preset or a scope file"));
+  prove_cmd->add_option("--family", prove.families,
+                        "prove only these families (repeatable; default: every family with a kernel, or the "
+                        "implementation's)");
+  prove_cmd->add_option("--variant", prove.variant,
+                        "force a variant on the groups whose family has it (a mutant the scope must catch)");
+  prove_cmd->add_flag("--inconsistent", prove.inconsistent,
+                      "every batch, not only consistent ones: any entry from the null entries and real blocks, any "
+                      "request marked a dummy or not (findings the batch state explains are counted apart)");
+  prove_cmd->add_flag("--no-reduction", prove.no_reduction,
+                      "check the full space: every order of the requests and every naming of the real blocks (small "
+                      "scopes only; what the reduction is tested against)");
+  prove_cmd->add_flag("--count", prove.count,
+                      "only count: print the scope, its batches after and before reduction and each configuration's "
+                      "share (of this --shard), and check nothing");
+  prove_cmd->add_option("--time", prove.seconds,
+                        "stop after this many seconds (default 0: the whole scope); the claim then covers exactly the "
+                        "batches checked, which the report names")
+      ->check(NonNegativeNumber());
+  prove_cmd->add_option("--shard", prove.shard,
+                        "I/N: check only batches I, I+N, I+2N, ... of the scope, so N jobs or GPUs split it exactly")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            int64_t i, n;
+            std::string problem;
+            return slotguard::ParseShard(value, &i, &n, &problem) ? "" : problem;
+          },
+          ""));
+  prove_cmd->add_option("--out", prove.out_dir, "directory for the reproducers")->capture_default_str()
+      ->check(Path());
+  AddBackend(prove_cmd, &prove.backend);
+  AddRunSetup(prove_cmd, &prove.setup, false);
+  AddFamilyFiles(prove_cmd, &family_files);
+  prove_cmd->add_option("-j,--jobs", prove.jobs, "threads")->capture_default_str()->check(IntegerTo<int>(1, 1024));
+  prove_cmd->add_option("--json", prove.json_path,
+                        "write a JSON report: the scope as a claim (\"scope\"), the batches checked, the findings by "
+                        "signature, the suppressions")
+      ->check(Path());
+  prove_cmd->add_option("--sarif", prove.sarif_path,
+                        "write a SARIF 2.1.0 log: each distinct finding at its reproducer, fingerprinted by its "
+                        "signature; the scope in the run's properties")
+      ->check(Path());
+  prove_cmd->add_option("--suppressions", prove.suppressions_path,
+                        "a suppressions file (docs/suppressions.md): the known differences it covers are counted and "
+                        "listed, not failures")
+      ->check(Path());
+
   slotguard::ImportOptions import;
   CLI::App* import_cmd =
       app.add_subcommand("import", "turn a fuzz_mapping libFuzzer artifact into a scenario file");
@@ -568,6 +628,7 @@ int main(int argc, char** argv) {
     if (*list_cmd) return slotguard::RunList(params_markdown, list_json, std::cout);
     if (*mutants_cmd) return slotguard::RunMutants(mutants, std::cout, std::cerr);
     if (*fuzz_cmd) return slotguard::RunFuzz(fuzz, std::cout, std::cerr);
+    if (*prove_cmd) return slotguard::RunProve(prove, std::cout, std::cerr);
     if (*import_cmd) return slotguard::RunImport(import, std::cout, std::cerr);
     if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
     if (*worker_cmd) return slotguard::RunWorker(worker, std::cerr);
@@ -583,6 +644,9 @@ int main(int argc, char** argv) {
     } else if (*fuzz_cmd) {
       what = "fuzz";
       advice = "fewer threads with -j, or smaller batches with --max-requests";
+    } else if (*prove_cmd) {
+      what = "prove";
+      advice = "fewer threads with -j, or a smaller scope";
     } else if (*bench_cmd) {
       what = "bench";
       advice = "smaller batches with --tokens and --host-tokens";

@@ -46,8 +46,13 @@ bool ParseShard(const std::string& text, int64_t* shard, int64_t* shards, std::s
 }
 
 Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classification* classes) {
-  RandomChoices choices(Mix(options.seed, static_cast<uint64_t>(index)));
-  Scenario s = GenerateScenario(choices, options.generator, classes);
+  Scenario s;
+  if (options.source) {
+    s = options.source->At(index);
+  } else {
+    RandomChoices choices(Mix(options.seed, static_cast<uint64_t>(index)));
+    s = GenerateScenario(choices, options.generator, classes);
+  }
   // --table-layout: whatever the generator chose, so that the reproducer
   // records the layout the campaign ran.
   if (options.generator.table_layout) s.table_layout = *options.generator.table_layout;

@@ -25,8 +25,22 @@ namespace slotguard {
 
 struct CampaignResult;
 
+/// Where a campaign's scenarios come from when not the generator: scenario
+/// i of the stream from its index alone (prove's enumeration of a scope).
+class ScenarioSource {
+ public:
+  virtual ~ScenarioSource() = default;
+  virtual Scenario At(int64_t index) const = 0;
+  /// What a reproducer's description says found scenario `index`:
+  /// "slotguard prove --scope small (batch 12: ...)".
+  virtual std::string FoundBy(int64_t index) const = 0;
+};
+
 struct CampaignOptions {
   GeneratorOptions generator;
+  /// Null: the generator, seeded by `seed`. Else scenario i is source->At(i)
+  /// (laid out and variant forced as the generator's are).
+  const ScenarioSource* source = nullptr;
   std::string variant;      // forced on every group whose family has it; "" = fixed
   uint64_t seed = 1;
   int64_t runs = -1;        // < 0: unbounded
@@ -184,9 +198,10 @@ struct CampaignResult {
   }
 };
 
-/// The scenario at stream index `index` (StreamIndex): generated, in the
-/// generator's table_layout when one is given, variant forced. It depends
-/// on (seed, index) only, so every shard's scenario is the whole stream's.
+/// The scenario at stream index `index` (StreamIndex): generated (or the
+/// source's), in the generator's table_layout when one is given, variant
+/// forced. It depends on (seed, index) only, so every shard's scenario is
+/// the whole stream's.
 Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classification* classes);
 
 /// "I/N" (--shard): 0 <= I < N <= kMaxShards. False with *err in words.

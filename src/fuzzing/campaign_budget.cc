@@ -14,9 +14,9 @@ namespace campaign_internal {
 namespace {
 
 /// The campaign's progress line.
-void Report(const CampaignResult& r, double seconds, bool tty, std::ostream& progress) {
+void Report(const CampaignResult& r, double seconds, bool tty, const char* command, std::ostream& progress) {
   char line[160];
-  std::snprintf(line, sizeof line, "fuzz: %lld scenarios, %lld token-groups, %.0f scenarios/s, %.0f s",
+  std::snprintf(line, sizeof line, "%s: %lld scenarios, %lld token-groups, %.0f scenarios/s, %.0f s", command,
                 static_cast<long long>(r.scenarios), static_cast<long long>(r.tokens),
                 r.scenarios / std::max(seconds, 1e-9), seconds);
   progress << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
@@ -58,7 +58,7 @@ int64_t Budget::ChunkEnd(int64_t base, int64_t chunk) const {
 void Budget::MaybeReport(const CampaignResult& result, bool force_checkpoint) {
   const double now = Elapsed();
   if (now >= next_report_) {
-    Report(result, now, options_.tty_progress, progress_);
+    Report(result, now, options_.tty_progress, options_.source ? "prove" : "fuzz", progress_);
     next_report_ = now + (options_.tty_progress ? 0.5 : 10);
   }
   if (options_.checkpoint && (force_checkpoint || now >= next_checkpoint_)) {

@@ -25,6 +25,11 @@ namespace campaign_internal {
 namespace {
 
 std::string Describe(const CampaignOptions& o, const CampaignFinding& f, const Backend& backend) {
+  const std::string what = "signature " + f.signature.Id() + " (" + f.signature.Text() + "); invariants fired: " +
+                           JoinNames(f.fired) + "; minimized to keep " + f.invariant +
+                           " firing. Add \"expect\": {\"verdict\": \"finding\", \"findings\": [\"" + f.invariant +
+                           "\"]} to keep it as a regression scenario.";
+  if (o.source) return "found by " + o.source->FoundBy(f.finding_index) + ", backend " + backend.Describe() + "; " + what;
   std::string command = "slotguard fuzz --seed " + std::to_string(o.seed);
   for (Family family : o.generator.families) command += std::string(" --family ") + GetFamily(family).name;
   if (!o.variant.empty()) command += " --variant " + o.variant;

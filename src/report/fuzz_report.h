@@ -4,10 +4,13 @@
 #define SLOTGUARD_REPORT_FUZZ_REPORT_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "fuzzing/campaign.h"
 #include "scenario/scenario.h"
@@ -41,6 +44,17 @@ bool WriteFuzzJson(const std::string& path, const FuzzReport& report, std::strin
 /// ones carry their suppression.
 std::string FuzzSarif(const FuzzReport& report);
 bool WriteFuzzSarif(const std::string& path, const FuzzReport& report, std::string* err);
+
+/// The parts of those reports that any campaign's report shares (prove's,
+/// report/prove_report.h): the distinct findings as JSON (FuzzJson's
+/// "findings"), the suppression entries' counts (its "suppressions"), the
+/// findings as SARIF results (each message starting with origin(f): "fuzz
+/// (seed 1, scenario 5)"), and a SARIF log of results with run properties.
+nlohmann::ordered_json CampaignFindingsJson(const FuzzReport& report);
+nlohmann::ordered_json CampaignSuppressionsJson(const FuzzReport& report);
+nlohmann::ordered_json CampaignSarifResults(const FuzzReport& report,
+                                            const std::function<std::string(const CampaignFinding&)>& origin);
+std::string SarifLogText(nlohmann::ordered_json results, nlohmann::ordered_json properties);
 
 }  // namespace slotguard
 

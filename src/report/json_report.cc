@@ -245,6 +245,25 @@ std::string FuzzJson(const FuzzReport& report) {
     j["first_runner_state_finding"] = r.first_runner_state_finding;
   }
   j["found"] = r.Found();
+  const ordered_json findings = CampaignFindingsJson(report);
+  if (const CampaignFinding* first = r.FirstFound()) {  // as before --keep-going
+    j["file"] = OrNull(first->written() ? first->file : "");
+    j["reproducer_error"] = OrNull(first->reproducer_error);
+    j["invariant"] = first->invariant;
+    j["fired"] = first->fired;
+    j["scenario_index"] = first->finding_index;
+  }
+  j["distinct_findings"] = r.Distinct();
+  j["finding_scenarios"] = r.finding_scenarios;
+  j["unattributed"] = r.unattributed;
+  j["suppressed_findings"] = r.SuppressedFindings();
+  j["findings"] = findings;
+  j["suppressions"] = SuppressionsJson(report.suppressions, r.suppression_matches);
+  return Text(j);
+}
+
+ordered_json CampaignFindingsJson(const FuzzReport& report) {
+  const CampaignResult& r = report.result;
   ordered_json findings = ordered_json::array();
   for (const CampaignFinding& f : r.findings) {
     const FindingSignature& sig = f.signature;
@@ -271,20 +290,11 @@ std::string FuzzJson(const FuzzReport& report) {
                             : ordered_json(report.suppressions->entries[static_cast<size_t>(f.suppressed_by)].id);
     findings.push_back(fj);
   }
-  if (const CampaignFinding* first = r.FirstFound()) {  // as before --keep-going
-    j["file"] = OrNull(first->written() ? first->file : "");
-    j["reproducer_error"] = OrNull(first->reproducer_error);
-    j["invariant"] = first->invariant;
-    j["fired"] = first->fired;
-    j["scenario_index"] = first->finding_index;
-  }
-  j["distinct_findings"] = r.Distinct();
-  j["finding_scenarios"] = r.finding_scenarios;
-  j["unattributed"] = r.unattributed;
-  j["suppressed_findings"] = r.SuppressedFindings();
-  j["findings"] = findings;
-  j["suppressions"] = SuppressionsJson(report.suppressions, r.suppression_matches);
-  return Text(j);
+  return findings;
+}
+
+ordered_json CampaignSuppressionsJson(const FuzzReport& report) {
+  return SuppressionsJson(report.suppressions, report.result.suppression_matches);
 }
 
 bool WriteFuzzJson(const std::string& path, const FuzzReport& report, std::string* err) {

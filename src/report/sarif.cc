@@ -159,11 +159,15 @@ bool WriteSarif(const std::string& path, const std::vector<ScenarioReport>& repo
   return WriteReportFile(path, CheckSarif(reports, summary), "SARIF", err);
 }
 
-std::string FuzzSarif(const FuzzReport& report) {
+std::string SarifLogText(nlohmann::ordered_json results, nlohmann::ordered_json properties) {
+  return Log(std::move(results), std::move(properties));
+}
+
+nlohmann::ordered_json CampaignSarifResults(const FuzzReport& report,
+                                            const std::function<std::string(const CampaignFinding&)>& origin) {
   ordered_json results = ordered_json::array();
   for (const CampaignFinding& f : report.result.findings) {
-    const std::string message = "fuzz (seed " + std::to_string(report.seed) + ", scenario " +
-                                std::to_string(f.finding_index) + "), signature " + f.signature.Id() + ": " +
+    const std::string message = origin(f) + ", signature " + f.signature.Id() + ": " +
                                 f.signature.Text() + "; " + std::to_string(f.count) + " findings; the reproducer fires " +
                                 JoinNames(f.fired) + (!f.reproducer_error.empty() ? "; " + f.reproducer_error
                                                      : f.file.empty() ? "" : "; replay it with: slotguard replay " + f.file);
@@ -177,6 +181,13 @@ std::string FuzzSarif(const FuzzReport& report) {
                              e ? e->pointer : "", f.signature.Text()));
     if (e) Suppress(e->id, e->reason, &results.back());
   }
+  return results;
+}
+
+std::string FuzzSarif(const FuzzReport& report) {
+  ordered_json results = CampaignSarifResults(report, [&](const CampaignFinding& f) {
+    return "fuzz (seed " + std::to_string(report.seed) + ", scenario " + std::to_string(f.finding_index) + ")";
+  });
   return Log(std::move(results), {{"backend", report.backend}, {"seed", report.seed}});
 }
 

@@ -1,0 +1,134 @@
+// `slotguard prove`: every batch of a scope (prove/prove_run.h), checked as
+// fuzz checks its scenarios. The summary states the scope as a claim; on a
+// finding no suppression covers, its minimized reproducer is written first
+// and the exit code is 1.
+#include <unistd.h>
+
+#include "cli/command_setup.h"
+#include "cli/commands.h"
+#include "fuzzing/campaign.h"
+#include "prove/prove_run.h"
+#include "prove/scope_file.h"
+#include "registry/families.h"
+#include "report/prove_report.h"
+#include "runner/finding_signature.h"
+#include "runner/fuzz_setup.h"
+#include "util/did_you_mean.h"
+#include "util/error_line.h"
+#include "util/output_file.h"
+
+namespace slotguard {
+
+int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) {
+  ProveRunOptions run;
+  std::string problem;
+  if (!LoadScope(options.scope, &run.scope, &problem)) {
+    err << ErrorLine("--scope: " + problem);
+    return kExitBadInput;
+  }
+  for (const std::string& name : options.families) {
+    Family family;
+    if (FindFamily(name, &family, &problem)) continue;
+    std::vector<std::string> names;
+    for (const FamilyInfo& info : AllFamilies()) names.push_back(info.name);
+    const std::string match = ClosestCommandLineName(name, names);
+    err << ErrorLine("--family: unknown kernel family " + QuoteName(name) +
+                     (match.empty() ? "" : ", did you mean '" + match + "'?") + "; expected one of " + JoinNames(names));
+    return kExitBadInput;
+  }
+  std::vector<Family>& families = run.enumeration.families;
+  if (!ResolveFuzzFamilies(options.families, options.variant, &families, &problem)) {
+    err << ErrorLine(problem);
+    return kExitBadInput;
+  }
+  run.enumeration.inconsistent = options.inconsistent;
+  run.enumeration.reduce = !options.no_reduction;
+  run.enumeration.layout = options.setup.table_layout;
+  run.variant = options.variant;
+  if (!options.shard.empty() && !ParseShard(options.shard, &run.shard, &run.shards, &problem)) {
+    err << ErrorLine("--shard: " + problem);
+    return kExitBadInput;
+  }
+  std::vector<NamedFile> inputs = ImplementationFiles(options.setup.provider);
+  inputs.push_back({"--suppressions", options.suppressions_path});
+  if (!CheckOutputs({{"--json", options.json_path}, {"--sarif", options.sarif_path}}, inputs, err))
+    return kExitBadInput;
+  if (const std::string why = OutputDirProblem(options.out_dir); !why.empty()) {
+    err << ErrorLine("--out " + EscapeText(options.out_dir, 0) + ": " + why +
+                     "; expected a directory for the reproducers (created when missing)");
+    return kExitBadInput;
+  }
+  Suppressions suppressions;
+  if (!options.suppressions_path.empty()) {
+    if (!LoadSuppressions(options.suppressions_path, &suppressions, &problem)) {
+      err << ErrorLine(problem);
+      return kExitBadInput;
+    }
+    run.suppressions = &suppressions;
+  }
+  run.seconds = options.seconds;
+  run.out_dir = options.out_dir;
+  run.jobs = options.jobs;
+  run.tty_progress = isatty(STDERR_FILENO);
+  // How a reproducer says it was found: the command that finds it again.
+  run.command = "slotguard prove --scope " + options.scope;
+  for (const std::string& f : options.families) run.command += " --family " + f;
+  if (!options.variant.empty()) run.command += " --variant " + options.variant;
+  if (options.inconsistent) run.command += " --inconsistent";
+  // As fuzz: slotguard's own kernels run in this process, another
+  // implementation isolated, unless asked.
+  RunSetup setup = options.setup;
+  if (setup.isolate < 0 && setup.provider.empty()) setup.isolate = 0;
+  if (!options.count && !PrepareReproducerDir(run.out_dir, &problem)) {
+    err << ErrorLine(problem);
+    return kExitEnvironment;
+  }
+  int open_status;
+  std::unique_ptr<Backend> backend = OpenBackend(options.backend, setup, err, &open_status);
+  if (!backend) return open_status;
+  // Another implementation is proven on what it implements, with seq_lens
+  // as it reads them.
+  if (backend->provider()) {
+    if (!FitFamiliesToProvider(*backend->provider(), options.variant, &families, &problem)) {
+      err << ErrorLine(problem);
+      return kExitBadInput;
+    }
+    run.enumeration.int64_seq_lens = backend->provider()->reads_persistent_tables();
+  } else if (families.empty()) {
+    for (const FamilyInfo& f : AllFamilies())  // slotguard's own kernels' families
+      if (f.kernel) families.push_back(f.family);
+  }
+  run.implementation = ImplementationName(*backend);
+  run.count_only = options.count;
+  ProveReport report;
+  bool bad_input = false;
+  if (!ProveScope(run, *backend, err, &report.campaign.result, &report.claim, &problem, &bad_input)) {
+    err << ErrorLine((bad_input ? "--scope " + options.scope + ": " : "prove: ") + problem);
+    return bad_input ? kExitBadInput : kExitEnvironment;
+  }
+  if (options.count) {
+    PrintScopeCount(report.claim, out);
+    return kExitHolds;
+  }
+  report.campaign.backend = backend->Describe();
+  report.campaign.variant = options.variant;
+  report.campaign.inconsistent = options.inconsistent;
+  report.campaign.keep_going = true;
+  report.campaign.suppressions = run.suppressions;
+  report.campaign.shard = options.shard;
+  // The summary (and the reproducers' names) first, whatever happens to the reports.
+  PrintProveReport(report, out);
+  bool unwritten = false;
+  if (!options.json_path.empty() && !WriteProveJson(options.json_path, report, &problem)) {
+    err << ErrorLine(problem);
+    unwritten = true;
+  }
+  if (!options.sarif_path.empty() && !WriteProveSarif(options.sarif_path, report, &problem)) {
+    err << ErrorLine(problem);
+    unwritten = true;
+  }
+  if (unwritten || report.campaign.result.ReproducerUnwritten()) return kExitEnvironment;
+  return report.campaign.result.Found() ? kExitFindings : kExitHolds;
+}
+
+}  // namespace slotguard

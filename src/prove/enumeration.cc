@@ -1,0 +1,924 @@
+#include "prove/enumeration.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "family/family_plan.h"
+#include "family/request_plan.h"
+#include "prove/boundaries.h"
+#include "registry/families.h"
+#include "scenario/family_params.h"
+
+namespace slotguard {
+namespace {
+
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+/// The farthest column counted: past it a row is too wide to lay out anyway.
+constexpr int64_t kFarColumn = int64_t{1} << 40;
+/// The "before reduction" count's budgets: states times steps of its DP,
+/// per cell and over the whole scope (past either the claim says
+/// "uncounted", and no later cell is counted).
+constexpr int64_t kBeforeCellBudget = int64_t{1} << 23;
+constexpr int64_t kBeforeBudget = int64_t{1} << 25;
+
+/// A per-request kind (a state index, block operations): a live request
+/// must find its columns in its row, so its rows are as wide as it reads.
+bool Guarded(const Group& g) { return !PerRequest(g) && MappingOf(g).range != RangeRule::kNone; }
+bool Csr(const Group& g) { return !PerRequest(g) && MappingOf(g).rows == RowsRule::kCsr; }
+
+/// Per request of `b`: the columns a per-request kind's description reads
+/// (its state index's column, each operation's source and destination),
+/// the farthest + 1, with rows as wide as that (a formula may read the
+/// width: grown to what it addresses, as the generator does).
+std::vector<int64_t> RequestColumns(const Group& g, const Batch& b) {
+  const FamilyDesc& d = DescOf(g.family);
+  std::vector<int64_t> needed(static_cast<size_t>(b.num_reqs()), 0);
+  int64_t width = 1;
+  for (int round = 0; round < 4; ++round) {
+    std::fill(needed.begin(), needed.end(), 0);
+    int64_t widest = 0;
+    ForEachRequestColumn(d, d.request, g.params, b, width, [&](int32_t r, int64_t col, bool) {
+      if (col < 0 || col >= kFarColumn) return;
+      needed[static_cast<size_t>(r)] = std::max(needed[static_cast<size_t>(r)], col + 1);
+      widest = std::max(widest, col + 1);
+    });
+    if (widest <= width) break;
+    width = widest;
+  }
+  return needed;
+}
+
+/// The columns a request of `tokens` tokens after `context` reads in `g`:
+/// the farthest any of its tokens' column formula gives, + 1 (0: none);
+/// -1 when the group's formulas cannot be bound.
+/// As the last request of a batch with `padding` padding tokens and
+/// num_actual_tokens `actual` (an owner rule may give it tokens past qsl[R]).
+int64_t NeededColumns(const Group& g, int32_t tokens, int64_t context, int32_t padding = 0,
+                      NumActual actual = NumActual::kRealTokens) {
+  Batch b;
+  b.query_start_loc = {0, tokens};
+  b.seq_lens = {context + tokens};
+  b.positions.assign(static_cast<size_t>(tokens) + static_cast<size_t>(padding), 0);
+  for (int32_t i = 0; i < tokens; ++i) b.positions[static_cast<size_t>(i)] = context + i;
+  b.num_tokens = tokens + padding;
+  b.num_actual_tokens = actual == NumActual::kRealTokens ? tokens
+                        : actual == NumActual::kNumTokens ? b.num_tokens
+                                                          : tokens - 1;
+  b.idx_mapping = {0};
+  b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
+  if (PerRequest(g)) return RequestColumns(g, b)[0];
+  const FamilyDesc& d = DescOf(g.family);
+  GroupPlan plan;
+  std::string err;
+  if (!MakeGroupPlan(d, d.mapping, g.params, b, &plan, &err)) return -1;
+  int64_t most = 0;
+  ForEachAddress(plan, b, [&](int64_t, int32_t, bool, int64_t col) {
+    if (col >= 0) most = std::max(most, std::min(col, kFarColumn) + 1);
+  });
+  return most;
+}
+
+/// Whether `g` is a block operation kind with sources and one entry per
+/// manager block: its live requests may hold the null block where an
+/// operation reads (a state block freed two steps ago, a prefix hit's null
+/// columns), a state of the engine the enumeration gives its own symbol.
+bool NullSourceGroup(const Group& g) {
+  return KindOf(g) == FamilyKind::kBlockOp && !DescOf(g.family).request.src.nodes().empty() && NullEntries(g) == 1;
+}
+
+/// The source columns in [0, n) of a request of `tokens` tokens after
+/// `context` in `g` with rows `width` wide (as the last request of a batch
+/// with `padding` padding tokens and num_actual_tokens `actual`).
+std::vector<int64_t> SourceColumns(const Group& g, int32_t tokens, int64_t context, int64_t width, int64_t n,
+                                   int32_t padding = 0, NumActual actual = NumActual::kRealTokens) {
+  Batch b;
+  b.query_start_loc = {0, tokens};
+  b.seq_lens = {context + tokens};
+  b.positions.assign(static_cast<size_t>(tokens) + static_cast<size_t>(padding), 0);
+  for (int32_t i = 0; i < tokens; ++i) b.positions[static_cast<size_t>(i)] = context + i;
+  b.num_tokens = tokens + padding;
+  b.num_actual_tokens = actual == NumActual::kRealTokens ? tokens
+                        : actual == NumActual::kNumTokens ? b.num_tokens
+                                                          : tokens - 1;
+  b.idx_mapping = {0};
+  b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
+  const FamilyDesc& d = DescOf(g.family);
+  std::vector<int64_t> cols;
+  ForEachRequestColumn(d, d.request, g.params, b, width, [&](int32_t, int64_t col, bool source) {
+    if (source && col >= 0 && col < n) cols.push_back(col);
+  });
+  std::sort(cols.begin(), cols.end());
+  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+  return cols;
+}
+
+/// Per request of `batch`: the columns its tokens read in `g` (as NeededColumns).
+std::vector<int64_t> NeededInBatch(const Group& g, const Batch& batch) {
+  if (PerRequest(g)) return RequestColumns(g, batch);
+  std::vector<int64_t> needed(static_cast<size_t>(batch.num_reqs()), 0);
+  const FamilyDesc& d = DescOf(g.family);
+  GroupPlan plan;
+  std::string err;
+  if (!MakeGroupPlan(d, d.mapping, g.params, batch, &plan, &err)) return needed;
+  ForEachAddress(plan, batch, [&](int64_t, int32_t r, bool, int64_t col) {
+    if (col >= 0) needed[static_cast<size_t>(r)] = std::max(needed[static_cast<size_t>(r)], std::min(col, kFarColumn) + 1);
+  });
+  return needed;
+}
+
+std::string ParamsText(const Group& g) {
+  const FamilyDesc& d = DescOf(g.family);
+  std::string text;
+  for (size_t p = 0; p < d.params.size(); ++p) {
+    const ParamDesc& param = d.params[p];
+    std::string value;
+    if (param.type == ParamType::kGroup)
+      value = g.links[p].empty() ? "absent" : g.links[p];
+    else if (param.type == ParamType::kBool)
+      value = g.params[p] ? "true" : "false";
+    else
+      value = std::to_string(g.params[p]);
+    text += (text.empty() ? "" : ", ") + param.name + "=" + value;
+  }
+  return std::string(GetFamily(g.family).name) + "(" + text + ")";
+}
+
+int64_t RoundUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
+
+}  // namespace
+
+bool Enumeration::Build(const Scope& scope, const EnumerationOptions& options, std::string* err) {
+  scope_ = scope;
+  options_ = options;
+  configs_.clear();
+  spans_.clear();
+  cells_.clear();
+  alphabets_.clear();
+  alphabet_index_.clear();
+  last_shapes_.clear();
+  last_shape_index_.clear();
+  tuple_starts_.clear();
+  count_ = 0;
+  before_ = 0;
+  before_work_ = 0;
+  for (size_t part = 0; part < scope.parts.size(); ++part)
+    for (Family family : options.families)
+      if (!AddFamily(part, family, err)) return false;
+  if (count_ == 0) {
+    *err = "scope " + scope.name + " holds no batch for these families";
+    return false;
+  }
+  if (count_ == kSaturated) {
+    *err = "scope " + scope.name + " holds more batches than a 64-bit count (2^63 - 1); expected a smaller scope";
+    return false;
+  }
+  if (!options.reduce && count_ > kMaxFullSpace) {
+    *err = "scope " + scope.name + " holds " + std::to_string(count_) +
+           " batches before reduction; expected at most " + std::to_string(kMaxFullSpace) +
+           " to enumerate them all (the full space is for small scopes)";
+    return false;
+  }
+  if (!options.reduce) before_ = static_cast<long double>(count_);
+  return true;
+}
+
+bool Enumeration::AddFamily(size_t part, Family family, std::string* err) {
+  const FamilyDesc& d = DescOf(family);
+  const ScopePart& scope_part = scope_.parts[part];
+  for (const std::vector<int64_t>& params : ParamTuples(family, scope_part)) {
+    Group main = ExampleGroup(family, GetFamily(family).name);
+    main.params = params;
+    // Each link: a group of the family it names (at its examples), or
+    // none, as the scope says. A family that itself reads another group
+    // is not linked to (the engines wire a gate to a plain group).
+    std::vector<size_t> link_params;
+    std::vector<std::vector<Group>> choices;  // per link: the groups it may name (an empty name: none)
+    for (size_t p = 0; p < d.params.size(); ++p) {
+      if (d.params[p].type != ParamType::kGroup) continue;
+      link_params.push_back(p);
+      std::vector<Group> these;
+      Family target;
+      std::string unused;
+      const bool can = FindFamily(d.params[p].family, &target, &unused) && !ReadsAnotherGroup(target);
+      for (LinkMode mode : scope_part.links) {
+        if (mode == LinkMode::kAbsent) these.push_back(Group());
+        if (mode == LinkMode::kPresent && can) these.push_back(ExampleGroup(target, GetFamily(target).name));
+      }
+      if (these.empty()) these.push_back(Group());  // present asked, no such family: none
+      choices.push_back(these);
+    }
+    std::vector<size_t> pick(choices.size(), 0);
+    for (;;) {
+      ProveConfig config;
+      config.part = static_cast<int32_t>(part);
+      Group g = main;
+      for (size_t l = 0; l < choices.size(); ++l) {
+        Group linked = choices[l][pick[l]];
+        if (linked.name.empty()) continue;
+        // A name no other group of the batch has.
+        std::string name = linked.name;
+        for (int k = 1; name == g.name || std::any_of(config.groups.begin(), config.groups.end(),
+                                                       [&](const Group& o) { return o.name == name; });
+             ++k)
+          name = linked.name + "_" + std::to_string(k);
+        linked.name = name;
+        g.links[link_params[l]] = name;
+        config.groups.push_back(linked);
+      }
+      config.groups.push_back(g);
+      config.main = config.groups.size() - 1;
+      config.label = (scope_.parts.size() > 1 ? "part " + std::to_string(part + 1) + ": " : std::string()) + ParamsText(g);
+      if (!AddConfig(std::move(config), err)) return false;
+      size_t l = 0;
+      while (l < pick.size() && ++pick[l] == choices[l].size()) pick[l++] = 0;
+      if (l == pick.size()) break;
+    }
+  }
+  return true;
+}
+
+bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
+  const ScopePart& s = scope_.parts[static_cast<size_t>(config.part)];
+  // Contexts: the scope's, and each formula boundary of every group moved
+  // by the scope's offsets.
+  std::vector<int64_t> contexts = s.contexts;
+  for (const Group& g : config.groups)
+    for (int64_t b : FormulaBoundaries(g))
+      for (int64_t o : s.boundary_offsets)
+        if (b + o >= 0 && b + o <= kMaxPosition - 65536) contexts.push_back(b + o);
+  std::sort(contexts.begin(), contexts.end());
+  contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
+  config.contexts = contexts;
+  // The requests' spans: tokens and context, with the columns they read.
+  bool one_token = false;
+  for (const Group& g : config.groups) one_token |= DescOf(g.family).one_token_per_request;
+  std::vector<Span> spans;
+  for (int32_t q : s.tokens) {
+    if (one_token && q != 1) continue;
+    for (int64_t ctx : contexts) {
+      if (!options_.int64_seq_lens && ctx + q > kInt32Max) continue;
+      Span span{q, ctx, {}};
+      bool ok = true;
+      for (const Group& g : config.groups) {
+        const int64_t n = NeededColumns(g, q, ctx);
+        // A row too wide to lay out: only a group whose range rule pads
+        // past the row may read past it.
+        ok = ok && n >= 0 && (Guarded(g) || n <= kMaxProveWidth);
+        span.needed.push_back(n);
+      }
+      if (ok) spans.push_back(std::move(span));
+    }
+  }
+  const size_t c = configs_.size();
+  config.first = count_;
+  configs_.push_back(std::move(config));
+  spans_.push_back(std::move(spans));
+  const ProveConfig& cfg = configs_.back();
+  bool guarded = false, csr = false;
+  for (const Group& g : cfg.groups) {
+    guarded |= Guarded(g);
+    csr |= Csr(g);
+  }
+  std::vector<TableLayoutKind> layouts = s.layouts;
+  if (options_.layout) layouts = {*options_.layout};
+  // The cells, in the scope's order of dimensions.
+  for (int32_t R : s.requests)
+    for (int32_t padding : s.padding)
+      for (NumActual actual : s.num_actual) {
+        if (actual == NumActual::kNumTokens && padding == 0) continue;  // the same as real_tokens
+        if (actual == NumActual::kBeforeLast && R == 0) continue;
+        for (SlotMappingIn smi : s.slot_mapping_in) {
+          // Only a token past num_actual_tokens shows slot_mapping_in (a
+          // family's tail copies it).
+          if (smi == SlotMappingIn::kRecognisable && padding == 0 && actual != NumActual::kBeforeLast) continue;
+          for (TableMode mode : s.tables) {
+            if (mode != TableMode::kPerRequest && csr) continue;  // ragged rows are per request
+            if (mode == TableMode::kPersistentPermuted && R == 0) continue;
+            for (size_t wi = 0; wi < s.widths.size(); ++wi) {
+              // A width shapes only groups with a range rule, and a table with rows.
+              if (wi > 0 && (!guarded || (mode == TableMode::kPerRequest && R == 0))) continue;
+              const int32_t width = s.widths[wi];
+              const int32_t alphabet = AlphabetFor(c, mode, width);
+              const Alphabet& a = alphabets_[static_cast<size_t>(alphabet)];
+              const bool rows_empty = std::all_of(a.widths.begin(), a.widths.end(), [](int32_t w) { return w == 0; });
+              std::vector<StaleRow> stales = {StaleRow::kNull};
+              if (mode != TableMode::kPerRequest && !options_.inconsistent && !rows_empty) stales = s.stale_rows;
+              for (StaleRow stale : stales)
+                for (BlockIds ids : s.block_ids)
+                  for (TableLayoutKind layout : layouts) {
+                    const int32_t rows = R + (mode == TableMode::kPerRequest ? 0 : 1);
+                    // A layout shows only past a row: tight differs from
+                    // padded with a second row, strided with any.
+                    if (layout == TableLayoutKind::kTight && rows < 2) continue;
+                    if (layout == TableLayoutKind::kStrided && rows < 1) continue;
+                    if (layout != TableLayoutKind::kPadded && rows_empty) continue;
+                    Cell cell;
+                    cell.config = static_cast<int32_t>(c);
+                    cell.alphabet = alphabet;
+                    cell.requests = R;
+                    cell.padding = padding;
+                    cell.width = width;
+                    cell.actual = actual;
+                    cell.slot_mapping_in = smi;
+                    cell.mode = mode;
+                    cell.stale = stale;
+                    cell.ids = ids;
+                    cell.layout = layout;
+                    cell.last_shape = LastShapeFor(cell);
+                    const TupleSpace tuples = TuplesOf(cell, options_.reduce);
+                    cell.content = ContentOf(cell, options_.reduce);
+                    int64_t count;
+                    if (!options_.reduce && !options_.inconsistent) {
+                      // Every labeling of each tuple's blocks: counted tuple by tuple.
+                      std::vector<int64_t> starts;
+                      const int64_t tuples_count = tuples.Count();
+                      if (tuples_count > kMaxFullSpace) {
+                        count = kSaturated;
+                      } else {
+                        count = 0;
+                        std::vector<int32_t> tuple;
+                        for (int64_t t = 0; t < tuples_count && count != kSaturated; ++t) {
+                          tuples.Unrank(t, &tuple);
+                          starts.push_back(count);
+                          std::vector<int64_t> labels;
+                          Make(cell, tuple, -1, &labels);
+                          int64_t labelings = 1;
+                          for (int64_t n : labels) {
+                            const long double f = Factorial(n);
+                            labelings = f > static_cast<long double>(kSaturated) ? kSaturated
+                                                                                  : SatMul(labelings, static_cast<int64_t>(f));
+                          }
+                          count = SatAdd(count, labelings);
+                        }
+                      }
+                      tuple_starts_.resize(cells_.size() + 1);
+                      tuple_starts_[cells_.size()] = std::move(starts);
+                    } else {
+                      count = SatMul(tuples.Count(), cell.content);
+                    }
+                    if (count == 0) continue;
+                    cell.start = count_;
+                    cell.count = count;
+                    if (options_.reduce && before_ >= 0) {
+                      const long double before = BeforeOf(cell);
+                      before_ = before < 0 || before_ < 0 ? -1 : before_ + before;
+                    }
+                    count_ = SatAdd(count_, count);
+                    if (!options_.reduce && !options_.inconsistent) tuple_starts_.resize(cells_.size() + 1);
+                    cells_.push_back(cell);
+                    if (count_ == kSaturated) {
+                      *err = "scope " + scope_.name + " holds more batches than a 64-bit count (2^63 - 1)" +
+                             std::string(options_.reduce ? "" : " before reduction") + "; expected a smaller scope";
+                      return false;
+                    }
+                  }
+            }
+          }
+        }
+      }
+  configs_[c].count = count_ - configs_[c].first;
+  tuple_starts_.resize(cells_.size());
+  return true;
+}
+
+int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
+  const std::vector<int64_t> key = {static_cast<int64_t>(config), mode == TableMode::kPerRequest ? 0 : 1, width};
+  if (const auto it = alphabet_index_.find(key); it != alphabet_index_.end()) return it->second;
+  const ProveConfig& cfg = configs_[config];
+  const std::vector<Span>& spans = spans_[config];
+  Alphabet a;
+  // The table widths: a group with a range rule as the scope says (at
+  // least its min_width); one without, as wide as any request reads.
+  bool hybrid = false;
+  for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
+    const Group& g = cfg.groups[gi];
+    int64_t w = std::max<int64_t>(width, MinWidth(g));
+    if (!Guarded(g)) {
+      w = MinWidth(g);
+      for (const Span& s : spans) w = std::max(w, s.needed[gi]);
+    }
+    a.widths.push_back(static_cast<int32_t>(std::min<int64_t>(w, kMaxProveWidth)));
+    hybrid |= NullEntries(g) > 1 && a.widths.back() >= 2;
+  }
+  const bool rows_empty = std::all_of(a.widths.begin(), a.widths.end(), [](int32_t w) { return w == 0; });
+  std::vector<int32_t> states = {0, 1};  // inconsistent, and a persistent table's live and dummy
+  if (!options_.inconsistent && mode == TableMode::kPerRequest) {
+    // A dummy's rows hold one kind of null entry (its rows empty: one kind).
+    states = {0};
+    for (NullEntry kind : scope_.parts[static_cast<size_t>(cfg.part)].null_entries) {
+      if (kind == NullEntry::kHybrid && !hybrid) continue;
+      if (rows_empty && states.size() > 1) break;
+      states.push_back(1 + static_cast<int32_t>(kind));
+    }
+  }
+  // A block operation kind's live request whose source columns hold the
+  // null block (consistent batches: an engine hands them out so).
+  const bool null_sources =
+      !options_.inconsistent && std::any_of(cfg.groups.begin(), cfg.groups.end(), NullSourceGroup);
+  if (null_sources) states.insert(states.begin() + 1, kLiveNullSources);
+  for (const Span& s : spans)
+    for (int32_t state : states) {
+      std::vector<int32_t> columns, blocks;
+      bool real = false, nulled = false;
+      for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
+        const Group& g = cfg.groups[gi];
+        const int64_t bpk = NullEntries(g);
+        const int64_t n = state <= 0 ? std::min<int64_t>(a.widths[gi], RoundUp(s.needed[gi], bpk)) : 0;
+        int64_t b = (n + bpk - 1) / bpk;
+        if (state == kLiveNullSources && NullSourceGroup(g)) {
+          const int64_t sources = static_cast<int64_t>(SourceColumns(g, s.tokens, s.context, a.widths[gi], n).size());
+          b -= sources;
+          nulled |= sources > 0;
+        }
+        columns.push_back(static_cast<int32_t>(n));
+        blocks.push_back(static_cast<int32_t>(b));
+        real |= b > 0;
+      }
+      if (state == kLiveNullSources && !nulled) continue;  // no source to null: the live symbol
+      a.symbols.push_back({s.tokens, s.context, state});
+      a.columns.push_back(columns);
+      a.blocks.push_back(blocks);
+      a.live.push_back(state <= 0);
+      a.real.push_back(state <= 0 && real && !options_.inconsistent);
+    }
+  alphabets_.push_back(std::move(a));
+  return alphabet_index_[key] = static_cast<int32_t>(alphabets_.size() - 1);
+}
+
+int32_t Enumeration::LastShapeFor(const Cell& cell) {
+  if (cell.actual == NumActual::kRealTokens) return -1;
+  const std::vector<int64_t> key = {cell.alphabet, cell.padding, static_cast<int64_t>(cell.actual)};
+  if (const auto it = last_shape_index_.find(key); it != last_shape_index_.end()) return it->second;
+  const Alphabet& a = alphabets_[static_cast<size_t>(cell.alphabet)];
+  const ProveConfig& cfg = configs_[static_cast<size_t>(cell.config)];
+  LastShape shape;
+  for (size_t v = 0; v < a.symbols.size(); ++v) {
+    const RequestSymbol& sym = a.symbols[v];
+    std::vector<int32_t> blocks;
+    bool real = false;
+    for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
+      const Group& g = cfg.groups[gi];
+      const int64_t bpk = NullEntries(g);
+      const int64_t needed = sym.state <= 0 ? NeededColumns(g, sym.tokens, sym.context, cell.padding, cell.actual) : 0;
+      const int64_t n = std::min<int64_t>(a.widths[gi], RoundUp(std::max<int64_t>(needed, a.columns[v][gi]), bpk));
+      int64_t b = (n + bpk - 1) / bpk;
+      if (sym.state == kLiveNullSources && NullSourceGroup(g))
+        b -= static_cast<int64_t>(
+            SourceColumns(g, sym.tokens, sym.context, a.widths[gi], n, cell.padding, cell.actual).size());
+      blocks.push_back(static_cast<int32_t>(b));
+      real |= b > 0;
+    }
+    shape.blocks.push_back(blocks);
+    shape.real.push_back(sym.state <= 0 && real && !options_.inconsistent);
+  }
+  last_shapes_.push_back(std::move(shape));
+  return last_shape_index_[key] = static_cast<int32_t>(last_shapes_.size() - 1);
+}
+
+bool Enumeration::FreshStale(const Cell& cell) const {
+  if (cell.mode == TableMode::kPerRequest || cell.stale != StaleRow::kFresh) return false;
+  const Alphabet& a = alphabets_[static_cast<size_t>(cell.alphabet)];
+  return std::any_of(a.widths.begin(), a.widths.end(), [](int32_t w) { return w > 0; });
+}
+
+TupleSpace Enumeration::TuplesOf(const Cell& cell, bool reduced) const {
+  const Alphabet& a = alphabets_[static_cast<size_t>(cell.alphabet)];
+  TupleSpace t;
+  t.n = cell.requests;
+  t.k = static_cast<int32_t>(a.symbols.size());
+  for (int32_t v = 0; v < t.k; ++v)
+    if (cell.actual != NumActual::kBeforeLast || a.symbols[static_cast<size_t>(v)].tokens >= 1) t.last.push_back(v);
+  // Reduction: the requests are interchangeable unless num_actual_tokens
+  // sets the last one apart (tokens past qsl[R] are the last request's
+  // under a last_request owner; before_last cuts its tokens) or the table
+  // gives each live request a row by its place (permuted).
+  if (!reduced || cell.mode == TableMode::kPersistentPermuted)
+    t.order = TupleOrder::kSequence;
+  else if (cell.actual != NumActual::kRealTokens)
+    t.order = TupleOrder::kLastApart;
+  else
+    t.order = TupleOrder::kMultiset;
+  // What a batch must hold for a dimension to show: a live request for a
+  // permuted table (with none it is the plain one) and for reused stale
+  // rows; a real block for ids other than small.
+  const bool last_apart = cell.actual != NumActual::kRealTokens && cell.requests > 0;
+  if (cell.mode == TableMode::kPersistentPermuted || (cell.stale == StaleRow::kReused && !options_.inconsistent)) {
+    t.required.push_back(a.live);
+    if (last_apart) t.required_last.push_back(a.live);
+  }
+  if (cell.ids != BlockIds::kSmall && !options_.inconsistent && !FreshStale(cell)) {
+    t.required.push_back(a.real);
+    if (last_apart) t.required_last.push_back(LastOf(cell).real);
+  }
+  t.Prepare();
+  return t;
+}
+
+std::vector<int32_t> Enumeration::NullSymbols(const Cell& cell, const Group& g) const {
+  std::vector<int32_t> values;  // the entries of the null symbols, in the scope's order
+  const ScopePart& part = scope_.parts[static_cast<size_t>(configs_[static_cast<size_t>(cell.config)].part)];
+  for (NullEntry kind : part.null_entries) switch (kind) {
+      case NullEntry::kZero: values.push_back(0); break;
+      case NullEntry::kMinusOne: values.push_back(-1); break;
+      case NullEntry::kHybrid:
+        if (NullEntries(g) > 1) values.push_back(static_cast<int32_t>(NullEntries(g) - 1));
+        break;
+    }
+  return values;
+}
+
+int64_t Enumeration::ContentOf(const Cell& cell, bool reduced) const {
+  if (!options_.inconsistent) return 1;
+  const Alphabet& a = alphabets_[static_cast<size_t>(cell.alphabet)];
+  const ProveConfig& cfg = configs_[static_cast<size_t>(cell.config)];
+  int64_t all = 1, none = 1;
+  for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
+    const StringSpace strings(Rows(cell) * a.widths[gi], static_cast<int32_t>(NullSymbols(cell, cfg.groups[gi]).size()),
+                              reduced);
+    all = SatMul(all, strings.Count(false));
+    none = SatMul(none, strings.AllNull());
+  }
+  if (cell.ids == BlockIds::kSmall) return all;
+  return all == kSaturated ? kSaturated : all - none;
+}
+
+long double Enumeration::BeforeOf(const Cell& cell) const {
+  // The full space of the cell: every order of its requests (a sequence
+  // with the same masks), every labeling of its blocks.
+  const TupleSpace sequences = TuplesOf(cell, false);
+  if (options_.inconsistent) {
+    const int64_t tuples = sequences.Count();
+    const int64_t content = ContentOf(cell, false);
+    if (tuples == kSaturated || content == kSaturated) return static_cast<long double>(tuples) * content;
+    return static_cast<long double>(tuples) * static_cast<long double>(content);
+  }
+  // Consistent: sum over the sequences of the product over groups of
+  // (blocks)!, by a DP over positions whose state is each group's blocks
+  // so far, the live requests so far and the masks met.
+  const Alphabet& a = alphabets_[static_cast<size_t>(cell.alphabet)];
+  const size_t groups = a.widths.size();
+  const bool fresh = FreshStale(cell);
+  const bool last_apart = cell.actual != NumActual::kRealTokens;
+  std::map<std::vector<int64_t>, long double> states;  // (blocks per group..., live, masks) -> sequences
+  states[std::vector<int64_t>(groups + 2, 0)] = 1;
+  const int32_t n = cell.requests;
+  int64_t& work = before_work_;
+  int64_t cell_work = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    std::map<std::vector<int64_t>, long double> next;
+    const bool is_last = i == n - 1;
+    const std::vector<int32_t>& last = sequences.last;
+    const int32_t choices = is_last ? static_cast<int32_t>(last.size()) : sequences.k;
+    for (const auto& [state, ways] : states)
+      for (int32_t c = 0; c < choices; ++c) {
+        if (++work > kBeforeBudget || ++cell_work > kBeforeCellBudget) return -1;
+        const int32_t v = is_last ? last[static_cast<size_t>(c)] : c;
+        std::vector<int64_t> to = state;
+        const std::vector<int32_t>& blocks =
+            is_last && last_apart ? LastOf(cell).blocks[static_cast<size_t>(v)] : a.blocks[static_cast<size_t>(v)];
+        for (size_t gi = 0; gi < groups; ++gi) to[gi] += blocks[gi];
+        to[groups] += a.live[static_cast<size_t>(v)] ? 1 : 0;
+        const std::vector<std::vector<bool>>& masks =
+            is_last && !sequences.required_last.empty() ? sequences.required_last : sequences.required;
+        for (size_t m = 0; m < masks.size(); ++m)
+          if (masks[m][static_cast<size_t>(v)]) to[groups + 1] |= int64_t{1} << m;
+        next[to] += ways;
+      }
+    states = std::move(next);
+  }
+  const int64_t all_masks = (int64_t{1} << sequences.required.size()) - 1;
+  const int32_t rows = Rows(cell);
+  long double total = 0;
+  for (const auto& [state, ways] : states) {
+    if (state[groups + 1] != all_masks) continue;
+    long double labelings = 1;
+    for (size_t gi = 0; gi < groups; ++gi) {
+      int64_t blocks = state[gi];
+      if (fresh) {  // the rows no live request reads hold blocks of their own
+        const int64_t bpk = NullEntries(configs_[static_cast<size_t>(cell.config)].groups[gi]);
+        blocks += (rows - state[groups]) * ((a.widths[gi] + bpk - 1) / bpk);
+      }
+      labelings *= Factorial(blocks);
+    }
+    total += ways * labelings;
+  }
+  return total;
+}
+
+size_t Enumeration::ConfigOf(int64_t index) const {
+  const auto it = std::upper_bound(configs_.begin(), configs_.end(), index,
+                                   [](int64_t i, const ProveConfig& c) { return i < c.first; });
+  return static_cast<size_t>(it - configs_.begin()) - 1;
+}
+
+size_t Enumeration::CellOf(int64_t index) const {
+  const auto it = std::upper_bound(cells_.begin(), cells_.end(), index,
+                                   [](int64_t i, const Cell& c) { return i < c.start; });
+  return static_cast<size_t>(it - cells_.begin()) - 1;
+}
+
+std::string Enumeration::Describe(int64_t index) const {
+  size_t ci;
+  std::vector<int32_t> tuple;
+  int64_t content;
+  Locate(index, &ci, &tuple, &content);
+  const Cell& cell = cells_[ci];
+  const Alphabet& a = alphabets_[static_cast<size_t>(cell.alphabet)];
+  std::string requests;
+  for (int32_t v : tuple) {
+    const RequestSymbol& sym = a.symbols[static_cast<size_t>(v)];
+    std::string state;
+    if (options_.inconsistent)
+      state = sym.state ? "idx_mapping -1" : "reading its row";
+    else if (sym.state == 0)
+      state = "live";
+    else if (sym.state == kLiveNullSources)
+      state = "live, null blocks where its operations read";
+    else if (cell.mode == TableMode::kPerRequest)
+      state = "dummy on " + NullEntryNames()[static_cast<size_t>(sym.state - 1)] + " rows";
+    else
+      state = "dummy";
+    requests += (requests.empty() ? "" : ", ") + std::to_string(sym.tokens) + " token" +
+                (sym.tokens == 1 ? "" : "s") + " after " + std::to_string(sym.context) + " " + state;
+  }
+  std::string text = "batch " + std::to_string(index) + " of " + std::to_string(count_) + ": " +
+                     configs_[static_cast<size_t>(cell.config)].label + "; " + std::to_string(cell.requests) +
+                     " request" + (cell.requests == 1 ? "" : "s") + (requests.empty() ? "" : " (" + requests + ")") +
+                     "; padding " + std::to_string(cell.padding) + ", num_actual_tokens " +
+                     NumActualNames()[static_cast<size_t>(cell.actual)] + ", slot_mapping_in " +
+                     SlotMappingInNames()[static_cast<size_t>(cell.slot_mapping_in)] + ", table " +
+                     TableModeNames()[static_cast<size_t>(cell.mode)];
+  if (cell.mode != TableMode::kPerRequest && !options_.inconsistent)
+    text += " (stale rows " + StaleRowNames()[static_cast<size_t>(cell.stale)] + ")";
+  text += ", width " + std::to_string(cell.width) + ", block ids " + BlockIdsNames()[static_cast<size_t>(cell.ids)] +
+          ", layout " + TableLayoutName(cell.layout);
+  return text;
+}
+
+void Enumeration::Locate(int64_t index, size_t* cell_index, std::vector<int32_t>* tuple, int64_t* content) const {
+  const size_t ci = CellOf(index);
+  const Cell& cell = cells_[ci];
+  const int64_t offset = index - cell.start;
+  const TupleSpace tuples = TuplesOf(cell, options_.reduce);
+  *cell_index = ci;
+  if (!options_.reduce && !options_.inconsistent) {
+    const std::vector<int64_t>& starts = tuple_starts_[ci];
+    const size_t t = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), offset) - starts.begin()) - 1;
+    tuples.Unrank(static_cast<int64_t>(t), tuple);
+    *content = offset - starts[t];
+    return;
+  }
+  tuples.Unrank(offset / cell.content, tuple);
+  *content = options_.inconsistent ? offset % cell.content : -1;
+}
+
+Scenario Enumeration::At(int64_t index) const {
+  size_t ci;
+  std::vector<int32_t> tuple;
+  int64_t content;
+  Locate(index, &ci, &tuple, &content);
+  return Make(cells_[ci], tuple, content);
+}
+
+Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, int64_t content,
+                           std::vector<int64_t>* labels_out) const {
+  const ProveConfig& cfg = configs_[static_cast<size_t>(cell.config)];
+  const Alphabet& a = alphabets_[static_cast<size_t>(cell.alphabet)];
+  Scenario s;
+  s.name = "prove";
+  s.table_layout = cell.layout;
+  Batch& b = s.batch;
+  const int32_t R = cell.requests;
+  b.query_start_loc.assign(1, 0);
+  b.seq_lens.resize(static_cast<size_t>(R));
+  b.idx_mapping.resize(static_cast<size_t>(R));
+  std::vector<bool> live(static_cast<size_t>(R));
+  for (int32_t r = 0; r < R; ++r) {
+    const RequestSymbol& sym = a.symbols[static_cast<size_t>(tuple[static_cast<size_t>(r)])];
+    b.query_start_loc.push_back(b.query_start_loc.back() + sym.tokens);
+    b.seq_lens[static_cast<size_t>(r)] = sym.context + sym.tokens;
+    live[static_cast<size_t>(r)] = a.live[static_cast<size_t>(tuple[static_cast<size_t>(r)])];
+  }
+  const int64_t real = b.query_start_loc.back();
+  b.num_tokens = real + cell.padding;
+  b.num_actual_tokens = cell.actual == NumActual::kRealTokens ? real
+                        : cell.actual == NumActual::kNumTokens ? b.num_tokens
+                                                               : real - 1;
+  b.positions.assign(static_cast<size_t>(b.num_tokens), 0);
+  for (int32_t r = 0; r < R; ++r) {
+    const int64_t q = b.query_start_loc[static_cast<size_t>(r) + 1] - b.query_start_loc[static_cast<size_t>(r)];
+    for (int64_t i = 0; i < q; ++i)
+      b.positions[static_cast<size_t>(b.query_start_loc[static_cast<size_t>(r)] + i)] =
+          b.seq_lens[static_cast<size_t>(r)] - q + i;
+  }
+  b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
+  if (cell.slot_mapping_in == SlotMappingIn::kRecognisable)
+    for (int64_t t = 0; t < b.num_tokens; ++t) b.slot_mapping_in[static_cast<size_t>(t)] = 1000000 + t;
+  // Rows: a persistent table has a spare row; the live requests read
+  // theirs in place (persistent) or from the end backwards (permuted).
+  const int32_t rows = Rows(cell);
+  b.table_rows = cell.mode == TableMode::kPerRequest ? TableRows::kRequest : TableRows::kIdxMapping;
+  std::vector<int32_t> reader(static_cast<size_t>(rows), -1);  // the request reading each row
+  int32_t live_seen = 0;
+  for (int32_t r = 0; r < R; ++r) {
+    int32_t row = r;
+    if (cell.mode == TableMode::kPersistentPermuted && live[static_cast<size_t>(r)]) row = R - live_seen;
+    if (live[static_cast<size_t>(r)]) ++live_seen;
+    b.idx_mapping[static_cast<size_t>(r)] = live[static_cast<size_t>(r)] ? row : -1;
+    if (live[static_cast<size_t>(r)] || cell.mode == TableMode::kPerRequest) reader[static_cast<size_t>(row)] = r;
+  }
+  // Reused stale rows copy the row of the live request of the largest
+  // symbol (the last of them in batch order): a choice request order
+  // cannot change.
+  int32_t source = -1;
+  for (int32_t r = 0; r < R; ++r)
+    if (live[static_cast<size_t>(r)] &&
+        (source < 0 || tuple[static_cast<size_t>(r)] >= tuple[static_cast<size_t>(source)]))
+      source = r;
+  // Inconsistent: the block-id strings of every group, from the content rank.
+  std::vector<std::vector<int32_t>> strings(cfg.groups.size());
+  std::vector<int64_t> label_pool(cfg.groups.size(), 0);  // ids a group's labels are named from
+  if (options_.inconsistent) {
+    std::vector<StringSpace> spaces;
+    for (size_t gi = 0; gi < cfg.groups.size(); ++gi)
+      spaces.emplace_back(rows * a.widths[gi], static_cast<int32_t>(NullSymbols(cell, cfg.groups[gi]).size()),
+                          options_.reduce);
+    const bool need_label = cell.ids != BlockIds::kSmall;
+    int64_t rank = content;
+    bool have = false;
+    for (size_t gi = 0; gi < spaces.size(); ++gi) {
+      int64_t rest_all = 1, rest_none = 1;  // completions of the later groups
+      for (size_t h = gi + 1; h < spaces.size(); ++h) {
+        rest_all = SatMul(rest_all, spaces[h].Count(false));
+        rest_none = SatMul(rest_none, spaces[h].AllNull());
+      }
+      if (!need_label || have) {
+        spaces[gi].Unrank(rank / rest_all, &strings[gi]);
+        rank %= rest_all;
+        continue;
+      }
+      const int64_t labelled = SatMul(spaces[gi].WithLabel(), rest_all);
+      if (rank < labelled) {
+        spaces[gi].Unrank(rank / rest_all, &strings[gi]);
+        rank %= rest_all;
+        have = true;
+      } else {
+        rank -= labelled;
+        const int64_t rest_need = rest_all - rest_none;
+        spaces[gi].Unrank(spaces[gi].WithLabel() + rank / rest_need, &strings[gi]);
+        rank %= rest_need;
+      }
+    }
+    if (!options_.reduce)
+      for (size_t gi = 0; gi < spaces.size(); ++gi) label_pool[gi] = rows * a.widths[gi];
+  }
+  // The groups' tables. An entry first holds its block's label (-1: a
+  // null entry, whose value is already in the table).
+  std::vector<std::vector<int64_t>> keys;
+  std::vector<int64_t> label_counts;
+  if (labels_out) labels_out->clear();
+  s.groups = cfg.groups;
+  for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+    Group& g = s.groups[gi];
+    const int64_t bpk = NullEntries(g);
+    int32_t W = a.widths[gi];
+    std::vector<int64_t> needed;
+    if (!options_.inconsistent) {
+      needed = NeededInBatch(g, b);
+      // A group without a range rule reads every column its tokens address.
+      if (!Guarded(g))
+        for (int64_t n : needed) W = static_cast<int32_t>(std::max<int64_t>(W, std::min(n, kMaxProveWidth)));
+    }
+    if (rows == 0) W = 0;
+    BlockTable& t = g.table;
+    t.rows = rows;
+    t.width = W;
+    t.entries.assign(static_cast<size_t>(rows) * static_cast<size_t>(W), 0);
+    if (Csr(g)) t.lengths.assign(static_cast<size_t>(rows), W);
+    // key[i] >= 0: entry i is a kernel block of a real block, named by
+    // the row and manager column that first hold it (consistent) or its
+    // string label; -1: a null entry, its value already in t.entries.
+    std::vector<int64_t> key(t.entries.size(), -1);
+    int64_t labels = 0;
+    if (options_.inconsistent) {
+      const std::vector<int32_t> nulls = NullSymbols(cell, g);
+      const int32_t k0 = static_cast<int32_t>(nulls.size());
+      for (size_t i = 0; i < t.entries.size(); ++i) {
+        const int32_t sym = strings[gi][i];
+        if (sym < k0) {
+          t.entries[i] = nulls[static_cast<size_t>(sym)];
+        } else {
+          key[i] = sym - k0;  // the label itself
+          labels = std::max<int64_t>(labels, sym - k0 + 1);
+        }
+      }
+      if (!options_.reduce) labels = label_pool[gi];
+    } else {
+      auto fill_real = [&](int32_t row, int64_t n, int32_t owner_row) {
+        for (int64_t col = 0; col < n; ++col)
+          key[static_cast<size_t>(row) * W + col] = static_cast<int64_t>(owner_row) * W + col / bpk * bpk;
+      };
+      for (int32_t row = 0; row < rows; ++row) {
+        const int32_t r = reader[static_cast<size_t>(row)];
+        if (r >= 0 && live[static_cast<size_t>(r)]) {
+          const int64_t n = std::min<int64_t>(
+              W, RoundUp(std::max<int64_t>(needed[static_cast<size_t>(r)],
+                                           a.columns[static_cast<size_t>(tuple[static_cast<size_t>(r)])][gi]),
+                         bpk));
+          fill_real(row, n, row);
+        } else if (r >= 0) {  // a dummy's row (per request)
+          const NullEntry kind =
+              static_cast<NullEntry>(a.symbols[static_cast<size_t>(tuple[static_cast<size_t>(r)])].state - 1);
+          for (int32_t col = 0; col < W; ++col)
+            t.entries[static_cast<size_t>(row) * W + col] =
+                kind == NullEntry::kMinusOne ? -1 : (kind == NullEntry::kHybrid ? static_cast<int32_t>(col % bpk) : 0);
+        } else {  // a row no live request reads
+          switch (cell.stale) {
+            case StaleRow::kNull: break;
+            case StaleRow::kMinusOne:
+              for (int32_t col = 0; col < W; ++col) t.entries[static_cast<size_t>(row) * W + col] = -1;
+              break;
+            case StaleRow::kFresh: fill_real(row, W, row); break;
+            case StaleRow::kReused:
+              if (source >= 0) {
+                const int32_t from = b.idx_mapping[static_cast<size_t>(source)];
+                // Its blocks, as that row will hold them (filled below if later).
+                const int64_t n = std::min<int64_t>(
+                    W, RoundUp(std::max<int64_t>(needed[static_cast<size_t>(source)],
+                                                 a.columns[static_cast<size_t>(tuple[static_cast<size_t>(source)])][gi]),
+                               bpk));
+                fill_real(row, n, from);
+              }
+              break;
+          }
+        }
+      }
+      // Live requests of the null-source symbol: the null block where
+      // their operations read (a stale row reusing one's blocks reuses
+      // them as it holds them).
+      if (NullSourceGroup(g)) {
+        std::vector<std::vector<int64_t>> nulled(static_cast<size_t>(R));
+        bool any = false;
+        for (int32_t r = 0; r < R; ++r)
+          if (a.symbols[static_cast<size_t>(tuple[static_cast<size_t>(r)])].state == kLiveNullSources) any = true;
+        if (any) {
+          const FamilyDesc& d = DescOf(g.family);
+          ForEachRequestColumn(d, d.request, g.params, b, W, [&](int32_t r, int64_t col, bool src) {
+            if (src && col >= 0 && col < W &&
+                a.symbols[static_cast<size_t>(tuple[static_cast<size_t>(r)])].state == kLiveNullSources)
+              nulled[static_cast<size_t>(r)].push_back(col);
+          });
+          for (int32_t row = 0; row < rows; ++row) {
+            int32_t r = reader[static_cast<size_t>(row)];
+            if (r < 0 && cell.stale == StaleRow::kReused) r = source;
+            if (r < 0 || !live[static_cast<size_t>(r)]) continue;
+            for (int64_t col : nulled[static_cast<size_t>(r)]) {
+              key[static_cast<size_t>(row) * W + col] = -1;
+              t.entries[static_cast<size_t>(row) * W + col] = 0;
+            }
+          }
+        }
+      }
+      // Labels in order of first appearance, row by row.
+      std::map<int64_t, int64_t> label_by_key;
+      for (int64_t& k : key)
+        if (k >= 0) k = label_by_key.emplace(k, static_cast<int64_t>(label_by_key.size())).first->second;
+      labels = static_cast<int64_t>(label_by_key.size());
+    }
+    if (labels_out) labels_out->push_back(labels);
+    keys.push_back(std::move(key));
+    label_counts.push_back(labels);
+  }
+  // Naming: label l of a group is block first + l, or, in the full space,
+  // first + the labeling's image of l. The labeling's rank is a digit per
+  // group (labels! labelings each), the last group the least significant.
+  std::vector<std::vector<int32_t>> images(s.groups.size());
+  if (!options_.reduce && !options_.inconsistent && content >= 0) {
+    int64_t rank = content;
+    for (size_t gi = s.groups.size(); gi-- > 0;) {
+      const int64_t radix = static_cast<int64_t>(Factorial(label_counts[gi]));
+      UnrankPermutation(label_counts[gi], rank % radix, &images[gi]);
+      rank /= radix;
+    }
+  }
+  int64_t max_block = 0;
+  for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+    Group& g = s.groups[gi];
+    BlockTable& t = g.table;
+    const int64_t bpk = NullEntries(g);
+    const int64_t first = FirstBlockId(g, cell.ids, std::max<int64_t>(label_counts[gi], 1));
+    for (size_t i = 0; i < t.entries.size(); ++i) {
+      const int64_t label = keys[gi][i];
+      if (label < 0) continue;
+      const int64_t col = static_cast<int64_t>(i % static_cast<size_t>(t.width));
+      const int64_t block = first + (images[gi].empty() ? label : images[gi][static_cast<size_t>(label)]);
+      max_block = std::max(max_block, block);
+      t.entries[i] = static_cast<int32_t>(block * bpk + col % bpk);
+    }
+  }
+  s.num_blocks = static_cast<int32_t>(std::min<int64_t>(max_block + 1, kInt32Max));
+  return s;
+}
+
+}  // namespace slotguard
