@@ -14,6 +14,7 @@
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
 #include "util/output_file.h"
+#include "util/stop_signals.h"
 
 namespace slotguard {
 namespace {
@@ -98,6 +99,10 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     err << ErrorLine(problem);
     return kExitEnvironment;
   }
+  // SIGINT, SIGTERM: stop at the next scenario and write everything (before
+  // any child process starts, whose handlers would otherwise take them).
+  InstallStopSignals();
+  campaign.stop = &StopSignalFlag();
   int open_status;
   std::unique_ptr<Backend> backend = OpenBackend(options.backend, setup, err, &open_status);
   if (!backend) return open_status;
@@ -109,6 +114,14 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   campaign.implementation = ImplementationName(*backend);
+  // The --json summary rewritten while the campaign runs: a kill from
+  // outside loses at most a minute of it.
+  if (!options.json_path.empty())
+    campaign.checkpoint = [&](const CampaignResult& snapshot) {
+      std::string why;
+      if (!WriteFuzzJson(options.json_path, ReportOf(options, *backend, campaign.suppressions, snapshot), &why))
+        err << ErrorLine(why);
+    };
   CampaignResult result;
   if (!RunCampaign(campaign, *backend, err, &result, &problem)) {
     err << ErrorLine("fuzz: " + problem);
@@ -130,6 +143,9 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     unwritten = true;
   }
   if (unwritten || report.result.ReproducerUnwritten()) return kExitEnvironment;
+  // Stopped by a signal (docs/fuzzing.md): 1 with a finding, else 128 + the
+  // signal, never 0 (the budget was not spent).
+  if (report.result.stop_signal && !report.result.Found()) return 128 + report.result.stop_signal;
   return report.result.Found() ? kExitFindings : kExitHolds;
 }
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "backend/backend_setup.h"
+#include "setup/backend_setup.h"
 #include "scenario/load_limits.h"
 
 namespace slotguard {

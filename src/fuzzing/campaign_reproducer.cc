@@ -18,6 +18,7 @@
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
 #include "util/output_file.h"
+#include "util/stop_signals.h"
 
 namespace slotguard {
 namespace campaign_internal {
@@ -65,13 +66,30 @@ int Suppressed(const CampaignOptions& options, const Scenario& s, const Scenario
 
 }  // namespace
 
-bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t stream_index,
-                     CampaignFinding* finding, std::string* err) {
+bool MinimizeFinding(const CampaignOptions& options, Backend& backend, const Budget& budget, int64_t stream_index,
+                     const FindingSignature& key, CampaignFinding* finding, std::string* err) {
   finding->finding_index = stream_index;
   finding->original = CampaignScenario(options, stream_index, nullptr);
   ScenarioRun run;
   if (!RunOne(finding->original, backend, &run, err)) return false;
   std::set<std::string> fired = FiredInvariants(run);
+  if (fired.empty()) {
+    // It did not recur: nothing to shrink towards (every candidate would
+    // "hold", thousands of runs for no reproducer). Kept as generated, with
+    // what the campaign saw, and said.
+    finding->recurred = false;
+    finding->minimized = finding->original;
+    finding->fired = key.invariants;
+    finding->invariant = MostSpecificInvariant(std::set<std::string>(key.invariants.begin(), key.invariants.end()));
+    finding->signature = key;
+    finding->signature.shape = ScenarioShape(finding->original);
+    finding->suppressed_by = SuppressedBy(options, finding->original, finding->signature);
+    budget.Say("fuzz: the finding of scenario " + std::to_string(stream_index) + " (" + key.Text() +
+               ") did not recur when its scenario ran again: a fault of the implementation's history (an earlier "
+               "call's crash or device fault), not of this scenario alone; its reproducer is the scenario as "
+               "generated, unshrunk");
+    return true;
+  }
   // The reproducer must blame the kernel as the finding did. On a batch a
   // correct kernel passes (the reference's own output raises nothing), every
   // candidate must be such a batch too: then the reproducer holds once the
@@ -89,6 +107,7 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
   const std::string target = finding->invariant;
   const std::optional<TableLayoutKind> fixed_layout = options.generator.table_layout;
   ScenarioRun candidate_run;
+  const ShrinkStop stop = [&] { return budget.Stopping(); };
   finding->minimized = Shrink(finding->original, [&](const Scenario& candidate) {
     // --table-layout fixed the layout: the reproducer keeps it.
     if (fixed_layout && candidate.table_layout != *fixed_layout) return false;
@@ -99,7 +118,11 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
     // suppressed class would hide the bug it was found by.
     return fires && Suppressed(options, candidate, candidate_run, false) < 0 &&
            (!sound || ReferencePasses(candidate));
-  });
+  }, 4000, stop, &finding->shrink_cut_short);
+  if (finding->shrink_cut_short)
+    budget.Say("fuzz: shrinking the finding of scenario " + std::to_string(stream_index) + " was cut short by " +
+               (options.stop && options.stop->load() ? SignalName(options.stop->load()) : std::string("--time")) +
+               ": its reproducer is the smallest found until then (" + ScenarioShape(finding->minimized) + ")");
   if (!RunOne(finding->minimized, backend, &run, err)) return false;
   fired = FiredInvariants(run);
   finding->fired.assign(fired.begin(), fired.end());
@@ -108,8 +131,8 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
   return true;
 }
 
-bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignResult* result, std::string* err,
-                    std::vector<std::string>* gave_all) {
+bool ShrinkFindings(const CampaignOptions& options, Backend& backend, const Budget& budget, CampaignResult* result,
+                    std::string* err, std::vector<std::string>* gave_all) {
   std::map<std::string, size_t> by_id;  // signature id -> result->findings (those of an earlier round too)
   for (size_t i = 0; i < result->findings.size(); ++i) by_id[result->findings[i].signature.Id()] = i;
   const size_t written = result->findings.size();  // an earlier round's are written
@@ -117,7 +140,7 @@ bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignRe
     std::set<size_t> gave;  // the signatures this key's shrunk findings gave
     for (int64_t index : key.first) {
       CampaignFinding f;
-      if (!MinimizeFinding(options, backend, index, &f, err)) return false;
+      if (!MinimizeFinding(options, backend, budget, index, key.key, &f, err)) return false;
       const auto [it, fresh] = by_id.emplace(f.signature.Id(), result->findings.size());
       if (fresh) {
         result->findings.push_back(std::move(f));

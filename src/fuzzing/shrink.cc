@@ -224,11 +224,17 @@ bool Canonical(const Scenario& candidate, Scenario* out) {
 
 }  // namespace
 
-Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts) {
+Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts, const ShrinkStop& stop,
+                bool* cut_short) {
   int attempts = 0;  // valid candidates tried
   Scenario best = failing;
   auto Try = [&](const Scenario& candidate) {
     if (attempts >= max_attempts) return false;
+    if (stop && stop()) {
+      if (cut_short) *cut_short = true;
+      attempts = max_attempts;  // no candidate more: the loops below end
+      return false;
+    }
     Scenario canonical;
     if (!Canonical(candidate, &canonical)) return false;
     ++attempts;

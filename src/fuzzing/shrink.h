@@ -14,9 +14,14 @@ namespace slotguard {
 /// True when the candidate still fails the same way (same invariant).
 using StillFails = std::function<bool(const Scenario&)>;
 
+/// True when shrinking must stop now (the campaign's deadline, a stop signal).
+using ShrinkStop = std::function<bool()>;
+
 /// The smallest scenario found that still fails; tries at most max_attempts
-/// valid candidates.
-Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts = 4000);
+/// valid candidates, and none once `stop` says so (then *cut_short is set:
+/// the result is the smallest found until then).
+Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts = 4000,
+                const ShrinkStop& stop = nullptr, bool* cut_short = nullptr);
 
 }  // namespace slotguard
 

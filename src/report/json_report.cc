@@ -53,7 +53,9 @@ std::string ReportJsonText(nlohmann::ordered_json root) {
 
 bool WriteReportFile(const std::string& path, const std::string& text, const std::string& format, std::string* err) {
   std::string why;
-  if (WriteOutputFile(path, text, &why)) return true;
+  // Atomically: fuzz rewrites its --json while it runs (its checkpoints), and
+  // a run killed mid-write must leave the last whole file.
+  if (WriteOutputFileAtomically(path, text, &why)) return true;
   *err = EscapeText(path, 0) + ": cannot write the " + format + " report: " + why;
   return false;
 }
@@ -280,6 +282,7 @@ ordered_json CampaignFindingsJson(const FuzzReport& report) {
     fj["invariant"] = f.invariant;
     fj["fired"] = f.fired;
     fj["original_shape"] = ScenarioShape(f.original);
+    fj["recurred"] = f.recurred;
     fj["file"] = OrNull(f.written() ? f.file : "");
     fj["reproducer_error"] = OrNull(f.reproducer_error);
     fj["suppressed_by"] =

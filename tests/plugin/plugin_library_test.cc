@@ -16,7 +16,7 @@
 #include "scenario/family_params.h"
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
-#include "plugin/mapping_provider.h"
+#include "plugin/open_provider.h"
 #include "runner/fuzz_setup.h"
 #include "scenario/scenario_json.h"
 #include "testing/scratch_dir.h"

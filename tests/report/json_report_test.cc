@@ -317,6 +317,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
         "own_block"
       ],
       "original_shape": "2 requests, 3 tokens, 0 groups",
+      "recurred": true,
       "file": "out/x.json",
       "reproducer_error": null,
       "suppressed_by": null
@@ -344,6 +345,7 @@ TEST(JsonReportTest, FuzzReportBytes) {
         "differential"
       ],
       "original_shape": "2 requests, 3 tokens, 0 groups",
+      "recurred": true,
       "file": null,
       "reproducer_error": null,
       "suppressed_by": "sig"
