@@ -8,7 +8,7 @@ set(SLOTGUARD_LAYERS
   "util"                                        # 0
   "family registry scenario"                    # 1 the model
   "kernels writers reference invariants findings"  # 2 the kernels' and the oracle's
-  "backend plugin"                              # 3 execution
+  "plan backend plugin setup"                   # 3 execution: scenario plans, backends, user kernels, their assembly
   "runner suppressions"                         # 4
   "fuzzing"                                     # 5
   "prove"                                       # 6 bounded proofs over the campaign

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "plugin/open_provider.h"
 #include "fuzzing/generators.h"
 #include "report/report.h"
 #include "runner/scenario_run.h"

@@ -24,6 +24,12 @@ RESULTS = 102
 STATUS_OK = 0
 STATUS_ERROR = 1
 STATUS_SKIP = 2
+STATUS_NOT_RUN = 3     # not run: an earlier call broke the process (a dead CUDA context); slotguard sends it again
+
+# RUN's flags.
+RUN_SYNC_EACH_CALL = 1  # synchronize the device after each call, so that a fault is raised by its own call
+# RESULTS' flags.
+RESULTS_EXITING = 1     # the provider exits after this reply (its device context is lost)
 
 PAD = -1
 
@@ -41,7 +47,7 @@ U32 = struct.Struct("<I")
 U64 = struct.Struct("<Q")
 TYPE_VERSION = struct.Struct("<II")          # HELLO / WELCOME: type, protocol_version
 U32_2 = struct.Struct("<II")                 # HELLO family: code, output_count
-RUN_HEAD = struct.Struct("<IIIIQ")           # type, sequence, record_count, reserved, blob_bytes
+RUN_HEAD = struct.Struct("<IIIIQ")           # type, sequence, record_count, flags, blob_bytes
 # A RUN record: scenario, group_count, num_reqs, rows_by_idx_mapping,
 # num_actual_tokens, num_real_tokens, num_tokens, then 7 u64 offsets:
 # query_start_loc, positions, seq_lens, seq_lens_i32, idx_mapping,
@@ -53,7 +59,7 @@ RECORD = struct.Struct("<IIiIqqq7Q")
 # token, num_reqs (x operations) for a per-request family), gate_offset,
 # row_widths (offset of i32[table_rows]).
 GROUP = struct.Struct("<IIiiqQQIIQiIQQ")
-RESULTS_HEAD = struct.Struct("<IIII")        # type, sequence, record_count, reserved
+RESULTS_HEAD = struct.Struct("<IIII")        # type, sequence, record_count, flags
 RESULT_ENTRY = struct.Struct("<III")         # status, group, message_bytes
 
 assert RECORD.size == 96 and GROUP.size == 80
@@ -66,6 +72,46 @@ class ProtocolError(Exception):
 def pad8(n):
     """Bytes of zero padding that bring offset n to a multiple of 8."""
     return -n & 7
+
+
+# ---------------------------------------------------------------------------
+# Progress: the page slotguard shares on SLOTGUARD_PROGRESS_FD
+
+
+class Progress(object):
+    """Which record's call is running, in the page slotguard shares (two
+    little-endian i64: the record in flight or -1, the last one started). A
+    provider that dies names the record that killed it, so slotguard sends
+    the rest again without bisecting. A no-op without the page."""
+
+    __slots__ = ("page",)
+    WORDS = struct.Struct("<qq")
+    MEMFD = "/memfd:slotguard-running-group"
+
+    def __init__(self, fd=None):
+        self.page = None
+        if fd is None:
+            value = os.environ.get("SLOTGUARD_PROGRESS_FD")
+            if not value:
+                return
+            fd = int(value)
+        try:
+            # Only slotguard's page: an fd inherited from elsewhere is left alone.
+            if not os.readlink("/proc/self/fd/%d" % fd).startswith(self.MEMFD):
+                return
+            import mmap
+            self.page = mmap.mmap(fd, self.WORDS.size)
+            os.close(fd)   # the mapping stays; the provider's own children do not inherit the fd
+        except (OSError, ValueError):
+            self.page = None
+
+    def start(self, record):
+        if self.page is not None:
+            self.WORDS.pack_into(self.page, 0, record, record)
+
+    def done(self):
+        if self.page is not None:
+            struct.pack_into("<q", self.page, 0, -1)
 
 
 # ---------------------------------------------------------------------------
@@ -357,12 +403,13 @@ class RunRecord(object):
 
 
 class Run(object):
-    """A decoded RUN: its sequence number, its records and the blob (a memoryview into the message)."""
+    """A decoded RUN: its sequence number, flags, records and the blob (a memoryview into the message)."""
 
-    __slots__ = ("sequence", "records", "blob", "blob_start")
+    __slots__ = ("sequence", "flags", "records", "blob", "blob_start")
 
-    def __init__(self, records, blob, blob_start, sequence=0):
+    def __init__(self, records, blob, blob_start, sequence=0, flags=0):
         self.sequence = sequence
+        self.flags = flags
         self.records = records
         self.blob = blob
         self.blob_start = blob_start
@@ -373,7 +420,7 @@ def decode_run(buf):
     view of buf (no copy)."""
     if len(buf) < RUN_HEAD.size:
         raise ProtocolError("RUN of %d bytes" % len(buf))
-    kind, sequence, count, _, blob_bytes = RUN_HEAD.unpack_from(buf, 0)
+    kind, sequence, count, flags, blob_bytes = RUN_HEAD.unpack_from(buf, 0)
     if kind != RUN:
         raise ProtocolError("expected RUN (type 2), got type %d" % kind)
     at = RUN_HEAD.size
@@ -406,12 +453,12 @@ def decode_run(buf):
     if at + blob_bytes > len(buf):
         raise ProtocolError("RUN blob of %d bytes at %d past the end of the message (%d bytes)"
                             % (blob_bytes, at, len(buf)))
-    return Run(records, memoryview(buf)[at:at + blob_bytes], at, sequence)
+    return Run(records, memoryview(buf)[at:at + blob_bytes], at, sequence, flags)
 
 
-def encode_run(records, blob, sequence=1):
+def encode_run(records, blob, sequence=1, flags=0):
     """RUN from RunRecords and the blob bytes (slotguard's side; for tests)."""
-    out = bytearray(RUN_HEAD.pack(RUN, sequence, len(records), 0, len(blob)))
+    out = bytearray(RUN_HEAD.pack(RUN, sequence, len(records), flags, len(blob)))
     for r in records:
         out += r.pack()
     out += bytes(pad8(len(out)))
@@ -437,11 +484,11 @@ class BlobBuilder(object):
 # RESULTS
 
 
-def encode_results_head(entries, sequence):
+def encode_results_head(entries, sequence, flags=0):
     """The RESULTS bytes before the outputs: header (echoing the RUN's
-    sequence number), entries, messages and the padding. entries: (status,
-    group, message) tuples."""
-    out = bytearray(RESULTS_HEAD.pack(RESULTS, sequence, len(entries), 0))
+    sequence number, with `flags`), entries, messages and the padding.
+    entries: (status, group, message) tuples."""
+    out = bytearray(RESULTS_HEAD.pack(RESULTS, sequence, len(entries), flags))
     texts = []
     for status, group, message in entries:
         m = message.encode("utf-8") if message else b""
@@ -482,7 +529,7 @@ def decode_results(buf, output_counts, sequence=None):
     at += pad8(at)
     out = []
     for (status, group, _), message, shape in zip(heads, messages, output_counts):
-        if status not in (STATUS_OK, STATUS_ERROR, STATUS_SKIP):
+        if status not in (STATUS_OK, STATUS_ERROR, STATUS_SKIP, STATUS_NOT_RUN):
             raise ProtocolError("unknown status %d" % status)
         arrays = []
         if status == STATUS_OK:

@@ -9,10 +9,9 @@ launch of your kernel:
 
     p = slotguard.Provider("my-kpool")        # arrays="auto"|"numpy"|"torch"|"memoryview"
 
-    @p.family("kpool_tail")                   # mode 0: one call per group
+    # mode 0: one call per group; the engine routes num_reqs == 0 elsewhere
+    @p.family("kpool_tail", requires="num_reqs >= 1")
     def run(call):
-        if call.num_reqs == 0:
-            raise slotguard.Skip("the launcher routes num_reqs == 0 elsewhere")
         my_launcher(call.slot_mapping, call.positions, call.query_start_loc,
                     call.block_table, call.block_table_row_stride, call.kpool, ...)
 
@@ -45,10 +44,35 @@ group's own, then the family's names: "tail", ...).
 Write the outputs in place, or return an array (or a tuple, one per
 output), which is copied into them. The families and their parameters are
 what the slotguard binary knows (`slotguard list --json`), described ones
-(--family-file) included. `raise slotguard.Skip("why")` reports the scenario as
-skipped (status 2); any other exception is an error (status 1: a no_fault
-finding naming the group, with a one-line message naming the exception; the
-traceback goes to stderr, which slotguard shows).
+(--family-file) included.
+
+A batch the launcher cannot take is said so up front: preconditions in
+@p.family("kpool_tail", requires="num_reqs >= 1") (an expression over the
+call's fields and parameters, a function of the call, or a list of them),
+or `raise slotguard.Skip("why")` from the function. Either reports the
+scenario as skipped (status 2), never as a fault. Any other exception is
+that scenario's error (status 1: a no_fault finding naming the group, with
+the traceback's last line, "IndexError: ..."; the first tracebacks go to
+stderr, which slotguard shows), and the provider keeps serving.
+
+A crash (a signal, os._exit) on the host costs a fork, not a restart:
+after the handshake a forked child answers the messages, and when it dies
+the parent answers for it (the call it died in an error, the rest of the
+message "not run") and forks the next. Provider(..., fork_server=False) or
+SLOTGUARD_FORK_SERVER=0 turns it off; on cuda there is none (a CUDA context
+does not survive a fork).
+
+A device fault (a CUDA error: a device-side assert, an illegal address)
+loses the process's CUDA context: the package answers the message (the
+call that raised it an error when each call was synchronized, every other
+record "not run", status 3, which slotguard sends again elsewhere) and
+exits. Calls are synchronized after each call when slotguard asks (it sends
+a lost message again that way), once a call of this process has raised, or
+always with Provider(..., sync_each_call=True) or SLOTGUARD_SYNC_EACH_CALL=1:
+a device fault is then raised by the call that caused it and named in its
+reply. With SLOTGUARD_PROGRESS_FD set, the package writes which record's
+call is running in slotguard's page, so that a process that dies names the
+record that killed it.
 
 Arrays: with SLOTGUARD_DEVICE=cuda (slotguard --backend gpu) and torch
 importable, torch CUDA tensors: each RUN's blob goes to the device in one
@@ -134,6 +158,9 @@ class _NumpyArrays(object):
     def finish(self):
         return memoryview(self.out_bytes)
 
+    def sync(self):
+        pass
+
     def drop(self):
         self.blob = self.out = self.out_bytes = None
 
@@ -212,6 +239,9 @@ class _MemoryviewArrays(object):
     def finish(self):
         return memoryview(self.out_bytes)
 
+    def sync(self):
+        pass
+
     def drop(self):
         self.blob = self.out = self.out_bytes = None
 
@@ -227,44 +257,58 @@ def _host_bytes(t):
 
 class _TorchArrays(object):
     """torch tensors: CUDA (one copy of the blob in, one copy of the outputs
-    out per message) or CPU (zero-copy views of the message)."""
+    out per message) or CPU (zero-copy views of the message).
+
+    On CUDA every array, an empty one included, points into device memory
+    that is there: the blob's copy and the outputs are allocated with
+    _SLACK bytes past their end. An engine's buffers are persistent and
+    sized for its largest batch, so a kernel that reads element 0 of an
+    array of no elements (a batch of no tokens or no requests) reads memory
+    in the engine; here it must too, never address 0 (an illegal address
+    that would be a finding of slotguard's own making)."""
+
+    _SLACK = 256
 
     def __init__(self, torch, cuda):
         self.torch = torch
         self.cuda = cuda
         self.kind = "torch-cuda" if cuda else "torch"
         self.dev = torch.device("cuda") if cuda else torch.device("cpu")
-        self.empty32 = torch.empty(0, dtype=torch.int32, device=self.dev)
-        self.empty64 = torch.empty(0, dtype=torch.int64, device=self.dev)
 
     def begin(self, payload, run):
         torch = self.torch
         n = run.blob.nbytes
-        if n == 0:
-            self.base = torch.empty(0, dtype=torch.uint8, device=self.dev)
-            return
-        host = torch.frombuffer(payload, dtype=torch.uint8, count=n, offset=run.blob_start)
         if self.cuda:
-            self.base = torch.empty(n, dtype=torch.uint8, device=self.dev)
-            self.base.copy_(host)      # the one host-to-device copy of this message
+            self.base = torch.empty(n + self._SLACK, dtype=torch.uint8, device=self.dev)
+            if n:
+                host = torch.frombuffer(payload, dtype=torch.uint8, count=n, offset=run.blob_start)
+                self.base[:n].copy_(host)      # the one host-to-device copy of this message
+        elif n == 0:
+            self.base = torch.empty(8, dtype=torch.uint8)
         else:
-            self.base = host
+            self.base = torch.frombuffer(payload, dtype=torch.uint8, count=n, offset=run.blob_start)
 
     def view32(self, off, n):
-        if n <= 0:
-            return self.empty32
-        return self.base.narrow(0, off, 4 * n).view(self.torch.int32)
+        n = max(n, 0)
+        off = min(off, self.base.numel() - 4 * n) if n == 0 else off
+        return self.base.narrow(0, off & ~3, 4 * n).view(self.torch.int32)
 
     def view64(self, off, n):
-        if n <= 0:
-            return self.empty64
-        return self.base.narrow(0, off, 8 * n).view(self.torch.int64)
+        n = max(n, 0)
+        off = min(off, self.base.numel() - 8 * n) if n == 0 else off
+        return self.base.narrow(0, off & ~7, 8 * n).view(self.torch.int64)
+
+    def sync(self):
+        if self.cuda:
+            self.torch.cuda.synchronize()
 
     def table2d(self, flat, rows, width, stride):
         return flat.as_strided((rows, width), (stride, 1))
 
     def alloc_outputs(self, total):
-        self.out = self.torch.zeros(total, dtype=self.torch.int64, device=self.dev)
+        slack = self._SLACK // 8 if self.cuda else 0
+        self.total = total
+        self.out = self.torch.zeros(total + slack, dtype=self.torch.int64, device=self.dev)
         return self.out
 
     def out_view(self, start, n):
@@ -284,7 +328,7 @@ class _TorchArrays(object):
         # The bytes returned point into a tensor (ctypes, no reference): it is
         # kept in self._keep until the next message's finish, after the write.
         if self.cuda:
-            self._keep = self.out.cpu()      # the one device-to-host copy (and synchronization)
+            self._keep = self.out[:self.total].cpu()      # the one device-to-host copy (and synchronization)
         else:
             self._keep = self.out
         return _host_bytes(self._keep)
@@ -419,50 +463,147 @@ class _GroupFailed(Exception):
         self.message = message
 
 
+class _DeviceLost(Exception):
+    """The device context is gone (a CUDA error): nothing more runs in this
+    process. `record`: the record whose call raised it while each call was
+    synchronized (the fault is that call's), else None."""
+
+    def __init__(self, line, record=None):
+        Exception.__init__(self, line)
+        self.line = line
+        self.record = record
+
+
+def _device_fault(e, dev):
+    """Whether an exception is the device's (a CUDA error): its context is
+    lost, the process must go. A device-side assert and an illegal address
+    are sticky; the rarer ones that are not are treated the same."""
+    if dev != "cuda" or isinstance(e, (Skip, _GroupFailed)):
+        return False
+    text = str(e)
+    return isinstance(e, RuntimeError) and ("CUDA" in text or "cuda" in type(e).__name__.lower()
+                                            or type(e).__name__ == "AcceleratorError")
+
+
+class _Precondition(object):
+    """One `requires=` check: a string (an expression over the call's
+    fields and parameters, e.g. "num_reqs >= 1") or a function of the call."""
+
+    __slots__ = ("text", "test")
+
+    def __init__(self, check):
+        if isinstance(check, str):
+            code = compile(check, "<requires %s>" % check, "eval")
+            self.text = check
+            self.test = lambda c: eval(code, {"__builtins__": {"min": min, "max": max, "len": len, "abs": abs}},
+                                       _Fields(c))
+        elif callable(check):
+            name = getattr(check, "__name__", "")
+            self.text = name if name and name != "<lambda>" else "a requires= function"
+            self.test = check
+        else:
+            raise TypeError("requires=%r; expected a string such as \"num_reqs >= 1\", a function of the call, "
+                            "or a list of them" % (check,))
+
+
+class _Fields(dict):
+    """The names a requires= string reads: the call's (or step's) fields, then its parameters."""
+
+    def __init__(self, call):
+        dict.__init__(self)
+        self.call = call
+
+    def __missing__(self, name):
+        if name == "call":
+            return self.call
+        try:
+            return getattr(self.call, name)
+        except AttributeError:
+            raise NameError("requires= reads %r, which the call does not have" % name)
+
+
+def _preconditions(requires):
+    if requires is None:
+        return []
+    if isinstance(requires, (list, tuple)):
+        return [_Precondition(r) for r in requires]
+    return [_Precondition(requires)]
+
+
+def _check(preconditions, call):
+    for p in preconditions:
+        if not p.test(call):
+            raise Skip("the launcher does not take this batch: requires %s" % p.text)
+
+
+def _env_flag(name):
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
 # ---------------------------------------------------------------------------
 # The provider.
 
 
 class Provider(object):
     """A kernel provider. Register functions with @family or @scenario, then
-    call serve()."""
+    call serve().
+
+    sync_each_call: synchronize the device after every call, so that a
+    device fault (a device-side assert, an illegal address) is raised by
+    the call that caused it and named in its reply. Default: the
+    SLOTGUARD_SYNC_EACH_CALL environment variable; either way the package
+    synchronizes after each call when slotguard asks (it sends a lost
+    message again that way) and once a call of this process has raised."""
 
     _blob = None
 
-    def __init__(self, name, arrays="auto"):
+    def __init__(self, name, arrays="auto", sync_each_call=None, fork_server=None):
         if not name:
             raise ValueError("a provider needs a name (shown in slotguard's reports)")
         if arrays not in ("auto", "numpy", "torch", "memoryview"):
             raise ValueError("arrays=%r; expected 'auto', 'numpy', 'torch' or 'memoryview'" % (arrays,))
         self.name = name
         self.arrays = arrays
+        self.sync_each_call = _env_flag("SLOTGUARD_SYNC_EACH_CALL") if sync_each_call is None else bool(sync_each_call)
+        self.fork_server = fork_server
+        self._fork_state = None   # in a fork server's child: its page (_ForkServer)
         self.mode = None
         self._functions = {}      # family name -> function
+        self._requires = {}       # family name -> [_Precondition]
         self._scenario_fn = None
         self.hello = None
         self.device = None
         self._array_impl = None
         self._families = None     # code -> FamilyInfo
+        self._fault_seen = False  # a call of this process raised: synchronize after each call from now on
+        self._exit_after_reply = None
+        self._progress = P.Progress(fd=-1)
 
     # -- registration --------------------------------------------------------
 
-    def family(self, name):
-        """@p.family("kpool_tail"): fn(call) runs one group (mode 0)."""
+    def family(self, name, requires=None):
+        """@p.family("kpool_tail", requires="num_reqs >= 1"): fn(call) runs
+        one group (mode 0). A batch a precondition rejects is skipped (status
+        2), never run: a string is an expression over the call's fields and
+        parameters, or give a function of the call, or a list of them."""
         if self.mode == 1:
             raise ValueError("provider %s already has a @scenario function (mode 1); "
                              "one provider speaks one mode" % self.name)
         if name in self._functions:
             raise ValueError("family %s registered twice" % name)
+        checks = _preconditions(requires)
 
         def register(fn):
             self.mode = 0
             self._functions[name] = fn
+            self._requires[name] = checks
             return fn
         return register
 
-    def scenario(self, families):
-        """@p.scenario(families=["paged"]): fn(step) runs every group of these
-        families of one scenario in one call (mode 1)."""
+    def scenario(self, families, requires=None):
+        """@p.scenario(families=["paged"], requires=...): fn(step) runs every
+        group of these families of one scenario in one call (mode 1);
+        `requires` is checked on the step (its batch fields)."""
         if isinstance(families, str):
             families = [families]
         families = list(families)
@@ -471,12 +612,14 @@ class Provider(object):
         if self.mode is not None:
             raise ValueError("provider %s already has %s; one provider speaks one mode"
                              % (self.name, "a @scenario function" if self.mode == 1 else "@family functions"))
+        checks = _preconditions(requires)
 
         def register(fn):
             self.mode = 1
             self._scenario_fn = fn
             for f in families:
                 self._functions[f] = fn
+                self._requires[f] = checks
             return fn
         return register
 
@@ -499,45 +642,96 @@ class Provider(object):
         return P.encode_welcome(self.name, self.mode, list(self._functions))
 
     def run_message(self, buf):
-        """RUN bytes -> the RESULTS message as a list of byte-like parts."""
+        """RUN bytes -> the RESULTS message as a list of byte-like parts.
+        After a device fault, `exit_after_reply` is set: the caller writes
+        the reply, then the process exits (its device context is lost)."""
         run = P.decode_run(buf)
         ad = self._array_impl
-        fams = self._families
         self._blob = run.blob
-        ad.begin(buf, run)
+        sync = bool(run.flags & P.RUN_SYNC_EACH_CALL) or self.sync_each_call or self._fault_seen
         try:
-            # Where each record's outputs go in the message's one output buffer.
-            starts = []
-            total = 0
-            for rec in run.records:
-                starts.append(total)
-                for g in rec.groups:
-                    f = fams.get(g.family)
-                    total += (f.outputs if f is not None else 1) * g.output_length
+            ad.begin(buf, run)
+            starts, total = self._output_starts(run)
             ad.alloc_outputs(total)
-            entries = []
-            ok = []
-            if self.mode == 1:
-                for rec, start in zip(run.records, starts):
-                    entries.append(self._run_step(rec, start))
-                    ok.append(entries[-1][0] == P.STATUS_OK)
-            else:
-                done = {}   # (scenario, group) -> output 0 view, or (status, message) when it did not run
-                for rec, start in zip(run.records, starts):
-                    entries.append(self._run_group(rec, start, done))
-                    ok.append(entries[-1][0] == P.STATUS_OK)
+            entries = self._run_records(run, starts, sync)
             out = ad.finish()
-            parts = [P.encode_results_head(entries, run.sequence)]
-            if all(ok):
-                parts.append(out)
-            else:
-                ends = starts[1:] + [total]
-                for keep, a, b in zip(ok, starts, ends):
-                    if keep and b > a:
-                        parts.append(out[8 * a:8 * b])
-            return parts
+        except _DeviceLost as e:
+            return self._lost(run, e)
+        except Exception as e:
+            if not _device_fault(e, self.device):
+                raise
+            self._traceback()
+            return self._lost(run, _DeviceLost(_one_line(e)))
         finally:
             ad.drop()
+        ok = [entry[0] == P.STATUS_OK for entry in entries]
+        parts = [P.encode_results_head(entries, run.sequence)]
+        if all(ok):
+            parts.append(out)
+        else:
+            ends = starts[1:] + [total]
+            for keep, a, b in zip(ok, starts, ends):
+                if keep and b > a:
+                    parts.append(out[8 * a:8 * b])
+        return parts
+
+    @property
+    def exit_after_reply(self):
+        return self._exit_after_reply
+
+    def _output_starts(self, run):
+        # Where each record's outputs go in the message's one output buffer.
+        starts = []
+        total = 0
+        for rec in run.records:
+            starts.append(total)
+            for g in rec.groups:
+                f = self._families.get(g.family)
+                total += (f.outputs if f is not None else 1) * g.output_length
+        return starts, total
+
+    def _run_records(self, run, starts, sync):
+        entries = []
+        done = {}   # mode 0: (scenario, group) -> output 0 view, or (status, message) when it did not run
+        progress = self._progress
+        state = self._fork_state
+        for k, (rec, start) in enumerate(zip(run.records, starts)):
+            progress.start(k)
+            if state is not None:
+                state.record(k, rec.groups[0].group if rec.groups else 0)
+            try:
+                # Synchronized from the call after one that raised on.
+                now = sync or self._fault_seen
+                if self.mode == 1:
+                    entries.append(self._run_step(rec, start, now))
+                else:
+                    entries.append(self._run_group(rec, start, done, now))
+            except _DeviceLost as e:
+                e.record = k if now else None
+                raise
+            finally:
+                progress.done()
+        return entries
+
+    def _lost(self, run, lost):
+        """RESULTS after the device context was lost: the call that raised it
+        (when each call was synchronized) is an error; every other record is
+        "not run", which slotguard sends again to another process."""
+        what = "device fault: " + lost.line
+        sys.stderr.write("slotguard provider %s: %s; %s; exiting (the CUDA context is lost)\n"
+                         % (self.name, what, "raised by its own call" if lost.record is not None
+                            else "outside a synchronized call: slotguard sends the message again, synchronizing "
+                                 "after each call"))
+        sys.stderr.flush()
+        entries = []
+        for k, rec in enumerate(run.records):
+            group = rec.groups[0].group if rec.groups else 0
+            if k == lost.record:
+                entries.append((P.STATUS_ERROR, getattr(lost, "group", group), what))
+            else:
+                entries.append((P.STATUS_NOT_RUN, group, "not run: " + what))
+        self._exit_after_reply = 70
+        return [P.encode_results_head(entries, run.sequence, P.RESULTS_EXITING)]
 
     # -- one record --------------------------------------------------------------
 
@@ -586,16 +780,37 @@ class Provider(object):
         else:
             ad.store(call.slot_mapping, value)
 
-    def _fatal(self, e):
-        """A CUDA error poisons the context: exit, so slotguard restarts the
-        provider and sends the scenarios again one per message."""
-        if self.device == "cuda" and "CUDA" in str(e) and isinstance(e, RuntimeError):
-            sys.stderr.write("slotguard provider %s: %s; exiting so that slotguard re-runs one scenario per "
-                             "message\n" % (self.name, _one_line(e)))
-            sys.stderr.flush()
-            os._exit(70)
+    def _failed(self, e, group):
+        """A call raised: a device fault ends the process (_DeviceLost); any
+        other exception is its scenario's error, and the process goes on,
+        synchronizing after each call from now on."""
+        self._traceback()
+        if not _device_fault(e, self.device) and self.device == "cuda":
+            # The launcher may have raised after launching: what it left on
+            # the device is this call's too.
+            try:
+                self._array_impl.sync()
+            except Exception as after:  # noqa: BLE001 (any error of the device's)
+                if _device_fault(after, self.device):
+                    e = after
+        if _device_fault(e, self.device):
+            lost = _DeviceLost(_one_line(e))
+            lost.group = group
+            raise lost
+        self._fault_seen = True
+        return _one_line(e)
 
-    def _run_group(self, rec, start, done):
+    _TRACEBACKS = 5   # per process: a launcher that raises on every tenth batch must not flood stderr
+
+    def _traceback(self):
+        self._tracebacks = getattr(self, "_tracebacks", 0) + 1
+        if self._tracebacks <= self._TRACEBACKS:
+            traceback.print_exc(file=sys.stderr)
+        if self._tracebacks == self._TRACEBACKS:
+            sys.stderr.write("slotguard provider %s: %d calls raised; the next tracebacks are not printed (each "
+                             "reply still names its exception)\n" % (self.name, self._TRACEBACKS))
+
+    def _run_group(self, rec, start, done, sync):
         # Mode 0: one group per record.
         if len(rec.groups) != 1:
             return (P.STATUS_ERROR, rec.groups[0].group if rec.groups else 0,
@@ -619,7 +834,10 @@ class Provider(object):
                     raise _GroupFailed(src[0], "common group %d %s: %s" % (
                         g.common_group, "was skipped" if src[0] == P.STATUS_SKIP else "failed", src[1]))
                 call.common_slot_mapping = src
+            _check(self._requires.get(f.name, ()), call)
             self._store(call, fn(call))
+            if sync:
+                self._array_impl.sync()
         except _GroupFailed as e:
             done[key] = (e.status, e.message)
             return (e.status, g.group, e.message)
@@ -628,15 +846,13 @@ class Provider(object):
             done[key] = (P.STATUS_SKIP, msg)
             return (P.STATUS_SKIP, g.group, msg)
         except Exception as e:
-            self._fatal(e)
-            traceback.print_exc(file=sys.stderr)
-            msg = _one_line(e)
+            msg = self._failed(e, g.group)
             done[key] = (P.STATUS_ERROR, msg)
             return (P.STATUS_ERROR, g.group, msg)
         done[key] = call.slot_mapping
         return (P.STATUS_OK, g.group, "")
 
-    def _run_step(self, rec, start):
+    def _run_step(self, rec, start, sync):
         # Mode 1: one scenario, all its groups of our families, in order.
         ad = self._array_impl
         step = Step.__new__(Step)
@@ -662,19 +878,22 @@ class Provider(object):
                 calls.append(c)
                 at += f.outputs * g.output_length
             step.groups = calls
+            if calls:
+                _check(self._requires.get(calls[0].family, ()), step)
             value = self._scenario_fn(step)
             if value is not None:
                 if len(value) != len(calls):
                     raise ValueError("returned %d outputs for %d groups" % (len(value), len(calls)))
                 for c, v in zip(calls, value):
                     self._store(c, v)
+            if sync:
+                ad.sync()
         except Skip as e:
             return (P.STATUS_SKIP, first, str(e) or "skipped by provider %s" % self.name)
         except Exception as e:
-            self._fatal(e)
-            traceback.print_exc(file=sys.stderr)
             group = getattr(e, "slotguard_group", first)
-            return (P.STATUS_ERROR, group if isinstance(group, int) else first, _one_line(e))
+            group = group if isinstance(group, int) else first
+            return (P.STATUS_ERROR, group, self._failed(e, group))
         return (P.STATUS_OK, first, "")
 
     # -- the loop ------------------------------------------------------------
@@ -691,10 +910,18 @@ class Provider(object):
                              "`slotguard check --kernel-cmd \"python3 %s\"` (see %s --help)\n"
                              % (self.name, rfd, wfd, sys.argv[0], sys.argv[0]))
             raise SystemExit(2)
+        self._progress = P.Progress()
         buf = P.read_frame(rfd)
         if buf is None:
             return
         P.write_frame(wfd, self.welcome(buf))
+        if self._forks():
+            return _ForkServer(self, rfd, wfd).serve()
+        self._serve_messages(rfd, wfd)
+
+    def _serve_messages(self, rfd, wfd, state=None):
+        """Answers RUNs until end of file or BYE. `state`: the fork server's
+        page (_ForkServer), told where each message is."""
         while True:
             buf = P.read_frame(rfd)
             if buf is None:
@@ -704,7 +931,133 @@ class Provider(object):
                 return
             if kind != P.RUN:
                 raise P.ProtocolError("provider %s: unexpected message type %d" % (self.name, kind))
-            P.write_frame(wfd, *self.run_message(buf))
+            if state is not None:
+                state.running(buf)
+            parts = self.run_message(buf)
+            if state is not None:
+                state.replying()
+            P.write_frame(wfd, *parts)
+            if state is not None:
+                state.idle()
+            if self._exit_after_reply is not None:
+                sys.stderr.flush()
+                os._exit(self._exit_after_reply)
+
+    def _forks(self):
+        """Whether serve() answers from forked children (_ForkServer)."""
+        if not hasattr(os, "fork"):
+            return False
+        if self.fork_server is not None:
+            return bool(self.fork_server)
+        value = os.environ.get("SLOTGUARD_FORK_SERVER", "").strip().lower()
+        if value in ("0", "false", "no", "off"):
+            return False
+        if value in ("1", "true", "yes", "on"):
+            return self.device != "cuda"
+        return self.device != "cuda"
+
+
+class _ForkServer(object):
+    """Crashes that cost a fork, not a start. After the handshake the
+    process (imports done, families bound) forks a child that answers the
+    messages. When the child dies, the parent, which holds the same pipes,
+    answers the message it was running: the call that was running is an
+    error naming how the child died, every other record "not run" (status 3,
+    sent again by slotguard, synchronized); then it forks the next child. A
+    provider that kills its process on a call costs a fork and that
+    message's other calls, not a Python start. Host arrays only: a CUDA
+    context does not survive a fork, so on cuda the process serves itself
+    and a crash costs a restart (slotguard's warm spare)."""
+
+    # The page the child writes: phase (0 idle, 1 running a RUN, 2
+    # writing its RESULTS), the RUN's sequence and record count, the record
+    # whose call is running and its first group.
+    WORDS = struct.Struct("<qqqqq")
+    IDLE, RUNNING, REPLYING = 0, 1, 2
+    _MAX_IDLE_DEATHS = 3
+
+    def __init__(self, provider, rfd, wfd):
+        import mmap
+        self.p = provider
+        self.rfd, self.wfd = rfd, wfd
+        self.page = mmap.mmap(-1, self.WORDS.size)   # anonymous, shared with the children
+
+    # -- the child's side ----------------------------------------------------
+
+    def running(self, buf):
+        _, sequence, count = struct.unpack_from("<III", buf, 0)
+        self.WORDS.pack_into(self.page, 0, self.RUNNING, sequence, count, -1, 0)
+
+    def record(self, k, group):
+        struct.pack_into("<qq", self.page, 24, k, group)
+
+    def replying(self):
+        struct.pack_into("<q", self.page, 0, self.REPLYING)
+
+    def idle(self):
+        struct.pack_into("<q", self.page, 0, self.IDLE)
+
+    # -- the parent's side ---------------------------------------------------
+
+    def serve(self):
+        idle_deaths = 0
+        while True:
+            self.idle()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    self.p._fork_state = self
+                    self.p._serve_messages(self.rfd, self.wfd, self)
+                except SystemExit as e:
+                    code = e.code if isinstance(e.code, int) else 1
+                except BaseException:  # noqa: BLE001 (the child reports and exits; the parent decides)
+                    traceback.print_exc(file=sys.stderr)
+                    code = 1
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+            _, status = os.waitpid(pid, 0)
+            phase, sequence, count, record, group = self.WORDS.unpack_from(self.page, 0)
+            if phase == self.IDLE:
+                if os.WIFEXITED(status):
+                    if os.WEXITSTATUS(status) == 0:
+                        return   # end of file or BYE
+                    os._exit(os.WEXITSTATUS(status))   # a bad message, an error of its own: the provider ends
+                idle_deaths += 1
+                if idle_deaths >= self._MAX_IDLE_DEATHS:   # killed between messages, again and again
+                    os._exit(70)
+                continue
+            if phase == self.REPLYING:
+                os._exit(70)   # died writing its reply: the stream cannot be trusted; slotguard restarts the provider
+            idle_deaths = 0
+            how = _how_it_ended(status)
+            sys.stderr.write("slotguard provider %s: its process %s while running record %d of RUN %d; the fork "
+                             "server answers the message and forks another\n" % (self.p.name, how, record, sequence))
+            entries = []
+            for k in range(count):
+                if k == record:
+                    entries.append((P.STATUS_ERROR, group, "the provider's process %s in this call" % how))
+                else:
+                    entries.append((P.STATUS_NOT_RUN, 0, "not run: the provider's process %s in another call"
+                                    % how))
+            P.write_frame(self.wfd, P.encode_results_head(entries, sequence))
+
+
+def _how_it_ended(status):
+    """'was killed by SIGSEGV (Segmentation fault)', 'exited with status 9'."""
+    if os.WIFSIGNALED(status):
+        import signal
+        n = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(n).name
+        except ValueError:
+            name = "signal %d" % n
+        text = signal.strsignal(n) if hasattr(signal, "strsignal") else None
+        return "was killed by %s%s" % (name, " (%s)" % text if text else "")
+    return "exited with status %d" % os.WEXITSTATUS(status)
 
 
 def _main(argv):

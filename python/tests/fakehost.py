@@ -240,12 +240,18 @@ def record_bytes(ordinal, s, blob, group_indices, common_map=None, inline=None):
     return out
 
 
-def run_message(records, blob, sequence=1):
+def run_message(records, blob, sequence=1, flags=0):
+    """flags: 1, synchronize after each call."""
     head = struct.pack("<I", 2) + struct.pack("<I", sequence) + struct.pack("<I", len(records))
-    head += struct.pack("<I", 0) + struct.pack("<Q", len(blob.data))
+    head += struct.pack("<I", flags) + struct.pack("<Q", len(blob.data))
     body = head + b"".join(records)
     body += b"\0" * (-len(body) & 7)
     return body + bytes(blob.data)
+
+
+def results_flags(buf):
+    """RESULTS' flags (1: the provider exits after this reply)."""
+    return struct.unpack_from("<I", buf, 12)[0]
 
 
 def parse_results(buf, shapes, sequence=1):

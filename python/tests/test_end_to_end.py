@@ -169,3 +169,103 @@ def test_a_providers_child_holding_the_output_does_not_keep_check_waiting(kernel
     except OSError:
         pass
     assert state in ("", "Z"), "the provider's child %d outlived the run" % pid
+
+
+def kpool_provider(tmp_path, body, name="prov.py"):
+    """A provider over the example's host kpool_tail (its numpy path), with
+    `body` registering it; each start appends a line to starts.log."""
+    starts = tmp_path / "starts.log"
+    path = tmp_path / name
+    path.write_text("import os, sys\nsys.path.insert(0, %r)\nsys.path.insert(0, %r)\nimport slotguard\n"
+                    "import kpool_tail_provider as k\nopen(%r, 'a').write('start\\n')\n"
+                    "p = slotguard.Provider('tmp-kpool')\n%s\np.serve()\n"
+                    % (os.path.join(ROOT, "python"), os.path.join(ROOT, "examples", "python"), str(starts), body))
+    return "%s %s" % (sys.executable, path), starts
+
+
+# A Python exception in a call is that scenario's no_fault, naming the
+# exception, and the provider keeps serving: no process is started but the
+# first and its warm spare, however many calls raise.
+def test_exceptions_cost_their_scenarios_and_no_provider_restart(kernel_cmd_binary, tmp_path):
+    cmd, starts = kpool_provider(tmp_path, "@p.family('kpool_tail')\ndef run(call):\n"
+                                           "    if call.num_tokens % 7 == 3:\n"
+                                           "        raise IndexError('index %d is out of bounds' % call.num_tokens)\n"
+                                           "    k.kpool_tail_host(call)\n")
+    report = str(tmp_path / "f.json")
+    r = slotguard.fuzz(kernel_cmd=cmd, backend="host", runs=2000, seed=3, families=["kpool_tail"],
+                       out=str(tmp_path / "out"), keep_going=True, binary=kernel_cmd_binary, raise_on_failure=False,
+                       extra_args=["--jobs", "1", "--json", report])
+    assert r.returncode == 1, r.stdout + r.stderr
+    rep = json.load(open(report))
+    assert rep["finding_scenarios"] >= 10, rep["finding_scenarios"]
+    assert all(f["invariants"] == ["no_fault"] for f in rep["findings"]), rep["findings"]
+    assert "IndexError: index" in r.stdout
+    assert starts.read_text().count("start") <= 2, "the first process and its warm spare: %s" % starts.read_text()
+
+
+# Preconditions said up front: the batches they reject are counted as
+# skipped, never run and never a finding.
+def test_requires_is_counted_as_skipped_not_as_a_finding(kernel_cmd_binary, tmp_path):
+    cmd, _ = kpool_provider(tmp_path, "@p.family('kpool_tail', requires='num_reqs >= 2')\ndef run(call):\n"
+                                      "    assert call.num_reqs >= 2\n    k.kpool_tail_host(call)\n")
+    report = str(tmp_path / "f.json")
+    r = slotguard.fuzz(kernel_cmd=cmd, backend="host", runs=2000, seed=3, families=["kpool_tail"],
+                       binary=kernel_cmd_binary, extra_args=["--json", report])
+    assert "no finding" in r.summary
+    rep = json.load(open(report))
+    assert 0 < rep["skipped"] < 2000, rep["skipped"]
+    assert "requires num_reqs >= 2" in r.stdout + r.stderr
+
+
+# The crashing benchmark provider on the host: a crash on its scenarios'
+# hash recurs (a no_fault finding, shrunk); one on the process's 25th call
+# does not (kept unshrunk, said); the campaign runs its budget either way.
+def test_the_crashing_bench_provider_on_the_host(kernel_cmd_binary, tmp_path):
+    bench = os.path.join(ROOT, "examples", "python", "bench", "crashing_kpool_provider.py")
+    for args, recurs in (("--crash-percent 3", True), ("--crash-every 25", False)):
+        report = str(tmp_path / "f.json")
+        r = slotguard.fuzz(kernel_cmd="%s %s %s" % (sys.executable, bench, args), backend="host", runs=300, seed=2,
+                           families=["kpool_tail"], out=str(tmp_path / "out"), keep_going=True,
+                           binary=kernel_cmd_binary, raise_on_failure=False, timeout=300,
+                           extra_args=["--jobs", "1", "--json", report])
+        assert r.returncode == 1, r.stdout + r.stderr
+        rep = json.load(open(report))
+        assert rep["scenarios"] == 300
+        assert all(f["invariants"] == ["no_fault"] for f in rep["findings"]), rep["findings"]
+        assert "killed by SIGSEGV" in r.stdout + r.stderr
+        if recurs:
+            assert all(f["recurred"] for f in rep["findings"]), (args, rep["findings"])
+        else:  # (a run again may land on a 25th call too)
+            assert any(not f["recurred"] for f in rep["findings"]), (args, rep["findings"])
+            assert "did not recur when its scenario ran again" in r.stdout + r.stderr
+
+
+# On the host the package answers from forked children: a provider that
+# kills its process costs a fork, not a start (its module's code runs once,
+# in the process slotguard started and its warm spare); each death is the
+# no_fault of the call it died in. SLOTGUARD_FORK_SERVER=0 serves without:
+# each death is a provider start.
+def test_a_crash_costs_a_fork_not_a_provider_start(kernel_cmd_binary, tmp_path):
+    cmd, starts = kpool_provider(tmp_path, "calls = [0]\n@p.family('kpool_tail')\ndef run(call):\n"
+                                           "    calls[0] += 1\n"
+                                           "    if calls[0] % 10 == 0:\n"
+                                           "        import signal\n        os.kill(os.getpid(), signal.SIGSEGV)\n"
+                                           "    k.kpool_tail_host(call)\n")
+    for fork, most_starts in (("1", 2), ("0", None)):
+        starts.write_text("")
+        report = str(tmp_path / ("f%s.json" % fork))
+        r = slotguard.fuzz(kernel_cmd=cmd, backend="host", runs=200, seed=4, families=["kpool_tail"],
+                           out=str(tmp_path / "out"), keep_going=True, binary=kernel_cmd_binary,
+                           raise_on_failure=False, timeout=300, env=dict(os.environ, SLOTGUARD_FORK_SERVER=fork),
+                           extra_args=["--jobs", "1", "--json", report])
+        assert r.returncode == 1, r.stdout + r.stderr
+        rep = json.load(open(report))
+        assert rep["scenarios"] == 200 and rep["finding_scenarios"] >= 10, rep
+        assert all(f["invariants"] == ["no_fault"] for f in rep["findings"])
+        n = starts.read_text().count("start")
+        if most_starts is not None:
+            assert n <= most_starts, "a fork per crash, not a start: %d starts" % n
+            assert "was killed by SIGSEGV (Segmentation fault) while running record" in r.stderr
+            assert "the fork server answers the message" in r.stderr
+        else:
+            assert n >= 10, "without the fork server each crash is a start: %d starts" % n

@@ -291,6 +291,167 @@ def test_mode1_error_and_skip():
     assert res[1] == (2, 0, "num_reqs 1", [])
 
 
+class Served(object):
+    """One Provider, past its handshake, served message after message (as
+    serve() does), counting the device synchronizations."""
+
+    def __init__(self, provider, device="cpu"):
+        self.p = provider
+        provider.welcome(fh.hello(device))
+        self.syncs = 0
+        real = provider._array_impl.sync
+
+        def counted():
+            self.syncs += 1
+            real()
+        provider._array_impl.sync = counted
+
+    def run(self, records, blob, shapes, flags=0, sequence=1):
+        parts = self.p.run_message(bytearray(fh.run_message(records, blob, sequence, flags)))
+        buf = b"".join(bytes(x) for x in parts)
+        return fh.parse_results(buf, shapes, sequence), fh.results_flags(buf)
+
+
+def kpool_records(count):
+    s = kpool_scenario()
+    blob = fh.Blob()
+    return [fh.record_bytes(i, s, blob, [0]) for i in range(count)], blob, [[(5, 1)]] * count
+
+
+def fill(call):
+    for t in range(call.num_tokens):
+        call.slot_mapping[t] = 100 + t
+
+
+@pytest.mark.parametrize("requires", ["num_reqs >= 3", lambda c: c.num_reqs >= 3, ["kpool >= 1", "num_reqs >= 3"]])
+def test_requires_skips_a_batch_the_launcher_cannot_take_without_calling_it(requires):
+    p = slotguard.Provider("t", arrays="numpy")
+    called = []
+
+    @p.family("kpool_tail", requires=requires)
+    def run(call):
+        called.append(call.scenario)
+    recs, blob, shapes = kpool_records(2)     # num_reqs 2
+    (a, b), flags = Served(p).run(recs, blob, shapes)
+    assert called == [] and flags == 0
+    assert a[0] == 2 and b[0] == 2
+    assert a[2].startswith("the launcher does not take this batch: requires ")
+    if isinstance(requires, str):
+        assert a[2].endswith("num_reqs >= 3")
+
+
+def test_requires_that_holds_runs_the_call_and_a_bad_name_is_an_error():
+    p = slotguard.Provider("t", arrays="numpy")
+    p.family("kpool_tail", requires="num_reqs >= 1 and kpool == 4")(fill)
+    q = slotguard.Provider("t", arrays="numpy")
+    q.family("kpool_tail", requires="num_requests >= 1")(fill)
+    recs, blob, shapes = kpool_records(1)
+    (ok,), _ = Served(p).run(recs, blob, shapes)
+    assert ok == (0, 0, "", [[100, 101, 102, 103, 104]])
+    (bad,), _ = Served(q).run(recs, blob, shapes)
+    assert bad[0] == 1 and "num_requests" in bad[2]
+    with pytest.raises(TypeError):
+        slotguard.Provider("t").family("kpool_tail", requires=3)
+
+
+# An exception is its scenario's error, with the traceback's last line; the
+# process goes on serving, and synchronizes after each call from then on
+# (a launcher that raised may have left work on the device).
+def test_an_exception_costs_its_scenario_and_the_provider_keeps_serving_synchronized(capsys):
+    p = slotguard.Provider("t", arrays="numpy")
+
+    @p.family("kpool_tail")
+    def run(call):
+        if call.scenario == 1:
+            [][call.num_reqs]
+        fill(call)
+    served = Served(p)
+    recs, blob, shapes = kpool_records(3)
+    res, flags = served.run(recs, blob, shapes)
+    assert [r[0] for r in res] == [0, 1, 0] and flags == 0
+    assert res[1][2] == "IndexError: list index out of range"
+    assert res[2][3] == [[100, 101, 102, 103, 104]]
+    assert served.syncs == 1, "after the call that raised, each call is synchronized"
+    assert p.exit_after_reply is None
+    res, flags = served.run(recs, blob, shapes, sequence=2)
+    assert [r[0] for r in res] == [0, 1, 0] and flags == 0
+    assert served.syncs == 1 + 2, "each call that returned"
+    assert "IndexError" in capsys.readouterr().err
+
+
+def test_a_provider_synchronizes_after_each_call_only_when_asked():
+    recs, blob, shapes = kpool_records(2)
+    p = slotguard.Provider("t", arrays="numpy")
+    p.family("kpool_tail")(fill)
+    served = Served(p)
+    served.run(recs, blob, shapes)
+    assert served.syncs == 0
+    served.run(recs, blob, shapes, flags=1, sequence=2)      # slotguard asks (a message sent again)
+    assert served.syncs == 2
+    q = slotguard.Provider("t", arrays="numpy", sync_each_call=True)
+    q.family("kpool_tail")(fill)
+    served = Served(q)
+    served.run(recs, blob, shapes)
+    assert served.syncs == 2
+
+
+def cuda_error(call):
+    if call.scenario == 1:
+        raise RuntimeError("CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously "
+                           "reported at some other API call")
+    fill(call)
+
+
+# A device fault loses the CUDA context: the reply says the provider exits
+# (flag 1) and it does, after answering. Unsynchronized, the fault may be
+# an earlier call's: every record is "not run" (status 3), sent again.
+def test_a_device_fault_outside_a_synchronized_call_is_not_run_for_the_message_and_an_exit(capsys):
+    p = slotguard.Provider("t", arrays="numpy")
+    p.family("kpool_tail")(cuda_error)
+    recs, blob, shapes = kpool_records(3)
+    res, flags = Served(p, "cuda").run(recs, blob, shapes)
+    assert flags == 1 and p.exit_after_reply == 70
+    assert [r[0] for r in res] == [3, 3, 3] and all(r[3] == [] for r in res)
+    assert res[0][2].startswith("not run: device fault: RuntimeError: CUDA error: device-side assert triggered")
+    assert "outside a synchronized call" in capsys.readouterr().err
+
+
+# Synchronized (slotguard sends the message again so), the fault is raised by
+# the call that caused it: that record is the error naming it; the others
+# are not run.
+def test_a_device_fault_in_a_synchronized_call_is_named_in_its_reply():
+    p = slotguard.Provider("t", arrays="numpy")
+    p.family("kpool_tail")(cuda_error)
+    recs, blob, shapes = kpool_records(3)
+    res, flags = Served(p, "cuda").run(recs, blob, shapes, flags=1)
+    assert flags == 1 and p.exit_after_reply == 70
+    assert [r[0] for r in res] == [3, 1, 3]
+    assert res[1][2].startswith("device fault: RuntimeError: CUDA error: device-side assert triggered")
+
+
+# On the host there is no device context to lose: the same exception is an
+# error like any other, and the provider keeps serving.
+def test_a_cuda_looking_exception_on_the_host_is_an_ordinary_error():
+    p = slotguard.Provider("t", arrays="numpy")
+    p.family("kpool_tail")(cuda_error)
+    recs, blob, shapes = kpool_records(3)
+    res, flags = Served(p, "cpu").run(recs, blob, shapes)
+    assert flags == 0 and p.exit_after_reply is None
+    assert [r[0] for r in res] == [0, 1, 0]
+
+
+def test_a_skip_in_a_whole_scenario_function_and_requires_on_its_step():
+    p = slotguard.Provider("t", arrays="numpy")
+    called = []
+
+    @p.scenario(families=["kpool_tail"], requires="num_reqs >= 3")
+    def run_all(step):
+        called.append(step.scenario)
+    recs, blob, shapes = kpool_records(1)
+    (r,), _ = Served(p).run(recs, blob, shapes)
+    assert r[0] == 2 and "requires num_reqs >= 3" in r[2] and called == []
+
+
 def test_family_codes_and_params_come_from_hello():
     fams = [("kpool_tail", 99, 1, ["zz_first", "kpool"])]
     p = slotguard.Provider("t", arrays="memoryview")

@@ -10,60 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "plugin/mapping_provider.h"
+#include "plan/group_outputs.h"
+#include "plan/mapping_provider.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {
 
 enum class BackendKind { kAuto, kHost, kGpu };
-
-/// What one group's kernel produced, in both geometries.
-struct GroupOutputs {
-  std::vector<std::vector<int64_t>> engine;  // [outputs][num_tokens]
-  std::vector<std::vector<int64_t>> flat;    // [outputs][num_tokens]
-  std::vector<uint8_t> read_past_row;        // [num_tokens], 1 = read past its row
-  std::string row_bounds_evidence;           // how read_past_row was observed
-  // With the writers on (Backend::set_writers): the group's KV pool after
-  // its writer ran from engine[0] (writers/cache_pool.h); else empty.
-  std::vector<uint8_t> cache;
-  int32_t head_bytes = 0;
-  // Non-empty when the run did not complete: the kernel faulted (illegal
-  // address), the worker process crashed or timed out. The outputs are then
-  // empty; the runner reports the fault as a `no_fault` finding.
-  std::string fault;
-  // With `fault`: this group's call is the one that faulted (when known; a
-  // worker process that died mid-scenario cannot say which).
-  bool culprit = false;
-  // Non-empty when the implementation being checked does not take the
-  // scenario (MappingProvider::SkipReason, a provider's skip reply): the
-  // outputs are empty and the scenario is reported as skipped.
-  std::string skipped;
-};
-
-/// A run that did not complete: `groups` outputs, each empty but for `fault`;
-/// `culprit` is the group whose call faulted, when known.
-inline void MarkFaulted(const std::string& fault, size_t groups, std::vector<GroupOutputs>* outputs,
-                        size_t culprit = SIZE_MAX) {
-  outputs->assign(groups, GroupOutputs());
-  for (GroupOutputs& out : *outputs) out.fault = fault;
-  if (culprit < groups) (*outputs)[culprit].culprit = true;
-}
-
-/// A run that was not made: each output empty but for `skipped`.
-inline void MarkSkipped(const std::string& why, size_t groups, std::vector<GroupOutputs>* outputs) {
-  outputs->assign(groups, GroupOutputs());
-  for (GroupOutputs& out : *outputs) out.skipped = why;
-}
-
-/// The cache writers (docs/memory-and-graphs.md): off while head_bytes is 0.
-struct WriterOptions {
-  int32_t head_bytes = 0;                      // bytes per slot, a multiple of 8, at most kMaxHeadBytes
-  // Per group. A group whose pool would be bigger is skipped, not an
-  // error: no pool, no writer, GroupOutputs::cache stays empty and its
-  // memory invariants are not checked; the report says so (SkippedCaches,
-  // runner/scenario_run.h).
-  int64_t max_cache_bytes = int64_t{1} << 30;
-};
 
 class Backend {
  public:
@@ -87,13 +40,15 @@ class Backend {
                           std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) = 0;
 
   /// Whether RunMany is much faster than one Run per scenario (the GPU
-  /// backend's packed launch): a campaign then checks chunks of scenarios,
-  /// and overlaps their generation and checking with RunMany.
-  virtual bool Batches() const { return false; }
+  /// backend's packed launch, a provider process's messages): a campaign
+  /// then checks chunks of scenarios, and overlaps their generation and
+  /// checking with RunMany.
+  virtual bool Batches() const { return provider_ && provider_->prefers_batches(); }
 
   /// Runs many scenarios: (*outputs)[i] for scenarios[i]. The GPU backend
-  /// packs them into one launch per family and geometry (its host-side
-  /// packing on `threads` threads); others loop.
+  /// packs their plans into one launch per family and geometry (its
+  /// host-side packing on `threads` threads); the host backend runs them on
+  /// `threads` threads, each wave's provider calls in one batch.
   virtual bool RunMany(const std::vector<const Scenario*>& scenarios,
                        std::vector<std::vector<GroupOutputs>>* outputs, std::string* err,
                        int threads = 1) {
@@ -108,9 +63,10 @@ class Backend {
   const WriterOptions& writers() const { return writers_; }
 
   /// An implementation slotguard did not write (--kernel-lib,
-  /// --kernel-cubin): it replaces the backend's own kernels for the families
-  /// it implements, in the engine geometry only (no flat outputs). Its
-  /// failures are faults of the scenario (GroupOutputs::fault).
+  /// --kernel-cubin, --kernel-cmd): it replaces the backend's own kernels
+  /// for the families it implements (the plan's kProvider steps), in the
+  /// engine geometry only (no flat outputs). Its failures are faults of the
+  /// scenario (GroupOutputs::fault).
   void set_provider(std::shared_ptr<MappingProvider> provider) { provider_ = std::move(provider); }
   const std::shared_ptr<MappingProvider>& provider() const { return provider_; }
 
@@ -122,7 +78,9 @@ class Backend {
   std::shared_ptr<MappingProvider> provider_;
 };
 
-std::unique_ptr<Backend> MakeHostBackend();
+/// The host backend; `name` is what reports call it ("gpu" when the
+/// implementation under test is a provider process on the GPU).
+std::unique_ptr<Backend> MakeHostBackend(const char* name = "host");
 
 /// A GPU backend, or nullptr with *why when this build has no CUDA or no
 /// device is usable.

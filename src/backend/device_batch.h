@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backend/cuda_check.h"
-#include "backend/kernel_inputs.h"
+#include "plan/batch_arrays.h"
 
 namespace slotguard {
 

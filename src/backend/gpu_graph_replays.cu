@@ -6,16 +6,12 @@
 
 #include <algorithm>
 #include <memory>
-#include <optional>
 
 #include "backend/cuda_check.h"
 #include "backend/kernel_inputs.h"
-#include "backend/table_memory.h"
-#include "scenario/table_extent.h"
 #include "kernels/launchers.h"
-#include "plugin/mapping_call.h"
-#include "plugin/provider_calls.h"
 #include "writers/cache_pool.h"
+#include "writers/writer_launch.h"
 
 namespace slotguard {
 namespace {
@@ -30,18 +26,22 @@ struct Graph {
   }
 };
 
-// The persistent device buffers of one group.
-struct GroupBuffers {
+// The persistent device buffers of the batch.
+struct BatchBuffers {
+  DeviceBuffer<int32_t> qsl, seq_lens_i32, idx_mapping, request_of_token;
+  DeviceBuffer<int64_t> seq_lens, positions, slot_mapping_in, absent[2];
+  MappingBatch view;  // the first replay's scalars, these buffers
+};
+
+// The persistent device buffers of one plan step.
+struct StepBuffers {
   DeviceBuffer<int32_t> table;
   TableShape shape;  // covers every replay's
-  bool gather = false;  // another implementation that reads GatheredTable()
-  int32_t rows = 0;     // of the table the kernel reads
   DeviceBuffer<int64_t> out[2];
   DeviceBuffer<uint8_t> cache;
   CacheView view;
 };
 
-// Copies `count` elements to a device buffer that already has room.
 template <class T>
 bool CopyIn(const DeviceBuffer<T>& to, const T* from, size_t count, cudaStream_t stream, std::string* err) {
   if (count) SG_CUDA_TRY(cudaMemcpyAsync(to.get(), from, sizeof(T) * count, cudaMemcpyHostToDevice, stream), err);
@@ -55,149 +55,195 @@ bool CopyOut(std::vector<T>* to, const DeviceBuffer<T>& from, size_t count, cuda
   return true;
 }
 
-}  // namespace
-
-bool RunGraphReplays(const std::vector<Scenario>& replays, const WriterOptions& writers, MappingProvider* provider,
-                     cudaStream_t stream, std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) {
-  outputs->clear();
-  if (replays.empty()) return true;
-  const Scenario& shape = replays[0];
-  const std::string skip = provider ? ProviderSkips(*provider, shape) : std::string();
-  if (!skip.empty()) {
-    outputs->resize(1);
-    MarkSkipped(skip, shape.groups.size(), &(*outputs)[0]);
-    return true;
-  }
-  const Batch& sb = shape.batch;
-  const size_t n = static_cast<size_t>(sb.num_tokens);
-  const size_t reqs = sb.seq_lens.size();
-  DeviceBuffer<int32_t> qsl, seq_lens_i32, idx_mapping, request_of_token;
-  DeviceBuffer<int64_t> seq_lens, positions, slot_mapping_in, default_common;
-  if (!qsl.Allocate(reqs + 1, err) || !seq_lens.Allocate(reqs, err) || !seq_lens_i32.Allocate(reqs, err) ||
-      !idx_mapping.Allocate(reqs, err) || !request_of_token.Allocate(n, err) ||
-      !positions.Allocate(n, err) || !slot_mapping_in.Allocate(n, err) || !default_common.Allocate(n, err))
+bool AllocateBatch(const ScenarioPlan& plan, BatchBuffers* b, std::string* err) {
+  const Batch& sb = plan.scenario->batch;
+  const size_t n = static_cast<size_t>(sb.num_tokens), reqs = sb.seq_lens.size();
+  if (!b->qsl.Allocate(reqs + 1, err) || !b->seq_lens.Allocate(reqs, err) || !b->seq_lens_i32.Allocate(reqs, err) ||
+      !b->idx_mapping.Allocate(reqs, err) || !b->request_of_token.Allocate(n, err) || !b->positions.Allocate(n, err) ||
+      !b->slot_mapping_in.Allocate(n, err) || !b->absent[0].Allocate(n, err) || !b->absent[1].Allocate(n, err))
     return false;
-  MappingBatch b = HostMappingBatch(sb);  // the scalars are baked into the graph
-  b.query_start_loc = qsl.get();
-  b.seq_lens = seq_lens.get();
-  b.seq_lens_i32 = seq_lens_i32.get();
-  b.request_of_token = request_of_token.get();
-  b.idx_mapping = idx_mapping.get();
-  b.positions = positions.get();
-  b.slot_mapping_in = slot_mapping_in.get();
+  b->view = HostMappingBatch(sb);  // the scalars are baked into the graph
+  b->view.query_start_loc = b->qsl.get();
+  b->view.seq_lens = b->seq_lens.get();
+  b->view.seq_lens_i32 = b->seq_lens_i32.get();
+  b->view.request_of_token = b->request_of_token.get();
+  b->view.idx_mapping = b->idx_mapping.get();
+  b->view.positions = b->positions.get();
+  b->view.slot_mapping_in = b->slot_mapping_in.get();
+  return true;
+}
 
-  std::vector<std::unique_ptr<GroupBuffers>> groups;
-  for (size_t i = 0; i < shape.groups.size(); ++i) {
-    const Group& group = shape.groups[i];
-    auto g = std::make_unique<GroupBuffers>();
-    g->gather = provider && provider->Runs(group.family, group.variant) && GathersTable(*provider, sb);
-    g->rows = g->gather ? sb.num_reqs() : group.table.rows;
-    for (const Scenario& replay : replays)
-      g->shape = CoverShapes(g->shape, ShapeTable(shape.table_layout, replay.batch, replay.groups[i], g->rows));
+// Tables covering every replay's, zeroed outputs, pools in their before-the-run state.
+bool AllocateSteps(const std::vector<ScenarioPlan>& plans, const WriterOptions& writers, cudaStream_t stream,
+                   std::vector<std::unique_ptr<StepBuffers>>* steps, std::string* err) {
+  const ScenarioPlan& first = plans[0];
+  const size_t n = static_cast<size_t>(first.scenario->batch.num_tokens);
+  for (size_t k = 0; k < first.steps.size(); ++k) {
+    const PlanStep& step = first.steps[k];
+    auto g = std::make_unique<StepBuffers>();
+    for (const ScenarioPlan& plan : plans) g->shape = CoverShapes(g->shape, plan.StepOf(step.group).table.shape);
     if (!g->table.Allocate(static_cast<size_t>(g->shape.entries), err)) return false;
-    for (int o = 0; o < OutputCount(group); ++o) {
+    for (int o = 0; o < step.outputs; ++o) {
       if (!g->out[o].Allocate(n, err)) return false;
       SG_CUDA_TRY(cudaMemsetAsync(g->out[o].get(), 0, n * sizeof(int64_t), stream), err);
     }
-    g->view = CacheGeometry(shape, group, writers.head_bytes);
-    if (!CacheFits(g->view, writers.max_cache_bytes)) g->view.slots = 0;  // no pool, no writer
+    g->view = step.cache;
+    if (!step.writes) g->view.slots = 0;  // no pool, no writer
     const size_t bytes = static_cast<size_t>(CacheBytes(g->view));
     if (!g->cache.Allocate(bytes, err)) return false;
     g->view.bytes = g->cache.get();
-    SG_CUDA_TRY(InitCacheOnDevice(g->view, stream), err);
-    groups.push_back(std::move(g));
+    if (writers.head_bytes > 0) SG_CUDA_TRY(InitCacheOnDevice(g->view, stream), err);
+    steps->push_back(std::move(g));
+  }
+  return true;
+}
+
+const int64_t* Gate(const ScenarioPlan& plan, const PlanStep& step, const BatchBuffers& b,
+                    const std::vector<std::unique_ptr<StepBuffers>>& steps) {
+  if (step.gate_group >= 0) return steps[static_cast<size_t>(plan.step_of_group[step.gate_group])]->out[0].get();
+  if (step.gate_absent) return b.absent[static_cast<int>(step.absent_rule)].get();
+  return nullptr;
+}
+
+// The capture's work: the plan wave by wave, then its writer jobs. A
+// provider call that fails is its scenario's fault (*failure), and ends
+// the capture's work there.
+bool CaptureWork(const ScenarioPlan& plan, MappingProvider* provider, const BatchBuffers& b,
+                 const std::vector<std::unique_ptr<StepBuffers>>& steps, cudaStream_t stream, StepCall* failed,
+                 std::string* err) {
+  for (int wave = 0; wave < plan.waves; ++wave) {
+    for (size_t k = 0; k < plan.steps.size(); ++k) {
+      const PlanStep& step = plan.steps[k];
+      if (step.wave != wave || step.runner != StepRunner::kOwnKernel) continue;
+      const MappingOutputs out{steps[k]->out[0].get(), step.outputs > 1 ? steps[k]->out[1].get() : nullptr};
+      const TableLayout layout = step.table.View(steps[k]->table.get());
+      cudaError_t launched = cudaSuccess;
+      VisitFamily(plan.scenario->groups[step.group], Gate(plan, step, b, steps), [&](auto, const auto& params) {
+        launched = LaunchMapping(params, b.view, layout, Geometry::kEngine, out, stream);
+      });
+      SG_CUDA_TRY(launched, err);
+    }
+    if (!provider || !plan.provided) continue;
+    std::vector<StepCall> calls;
+    AppendCalls(plan, wave, provider->takes_whole_scenarios(), b.view, stream,
+                [&](size_t k) {
+                  const PlanStep& step = plan.steps[k];
+                  StepArgs a;
+                  a.table = step.table.View(steps[k]->table.get());
+                  a.out = MappingOutputs{steps[k]->out[0].get(), step.outputs > 1 ? steps[k]->out[1].get() : nullptr};
+                  a.gate = Gate(plan, step, b, steps);
+                  return a;
+                },
+                &calls);
+    if (!provider->RunCalls(&calls, /*device=*/true, 1, err)) return false;
+    for (StepCall& call : calls)
+      if (call.outcome != StepCall::Outcome::kRan) {
+        *failed = std::move(call);
+        return true;
+      }
+  }
+  for (size_t k = 0; k < plan.steps.size(); ++k)
+    if (steps[k]->view.slots > 0)
+      SG_CUDA_TRY(LaunchWriter(plan.steps[k].writer, steps[k]->view,
+                               plan.steps[k].Job(steps[k]->out[0].get()),
+                               stream),
+                  err);
+  return true;
+}
+
+// New contents in the same buffers: the replay's batch and tables.
+bool CopyReplay(const ScenarioPlan& plan, const BatchBuffers& b, const std::vector<std::unique_ptr<StepBuffers>>& steps,
+                cudaStream_t stream, std::vector<std::vector<int32_t>>* tables, std::string* err) {
+  const Batch& rb = plan.scenario->batch;
+  const size_t n = static_cast<size_t>(rb.num_tokens), reqs = rb.seq_lens.size();
+  const ProviderArrays arrays(rb);
+  const std::vector<int64_t> absent[2] = {DefaultGateMapping(rb, GateAbsent::kPadDummies),
+                                          DefaultGateMapping(rb, GateAbsent::kPass)};
+  if (!CopyIn(b.qsl, rb.query_start_loc.data(), reqs + 1, stream, err) ||
+      !CopyIn(b.seq_lens, rb.seq_lens.data(), reqs, stream, err) ||
+      !CopyIn(b.seq_lens_i32, arrays.seq_lens_i32.data(), reqs, stream, err) ||
+      !CopyIn(b.request_of_token, arrays.request_of_token.data(), n, stream, err) ||
+      !CopyIn(b.idx_mapping, rb.idx_mapping.data(), reqs, stream, err) ||
+      !CopyIn(b.positions, rb.positions.data(), n, stream, err) ||
+      !CopyIn(b.slot_mapping_in, rb.slot_mapping_in.data(), n, stream, err) ||
+      !CopyIn(b.absent[0], absent[0].data(), n, stream, err) || !CopyIn(b.absent[1], absent[1].data(), n, stream, err))
+    return false;
+  // Synchronized before the host copies above go out of scope.
+  tables->clear();
+  for (size_t k = 0; k < plan.steps.size(); ++k) {
+    tables->emplace_back(static_cast<size_t>(steps[k]->shape.entries));
+    LayOutStepTable(plan, k, tables->back().data(), &steps[k]->shape);
+    if (!CopyIn(steps[k]->table, tables->back().data(), tables->back().size(), stream, err)) return false;
   }
   SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
+  return true;
+}
 
-  // Capture: every group's mapping (dependency order), then the writers.
-  Graph graph;
-  SG_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), err);
-  cudaError_t launched = cudaSuccess;
-  std::string failure;  // the provider's own error
-  const std::string cannot_take = provider ? ProviderCannotTake(*provider, sb) : std::string();
-  std::optional<ProviderCalls> calls;
-  if (provider) calls.emplace(*provider, /*device=*/true);
-  for (size_t i : RunOrder(shape)) {
-    const Group& group = shape.groups[i];
-    GroupBuffers& g = *groups[i];
-    const TableLayout layout = ViewOf(g.table.get(), g.shape, g.gather ? LaidOutWidth(group) : group.table.width, g.rows);
-    const int common = GateGroupIndex(shape, group);
-    const int64_t* common_mapping = common >= 0 ? groups[common]->out[0].get() : default_common.get();
-    const MappingOutputs out{g.out[0].get(), OutputCount(group) > 1 ? g.out[1].get() : nullptr};
-    if (provider && provider->Runs(group.family, group.variant)) {
-      if (launched == cudaSuccess) failure = cannot_take;
-      if (!failure.empty()) launched = cudaErrorLaunchFailure;
-      if (launched == cudaSuccess &&
-          !calls->Add(i, MakeMappingCall(group, TableReadBatch(b, g.gather), layout, out, common_mapping, stream),
-                      &failure))
-        launched = cudaErrorLaunchFailure;  // ends the capture; reported as the provider's failure
-      continue;
-    }
-    if (calls && common >= 0 && calls->Pending(static_cast<size_t>(common)) && launched == cudaSuccess &&
-        !calls->Flush(&failure))
-      launched = cudaErrorLaunchFailure;
-    VisitFamily(group, common_mapping, [&](auto, const auto& params) {
-      if (launched == cudaSuccess) launched = LaunchMapping(params, b, layout, Geometry::kEngine, out, stream);
-    });
+bool ReadReplay(const ScenarioPlan& plan, const WriterOptions& writers,
+                const std::vector<std::unique_ptr<StepBuffers>>& steps, cudaStream_t stream,
+                std::vector<GroupOutputs>* state, std::string* err) {
+  const Scenario& s = *plan.scenario;
+  const size_t n = static_cast<size_t>(s.batch.num_tokens);
+  state->assign(s.groups.size(), GroupOutputs());
+  for (size_t k = 0; k < plan.steps.size(); ++k) {
+    GroupOutputs& out = (*state)[plan.steps[k].group];
+    out.engine.resize(plan.steps[k].outputs);
+    for (int o = 0; o < plan.steps[k].outputs; ++o)
+      if (!CopyOut(&out.engine[o], steps[k]->out[o], n, stream, err)) return false;
+    if (!CopyOut(&out.cache, steps[k]->cache, static_cast<size_t>(CacheBytes(steps[k]->view)), stream, err))
+      return false;
+    out.head_bytes = writers.head_bytes;
   }
-  if (calls && launched == cudaSuccess && !calls->Flush(&failure)) launched = cudaErrorLaunchFailure;
-  for (size_t i = 0; i < shape.groups.size() && launched == cudaSuccess; ++i)
-    if (groups[i]->view.slots > 0 && writers.head_bytes > 0)  // writers off: no pool to write
-      launched = LaunchWriter(WriterFor(shape.groups[i]), groups[i]->view,
-                            WriterJobFor(shape.groups[i], groups[i]->out[0].get(), sb.num_tokens, static_cast<int32_t>(i)),
-                            stream);
-  const cudaError_t ended = cudaStreamEndCapture(stream, &graph.graph);
-  if (!failure.empty()) {  // a fault of this scenario, not of the environment
-    outputs->assign(1, {});
-    MarkFaulted(failure + " (while capturing the CUDA graph)", shape.groups.size(), &(*outputs)[0]);
+  SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    (*state)[g].read_past_row.assign(n, 0);
+    MarkOutputReadsPastRow(s, s.groups[g], &(*state)[g]);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool RunGraphReplays(const std::vector<Scenario>& replays, const PlanOptions& options, MappingProvider* provider,
+                     cudaStream_t stream, std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) {
+  outputs->clear();
+  if (replays.empty()) return true;
+  std::vector<ScenarioPlan> plans(replays.size());
+  for (size_t k = 0; k < replays.size(); ++k) BuildPlan(replays[k], options, &plans[k]);
+  const ScenarioPlan& first = plans[0];
+  if (!first.skip.empty()) {
+    outputs->resize(1);
+    MarkSkipped(first.skip, replays[0].groups.size(), &(*outputs)[0]);
     return true;
   }
-  SG_CUDA_TRY(launched, err);
+  BatchBuffers batch;
+  std::vector<std::unique_ptr<StepBuffers>> steps;
+  if (!AllocateBatch(first, &batch, err) || !AllocateSteps(plans, options.writers, stream, &steps, err)) return false;
+  SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
+  Graph graph;
+  SG_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), err);
+  StepCall failed;
+  std::string capture_error;
+  const bool captured = CaptureWork(first, provider, batch, steps, stream, &failed, &capture_error);
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph.graph);
+  if (failed.outcome != StepCall::Outcome::kRan) {  // a fault of this scenario, not of the environment
+    failed.message += " (while capturing the CUDA graph)";
+    outputs->assign(1, {});
+    ApplyOutcome(failed, &(*outputs)[0]);
+    return true;
+  }
+  if (!captured) {
+    *err = capture_error;
+    return false;
+  }
   SG_CUDA_TRY(ended, err);
   SG_CUDA_TRY(cudaGraphInstantiate(&graph.exec, graph.graph, 0), err);
-
-  // Replays: new contents in the same buffers, then the graph.
-  for (const Scenario& replay : replays) {
-    const Batch& rb = replay.batch;
-    const std::vector<int64_t> common_host = DefaultGateMapping(rb);
-    if (!CopyIn(qsl, rb.query_start_loc.data(), reqs + 1, stream, err) ||
-        !CopyIn(seq_lens, rb.seq_lens.data(), reqs, stream, err) ||
-        !CopyIn(seq_lens_i32, SaturatedSeqLens(rb).data(), reqs, stream, err) ||
-        !CopyIn(request_of_token, TokenRequests(rb).data(), n, stream, err) ||
-        !CopyIn(idx_mapping, rb.idx_mapping.data(), reqs, stream, err) ||
-        !CopyIn(positions, rb.positions.data(), n, stream, err) ||
-        !CopyIn(slot_mapping_in, rb.slot_mapping_in.data(), n, stream, err) ||
-        !CopyIn(default_common, common_host.data(), n, stream, err))
-      return false;
-    std::vector<std::vector<int32_t>> tables;  // alive until the copies are done
-    for (size_t i = 0; i < replay.groups.size(); ++i) {
-      const GroupBuffers& g = *groups[i];
-      const Group& group = replay.groups[i];
-      const BlockTable gathered = g.gather ? GatheredTable(rb, group) : BlockTable();
-      tables.emplace_back(static_cast<size_t>(g.shape.entries));
-      LayOutTable(shape.table_layout, replay.num_blocks, group, g.gather ? gathered : group.table, g.shape,
-                  tables.back().data());
-      if (!CopyIn(g.table, tables.back().data(), tables.back().size(), stream, err)) return false;
-    }
+  std::vector<std::vector<int32_t>> tables;
+  for (const ScenarioPlan& plan : plans) {
+    if (!CopyReplay(plan, batch, steps, stream, &tables, err)) return false;
     SG_CUDA_TRY(cudaGraphLaunch(graph.exec, stream), err);
-    std::vector<GroupOutputs> state(replay.groups.size());
-    for (size_t i = 0; i < replay.groups.size(); ++i) {
-      GroupOutputs& out = state[i];
-      const int count = OutputCount(replay.groups[i]);
-      out.engine.resize(count);
-      for (int o = 0; o < count; ++o)
-        if (!CopyOut(&out.engine[o], groups[i]->out[o], n, stream, err)) return false;
-      if (!CopyOut(&out.cache, groups[i]->cache, static_cast<size_t>(CacheBytes(groups[i]->view)), stream, err))
-        return false;
-      out.head_bytes = writers.head_bytes;
-    }
-    SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
-    for (size_t i = 0; i < replay.groups.size(); ++i) {
-      GroupOutputs& out = state[i];
-      out.read_past_row.assign(n, 0);
-      MarkOutputReadsPastRow(replay, replay.groups[i], &out);
-    }
-    outputs->push_back(std::move(state));
+    outputs->emplace_back();
+    if (!ReadReplay(plan, options.writers, steps, stream, &outputs->back(), err)) return false;
   }
   return true;
 }

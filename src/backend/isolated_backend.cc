@@ -6,25 +6,22 @@
 #include "backend/worker_messages.h"
 #include "backend/run_in_slices.h"
 #include "util/child_process.h"
+#include "util/process_pool.h"
 #include "util/running_group.h"
 
 namespace slotguard {
 namespace {
 
-std::string& WorkerPath() {
-  static std::string path;
-  return path;
-}
-
-/// A worker process and the page it says which group's provider call it
-/// is in (util/running_group.h).
-struct Worker : ChildProcess {
-  RunningGroupPage running;
-};
+/// A worker process (util/process_pool.h): its page says which group's
+/// provider call it is in (util/running_group.h).
+using Worker = PooledProcess;
 
 class IsolatedBackend : public Backend {
  public:
-  explicit IsolatedBackend(IsolationOptions options) : options_(std::move(options)) {}
+  // Spares from the first lost worker on: a GPU worker's start is a CUDA
+  // context, and most runs lose none.
+  explicit IsolatedBackend(IsolationOptions options)
+      : options_(std::move(options)), pool_([this](std::string* err, std::atomic<int>*) { return Spawn(err); }, 1, /*eager=*/false) {}
   const char* name() const override { return options_.backend_name.c_str(); }
   bool Batches() const override { return options_.backend_name == "gpu"; }  // the worker's backend does
 
@@ -117,9 +114,9 @@ class IsolatedBackend : public Backend {
   bool Request(WorkerOp op, const std::vector<const Scenario*>& scenarios,
                std::vector<std::vector<GroupOutputs>>* results, std::string* fault, std::string* err,
                int threads = 1, bool* timed_out_out = nullptr, size_t* culprit = nullptr) {
-    std::unique_ptr<Worker> worker = Acquire(err);
+    std::unique_ptr<Worker> worker = pool_.Acquire(err);
     if (!worker) return false;
-    worker->running.Clear();
+    worker->page.Clear();
     WireBuffer request;
     PutWorkerRequest(op, writers_, threads, scenarios, &request);
     WireBuffer response;
@@ -128,11 +125,11 @@ class IsolatedBackend : public Backend {
         options_.timeout_seconds > 0 ? static_cast<int64_t>(std::min<double>(options_.timeout_seconds * 1000.0, INT32_MAX))
                                      : -1;
     const int timeout_ms = static_cast<int>(timeout_ms64);
-    if (!WriteFrame(worker->to, request, timeout_ms, &timed_out) ||
-        !ReadFrame(worker->from, timeout_ms, &response, &timed_out)) {
+    if (!WriteFrame(worker->child.to, request, timeout_ms, &timed_out) ||
+        !ReadFrame(worker->child.from, timeout_ms, &response, &timed_out)) {
       *fault = Ended(worker.get(), timed_out);
       if (timed_out_out) *timed_out_out = timed_out;
-      const int64_t running = worker->running.Read();
+      const int64_t running = worker->page.Read();
       if (culprit && running >= 0) *culprit = static_cast<size_t>(running);
       return true;  // the worker is gone; the next request starts another
     }
@@ -141,44 +138,28 @@ class IsolatedBackend : public Backend {
     if (!GetWorkerResponse(&response, &status, &message, results)) return Malformed(err);
     if (status == WorkerStatus::kFault) {  // a device fault, seen at a synchronization after the launches
       *fault = message;
-      const int64_t last = worker->running.LastStarted();
+      const int64_t last = worker->page.LastStarted();
       if (culprit && last >= 0) *culprit = static_cast<size_t>(last);
       Ended(worker.get(), false);
       return true;
     }
     if (status != WorkerStatus::kOk) {
       *err = message;
-      Release(std::move(worker));
+      pool_.Release(std::move(worker));
       return false;
     }
-    Release(std::move(worker));
+    pool_.Release(std::move(worker));
     return true;
   }
 
   // Reaps a worker that stopped answering and says how it ended.
   std::string Ended(Worker* worker, bool timed_out) {
-    const std::string how = worker->Ended(timed_out);
+    const std::string how = worker->child.Ended(timed_out);
+    pool_.Lost();
     if (timed_out)
       return "timed out after " + std::to_string(static_cast<int64_t>(options_.timeout_seconds)) +
              " s (--timeout); the worker process was killed";
     return "the worker process " + how;
-  }
-
-  std::unique_ptr<Worker> Acquire(std::string* err) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!idle_.empty()) {
-        std::unique_ptr<Worker> w = std::move(idle_.back());
-        idle_.pop_back();
-        return w;
-      }
-    }
-    return Spawn(err);
-  }
-
-  void Release(std::unique_ptr<Worker> worker) {
-    std::lock_guard<std::mutex> lock(mu_);
-    idle_.push_back(std::move(worker));
   }
 
   std::unique_ptr<Worker> Spawn(std::string* err) {
@@ -192,8 +173,8 @@ class IsolatedBackend : public Backend {
     child.argv.insert(child.argv.end(), options_.worker_args.begin(), options_.worker_args.end());
     auto worker = std::make_unique<Worker>();
     std::string no_page;  // without it a crash is blamed on the scenario's first group
-    if (worker->running.Create(&no_page)) child.shared_fd = worker->running.fd();
-    if (!SpawnChild(child, worker.get(), err)) {
+    if (worker->page.Create(&no_page)) child.shared_fd = worker->page.fd();
+    if (!SpawnChild(child, &worker->child, err)) {
       *err = "could not start the worker process: " + *err;
       return nullptr;
     }
@@ -201,14 +182,10 @@ class IsolatedBackend : public Backend {
   }
 
   IsolationOptions options_;
-  std::mutex mu_;
-  std::vector<std::unique_ptr<Worker>> idle_;
+  ProcessPool pool_;  // last: destroyed (its spare thread stopped) first
 };
 
 }  // namespace
-
-void SetWorkerExecutable(const std::string& path) { WorkerPath() = path; }
-const std::string& WorkerExecutable() { return WorkerPath(); }
 
 std::unique_ptr<Backend> MakeIsolatedBackend(const IsolationOptions& options) {
   return std::make_unique<IsolatedBackend>(options);

@@ -4,7 +4,8 @@
 // process down; here either ends one worker, the scenario it was running
 // gets a `no_fault` finding (GroupOutputs::fault), and the next scenario
 // starts a fresh worker. Workers are kept between scenarios, one per
-// thread that runs scenarios concurrently.
+// thread that runs scenarios concurrently, in the process pool that also
+// keeps the provider processes (util/process_pool.h).
 #ifndef SLOTGUARD_BACKEND_ISOLATED_BACKEND_H_
 #define SLOTGUARD_BACKEND_ISOLATED_BACKEND_H_
 
@@ -13,13 +14,9 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "util/worker_executable.h"  // the worker is WorkerExecutable()
 
 namespace slotguard {
-
-/// The executable run as the worker: `slotguard` itself. main() registers
-/// its own path; tests register the built binary.
-void SetWorkerExecutable(const std::string& path);
-const std::string& WorkerExecutable();
 
 struct IsolationOptions {
   std::string backend_name;               // "gpu" or "host": what the worker runs, and name()

@@ -5,6 +5,7 @@
 //   response: u8 status, string message, then when status is kOk:
 //             u32 results, each: u32 groups, each group's GroupOutputs
 // Both ends are the same binary on the same machine: native byte order.
+// The frames are util/wire.h's, as the provider protocol's are.
 #ifndef SLOTGUARD_BACKEND_WORKER_PROTOCOL_H_
 #define SLOTGUARD_BACKEND_WORKER_PROTOCOL_H_
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "util/wire.h"
 
 namespace slotguard {
 
@@ -24,43 +26,6 @@ enum class WorkerStatus : uint8_t {
   kFault = 2,             // the kernel faulted; the worker exits after answering
 };
 
-/// A byte buffer being built or read.
-class WireBuffer {
- public:
-  std::vector<uint8_t> bytes;
-
-  void PutU8(uint8_t v) { bytes.push_back(v); }
-  void PutU32(uint32_t v) { Put(&v, sizeof(v)); }
-  void PutU64(uint64_t v) { Put(&v, sizeof(v)); }
-  void PutString(const std::string& s) {
-    PutU64(s.size());
-    Put(s.data(), s.size());
-  }
-  template <class T>
-  void PutVector(const std::vector<T>& v) {
-    PutU64(v.size());
-    Put(v.data(), v.size() * sizeof(T));
-  }
-  void Put(const void* data, size_t size);
-
-  // Readers return false past the end.
-  bool GetU8(uint8_t* v) { return Get(v, sizeof(*v)); }
-  bool GetU32(uint32_t* v) { return Get(v, sizeof(*v)); }
-  bool GetU64(uint64_t* v) { return Get(v, sizeof(*v)); }
-  bool GetString(std::string* s);
-  template <class T>
-  bool GetVector(std::vector<T>* v) {
-    uint64_t n;
-    if (!GetU64(&n) || n > (bytes.size() - at_) / sizeof(T)) return false;
-    v->resize(n);
-    return Get(v->data(), n * sizeof(T));
-  }
-  bool Get(void* data, size_t size);
-
- private:
-  size_t at_ = 0;
-};
-
 /// What the kernels need of a scenario (not its expectation), field by
 /// field: the worker trusts slotguard to have loaded and checked it.
 void PutScenario(const Scenario& scenario, WireBuffer* out);
@@ -68,16 +33,6 @@ bool GetScenario(WireBuffer* in, Scenario* scenario);
 
 void PutGroupOutputs(const std::vector<GroupOutputs>& groups, WireBuffer* out);
 bool GetGroupOutputs(WireBuffer* in, std::vector<GroupOutputs>* groups);
-
-/// One framed message (u64 length, bytes) over a file descriptor. ReadFrame
-/// waits at most timeout_ms (-1: forever); *timed_out tells a timeout from
-/// a closed pipe. A frame longer than max_bytes is refused before anything
-/// is allocated for it (false, not timed out).
-bool WriteFrame(int fd, const WireBuffer& message);
-/// The same within timeout_ms (-1: forever), for a peer that may stop reading.
-bool WriteFrame(int fd, const WireBuffer& message, int timeout_ms, bool* timed_out);
-bool ReadFrame(int fd, int timeout_ms, WireBuffer* message, bool* timed_out,
-               uint64_t max_bytes = uint64_t{1} << 40);
 
 }  // namespace slotguard
 

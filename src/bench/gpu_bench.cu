@@ -7,8 +7,8 @@
 #include "backend/device_batch.h"
 #include "scenario/family_params.h"
 #include "backend/kernel_inputs.h"
-#include "backend/table_memory.h"
 #include "bench/bench_scenario.h"
+#include "plan/scenario_plan.h"
 #include "kernels/launchers.h"
 #include "registry/families.h"
 #include "writers/writer_launch.h"
@@ -60,20 +60,20 @@ bool BenchSize(int64_t tokens, int repeats, cudaStream_t stream, std::vector<Gpu
   const MappingBatch& b = device.view;
   // Outputs stay alive: qsa_compressed reads the paged group's as its common mapping.
   std::vector<std::unique_ptr<DeviceBuffer<int64_t>>> slots(s.groups.size());
-  for (size_t i : RunOrder(s)) {
+  ScenarioPlan plan;
+  BuildPlan(s, PlanOptions(), &plan);
+  for (const PlanStep& step : plan.steps) {
+    const size_t i = step.group;
     const Group& group = s.groups[i];
-    LaidOutTable laid;
-    LayOutGroupTable(s, group, /*gather=*/false, &laid);
     DeviceBuffer<int32_t> table;
     DeviceBuffer<int64_t> tail;
     slots[i] = std::make_unique<DeviceBuffer<int64_t>>();
-    if (!table.Upload(laid.memory.data(), laid.memory.size(), stream, err) || !slots[i]->Allocate(n, err) ||
+    if (!table.Upload(step.table.memory.data(), step.table.memory.size(), stream, err) || !slots[i]->Allocate(n, err) ||
         !tail.Allocate(n, err))
       return false;
-    const TableLayout layout = laid.View(table.get());
+    const TableLayout layout = step.table.View(table.get());
     const MappingOutputs out{slots[i]->get(), tail.get()};
-    const int common = GateGroupIndex(s, group);
-    const int64_t* common_mapping = common >= 0 ? slots[common]->get() : nullptr;
+    const int64_t* common_mapping = step.gate_group >= 0 ? slots[static_cast<size_t>(step.gate_group)]->get() : nullptr;
     GpuBenchRow row;
     row.family = GetFamily(group.family).name;
     row.tokens = tokens;

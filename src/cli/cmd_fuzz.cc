@@ -21,6 +21,7 @@
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
 #include "util/output_file.h"
+#include "util/stop_signals.h"
 
 namespace slotguard {
 namespace {
@@ -127,6 +128,10 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     return kExitEnvironment;
   }
   const RemoveIfEmptyAndNew empty_out(campaign.out_dir, out_existed);
+  // SIGINT, SIGTERM: stop at the next scenario and write everything (before
+  // any child process starts, whose handlers would otherwise take them).
+  InstallStopSignals();
+  campaign.stop = &StopSignalFlag();
   int open_status;
   std::unique_ptr<Backend> backend = OpenBackend(options.backend, setup, err, &open_status);
   if (!backend) return open_status;
@@ -171,6 +176,14 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     failing_regressions += r.status == ScenarioStatus::kChecked && !r.holds;
     bad_regressions += r.status != ScenarioStatus::kChecked && r.status != ScenarioStatus::kSkipped;
   }
+  // The --json summary rewritten while the campaign runs: a kill from
+  // outside loses at most a minute of it.
+  if (!options.json_path.empty())
+    campaign.checkpoint = [&](const CampaignResult& snapshot) {
+      std::string why;
+      if (!WriteFuzzJson(options.json_path, ReportOf(options, *backend, campaign.suppressions, snapshot), &why))
+        err << ErrorLine(why);
+    };
   CampaignResult result;
   const bool campaign_runs = failing_regressions == 0 || options.keep_going;
   if (campaign_runs && !RunCampaign(campaign, *backend, err, &result, &problem)) {
@@ -200,7 +213,10 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     unwritten = true;
   }
   if (unwritten || report.result.ReproducerUnwritten()) return kExitEnvironment;
+  // Stopped by a signal (docs/fuzzing.md): 1 with a finding, else 128 + the
+  // signal, never 0 (the budget was not spent).
   if (report.result.Found() || failing_regressions > 0) return kExitFindings;
+  if (report.result.stop_signal) return 128 + report.result.stop_signal;
   return bad_regressions > 0 ? kExitBadInput : kExitHolds;
 }
 

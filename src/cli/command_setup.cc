@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "backend/backend_setup.h"
+#include "setup/backend_setup.h"
 #include "cli/commands.h"
 #include "runner/scenario_files.h"
 #include "util/error_line.h"

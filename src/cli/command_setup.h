@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "backend/backend_setup.h"
+#include "setup/backend_setup.h"
 #include "scenario/load_limits.h"
 
 namespace slotguard {
 
-/// OpenBackend (backend/backend_setup.h), or nullptr after printing why
+/// OpenBackend (setup/backend_setup.h), or nullptr after printing why
 /// (exit 3 when the GPU is not usable, 2 for bad setup flags: *exit_code
 /// says which).
 std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, std::ostream& err,

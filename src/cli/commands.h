@@ -12,7 +12,7 @@
 
 #include "backend/backend.h"
 #include "cli/flag_members.h"
-#include "backend/backend_setup.h"
+#include "setup/backend_setup.h"
 #include "fuzzing/generators.h"
 #include "scenario/load_limits.h"
 

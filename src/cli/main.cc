@@ -350,7 +350,7 @@ int main(int argc, char** argv) {
   fuzz_cmd->footer(Footer("  slotguard fuzz --time 300 --seed 7 -j 8\n"
 "  slotguard fuzz --backend host --family paged --variant unguarded --runs 2000\n"
 "  slotguard fuzz --time 600 --keep-going --suppressions known.json --json fuzz.json --out findings/\n",
-                         "0 no finding (or only suppressed ones); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage or a bad --suppressions file (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, an --out that cannot be created, a --json or --sarif that cannot be written: after the summary, a reproducer that cannot be written: its finding still reported)"));
+                         "0 no finding (or only suppressed ones); 1 a finding no suppression covers (its minimized reproducer is in --out); 2 usage or a bad --suppressions file (a flag, family or variant); 3 environment (no usable GPU, a CUDA error, an --out that cannot be created, a --json or --sarif that cannot be written: after the summary, a reproducer that cannot be written: its finding still reported); 130, 143 stopped by SIGINT or SIGTERM before the budget was spent, without a finding (with one: 1), everything written as at a normal end; a second signal ends it at once with 128 + that signal"));
   AddFlags(fuzz_cmd, &fuzz);
   AddFlags(fuzz_cmd, &fuzz.generator);
   AddFlags(fuzz_cmd, &fuzz.setup);

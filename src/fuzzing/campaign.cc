@@ -3,14 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
 #include "fuzzing/campaign_internal.h"
 #include "runner/scenario_run.h"
 #include "util/error_line.h"
+#include "util/stop_signals.h"
 
 namespace slotguard {
 namespace {
@@ -62,70 +61,6 @@ Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classif
 }
 
 namespace campaign_internal {
-
-std::string ProgressLine(const CampaignOptions& o, const CampaignResult& r, double seconds) {
-  char line[256];
-  const std::string runs = o.runs >= 0 ? " of " + std::to_string(o.runs) : "";
-  char time[64];
-  if (o.seconds > 0)
-    std::snprintf(time, sizeof time, "%.0f of %.0f s", seconds, o.seconds);
-  else
-    std::snprintf(time, sizeof time, "%.0f s", seconds);
-  const int64_t suppressed = r.suppressed_scenarios;
-  std::snprintf(line, sizeof line, "%s: %lld%s scenarios, %lld token-groups, %.0f scenarios/s, %s, %lld finding%s",
-                o.source ? "prove" : "fuzz", static_cast<long long>(r.scenarios), runs.c_str(),
-                static_cast<long long>(r.tokens), r.scenarios / std::max(seconds, 1e-9), time, static_cast<long long>(r.finding_scenarios),
-                r.finding_scenarios == 1 ? "" : "s");
-  std::string text = line;
-  if (suppressed) text += " (+" + std::to_string(suppressed) + " suppressed)";
-  return text;
-}
-
-std::string ShrinkLine(const std::string& what, const Scenario& smallest, int attempts, double seconds,
-                       const char* command) {
-  char time[32];
-  std::snprintf(time, sizeof time, "%.0f s", seconds);
-  return std::string(command) + ": shrinking " + what + ": " + ScenarioShape(smallest) + " after " + std::to_string(attempts) +
-         " candidates, " + time;
-}
-
-Budget::Budget(const CampaignOptions& options, std::ostream& progress)
-    : options_(options),
-      progress_(progress),
-      start_(std::chrono::steady_clock::now()),
-      next_report_(options.tty_progress ? 0.5 : 10) {}
-
-double Budget::Elapsed() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-}
-
-int64_t Budget::ChunkEnd(int64_t base, int64_t chunk) const {
-  if (options_.seconds > 0 && Elapsed() >= options_.seconds) return base;
-  return options_.runs >= 0 ? std::min(base + chunk, options_.runs) : base + chunk;
-}
-
-void Budget::MaybePrint(const std::string& line) {
-  const bool tty = options_.tty_progress;
-  // A terminal's line is rewritten in place: padded to cover a longer one.
-  progress_ << (tty ? "\r" : "") << line << (tty ? "\x1b[K" : "\n") << std::flush;
-  showing_ = tty;
-  next_report_ = Elapsed() + (tty ? 0.5 : 10);
-}
-
-void Budget::MaybeReport(const CampaignResult& result) {
-  if (Elapsed() < next_report_) return;
-  MaybePrint(ProgressLine(options_, result, Elapsed()));
-}
-
-void Budget::MaybeReportShrink(const std::string& what, const Scenario& smallest, int attempts) {
-  if (Elapsed() < next_report_) return;
-  MaybePrint(ShrinkLine(what, smallest, attempts, Elapsed(), options_.source ? "prove" : "fuzz"));
-}
-
-void Budget::EndLine() {
-  if (showing_) progress_ << "\n" << std::flush;
-  showing_ = false;
-}
 
 bool RunOne(const Scenario& s, Backend& backend, ScenarioRun* run, std::string* err) {
   return RunScenario(s, backend, 1, run, err);
@@ -236,13 +171,17 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
                                        : RunOneAtATime(run, backend, budget, result, err);
     if (!ran) return false;
     result->seconds = budget.Elapsed();
+    budget.Note(result);
+    // What it found is in the checkpoint before it is shrunk.
+    budget.MaybeReport(*result, /*force_checkpoint=*/true);
     // Without keep_going there is one key, of the one finding it stopped at.
     const bool one = !options.keep_going && result->keys.size() == 1;
     const int64_t stopped_at = one ? result->keys[0].first.at(0) : -1;
     const std::string key = one ? result->keys[0].text : "";
     std::vector<std::string> gave;
-    if (!ShrinkFindings(run, backend, result, err, &gave, &budget)) return false;
-    if (!one || result->Found()) break;
+    if (!ShrinkFindings(run, backend, budget, result, err, &gave)) return false;
+    budget.Note(result);
+    if (!one || result->Found() || budget.Stopping()) break;
     // Its signature is suppressed (maybe the signature of a finding an
     // earlier round shrank, which it joined): take its key as known and go
     // on past it.
@@ -250,6 +189,9 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
       if (f.signature.Id() == gave.at(0)) run.known_keys[key] = {f.suppressed_by, gave[0]};
     run.start = (stopped_at - options.shard) / options.shards + 1;
   }
+  if (result->stop_signal)
+    budget.Say("fuzz: stopped by " + SignalName(result->stop_signal) + " after " + std::to_string(result->scenarios) +
+               " scenarios: what it found is shrunk no further, written and reported below");
   for (const auto& [key, n] : result->known_key_findings)
     for (CampaignFinding& f : result->findings)
       if (f.signature.Id() == run.known_keys.at(key).signature) f.count += n;

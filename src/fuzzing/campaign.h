@@ -7,7 +7,9 @@
 #ifndef SLOTGUARD_FUZZING_CAMPAIGN_H_
 #define SLOTGUARD_FUZZING_CAMPAIGN_H_
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -21,6 +23,8 @@
 #include "suppressions/suppressions.h"
 
 namespace slotguard {
+
+struct CampaignResult;
 
 /// Where a campaign's scenarios come from when not the generator: scenario
 /// i of the stream from its index alone (prove's enumeration of a scope).
@@ -58,6 +62,17 @@ struct CampaignOptions {
   /// filled per reproducer): the backend that ran, the implementation, the
   /// writers. Its replay command names them.
   FoundBy found_by;
+  /// A stop asked from outside: the signal (SIGINT, SIGTERM:
+  /// util/stop_signals.h), 0 while none. Like --time's deadline it is
+  /// checked before each scenario (on a batching backend, each chunk, sized
+  /// to about half a second of work) and before each shrink candidate: the
+  /// campaign then shrinks no further and writes what it found.
+  const std::atomic<int>* stop = nullptr;
+  /// Called with a snapshot of the result (campaign_checkpoint.h) at least
+  /// every checkpoint_seconds while the campaign checks scenarios, and once
+  /// before it shrinks: fuzz writes its --json there, atomically.
+  std::function<void(const CampaignResult&)> checkpoint;
+  double checkpoint_seconds = 60;
   // Set by RunCampaign, not by callers: where the schedulers start (this
   // campaign's k-th scenario) and the keys whose shrunk finding gave a
   // signature a suppression covers (key text -> that entry and signature).
@@ -93,6 +108,14 @@ struct CampaignFinding {
   // is where it was to go; nothing is left there); "" when it was.
   std::string reproducer_error;
   std::vector<GroupReport> groups;  // the reproducer's groups with findings, as `check` reports them
+  // --time's deadline or a stop came while it was being shrunk: `minimized`
+  // is the smallest reproducer found until then.
+  bool shrink_cut_short = false;
+  // False when its scenario, run again, fired nothing: a fault of the
+  // implementation's history (a crash or a device fault an earlier call
+  // left), not of the scenario alone. It is then kept as generated,
+  // unshrunk, with the invariants the campaign saw (its key's).
+  bool recurred = true;
   bool written() const { return !file.empty() && reproducer_error.empty(); }
 };
 
@@ -101,6 +124,10 @@ inline int64_t StreamIndex(const CampaignOptions& options, int64_t k) { return o
 
 struct CampaignResult {
   int64_t scenarios = 0;
+  // What ended it before its budget: a stop signal (CampaignOptions::stop),
+  // or the deadline of --time reached while it checked or shrank.
+  int stop_signal = 0;
+  bool deadline_reached = false;
   int64_t tokens = 0;
   double seconds = 0;
   // Batched (GPU) campaigns: busy time of each stage, to see what bounds

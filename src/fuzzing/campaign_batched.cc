@@ -111,21 +111,29 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
   };
   Chunk next, running, checking;  // generated; on the backend; to check
   bool have_next = false, have_checking = false;
+  // Chunks sized to about half a second of the backend's work (at the rate
+  // of the last one, up to options.batch_chunk): a deadline or a stop
+  // waits for at most the chunk on the backend.
+  constexpr double kChunkSeconds = 0.5;
+  int64_t chunk = std::min<int64_t>(kChunk, 256);
   int64_t base = options.start;
-  int64_t end = budget.ChunkEnd(base, kChunk);
+  int64_t end = budget.ChunkEnd(base, chunk);
   if (end > base) {
     host_stage(&next, base, end, nullptr);
     have_next = true;
     base = end;
   }
   while (have_next || have_checking) {
+    // Stopping: a chunk generated but not run is dropped (its tallies were
+    // never added); the one on the backend is still checked.
+    if (have_next && budget.Stopping()) have_next = false;
     bool have_running = false;
     if (have_next) {
       std::swap(running, next);
       have_running = true;
       have_next = false;
     }
-    end = budget.ChunkEnd(base, kChunk);
+    end = budget.ChunkEnd(base, chunk);
     const bool generating = end > base && have_running;
     std::thread host([&, gen = generating ? &next : nullptr, chk = have_checking ? &checking : nullptr, b = base,
                       e = end] { host_stage(gen, b, e, chk); });
@@ -137,7 +145,9 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
     if (have_running) {
       const auto t0 = Clock::now();
       ran = backend.RunMany(running.pointers, &running.outputs, err, pack_threads);
-      result->kernel_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+      const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+      result->kernel_seconds += took;
+      chunk = ChunkFor(budget, static_cast<int64_t>(running.scenarios.size()), took, kChunkSeconds, 64, kChunk);
     }
     host.join();
     if (!ran) return false;

@@ -34,23 +34,34 @@ std::string ProgressLine(const CampaignOptions& options, const CampaignResult& r
 std::string ShrinkLine(const std::string& what, const Scenario& smallest, int attempts, double seconds,
                        const char* command = "fuzz");
 
-/// The campaign's budget (--runs, --time) and its status line (ProgressLine,
-/// ShrinkLine), from the moment it is constructed: on a terminal rewritten
-/// in place every 0.5 s, piped a line every 10 s.
+/// The campaign's budget (--runs, --time as a deadline, a stop asked from
+/// outside), its status line (ProgressLine, ShrinkLine: on a terminal
+/// rewritten in place every 0.5 s, piped a line every 10 s) and its
+/// checkpoints, from the moment it is constructed (campaign_budget.cc).
 class Budget {
  public:
   Budget(const CampaignOptions& options, std::ostream& progress);
 
   /// Seconds since the campaign started.
   double Elapsed() const;
+  /// Seconds until --time's deadline (a large number without one).
+  double SecondsLeft() const;
+  /// Whether the campaign must stop now: the deadline passed, or a stop was
+  /// asked. Notes which in the result (Note).
+  bool Stopping() const;
+  /// Records in the result what stopped the campaign, if anything did.
+  void Note(CampaignResult* result) const;
 
   /// The end of the next chunk of `chunk` scenarios starting at `base`, or
   /// `base` when the budget is spent.
   int64_t ChunkEnd(int64_t base, int64_t chunk) const;
 
   /// Prints the progress line when one is due (every 0.5 s on a tty, else
-  /// every 10 s): scenarios and the budget's share spent, findings so far.
-  void MaybeReport(const CampaignResult& result);
+  /// every 10 s): scenarios and the budget's share spent, findings so far;
+  /// and calls the checkpoint when one is due (or now, with `force`).
+  void MaybeReport(const CampaignResult& result, bool force_checkpoint = false);
+  /// One line on the progress stream ("fuzz: ..."), after the status line.
+  void Say(const std::string& line);
 
   /// While a finding shrinks: the status line, when one is due, says which
   /// finding (`what`: "finding 2 of 5 (scenario 1234)"), the smallest
@@ -67,9 +78,14 @@ class Budget {
   const CampaignOptions& options_;
   std::ostream& progress_;
   const std::chrono::steady_clock::time_point start_;
-  double next_report_;
+  double next_report_, next_checkpoint_;
   bool showing_ = false;  // a tty's status line is on screen, unterminated
 };
+
+/// Scenarios per chunk so that one takes about `seconds` at the rate of
+/// the last one (`scenarios` in `took` seconds), within [least, most] and
+/// ending by the deadline.
+int64_t ChunkFor(const Budget& budget, int64_t scenarios, double took, double seconds, int64_t least, int64_t most);
 
 /// Runs one scenario into *run (its findings, whether it was skipped).
 /// False on an environment failure.
@@ -133,16 +149,21 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
 /// signature (its Id) each shrunk finding gave, key after key (a finding
 /// whose signature an earlier one had joins that one). False with *err on
 /// an environment failure or when a reproducer cannot be written.
-bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignResult* result, std::string* err,
-                    std::vector<std::string>* gave = nullptr, Budget* status = nullptr);
+/// Shrinking stops when the budget says so (Budget::Stopping): a finding
+/// then keeps the smallest reproducer found (CampaignFinding::shrink_cut_short).
+/// The budget's status line follows the shrinking.
+bool ShrinkFindings(const CampaignOptions& options, Backend& backend, Budget& budget, CampaignResult* result,
+                    std::string* err, std::vector<std::string>* gave = nullptr);
 
 /// Regenerates scenario `stream_index` and shrinks it, keeping its most
 /// specific invariant firing and never into a scenario a suppression
-/// covers: fills original, invariant, minimized, fired and signature.
-/// With status, its status line follows the shrinking (`what` names the
-/// finding). False with *err on an environment failure.
-bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t stream_index,
-                     CampaignFinding* finding, std::string* err, Budget* status = nullptr,
+/// covers: fills original, invariant, minimized, fired and signature. A
+/// finding whose scenario fires nothing when run again (`key`: what the
+/// campaign saw) is kept unshrunk, as CampaignFinding::recurred says. The
+/// budget's status line follows the shrinking (`what` names the finding).
+/// False with *err on an environment failure.
+bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& budget, int64_t stream_index,
+                     const FindingSignature& key, CampaignFinding* finding, std::string* err,
                      const std::string& what = "");
 
 /// Writes the minimized scenario to options.out_dir as a reproducer (named

@@ -17,6 +17,7 @@
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
 #include "util/output_file.h"
+#include "util/stop_signals.h"
 
 namespace slotguard {
 namespace campaign_internal {
@@ -100,13 +101,30 @@ int Suppressed(const CampaignOptions& options, const Scenario& s, const Scenario
 
 }  // namespace
 
-bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t stream_index,
-                     CampaignFinding* finding, std::string* err, Budget* status, const std::string& what) {
+bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& budget, int64_t stream_index,
+                     const FindingSignature& key, CampaignFinding* finding, std::string* err, const std::string& what) {
   finding->finding_index = stream_index;
   finding->original = CampaignScenario(options, stream_index, nullptr);
   ScenarioRun run;
   if (!RunOne(finding->original, backend, &run, err)) return false;
   std::set<std::string> fired = FiredInvariants(run);
+  if (fired.empty()) {
+    // It did not recur: nothing to shrink towards (every candidate would
+    // "hold", thousands of runs for no reproducer). Kept as generated, with
+    // what the campaign saw, and said.
+    finding->recurred = false;
+    finding->minimized = finding->original;
+    finding->fired = key.invariants;
+    finding->invariant = MostSpecificInvariant(std::set<std::string>(key.invariants.begin(), key.invariants.end()));
+    finding->signature = key;
+    finding->signature.shape = ScenarioShape(finding->original);
+    finding->suppressed_by = SuppressedBy(options, finding->original, finding->signature);
+    budget.Say("fuzz: the finding of scenario " + std::to_string(stream_index) + " (" + key.Text() +
+               ") did not recur when its scenario ran again: a fault of the implementation's history (an earlier "
+               "call's crash or device fault), not of this scenario alone; its reproducer is the scenario as "
+               "generated, unshrunk");
+    return true;
+  }
   // The reproducer must blame the kernel as the finding did. On a batch a
   // correct kernel passes (the reference's own output raises nothing), every
   // candidate must be such a batch too: then the reproducer holds once the
@@ -125,10 +143,10 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
   const std::optional<TableLayoutKind> fixed_layout = options.generator.table_layout;
   ScenarioRun candidate_run;
   ShrinkOptions shrink;
-  if (status)
-    shrink.on_attempt = [&](const Scenario& smallest, int attempts) {
-      status->MaybeReportShrink(what.empty() ? "scenario " + std::to_string(stream_index) : what, smallest, attempts);
-    };
+  shrink.on_attempt = [&](const Scenario& smallest, int attempts) {
+    budget.MaybeReportShrink(what.empty() ? "scenario " + std::to_string(stream_index) : what, smallest, attempts);
+  };
+  shrink.stop = [&] { return budget.Stopping(); };
   finding->minimized = Shrink(finding->original, [&](const Scenario& candidate) {
     // --table-layout fixed the layout: the reproducer keeps it.
     if (fixed_layout && candidate.table_layout != *fixed_layout) return false;
@@ -139,7 +157,12 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
     // suppressed class would hide the bug it was found by.
     return fires && Suppressed(options, candidate, candidate_run, false) < 0 &&
            (!sound || ReferencePasses(candidate));
-  }, shrink);
+  }, shrink, &finding->shrink_cut_short);
+  if (finding->shrink_cut_short)
+    budget.Say(std::string(options.source ? "prove" : "fuzz") + ": shrinking the finding of scenario " +
+               std::to_string(stream_index) + " was cut short by " +
+               (options.stop && options.stop->load() ? SignalName(options.stop->load()) : std::string("--time")) +
+               ": its reproducer is the smallest found until then (" + ScenarioShape(finding->minimized) + ")");
   if (!RunOne(finding->minimized, backend, &run, err)) return false;
   fired = FiredInvariants(run);
   finding->fired.assign(fired.begin(), fired.end());
@@ -148,8 +171,8 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, int64_t s
   return true;
 }
 
-bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignResult* result, std::string* err,
-                    std::vector<std::string>* gave_all, Budget* status) {
+bool ShrinkFindings(const CampaignOptions& options, Backend& backend, Budget& budget, CampaignResult* result,
+                    std::string* err, std::vector<std::string>* gave_all) {
   std::map<std::string, size_t> by_id;  // signature id -> result->findings (those of an earlier round too)
   for (size_t i = 0; i < result->findings.size(); ++i) by_id[result->findings[i].signature.Id()] = i;
   const size_t written = result->findings.size();  // an earlier round's are written
@@ -161,7 +184,7 @@ bool ShrinkFindings(const CampaignOptions& options, Backend& backend, CampaignRe
       CampaignFinding f;
       const std::string what = "finding " + std::to_string(++shrinking) + " of " + std::to_string(to_shrink) +
                                " (scenario " + std::to_string(index) + ")";
-      if (!MinimizeFinding(options, backend, index, &f, err, status, what)) return false;
+      if (!MinimizeFinding(options, backend, budget, index, key.key, &f, err, what)) return false;
       const auto [it, fresh] = by_id.emplace(f.signature.Id(), result->findings.size());
       if (fresh) {
         result->findings.push_back(std::move(f));

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "fuzzing/generators.h"
-#include "plugin/mapping_provider.h"
+#include "plan/mapping_provider.h"
 #include "registry/families.h"
 
 namespace slotguard {

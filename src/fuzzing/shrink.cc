@@ -234,18 +234,26 @@ Scenario DropFirstTokens(const Scenario& in, int32_t r, int64_t n) {
 
 }  // namespace
 
-Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts) {
+Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts, const ShrinkStop& stop,
+                bool* cut_short) {
   ShrinkOptions options;
   options.max_attempts = max_attempts;
-  return Shrink(failing, still_fails, options);
+  options.stop = stop;
+  return Shrink(failing, still_fails, options, cut_short);
 }
 
-Scenario Shrink(const Scenario& failing, const StillFails& still_fails, const ShrinkOptions& options) {
+Scenario Shrink(const Scenario& failing, const StillFails& still_fails, const ShrinkOptions& options, bool* cut_short) {
   const int max_attempts = options.max_attempts;
+  const ShrinkStop& stop = options.stop;
   int attempts = 0;  // valid candidates tried
   Scenario best = failing;
   auto Try = [&](const Scenario& candidate) {
     if (attempts >= max_attempts) return false;
+    if (stop && stop()) {
+      if (cut_short) *cut_short = true;
+      attempts = max_attempts;  // no candidate more: the loops below end
+      return false;
+    }
     Scenario canonical;
     if (!Canonical(candidate, &canonical)) return false;
     ++attempts;

@@ -18,17 +18,26 @@ namespace slotguard {
 /// True when the candidate still fails the same way (same invariant).
 using StillFails = std::function<bool(const Scenario&)>;
 
+/// True when shrinking must stop now (the campaign's deadline, a stop signal).
+using ShrinkStop = std::function<bool()>;
+
 struct ShrinkOptions {
   int max_attempts = 4000;  // valid candidates tried at most
   /// Called after every valid candidate, with the smallest failing scenario
   /// so far and the candidates tried: a status line's source.
   std::function<void(const Scenario& smallest, int attempts)> on_attempt;
+  /// No candidate is tried once it says so; the result is then the smallest
+  /// found until then, and *cut_short is set.
+  ShrinkStop stop;
 };
 
 /// The smallest scenario found that still fails.
-Scenario Shrink(const Scenario& failing, const StillFails& still_fails, const ShrinkOptions& options);
-/// The same, trying at most max_attempts valid candidates.
-Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts = 4000);
+Scenario Shrink(const Scenario& failing, const StillFails& still_fails, const ShrinkOptions& options,
+                bool* cut_short = nullptr);
+/// The same, trying at most max_attempts valid candidates, and none once
+/// `stop` says so (then *cut_short is set).
+Scenario Shrink(const Scenario& failing, const StillFails& still_fails, int max_attempts = 4000,
+                const ShrinkStop& stop = nullptr, bool* cut_short = nullptr);
 
 }  // namespace slotguard
 

@@ -1,5 +1,5 @@
 // How kernels read a block table. The backends lay each table out in the
-// scenario's table_layout (backend/table_memory.h): a row stride that may
+// scenario's table_layout (plan/table_memory.h): a row stride that may
 // equal the width (tight) or exceed it, with poison (padded) or other rows'
 // block ids (strided) in the columns between. A read past a row, up to the
 // farthest column a position selects, stays inside the allocation in every

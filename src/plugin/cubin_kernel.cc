@@ -12,11 +12,11 @@
 #include <cuda_runtime_api.h>
 
 #include "backend/cuda_check.h"
-#include "backend/kernel_inputs.h"
-#include "backend/table_memory.h"
+#include "plan/scenario_plan.h"
+#include "plugin/abi_provider.h"
 #include "plugin/kernel_spec.h"
 #include "plugin/mapping_call.h"
-#include "plugin/mapping_provider.h"
+#include "plugin/open_provider.h"
 #include "plugin/spec_launch.h"
 #include "registry/families.h"
 #include "scenario/table_extent.h"
@@ -82,17 +82,15 @@ $L__BB0_3:
 }
 )PTX";
 
-/// What SkipReason evaluates: the call a backend would make for `group`,
-/// with its sizes and parameters but no device memory.
-sg_mapping_call SizesCall(const Scenario& scenario, const Group& group, bool gather) {
-  const int32_t rows = gather ? scenario.batch.num_reqs() : group.table.rows;
-  const int32_t width = gather ? LaidOutWidth(group) : group.table.width;
-  const TableShape shape = ShapeTable(scenario.table_layout, scenario.batch, group, rows);
-  return MakeMappingCall(group, TableReadBatch(HostMappingBatch(scenario.batch), gather),
-                         ViewOf(nullptr, shape, width, rows), MappingOutputs{}, nullptr, nullptr);
+/// What SkipReason evaluates: the call an executor would make for a plan
+/// step, with its sizes and parameters but no device memory.
+sg_mapping_call SizesCall(const ScenarioPlan& plan, const PlanStep& step) {
+  const Scenario& s = *plan.scenario;
+  return MakeMappingCall(s.groups[step.group], TableReadBatch(HostMappingBatch(s.batch), step.table.gathered),
+                         step.table.View(nullptr), MappingOutputs{}, nullptr, nullptr);
 }
 
-class CubinKernel : public MappingProvider {
+class CubinKernel : public AbiProvider {
  public:
   /// `kernels`: the spec's own, or one per specialization; `fill` when it has group arrays.
   CubinKernel(std::string path, std::string spec_path, KernelSpec spec, std::vector<cudaLibrary_t> libraries,
@@ -117,21 +115,23 @@ class CubinKernel : public MappingProvider {
     return LaunchCalls({call}, device, err);
   }
   bool LaunchScenario(const std::vector<sg_mapping_call>& calls, bool device, std::string* err) override {
-    if (!spec_.whole_scenario) return MappingProvider::LaunchScenario(calls, device, err);
+    if (!spec_.whole_scenario) return AbiProvider::LaunchScenario(calls, device, err);
     return LaunchCalls(calls, device, err);
   }
 
-  std::string SkipReason(const Scenario& scenario, const Group& group) const override {
-    if (!Runs(group.family, group.variant)) return "";
-    const bool gather = GathersTable(*this, scenario.batch);
-    if (!spec_.whole_scenario) return ChooseSpecKernel(spec_, {SizesCall(scenario, group, gather)}, {group.name}).skip;
-    std::vector<sg_mapping_call> calls;  // the one launch: every group it runs, in run order
+  // The call it would be made for the step (or, for a whole-scenario
+  // spec, the one call over every step it runs, in run order) must have a
+  // kernel.
+  std::string SkipReason(const ScenarioPlan& plan, size_t step) const override {
+    const PlanStep& own = plan.steps[step];
+    if (!spec_.whole_scenario)
+      return ChooseSpecKernel(spec_, {SizesCall(plan, own)}, {plan.scenario->groups[own.group].name}).skip;
+    std::vector<sg_mapping_call> calls;
     std::vector<std::string> names;
-    for (size_t i : RunOrder(scenario)) {
-      const Group& g = scenario.groups[i];
-      if (!Runs(g.family, g.variant)) continue;
-      calls.push_back(SizesCall(scenario, g, gather));
-      names.push_back(g.name);
+    for (const PlanStep& s : plan.steps) {
+      if (s.runner != StepRunner::kProvider) continue;
+      calls.push_back(SizesCall(plan, s));
+      names.push_back(plan.scenario->groups[s.group].name);
     }
     return ChooseSpecKernel(spec_, calls, names).skip;
   }

@@ -1,5 +1,5 @@
 // --kernel-cubin in a build without CUDA.
-#include "plugin/mapping_provider.h"
+#include "plugin/open_provider.h"
 
 namespace slotguard {
 

@@ -90,7 +90,7 @@ struct SpecSpecialization {
 struct KernelSpec : SpecKernel {
   /// 1 or 2. Spec 1's `seq_lens` buffer is int32 (the call's seq_lens_i32),
   /// and a spec-1 kernel is handed a persistent table (batch.table_rows)
-  /// gathered per request (backend/table_memory.h GatheredTable).
+  /// gathered per request (plan/table_memory.h GatheredTable).
   int version = 2;
   std::string file;  // the spec's path, for messages
   Family family = Family::kPaged;

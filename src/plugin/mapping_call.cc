@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "family/request_plan.h"
-#include "plugin/mapping_provider.h"
+#include "plan/scenario_plan.h"
 #include "registry/families.h"
 #include "scenario/family_params.h"
 
@@ -97,12 +97,12 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
   return call;
 }
 
-std::string ProviderCannotTake(const MappingProvider& provider, const Batch& batch) {
-  if (provider.reads_persistent_tables()) return "";  // ABI 2 / spec 2: int64 seq_lens
-  const int64_t most = batch.seq_lens.empty() ? 0 : *std::max_element(batch.seq_lens.begin(), batch.seq_lens.end());
-  if (most <= INT32_MAX) return "";
-  return provider.name() + " takes int32 seq_lens (plugin ABI 1 or kernel spec 1) and this batch's reach " +
-         std::to_string(most) + "; rebuild it against plugin ABI 2 (spec 2) to check it on such a batch";
+sg_mapping_call MakeMappingCall(const StepCall& call, const StepArgs& args) {
+  const PlanStep& step = call.plan->steps[args.step];
+  const Group& group = call.plan->scenario->groups[step.group];
+  sg_mapping_call c = MakeMappingCall(group, call.batch, args.table, args.out, args.gate, call.stream);
+  c.output_length = step.output_length;  // the plan's: a slot per token, or per request
+  return c;
 }
 
 }  // namespace slotguard

@@ -1,5 +1,5 @@
-// The plugin ABI's call struct (include/slotguard/plugin.h), filled from
-// what the backends already hold for their own kernels.
+// The plugin ABI's call struct (include/slotguard/plugin.h), filled from a
+// plan step's arguments as the executor holds them.
 #ifndef SLOTGUARD_PLUGIN_MAPPING_CALL_H_
 #define SLOTGUARD_PLUGIN_MAPPING_CALL_H_
 
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/mapping_batch.h"
+#include "plan/mapping_provider.h"
 #include "kernels/table_view.h"
 #include "registry/variant_ids.h"
 #include "scenario/scenario.h"
@@ -29,12 +30,8 @@ const std::vector<Abi2Field>& Abi2Fields();
 sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, const TableLayout& table,
                                 const MappingOutputs& out, const int64_t* common, void* stream);
 
-class MappingProvider;
-
-/// Why `provider` cannot be handed `batch` as it is, or "": an ABI-1 plugin
-/// or spec-1 kernel takes int32 seq_lens, so a seq_len past INT32_MAX would
-/// reach it saturated and its right answer would look wrong.
-std::string ProviderCannotTake(const MappingProvider& provider, const Batch& batch);
+/// The call of one step of `call` (an entry of call.steps).
+sg_mapping_call MakeMappingCall(const StepCall& call, const StepArgs& args);
 
 }  // namespace slotguard
 

@@ -1,6 +1,6 @@
 // Which provider the flags name. In the GPU library: a compiled kernel needs
 // CUDA (cubin_kernel.cc, or its no-CUDA twin).
-#include "plugin/mapping_provider.h"
+#include "plugin/open_provider.h"
 #include "plugin/plugin_probe.h"
 #include "util/error_line.h"
 #include "util/output_file.h"

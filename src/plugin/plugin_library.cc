@@ -3,7 +3,8 @@
 
 #include <slotguard/plugin_v1.h>
 
-#include "plugin/mapping_provider.h"
+#include "plugin/abi_provider.h"
+#include "plugin/open_provider.h"
 #include "plugin/plugin_probe.h"
 #include "registry/families.h"
 #include "util/did_you_mean.h"
@@ -12,7 +13,7 @@
 namespace slotguard {
 namespace {
 
-class PluginLibrary : public MappingProvider {
+class PluginLibrary : public AbiProvider {
  public:
   // The library is never unloaded (no dlclose): CUDA code in it stays
   // registered with the runtime until the process ends.

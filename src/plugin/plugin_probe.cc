@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "backend/isolated_backend.h"
-#include "backend/worker_protocol.h"
+#include "plugin/abi_provider.h"
+#include "plugin/open_provider.h"
 #include "util/child_process.h"
+#include "util/wire.h"
+#include "util/worker_executable.h"
 #include "util/error_line.h"
 
 namespace slotguard {
@@ -15,7 +17,7 @@ namespace {
 // u8 has_device, u8 reads_persistent_tables; else string error.
 constexpr uint64_t kMaxAnswerBytes = uint64_t{1} << 16;
 
-class Described : public MappingProvider {
+class Described : public AbiProvider {
  public:
   explicit Described(PluginDescription d) : d_(std::move(d)) {}
   std::string name() const override { return d_.name; }

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/mapping_provider.h"
+#include "plan/mapping_provider.h"
 
 namespace slotguard {
 

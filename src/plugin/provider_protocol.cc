@@ -16,6 +16,12 @@ namespace {
 
 constexpr size_t kRecordBytes = 4 + 4 + 4 + 4 + 8 * 3 + 8 * 7;
 constexpr size_t kGroupBytes = 4 + 4 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 4 + 4 + 8 + 8;  // 80
+
+/// Elements of each of a group's outputs: the plan's, else OutputLength.
+int64_t LengthOf(const ProviderRecord& r, const ProviderGroupInput& g) {
+  if (g.output_length >= 0) return g.output_length;
+  return std::max<int64_t>(0, OutputLength(r.s->groups[g.group], r.s->batch));
+}
 /// HELLO's family flags.
 constexpr uint32_t kFlagGate = 1;        // the family's gate reads another group's output
 constexpr uint32_t kFlagRaggedRows = 2;  // the family's rows are ragged (CSR): row widths come with each group
@@ -111,10 +117,22 @@ bool GetWelcome(WireBuffer* in, ProviderWelcome* welcome, std::string* problem) 
     *problem = "protocol version " + std::to_string(version) + "; expected " + std::to_string(kProviderProtocolVersion);
     return false;
   }
-  if (!GetText(in, &welcome->name) || !in->GetU32(&mode) || !in->GetU32(&count)) {
+  uint32_t name_bytes;
+  if (!in->GetU32(&name_bytes)) {
     *problem = "a truncated WELCOME";
     return false;
   }
+  if (name_bytes > kMaxProviderNameBytes) {
+    *problem = "a provider name of " + std::to_string(name_bytes) + " bytes; expected at most " +
+               std::to_string(kMaxProviderNameBytes);
+    return false;
+  }
+  welcome->name.resize(name_bytes);
+  if (!in->Get(welcome->name.data(), name_bytes) || !in->GetU32(&mode) || !in->GetU32(&count)) {
+    *problem = "a truncated WELCOME";
+    return false;
+  }
+  welcome->name = PrintableText(welcome->name);
   if (mode > 1) {
     *problem = "mode " + std::to_string(mode) + "; expected 0 (one group per record) or 1 (whole scenarios)";
     return false;
@@ -155,13 +173,12 @@ uint64_t MaxResultsBytes(const std::vector<ProviderRecord>& records) {
   for (const ProviderRecord& r : records) {
     bytes += 12 + kMaxReplyMessageBytes;
     for (const ProviderGroupInput& g : r.groups)
-      bytes += 8 * static_cast<uint64_t>(OutputCount(r.s->groups[g.group])) *
-               static_cast<uint64_t>(std::max<int64_t>(0, OutputLength(r.s->groups[g.group], r.s->batch)));
+      bytes += 8 * static_cast<uint64_t>(OutputCount(r.s->groups[g.group])) * static_cast<uint64_t>(LengthOf(r, g));
   }
   return bytes;
 }
 
-void PutRun(uint32_t sequence, const std::vector<ProviderRecord>& records, WireBuffer* out) {
+void PutRun(uint32_t sequence, uint32_t flags, const std::vector<ProviderRecord>& records, WireBuffer* out) {
   Blob blob;
   size_t header = 4 + 4 + 4 + 4 + 8;
   for (const ProviderRecord& r : records) header += kRecordBytes + kGroupBytes * r.groups.size();
@@ -170,7 +187,7 @@ void PutRun(uint32_t sequence, const std::vector<ProviderRecord>& records, WireB
   out->PutU32(static_cast<uint32_t>(ProviderMessage::kRun));
   out->PutU32(sequence);
   out->PutU32(static_cast<uint32_t>(records.size()));
-  out->PutU32(0);  // reserved
+  out->PutU32(flags);
   const size_t blob_size_at = out->bytes.size();
   out->PutU64(0);  // blob_bytes, filled in below
   for (const ProviderRecord& r : records) {
@@ -196,8 +213,8 @@ void PutRun(uint32_t sequence, const std::vector<ProviderRecord>& records, WireB
       PutI32(out, g.table_rows);
       PutI32(out, g.table_width);
       PutI64(out, g.table_row_stride);
-      out->PutU64(blob.Add(*g.table));
-      out->PutU64(g.table->size());
+      out->PutU64(blob.Add(g.table, static_cast<size_t>(g.table_entries)));
+      out->PutU64(g.table_entries);
       const std::vector<size_t> params = WireParams(group.family);
       std::vector<int64_t> values(params.size());
       for (size_t i = 0; i < params.size(); ++i) values[i] = group.params[params[i]];
@@ -207,8 +224,8 @@ void PutRun(uint32_t sequence, const std::vector<ProviderRecord>& records, WireB
       out->PutU32((g.common ? kGroupGateInline : 0) | (widths ? kGroupRowWidths : 0));
       out->PutU64(blob.Add(values));
       PutI32(out, g.common_group);
-      out->PutU32(static_cast<uint32_t>(std::max<int64_t>(0, OutputLength(group, b))));  // elements per output
-      out->PutU64(g.common ? blob.Add(*g.common) : 0);
+      out->PutU32(static_cast<uint32_t>(LengthOf(r, g)));  // elements per output
+      out->PutU64(g.common ? blob.Add(g.common, static_cast<size_t>(b.num_tokens)) : 0);
       out->PutU64(widths ? blob.Add(group.table.lengths) : 0);
     }
   }
@@ -220,8 +237,8 @@ void PutRun(uint32_t sequence, const std::vector<ProviderRecord>& records, WireB
 }
 
 bool GetResults(WireBuffer* in, uint32_t sequence, const std::vector<ProviderRecord>& records,
-                std::vector<ProviderReply>* replies, std::string* problem) {
-  uint32_t type, answered, count, reserved;
+                std::vector<ProviderReply>* replies, std::string* problem, uint32_t* flags) {
+  uint32_t type, answered, count, results_flags;
   if (!in->GetU32(&type) || type != static_cast<uint32_t>(ProviderMessage::kResults)) {
     *problem = "expected RESULTS (102)";
     return false;
@@ -231,10 +248,11 @@ bool GetResults(WireBuffer* in, uint32_t sequence, const std::vector<ProviderRec
                "'s (a reply that belongs to no request in flight)";
     return false;
   }
-  if (!in->GetU32(&count) || count != records.size() || !in->GetU32(&reserved)) {
+  if (!in->GetU32(&count) || count != records.size() || !in->GetU32(&results_flags)) {
     *problem = "RESULTS for " + std::to_string(count) + " records; expected " + std::to_string(records.size());
     return false;
   }
+  if (flags) *flags = results_flags;
   replies->assign(records.size(), ProviderReply());
   std::vector<uint32_t> message_bytes(records.size());
   size_t at = 4 + 4 + 4 + 4;
@@ -246,8 +264,8 @@ bool GetResults(WireBuffer* in, uint32_t sequence, const std::vector<ProviderRec
       return false;
     }
     at += 12;
-    if (status > 2) {
-      *problem = "record " + std::to_string(i) + ": status " + std::to_string(status) + "; expected 0, 1 or 2";
+    if (status > 3) {
+      *problem = "record " + std::to_string(i) + ": status " + std::to_string(status) + "; expected 0, 1, 2 or 3";
       return false;
     }
     reply.status = static_cast<ProviderStatus>(status);
@@ -281,22 +299,17 @@ bool GetResults(WireBuffer* in, uint32_t sequence, const std::vector<ProviderRec
     return false;
   }
   for (size_t i = 0; i < records.size(); ++i) {
-    ProviderReply& reply = (*replies)[i];
-    if (reply.status != ProviderStatus::kOk) continue;
-    reply.outputs.resize(records[i].groups.size());
-    for (size_t g = 0; g < records[i].groups.size(); ++g) {
-      const Group& group = records[i].s->groups[records[i].groups[g].group];
-      // A slot per token, or per request (a state index, block operations).
-      const size_t n = static_cast<size_t>(std::max<int64_t>(0, OutputLength(group, records[i].s->batch)));
-      reply.outputs[g].resize(OutputCount(group));
-      for (std::vector<int64_t>& out : reply.outputs[g]) {
-        out.resize(n);
-        if (!in->Get(out.data(), n * sizeof(int64_t))) {
-          *problem = "too few output bytes (record " + std::to_string(i) + ", group " +
-                     std::to_string(records[i].groups[g].group) + ")";
+    if ((*replies)[i].status != ProviderStatus::kOk) continue;
+    for (const ProviderGroupInput& g : records[i].groups) {
+      // By the family's outputs and the plan's length (a slot per token, or
+      // per request), never by a destination being set.
+      const size_t n = static_cast<size_t>(LengthOf(records[i], g));
+      const int count = OutputCount(records[i].s->groups[g.group]);
+      for (int o = 0; o < count; ++o)
+        if (!in->Get(g.outputs[o], n * sizeof(int64_t))) {
+          *problem = "too few output bytes (record " + std::to_string(i) + ", group " + std::to_string(g.group) + ")";
           return false;
         }
-      }
     }
   }
   uint8_t extra;

@@ -2,6 +2,8 @@
 // dispatch to the hand-written references (generated from families.def).
 #include "reference/reference.h"
 
+#include <functional>
+
 #include "family/request_plan.h"
 
 namespace slotguard {
@@ -26,13 +28,22 @@ bool GroupReference(const Scenario& scenario, const Group& group, const int64_t*
 }
 
 bool ScenarioReference(const Scenario& scenario, bool facts, std::vector<Interpretation>* out, std::string* err) {
+  // Each group once, a linked group's first when a gate reads it (a linked
+  // group reads no other group: the loader checks it). The oracle orders
+  // the groups itself, from the spec, not from the backends' plan.
   out->assign(scenario.groups.size(), Interpretation());
-  for (size_t i : RunOrder(scenario)) {
+  std::vector<bool> done(scenario.groups.size(), false);
+  std::function<bool(size_t)> compute = [&](size_t i) {
+    if (done[i]) return true;
+    done[i] = true;
     const Group& group = scenario.groups[i];
     const int gate = GateGroupIndex(scenario, group);
+    if (gate >= 0 && !compute(static_cast<size_t>(gate))) return false;
     const int64_t* linked = gate >= 0 ? (*out)[gate].slots[0].data() : nullptr;
-    if (!GroupReference(scenario, group, linked, facts, &(*out)[i], err)) return false;
-  }
+    return GroupReference(scenario, group, linked, facts, &(*out)[i], err);
+  };
+  for (size_t i = 0; i < scenario.groups.size(); ++i)
+    if (!compute(i)) return false;
   return true;
 }
 

@@ -23,6 +23,17 @@ int64_t FuzzReport::BadRegressions() const {
   return n;
 }
 
+namespace {
+
+/// "minimized from SHAPE to SHAPE", or why it was not.
+std::string Minimized(const CampaignFinding& f) {
+  if (!f.recurred)
+    return "not minimized: it did not recur when its scenario (" + ScenarioShape(f.original) + ") ran again";
+  return "minimized from " + ScenarioShape(f.original) + " to " + ScenarioShape(f.minimized);
+}
+
+}  // namespace
+
 void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& operators, std::ostream& out) {
   const CampaignResult& r = report.result;
   char rate[64];
@@ -71,15 +82,13 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
     if (!f.reproducer_error.empty()) out << "fuzz: " << f.reproducer_error << "\n";
     if (!report.keep_going) {  // the one finding the campaign stopped at
       out << "fuzz: finding in scenario " << f.finding_index << " after " << r.scenarios << " scenarios (" << rate
-          << "): " << JoinNames(f.fired) << "; minimized from " << ScenarioShape(f.original) << " to "
-          << ScenarioShape(f.minimized) << "\n";
+          << "): " << JoinNames(f.fired) << "; " << Minimized(f) << "\n";
       out << "fuzz: signature " << f.signature.Id() << ": " << f.signature.Text() << "\n";
       continue;
     }
     out << "fuzz: finding " << ++k << " of " << distinct << ", signature " << f.signature.Id() << ": "
         << f.signature.Text() << "\n";
-    out << "fuzz:   " << counts << ", firing " << JoinNames(f.fired) << "; minimized from " << ScenarioShape(f.original)
-        << " to " << ScenarioShape(f.minimized) << "; "
+    out << "fuzz:   " << counts << ", firing " << JoinNames(f.fired) << "; " << Minimized(f) << "; "
         << (f.written() ? "written to " + EscapeText(f.file, 0) : f.reproducer_error) << "\n";
     if (f.written()) out << "fuzz:   replay it with: " << EscapeText(f.replay_command, 0) << "\n";
   }

@@ -54,7 +54,9 @@ std::string ReportJsonText(nlohmann::ordered_json root) {
 
 bool WriteReportFile(const std::string& path, const std::string& text, const std::string& format, std::string* err) {
   std::string why;
-  if (WriteOutputFile(path, text, &why)) return true;
+  // Atomically: fuzz rewrites its --json while it runs (its checkpoints), and
+  // a run killed mid-write must leave the last whole file.
+  if (WriteOutputFileAtomically(path, text, &why)) return true;
   *err = EscapeText(path, 0) + ": cannot write the " + format + " report: " + why;
   return false;
 }
@@ -302,6 +304,7 @@ ordered_json CampaignFindingsJson(const FuzzReport& report) {
     ordered_json headlines = ordered_json::array();
     for (const GroupReport& g : f.groups) headlines.push_back(GroupHeadline(g));
     fj["causes"] = headlines;
+    fj["recurred"] = f.recurred;
     fj["file"] = OrNull(f.written() ? f.file : "");
     fj["replay_command"] = OrNull(f.written() ? f.replay_command : "");
     fj["reproducer_error"] = OrNull(f.reproducer_error);

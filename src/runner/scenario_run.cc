@@ -69,18 +69,22 @@ namespace {
 /// interpreter's), with no facts.
 bool HandWrittenReference(const Scenario& scenario, std::vector<Interpretation>* out, std::string* err) {
   out->assign(scenario.groups.size(), Interpretation());
-  for (size_t g : RunOrder(scenario)) {
-    const Group& group = scenario.groups[g];
-    Interpretation& one = (*out)[g];
-    if (!HandReference(scenario, group, &one.slots)) {
-      const int gate = GateGroupIndex(scenario, group);
-      if (!GroupReference(scenario, group, gate >= 0 ? (*out)[gate].slots[0].data() : nullptr, false, &one, err))
-        return false;
-      continue;
+  // The groups whose family reads no other group's output first: a gate's
+  // linked group is one of them (the loader checks it).
+  for (const bool reads : {false, true})
+    for (size_t g = 0; g < scenario.groups.size(); ++g) {
+      const Group& group = scenario.groups[g];
+      if (ReadsAnotherGroup(group.family) != reads) continue;
+      Interpretation& one = (*out)[g];
+      if (!HandReference(scenario, group, &one.slots)) {
+        const int gate = GateGroupIndex(scenario, group);
+        if (!GroupReference(scenario, group, gate >= 0 ? (*out)[gate].slots[0].data() : nullptr, false, &one, err))
+          return false;
+        continue;
+      }
+      const FamilyDesc& desc = DescOf(group.family);
+      one.owner = OwnersOf(desc.mapping, scenario.batch, MappedEnd(desc.mapping, scenario.batch));
     }
-    const FamilyDesc& desc = DescOf(group.family);
-    one.owner = OwnersOf(desc.mapping, scenario.batch, MappedEnd(desc.mapping, scenario.batch));
-  }
   return true;
 }
 

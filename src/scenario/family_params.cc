@@ -265,13 +265,4 @@ int WriterGateGroupIndex(const Scenario& scenario, const Group& group) {
   return LinkedGroupIndex(scenario, group, MappingOf(group).writer_gate.param);
 }
 
-std::vector<size_t> RunOrder(const Scenario& scenario) {
-  std::vector<size_t> order;
-  for (size_t i = 0; i < scenario.groups.size(); ++i)
-    if (!ReadsAnotherGroup(scenario.groups[i].family)) order.push_back(i);
-  for (size_t i = 0; i < scenario.groups.size(); ++i)
-    if (ReadsAnotherGroup(scenario.groups[i].family)) order.push_back(i);
-  return order;
-}
-
 }  // namespace slotguard

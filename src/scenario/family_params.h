@@ -107,9 +107,6 @@ int GateGroupIndex(const Scenario& scenario, const Group& group);
 /// The writer gate's linked group, or -1.
 int WriterGateGroupIndex(const Scenario& scenario, const Group& group);
 
-/// Group indices in run order: a group after every group it reads.
-std::vector<size_t> RunOrder(const Scenario& scenario);
-
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_SCENARIO_FAMILY_PARAMS_H_

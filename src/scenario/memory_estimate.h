@@ -31,7 +31,7 @@
 namespace slotguard {
 
 /// What the run does with a scenario beyond loading it (set by the
-/// commands from their backend: FootprintOf, backend/backend_setup.h).
+/// commands from their backend: FootprintOf, setup/backend_setup.h).
 struct RunFootprint {
   bool isolated = false;        // a worker process holds a third copy
   bool device = false;          // the gpu backend: device copies of the arrays

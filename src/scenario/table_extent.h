@@ -1,5 +1,5 @@
 // How far the tokens of a batch can address into a group's block table.
-// The backends' table layouts (backend/table_memory.h) reach this far (the
+// The backends' table layouts (plan/table_memory.h) reach this far (the
 // padded and strided row stride; the tight layout's poison after the last
 // row), so even a kernel that ignores the row's width reads inside the
 // allocation; the loader caps the padded size.

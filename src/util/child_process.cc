@@ -83,6 +83,8 @@ void Unregister(pid_t pgid) {
 
 }  // namespace
 
+void KillChildGroups() { KillLiveGroups(); }
+
 // The leader's end, seen from a thread of its own: once it is a zombie
 // (waitid WNOWAIT: not reaped, so its pid and group id cannot be reused),
 // the rest of its group is killed, and with it every copy of the reply

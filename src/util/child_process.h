@@ -57,6 +57,10 @@ struct ChildOptions {
   int shared_fd = -1;                     // when >= 0: the child's fd 5 (util/running_group.h)
 };
 
+/// Kills (SIGKILL) every child's process group still alive: what a fatal
+/// signal does before slotguard dies. Async-signal-safe.
+void KillChildGroups();
+
 /// Starts it in a process group of its own; false with *err when it cannot
 /// be started. SIGPIPE is ignored from then on: a dead child must not take
 /// slotguard with it.

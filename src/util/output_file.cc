@@ -112,4 +112,20 @@ bool WriteOutputFile(const std::string& path, const std::string& text, std::stri
   return true;
 }
 
+bool WriteOutputFileAtomically(const std::string& path, const std::string& text, std::string* problem) {
+  // A regular file beside it, renamed over it: a reader (or a kill) sees the
+  // old file or the new one, never half of one. A path that is not a
+  // regular file (a FIFO, a device) is written as WriteOutputFile does.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return WriteOutputFile(path, text, problem);
+  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  if (!WriteOutputFile(temporary, text, problem)) return false;
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    *problem = std::strerror(errno);
+    ::unlink(temporary.c_str());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace slotguard

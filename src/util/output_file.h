@@ -39,6 +39,10 @@ std::string OutputDirProblem(const std::string& path);
 /// write left behind is removed, so no empty or partial file stays.
 bool WriteOutputFile(const std::string& path, const std::string& text, std::string* problem);
 
+/// The same through a file beside `path` renamed over it, so that nothing
+/// ever sees a half-written file (a report rewritten while the run goes on).
+bool WriteOutputFileAtomically(const std::string& path, const std::string& text, std::string* problem);
+
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_UTIL_OUTPUT_FILE_H_

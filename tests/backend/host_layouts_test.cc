@@ -1,4 +1,4 @@
-// The host backend in every table layout (backend/table_memory.h): the fixed
+// The host backend in every table layout (plan/table_memory.h): the fixed
 // kernels give the padded layout's outputs on the curated scenarios, and the
 // unguarded paged kernel's read past its row is caught in each layout.
 #include <gtest/gtest.h>

@@ -118,7 +118,9 @@ TEST(IsolatedBackendTest, AHangIsKilledAtTheTimeout) {
 }
 
 // A chunk that hangs is rerun one scenario at a time (one worker each), not
-// bisected: 1 + n worker starts, each hang costing one --timeout.
+// bisected: 1 + n worker starts, each hang costing one --timeout, and the
+// warm spare the pool starts after the last loss (it may be killed before
+// it writes its line, when the backend closes first).
 TEST(IsolatedBackendTest, AHangInAChunkCostsOneTimeoutPerScenarioNotPerLevel) {
   const std::string starts = ScratchPath("hang_starts");
   fs::remove(starts);
@@ -133,7 +135,9 @@ TEST(IsolatedBackendTest, AHangInAChunkCostsOneTimeoutPerScenarioNotPerLevel) {
   std::ifstream in(starts);
   int lines = 0;
   for (std::string line; std::getline(in, line);) ++lines;
-  EXPECT_EQ(5, lines) << "the chunk's worker, then one per scenario (bisection would start 7)";
+  EXPECT_TRUE(lines == 5 || lines == 6)
+      << lines << " starts; expected the chunk's worker, then one per scenario, and maybe the spare after the last "
+      << "(bisection would start 7, and its spare)";
 }
 
 TEST(IsolatedBackendTest, ManyScenariosWithAFaultAreAttributedOneByOne) {

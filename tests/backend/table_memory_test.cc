@@ -1,11 +1,11 @@
-// The table layouts in memory (backend/table_memory.h): what each layout
+// The table layouts in memory (plan/table_memory.h): what each layout
 // puts where, the gathered table of ABI-1 providers, and the host's checked
 // reads past a row in every layout.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "backend/table_memory.h"
+#include "plan/table_memory.h"
 #include "scenario/family_params.h"
 #include "scenario/table_extent.h"
 #include "testing/scenario_fixtures.h"
@@ -123,13 +123,14 @@ TEST(TableMemoryTest, TheGatheredTableHoldsEachRequestsRowAndAllMinusOneForADumm
   EXPECT_EQ(std::vector<int32_t>({6, 11, -1, -1, 3, 5}), gathered.entries);
   MappingBatch by_idx;
   by_idx.rows_by_idx_mapping = 1;
-  LaidOutTable laid;
-  LayOutGroupTable(s, s.groups[0], /*gather=*/true, &laid);
-  EXPECT_EQ(0, laid.ReadBatch(by_idx).rows_by_idx_mapping);
-  EXPECT_EQ(6, laid.memory[0]);
-  LayOutGroupTable(s, s.groups[0], /*gather=*/false, &laid);
-  EXPECT_EQ(1, laid.ReadBatch(by_idx).rows_by_idx_mapping);
-  EXPECT_EQ(3, laid.memory[0]);
+  EXPECT_EQ(0, TableReadBatch(by_idx, /*gathered=*/true).rows_by_idx_mapping);
+  EXPECT_EQ(1, TableReadBatch(by_idx, /*gathered=*/false).rows_by_idx_mapping);
+  const TableShape shape = ShapeTable(s.table_layout, s.batch, s.groups[0], gathered.rows);
+  std::vector<int32_t> memory(static_cast<size_t>(shape.entries));
+  LayOutTable(s.table_layout, s.num_blocks, s.groups[0], gathered, shape, memory.data());
+  EXPECT_EQ(6, memory[0]);
+  LayOutTable(s.table_layout, s.num_blocks, s.groups[0], s.groups[0].table, shape, memory.data());
+  EXPECT_EQ(3, memory[0]);
 }
 
 TEST(TableMemoryTest, CheckedReadsPastTheRowAreFlaggedInEveryLayoutAndStayInside) {
@@ -138,14 +139,16 @@ TEST(TableMemoryTest, CheckedReadsPastTheRowAreFlaggedInEveryLayoutAndStayInside
     SCOPED_TRACE(TableLayoutName(kind));
     Scenario laid_out = s;
     laid_out.table_layout = kind;
-    LaidOutTable laid;
-    LayOutGroupTable(laid_out, s.groups[0], false, &laid);
+    const Group& group = s.groups[0];
+    const TableShape shape = ShapeTable(kind, s.batch, group, group.table.rows);
+    std::vector<int32_t> memory(static_cast<size_t>(shape.entries));
+    LayOutTable(kind, s.num_blocks, group, group.table, shape, memory.data());
     uint8_t read_past_row[2] = {0, 0};
-    const CheckedTableView view{laid.View(), read_past_row};
+    const CheckedTableView view{ViewOf(memory.data(), shape, group.table.width, group.table.rows), read_past_row};
     EXPECT_EQ(5, view.Load(0, 0, 1));
     EXPECT_EQ(0, read_past_row[0]);
     // Past row 0: what the memory holds there (the next row in tight).
-    EXPECT_EQ(laid.memory[2], view.Load(1, 0, 2));
+    EXPECT_EQ(memory[2], view.Load(1, 0, 2));
     EXPECT_EQ(1, read_past_row[1]);
     if (kind == TableLayoutKind::kTight) {
       EXPECT_EQ(2, view.Load(1, 0, 2));

@@ -17,11 +17,11 @@
 #include "backend/backend.h"
 #include "backend/device_batch.h"
 #include "backend/isolated_backend.h"
-#include "backend/kernel_inputs.h"
-#include "backend/table_memory.h"
 #include "cli/commands.h"
+#include "plan/scenario_plan.h"
+#include "plugin/abi_provider.h"
 #include "plugin/mapping_call.h"
-#include "plugin/mapping_provider.h"
+#include "plugin/open_provider.h"
 #include "reference/reference.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
@@ -206,7 +206,7 @@ TEST_F(CubinSpec2GpuTest, AScratchBufferHoldsAndStartsAsFFBytes) {
     call.slot_mapping = outs[i].get();
     call.kpool_tail.kpool = 4;
     call.stream = stream;
-    ASSERT_TRUE(probe->Launch(call, true, &err)) << err;
+    ASSERT_TRUE(static_cast<AbiProvider&>(*probe).Launch(call, true, &err)) << err;
   }
   ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
   for (int i = 0; i < kLaunches; ++i) {
@@ -275,9 +275,22 @@ Scenario MultiGroupScenario(uint64_t seed, testing::PagedSweepCase::Dcp dcp) {
   return s;
 }
 
-/// What a backend that takes whole scenarios does: every group `provider`
-/// runs in one LaunchScenario call, on device memory laid out as the
-/// backends lay it; the outputs, [group][token] (empty for other groups).
+/// Why `provider` does not take group `g` of `s` ("" when it does not
+/// run it), as the plan asks it.
+std::string SkipOf(const MappingProvider& provider, const Scenario& s, const Group& g) {
+  PlanOptions options;
+  options.provider = &provider;
+  options.lay_out_tables = false;
+  ScenarioPlan plan;
+  BuildPlan(s, options, &plan);
+  const size_t group = static_cast<size_t>(&g - s.groups.data());
+  const size_t step = static_cast<size_t>(plan.step_of_group[group]);
+  return plan.steps[step].runner == StepRunner::kProvider ? provider.SkipReason(plan, step) : "";
+}
+
+/// What an executor does for a provider that takes whole scenarios: every
+/// step `provider` runs in one LaunchScenario call, on device memory laid
+/// out as the plan says; the outputs, [group][token] (empty for other groups).
 std::vector<std::vector<int64_t>> LaunchWholeScenario(MappingProvider& provider, const Scenario& s) {
   std::vector<std::vector<int64_t>> outputs(s.groups.size());
   const size_t n = static_cast<size_t>(s.batch.num_tokens);
@@ -286,21 +299,25 @@ std::vector<std::vector<int64_t>> LaunchWholeScenario(MappingProvider& provider,
   std::string err;
   DeviceBatch batch;
   EXPECT_TRUE(batch.Upload(s.batch, stream, &err)) << err;
-  std::vector<LaidOutTable> tables(s.groups.size());
+  PlanOptions options;
+  options.provider = &provider;
+  ScenarioPlan plan;
+  BuildPlan(s, options, &plan);
   std::vector<DeviceBuffer<int32_t>> device_tables(s.groups.size());
   std::vector<DeviceBuffer<int64_t>> device_outputs(s.groups.size());
   std::vector<sg_mapping_call> calls;
-  for (size_t i : RunOrder(s)) {
+  for (const PlanStep& step : plan.steps) {
+    const size_t i = step.group;
     const Group& g = s.groups[i];
-    if (!provider.Runs(g.family, g.variant)) continue;
-    LayOutGroupTable(s, g, GathersTable(provider, s.batch), &tables[i]);
-    EXPECT_TRUE(device_tables[i].Upload(tables[i].memory.data(), tables[i].memory.size(), stream, &err)) << err;
+    if (step.runner != StepRunner::kProvider) continue;
+    EXPECT_TRUE(device_tables[i].Upload(step.table.memory.data(), step.table.memory.size(), stream, &err)) << err;
     EXPECT_TRUE(device_outputs[i].Allocate(n, &err)) << err;
     EXPECT_EQ(cudaSuccess, cudaMemsetAsync(device_outputs[i].get(), 0, n * sizeof(int64_t), stream));
-    calls.push_back(MakeMappingCall(g, tables[i].ReadBatch(batch.view), tables[i].View(device_tables[i].get()),
+    calls.push_back(MakeMappingCall(g, TableReadBatch(batch.view, step.table.gathered),
+                                    step.table.View(device_tables[i].get()),
                                     MappingOutputs{device_outputs[i].get(), nullptr}, nullptr, stream));
   }
-  EXPECT_TRUE(provider.LaunchScenario(calls, true, &err)) << s.name << ": " << err;
+  EXPECT_TRUE(static_cast<AbiProvider&>(provider).LaunchScenario(calls, true, &err)) << s.name << ": " << err;
   EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
   for (size_t i = 0; i < s.groups.size(); ++i) {
     if (!device_outputs[i].get()) continue;
@@ -331,7 +348,7 @@ TEST_F(CubinSpec2GpuTest, OneLaunchOverEveryGroup) {
     using Dcp = testing::PagedSweepCase::Dcp;
     const Dcp dcp = seed % 5 == 0 ? Dcp{2, 1, 1} : seed % 7 == 0 ? Dcp{4, 3, 2} : Dcp{};
     const Scenario s = MultiGroupScenario(seed, dcp);
-    for (const Group& g : s.groups) EXPECT_EQ("", provider->SkipReason(s, g)) << s.name;
+    for (const Group& g : s.groups) EXPECT_EQ("", SkipOf(*provider, s, g)) << s.name;
     const std::vector<std::vector<int64_t>> outputs = LaunchWholeScenario(*provider, s);
     ScenarioRun run;
     run.kernel.resize(s.groups.size());
@@ -356,7 +373,7 @@ TEST_F(CubinSpec2GpuTest, OneLaunchOverEveryGroup) {
                           "): one launch over every group takes one 'dcp_world' (/params/13), and the groups differ "
                           "(2 in group 'attn', 1 in group 'swa'); expected the same value in every group, or a "
                           "group_array";
-  for (const Group& g : mixed.groups) EXPECT_EQ(why, provider->SkipReason(mixed, g));
+  for (const Group& g : mixed.groups) EXPECT_EQ(why, SkipOf(*provider, mixed, g));
 
   std::vector<std::string> taken;
   for (const auto& entry : fs::recursive_directory_iterator(kScenarios + "/paged")) {
@@ -365,7 +382,7 @@ TEST_F(CubinSpec2GpuTest, OneLaunchOverEveryGroup) {
     std::string err;
     ASSERT_TRUE(LoadScenarioFile(entry.path().string(), LoadLimits(), &s, &err)) << err;
     std::string skip;
-    for (const Group& g : s.groups) skip += provider->SkipReason(s, g);
+    for (const Group& g : s.groups) skip += SkipOf(*provider, s, g);
     if (!skip.empty()) {  // groups on different DCP ranks
       EXPECT_NE(std::string::npos, skip.find("one launch over every group takes one 'dcp_")) << skip;
       continue;
@@ -394,12 +411,12 @@ TEST_F(CubinSpec2GpuTest, SpecializationsRunRing4And16AndSkipRing8) {
   int provided = 0;
   for (int32_t ring : {4, 16})
     for (const Scenario& s : RingSweeps(ring)) {
-      for (const Group& g : s.groups) EXPECT_EQ("", provider->SkipReason(s, g)) << s.name;
+      for (const Group& g : s.groups) EXPECT_EQ("", SkipOf(*provider, s, g)) << s.name;
       provided += ExpectMatchesReference(s, provider);
     }
   for (const Scenario& s : Curated(Family::kQsaRing)) {
     bool fits = true;
-    for (const Group& g : s.groups) fits = fits && provider->SkipReason(s, g).empty();
+    for (const Group& g : s.groups) fits = fits && SkipOf(*provider, s, g).empty();
     if (fits) provided += ExpectMatchesReference(s, provider);
   }
   EXPECT_GT(provided, 50);
@@ -408,11 +425,11 @@ TEST_F(CubinSpec2GpuTest, SpecializationsRunRing4And16AndSkipRing8) {
   const std::string why = "kernel qsa_ring_ring4 (spec " + kFixtures + "/" + spec +
                           "): no specialization fits ring 8 (specializations: ring == 4, ring == 16)";
   for (const Group& g : ring8.groups)
-    EXPECT_EQ(g.family == Family::kQsaRing ? why : "", provider->SkipReason(ring8, g)) << g.name;
+    EXPECT_EQ(g.family == Family::kQsaRing ? why : "", SkipOf(*provider, ring8, g)) << g.name;
   for (const Group& g : ring8.groups) {
     if (g.family != Family::kQsaRing) continue;
     std::string err;
-    EXPECT_FALSE(provider->Launch(MakeMappingCall(g, HostMappingBatch(ring8.batch), TableLayout{}, MappingOutputs{},
+    EXPECT_FALSE(static_cast<AbiProvider&>(*provider).Launch(MakeMappingCall(g, HostMappingBatch(ring8.batch), TableLayout{}, MappingOutputs{},
                                                   nullptr, nullptr),
                                   true, &err));
     EXPECT_EQ("not launched: " + why, err);
@@ -442,7 +459,7 @@ TEST_F(CubinSpec2GpuTest, APreconditionSkipsAnEmptyBatch) {
   EXPECT_EQ("kernel kpool_tail_needs_requests (spec " + kFixtures + "/" + spec +
                 "): precondition 'num_reqs >= 1' does not hold (num_reqs 0): the engine's launcher would route this "
                 "batch elsewhere",
-            provider->SkipReason(empty, empty.groups[0]));
+            SkipOf(*provider, empty, empty.groups[0]));
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "backend/backend_setup.h"
+#include "setup/backend_setup.h"
 #include "backend/gpu_device.h"
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"

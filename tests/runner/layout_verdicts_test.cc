@@ -1,13 +1,13 @@
 // A scenario's verdict does not depend on the backend: the host backend
 // instruments every block-table read, the GPU backend sees a read past a
-// row only in its outputs (backend/table_memory.h MarkOutputReadsPastRow).
+// row only in its outputs (plan/table_memory.h MarkOutputReadsPastRow).
 // Here the GPU's evidence is the host backend's own outputs judged as the
 // GPU judges them (the kernels are the same source): every curated
 // scenario, in every table layout, gets the same verdict both ways. The
 // GPU itself: tests/kernels/layout_verdicts_gpu_test.cc.
 #include <gtest/gtest.h>
 
-#include "backend/table_memory.h"
+#include "plan/table_memory.h"
 #include "testing/layout_verdicts.h"
 
 namespace slotguard {

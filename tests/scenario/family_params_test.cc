@@ -111,11 +111,10 @@ TEST(FamilyParamsTest, DivisorsAreThePeriodsOfTheAddressing) {
   EXPECT_EQ((std::vector<int64_t>{4, 12}), ring);
 }
 
-TEST(FamilyParamsTest, RunOrderPutsAGroupAfterTheGroupItReads) {
+TEST(FamilyParamsTest, AGateNamesItsLinkedGroup) {
   Scenario s;
   s.groups = {MakeGroup(Family::kQsaCompressed, "c", {}, {{"common", "attn"}}), MakeGroup(Family::kPaged, "attn"),
               MakeGroup(Family::kKpoolTail, "k")};
-  EXPECT_EQ((std::vector<size_t>{1, 2, 0}), RunOrder(s));
   EXPECT_EQ(1, GateGroupIndex(s, s.groups[0]));
   EXPECT_EQ(-1, GateGroupIndex(s, s.groups[1]));
   EXPECT_TRUE(ReadsAnotherGroup(Family::kQsaCompressed));

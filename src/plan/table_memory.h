@@ -1,8 +1,8 @@
-// How the backends lay a group's block table out in memory for its kernel,
-// in the scenario's table_layout (format 2; --table-layout overrides it).
-// Every backend lays its tables out here: the host backend, the GPU one
-// (one scenario, and many packed into one launch) and the CUDA-graph
-// replays. The entries a correct kernel reads are the same in every layout;
+// How a group's block table is laid out in memory for its kernel, in the
+// scenario's table_layout (format 2; --table-layout overrides it). The
+// scenario plan (plan/scenario_plan.h) decides each step's table from
+// these, and every executor lays it out with them: the host backend, the
+// GPU packer and the CUDA-graph replays. The entries a correct kernel reads are the same in every layout;
 // what lies past a row differs:
 //
 //   padded   row stride PaddedRowStride() (past the farthest column a
@@ -24,16 +24,15 @@
 // id no row holds (strided). Only a read past a tight table's other rows
 // reads a neighbour's block, which the slot invariants see (own_block). The
 // host backend's CheckedTableView sees every such read, in every layout.
-#ifndef SLOTGUARD_BACKEND_TABLE_MEMORY_H_
-#define SLOTGUARD_BACKEND_TABLE_MEMORY_H_
+#ifndef SLOTGUARD_PLAN_TABLE_MEMORY_H_
+#define SLOTGUARD_PLAN_TABLE_MEMORY_H_
 
 #include <cstdint>
 #include <vector>
 
-#include "backend/backend.h"  // GroupOutputs
 #include "kernels/mapping_batch.h"
 #include "kernels/table_view.h"
-#include "plugin/mapping_provider.h"
+#include "plan/group_outputs.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {
@@ -67,32 +66,9 @@ BlockTable GatheredTable(const Batch& batch, const Group& group);
 /// device memory).
 TableLayout ViewOf(const int32_t* data, const TableShape& shape, int32_t width, int32_t rows);
 
-/// Whether `provider` must be handed GatheredTable() on `batch`: a
-/// persistent-table batch, and it cannot read one.
-bool GathersTable(const MappingProvider& provider, const Batch& batch);
-
 /// The batch as a kernel reads a table: by request (rows_by_idx_mapping 0)
 /// when it is the gathered one, else as given.
 MappingBatch TableReadBatch(const MappingBatch& batch, bool gathered);
-
-/// A table laid out for one kernel call, in host memory.
-struct LaidOutTable {
-  bool gathered = false;        // `table` is GatheredTable(), read by request
-  BlockTable table;             // the gathered table (else unused)
-  std::vector<int32_t> memory;  // [shape.entries]
-  TableShape shape;
-  int32_t width = 0, rows = 0;
-
-  /// The kernel's view of `memory`, or of its device copy at `data`.
-  TableLayout View(const int32_t* data) const;
-  TableLayout View() const { return View(memory.data()); }
-  /// TableReadBatch() for this table.
-  MappingBatch ReadBatch(const MappingBatch& batch) const { return TableReadBatch(batch, gathered); }
-};
-
-/// Lays out the table `group`'s kernel reads in `scenario`: its own, or
-/// with `gather` (GathersTable()) the gathered one. Reuses `laid`'s storage.
-void LayOutGroupTable(const Scenario& scenario, const Group& group, bool gather, LaidOutTable* laid);
 
 /// The row_bounds evidence of a backend that only sees the outputs (the GPU,
 /// another implementation): names it in out->row_bounds_evidence and marks
@@ -107,4 +83,4 @@ void MarkOutputReadsPastRow(const Scenario& scenario, const Group& group, GroupO
 
 }  // namespace slotguard
 
-#endif  // SLOTGUARD_BACKEND_TABLE_MEMORY_H_
+#endif  // SLOTGUARD_PLAN_TABLE_MEMORY_H_

@@ -1,13 +1,13 @@
-#include "backend/backend_setup.h"
-
-#include "registry/families.h"
+#include "setup/backend_setup.h"
 
 #include <cstdlib>
 
 #include "backend/cuda_device_select.h"
 #include "backend/gpu_device.h"
 #include "backend/isolated_backend.h"
-#include "backend/provider_backend.h"
+#include "plugin/open_provider.h"
+#include "plugin/provider_processes.h"
+#include "registry/families.h"
 #include "util/error_line.h"
 #include "writers/payload.h"
 
@@ -27,8 +27,9 @@ bool Isolates(const RunSetup& setup, const std::string& backend_name, bool provi
   return setup.isolate < 0 ? backend_name == "gpu" || provider : setup.isolate > 0;
 }
 
-// --kernel-cmd: the provider process runs its families on the device it is
-// told; slotguard runs the rest on its host kernels.
+// --kernel-cmd: the provider processes run their families on the device
+// they are told; the host backend runs the plans (the rest on slotguard's
+// host kernels), named after that device.
 std::unique_ptr<Backend> OpenProviderBackend(BackendKind kind, const RunSetup& setup, std::string* problem) {
   const ProviderSource& source = setup.provider;
   if (!source.kernel_lib.empty() || !source.kernel_cubin.empty() || !source.kernel_spec.empty()) {
@@ -45,8 +46,10 @@ std::unique_ptr<Backend> OpenProviderBackend(BackendKind kind, const RunSetup& s
   std::string why;
   command.device = kind == BackendKind::kGpu || (kind == BackendKind::kAuto && GpuUsable(&why)) ? "cuda" : "cpu";
   command.timeout_seconds = setup.timeout_seconds;
-  std::unique_ptr<Backend> backend = MakeProviderBackend(command, problem);
-  if (!backend) return nullptr;
+  std::shared_ptr<MappingProvider> processes = OpenProviderProcesses(command, problem);
+  if (!processes) return nullptr;
+  std::unique_ptr<Backend> backend = MakeHostBackend(command.device == "cuda" ? "gpu" : "host");
+  backend->set_provider(processes);
   backend->set_writers(Writers(setup));  // no --cuda-graph here (refused above)
   return backend;
 }

@@ -1,8 +1,8 @@
-#include "backend/table_memory.h"
+#include "plan/table_memory.h"
 
 #include <algorithm>
 
-#include "backend/kernel_inputs.h"  // MarkPoisonReads
+#include "plan/batch_arrays.h"  // MarkPoisonReads
 #include "scenario/family_params.h"
 #include "scenario/table_extent.h"
 
@@ -176,27 +176,10 @@ TableLayout ViewOf(const int32_t* data, const TableShape& shape, int32_t width, 
   return layout;
 }
 
-bool GathersTable(const MappingProvider& provider, const Batch& batch) {
-  return batch.table_rows == TableRows::kIdxMapping && !provider.reads_persistent_tables();
-}
-
-TableLayout LaidOutTable::View(const int32_t* data) const { return ViewOf(data, shape, width, rows); }
-
 MappingBatch TableReadBatch(const MappingBatch& batch, bool gathered) {
   MappingBatch b = batch;
   if (gathered) b.rows_by_idx_mapping = 0;
   return b;
-}
-
-void LayOutGroupTable(const Scenario& scenario, const Group& group, bool gather, LaidOutTable* laid) {
-  laid->gathered = gather;
-  if (gather) laid->table = GatheredTable(scenario.batch, group);
-  const BlockTable& table = gather ? laid->table : group.table;
-  laid->shape = ShapeTable(scenario.table_layout, scenario.batch, group, table.rows);
-  laid->memory.resize(static_cast<size_t>(laid->shape.entries));
-  laid->width = table.width;
-  laid->rows = table.rows;
-  LayOutTable(scenario.table_layout, scenario.num_blocks, group, table, laid->shape, laid->memory.data());
 }
 
 void MarkOutputReadsPastRow(const Scenario& scenario, const Group& group, GroupOutputs* out) {

@@ -1,11 +1,13 @@
 // The worker process of fault isolation (`slotguard __worker`, hidden): the
-// far end of backend/isolated_backend.h.
-#ifndef SLOTGUARD_BACKEND_WORKER_MAIN_H_
-#define SLOTGUARD_BACKEND_WORKER_MAIN_H_
+// far end of backend/isolated_backend.h, with its own backend and the
+// implementation the flags name.
+#ifndef SLOTGUARD_SETUP_WORKER_MAIN_H_
+#define SLOTGUARD_SETUP_WORKER_MAIN_H_
 
 #include <ostream>
 
 #include "backend/backend.h"
+#include "plugin/open_provider.h"  // ProviderSource
 
 namespace slotguard {
 
@@ -18,4 +20,4 @@ bool ServeWorker(BackendKind kind, const ProviderSource& provider, std::ostream&
 
 }  // namespace slotguard
 
-#endif  // SLOTGUARD_BACKEND_WORKER_MAIN_H_
+#endif  // SLOTGUARD_SETUP_WORKER_MAIN_H_

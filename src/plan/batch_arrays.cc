@@ -1,4 +1,4 @@
-#include "backend/kernel_inputs.h"
+#include "plan/batch_arrays.h"
 
 #include <algorithm>
 

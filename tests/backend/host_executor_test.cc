@@ -1,10 +1,13 @@
-// How the host backend calls another implementation: one call per group,
-// or, for one that takes whole scenarios, one call with all its groups in
-// run order, flushed before a group of slotguard's own reads one of them;
-// and a scenario it does not take is skipped, not run.
+// How the host executor calls another implementation over the plan's
+// steps: one call per group, or, for one that takes whole scenarios, one
+// call with all its groups of a wave in run order, a group of slotguard's
+// own that reads one of them starting the next wave; and a scenario it does
+// not take is skipped, not run.
 #include <gtest/gtest.h>
 
 #include "backend/backend.h"
+#include "plan/scenario_plan.h"
+#include "plugin/abi_provider.h"
 #include "registry/families.h"
 #include "registry/invariants.h"
 #include "runner/scenario_run.h"
@@ -14,7 +17,7 @@ namespace slotguard {
 namespace {
 
 // Records the calls it gets (families per call); writes PAD everywhere.
-class RecordingProvider : public MappingProvider {
+class RecordingProvider : public AbiProvider {
  public:
   RecordingProvider(std::vector<Family> families, bool whole, std::string skip = "")
       : families_(std::move(families)), whole_(whole), skip_(std::move(skip)) {}
@@ -23,7 +26,7 @@ class RecordingProvider : public MappingProvider {
   bool has_host() const override { return true; }
   bool has_device() const override { return false; }
   bool takes_whole_scenarios() const override { return whole_; }
-  std::string SkipReason(const Scenario&, const Group&) const override { return skip_; }
+  std::string SkipReason(const ScenarioPlan&, size_t) const override { return skip_; }
   bool Launch(const sg_mapping_call& call, bool, std::string* err) override {
     if (fail_family == call.family) {
       *err = "planted failure";
@@ -70,7 +73,7 @@ Scenario ThreeGroups() {
        "block_table": [[3]]}]})");
 }
 
-TEST(ProviderCallsTest, PerGroupCallsComeInRunOrder) {
+TEST(HostExecutorTest, PerGroupCallsComeInRunOrder) {
   auto provider = std::make_shared<RecordingProvider>(std::vector<Family>{Family::kPaged, Family::kQsaCompressed},
                                                       false);
   std::unique_ptr<Backend> host = MakeHostBackend();
@@ -82,7 +85,7 @@ TEST(ProviderCallsTest, PerGroupCallsComeInRunOrder) {
   EXPECT_EQ(expected, provider->calls);
 }
 
-TEST(ProviderCallsTest, AWholeScenarioProviderGetsOneCallInRunOrder) {
+TEST(HostExecutorTest, AWholeScenarioProviderGetsOneCallInRunOrder) {
   auto provider = std::make_shared<RecordingProvider>(std::vector<Family>{Family::kPaged, Family::kQsaCompressed},
                                                       true);
   std::unique_ptr<Backend> host = MakeHostBackend();
@@ -95,7 +98,7 @@ TEST(ProviderCallsTest, AWholeScenarioProviderGetsOneCallInRunOrder) {
   EXPECT_TRUE(out[0].flat.empty()) << "a provided group has no flat twin";
 }
 
-TEST(ProviderCallsTest, AGroupOfSlotguardsOwnThatReadsAQueuedGroupFlushesItFirst) {
+TEST(HostExecutorTest, AGroupOfSlotguardsOwnThatReadsAQueuedGroupFlushesItFirst) {
   // The provider runs paged only, whole scenarios; slotguard's own
   // qsa_compressed reads "common", so the paged call must have run by then.
   auto provider = std::make_shared<RecordingProvider>(std::vector<Family>{Family::kPaged}, true);
@@ -111,7 +114,7 @@ TEST(ProviderCallsTest, AGroupOfSlotguardsOwnThatReadsAQueuedGroupFlushesItFirst
   for (int64_t v : out[2].engine[0]) EXPECT_EQ(-1, v);
 }
 
-TEST(ProviderCallsTest, AScenarioTheProviderDoesNotTakeIsSkippedNotRun) {
+TEST(HostExecutorTest, AScenarioTheProviderDoesNotTakeIsSkippedNotRun) {
   auto provider = std::make_shared<RecordingProvider>(std::vector<Family>{Family::kPaged}, false,
                                                       "no specialization fits");
   std::unique_ptr<Backend> host = MakeHostBackend();
@@ -126,7 +129,7 @@ TEST(ProviderCallsTest, AScenarioTheProviderDoesNotTakeIsSkippedNotRun) {
 
 // The no_fault finding lands on the group whose call failed, not on the
 // scenario's first group.
-TEST(ProviderCallsTest, AFailedCallIsTheNoFaultOfItsOwnGroup) {
+TEST(HostExecutorTest, AFailedCallIsTheNoFaultOfItsOwnGroup) {
   auto provider = std::make_shared<RecordingProvider>(std::vector<Family>{Family::kPaged, Family::kQsaCompressed},
                                                       false);
   provider->fail_family = "qsa_compressed";

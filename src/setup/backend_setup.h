@@ -1,8 +1,9 @@
 // The backend a command runs scenarios on, assembled from its flags: the
-// kind, another implementation (--kernel-lib, --kernel-cubin), fault
-// isolation in worker processes and the cache writers.
-#ifndef SLOTGUARD_BACKEND_BACKEND_SETUP_H_
-#define SLOTGUARD_BACKEND_BACKEND_SETUP_H_
+// kind, another implementation (--kernel-lib, --kernel-cubin, --kernel-cmd),
+// fault isolation in worker processes and the cache writers. Assembly knows
+// the backends and the implementations both; neither knows the other.
+#ifndef SLOTGUARD_SETUP_BACKEND_SETUP_H_
+#define SLOTGUARD_SETUP_BACKEND_SETUP_H_
 
 #include <cstdint>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "plugin/open_provider.h"  // ProviderSource
 #include "scenario/memory_estimate.h"
 
 namespace slotguard {
@@ -23,7 +25,7 @@ struct RunSetup {
   bool cuda_graph = false;       // --cuda-graph (check, replay): implies writers
   int isolate = -1;              // --isolate 1 / --no-isolate 0; -1: on for gpu (not in fuzz) or another implementation
   double timeout_seconds = 120;  // --timeout per scenario, isolated runs
-  ProviderSource provider;       // --kernel-lib, or --kernel-cubin with --kernel-spec
+  ProviderSource provider;       // --kernel-lib, --kernel-cubin with --kernel-spec, or --kernel-cmd
   /// --table-layout: every scenario's tables laid out so (the runner sets
   /// it on each scenario it loads; fuzz generates them so); unset, each
   /// scenario's own (fuzz: the generator varies it).
@@ -46,4 +48,4 @@ RunFootprint FootprintOf(const Backend& backend, const RunSetup& setup);
 
 }  // namespace slotguard
 
-#endif  // SLOTGUARD_BACKEND_BACKEND_SETUP_H_
+#endif  // SLOTGUARD_SETUP_BACKEND_SETUP_H_

@@ -1,10 +1,11 @@
-#include "backend/worker_main.h"
+#include "setup/worker_main.h"
 
 #include <algorithm>
 #include <new>
 
 #include "backend/gpu_device.h"
 #include "backend/worker_messages.h"
+#include "plugin/open_provider.h"
 #include "util/error_line.h"
 #include "util/running_group.h"
 

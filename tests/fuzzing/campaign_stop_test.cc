@@ -1,0 +1,256 @@
+// A campaign's budget as a deadline and a stop: a stop asked from outside
+// (SIGINT, SIGTERM) or --time's deadline ends the campaign at the next
+// scenario (one at a time) or after the chunk on the backend (batched),
+// cuts a shrink short keeping the smallest reproducer found, and the
+// checkpoints show what was found before it is shrunk.
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "backend/backend.h"
+#include "fuzzing/campaign.h"
+#include "fuzzing/shrink.h"
+#include "runner/scenario_run.h"
+#include "scenario/scenario_json.h"
+#include "testing/scratch_dir.h"
+#include "util/output_file.h"
+
+namespace slotguard {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The host backend, batching or not, that counts its scenarios and, from
+/// the `stop_at`-th on, raises the stop flag (as SIGTERM's handler does);
+/// each scenario takes `sleep_ms` more.
+class CountingBackend : public Backend {
+ public:
+  CountingBackend(bool batches, int64_t stop_at, std::atomic<int>* stop, int sleep_ms = 0)
+      : batches_(batches), stop_at_(stop_at), stop_(stop), sleep_ms_(sleep_ms) {}
+  const char* name() const override { return "host"; }
+  bool Batches() const override { return batches_; }
+  bool Run(const Scenario& s, std::vector<GroupOutputs>* outputs, std::string* err) override {
+    if (++runs == stop_at_) *stop_ = SIGTERM;
+    if (sleep_ms_) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms_));
+    return host_->Run(s, outputs, err);
+  }
+  bool RunReplays(const std::vector<Scenario>&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
+    *err = "not used";
+    return false;
+  }
+  bool RunMany(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
+               std::string* err, int threads) override {
+    chunks.push_back(static_cast<int64_t>(scenarios.size()));
+    return Backend::RunMany(scenarios, outputs, err, threads);
+  }
+  std::atomic<int64_t> runs{0};
+  std::vector<int64_t> chunks;  // RunMany's sizes
+
+ private:
+  std::unique_ptr<Backend> host_ = MakeHostBackend();
+  bool batches_;
+  int64_t stop_at_;
+  std::atomic<int>* stop_;
+  int sleep_ms_;
+};
+
+CampaignOptions Options(const std::string& name, std::atomic<int>* stop) {
+  CampaignOptions o;
+  o.seed = 5;
+  o.seconds = 0;  // no deadline: only the stop ends these
+  o.out_dir = FreshScratchPath(name);
+  o.stop = stop;
+  return o;
+}
+
+TEST(CampaignStopTest, AStopEndsTheCampaignAtTheNextScenario) {
+  std::atomic<int> stop{0};
+  CampaignOptions o = Options("next_scenario", &stop);  // unbounded: only the stop ends it
+  CountingBackend backend(false, 100, &stop);
+  CampaignResult r;
+  std::string err;
+  std::ostringstream progress;
+  ASSERT_TRUE(RunCampaign(o, backend, progress, &r, &err)) << err;
+  EXPECT_EQ(100, r.scenarios) << "the 100th raised the stop; the 101st was not run";
+  EXPECT_EQ(100, backend.runs.load());
+  EXPECT_EQ(SIGTERM, r.stop_signal);
+  EXPECT_FALSE(r.deadline_reached);
+  EXPECT_NE(std::string::npos, progress.str().find("fuzz: stopped by SIGTERM after 100 scenarios")) << progress.str();
+}
+
+// Batched: the chunk on the backend when the stop comes is checked and
+// counted; the chunk generated behind it is dropped, never run.
+TEST(CampaignStopTest, ABatchedCampaignStopsAfterTheChunkOnTheBackend) {
+  std::atomic<int> stop{0};
+  CampaignOptions o = Options("batched", &stop);
+  o.batch_chunk = 50;
+  CountingBackend backend(true, 120, &stop);  // during the third chunk of 50
+  CampaignResult r;
+  std::string err;
+  std::ostringstream progress;
+  ASSERT_TRUE(RunCampaign(o, backend, progress, &r, &err)) << err;
+  ASSERT_EQ(3u, backend.chunks.size());
+  EXPECT_EQ(150, r.scenarios);
+  EXPECT_EQ(150, backend.runs.load());
+  EXPECT_EQ(SIGTERM, r.stop_signal);
+}
+
+// --time is a deadline checked before every scenario: one of 20 ms per
+// scenario ends near its half second, not after a chunk of 2048 (41 s).
+TEST(CampaignStopTest, TheDeadlineIsCheckedWithinAChunk) {
+  std::atomic<int> stop{0};
+  CampaignOptions o = Options("deadline", &stop);
+  o.seconds = 0.5;
+  CountingBackend backend(false, -1, &stop, /*sleep_ms=*/20);
+  CampaignResult r;
+  std::string err;
+  std::ostringstream progress;
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(RunCampaign(o, backend, progress, &r, &err)) << err;
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r.deadline_reached);
+  EXPECT_EQ(0, r.stop_signal);
+  EXPECT_LT(took, 10.0) << r.scenarios << " scenarios";
+  EXPECT_EQ(r.scenarios, backend.runs.load()) << "every scenario run is counted";
+}
+
+// The stop comes while the finding is being shrunk: the shrink ends there,
+// its reproducer is the smallest found so far (still firing, written), and
+// the campaign says so.
+TEST(CampaignStopTest, AShrinkCutShortKeepsTheSmallestReproducerAndSaysSo) {
+  std::atomic<int> stop{0};
+  CampaignOptions o = Options("full_shrink", &stop);
+  o.generator.families = {Family::kKpoolTail};
+  o.variant = "prefix";
+  CountingBackend whole(false, -1, &stop);
+  CampaignResult full;
+  std::string err;
+  std::ostringstream progress;
+  ASSERT_TRUE(RunCampaign(o, whole, progress, &full, &err)) << err;
+  ASSERT_TRUE(full.Found());
+  const CampaignFinding& shrunk = full.findings[0];
+  EXPECT_FALSE(shrunk.shrink_cut_short);
+  // Again, stopped at the 2nd shrink candidate that runs: after the scan,
+  // the finding's own run and one candidate.
+  o.out_dir = FreshScratchPath("cut_short");
+  CountingBackend cut(false, shrunk.finding_index + 1 + 3, &stop);
+  CampaignResult r;
+  progress.str("");
+  ASSERT_TRUE(RunCampaign(o, cut, progress, &r, &err)) << err;
+  ASSERT_TRUE(r.Found());
+  const CampaignFinding& f = r.findings[0];
+  EXPECT_TRUE(f.shrink_cut_short);
+  EXPECT_EQ(SIGTERM, r.stop_signal);
+  EXPECT_EQ(shrunk.finding_index, f.finding_index);
+  EXPECT_NE(std::string::npos, progress.str().find("was cut short by SIGTERM")) << progress.str();
+  ASSERT_TRUE(f.written()) << f.reproducer_error;
+  Scenario reproducer;
+  ASSERT_TRUE(LoadScenarioFile(f.file, LoadLimits(), &reproducer, &err)) << err;
+  ScenarioRun run;
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  ASSERT_TRUE(RunScenario(reproducer, *host, 1, &run, &err)) << err;
+  EXPECT_TRUE(FiredInvariants(run).count(f.invariant)) << f.invariant;
+  EXPECT_LE(reproducer.batch.num_tokens, f.original.batch.num_tokens);
+  EXPECT_GE(reproducer.batch.num_tokens, shrunk.minimized.batch.num_tokens);
+}
+
+// Before it shrinks, a campaign checkpoints what it found: the finding
+// unshrunk, as its first scenario, no reproducer yet.
+TEST(CampaignStopTest, ACheckpointBeforeShrinkingShowsTheFindingUnshrunk) {
+  std::atomic<int> stop{0};
+  CampaignOptions o = Options("checkpoint", &stop);
+  o.generator.families = {Family::kKpoolTail};
+  o.variant = "prefix";
+  std::vector<CampaignResult> checkpoints;
+  o.checkpoint = [&](const CampaignResult& snapshot) { checkpoints.push_back(snapshot); };
+  CountingBackend backend(false, -1, &stop);
+  CampaignResult r;
+  std::string err;
+  std::ostringstream progress;
+  ASSERT_TRUE(RunCampaign(o, backend, progress, &r, &err)) << err;
+  ASSERT_TRUE(r.Found());
+  ASSERT_EQ(1u, checkpoints.size()) << "none due in a minute: only the one before shrinking";
+  const CampaignResult& c = checkpoints[0];
+  EXPECT_EQ(r.scenarios, c.scenarios);
+  ASSERT_EQ(1u, c.findings.size());
+  EXPECT_EQ(r.findings[0].finding_index, c.findings[0].finding_index);
+  EXPECT_EQ(0, c.findings[0].shrunk);
+  EXPECT_FALSE(c.findings[0].written());
+  EXPECT_EQ(ScenarioShape(r.findings[0].original), c.findings[0].signature.shape) << "the unshrunk scenario's";
+  EXPECT_EQ(r.findings[0].original, c.findings[0].minimized);
+  // Due at every chunk: one per chunk of a longer campaign, and the last.
+  checkpoints.clear();
+  o.variant.clear();
+  o.runs = 3000;
+  o.checkpoint_seconds = 0;
+  CampaignResult clean;
+  ASSERT_TRUE(RunCampaign(o, backend, progress, &clean, &err)) << err;
+  EXPECT_GE(checkpoints.size(), 3u);
+  EXPECT_EQ(3000, checkpoints.back().scenarios);
+}
+
+/// The host backend whose `fault_at`-th run (from 1) is a crash of its
+/// implementation, once: a fault of its history, not of that scenario.
+class FlakyBackend : public CountingBackend {
+ public:
+  FlakyBackend(int64_t fault_at, std::atomic<int>* stop) : CountingBackend(false, -1, stop), fault_at_(fault_at) {}
+  bool Run(const Scenario& s, std::vector<GroupOutputs>* outputs, std::string* err) override {
+    if (!CountingBackend::Run(s, outputs, err)) return false;
+    if (runs.load() == fault_at_) MarkFaulted("killed by SIGSEGV (Segmentation fault) on its 30th call", s.groups.size(), outputs, 0);
+    return true;
+  }
+
+ private:
+  int64_t fault_at_;
+};
+
+// A finding whose scenario fires nothing when run again is not shrunk
+// (there is nothing to keep firing: every candidate would be run for
+// nothing): it is kept as generated, with the invariants the campaign saw,
+// written, and said.
+TEST(CampaignStopTest, AFindingThatDoesNotRecurIsKeptUnshrunkAndSaid) {
+  std::atomic<int> stop{0};
+  CampaignOptions o = Options("no_recur", &stop);
+  o.generator.families = {Family::kKpoolTail};
+  FlakyBackend backend(30, &stop);
+  CampaignResult r;
+  std::string err;
+  std::ostringstream progress;
+  ASSERT_TRUE(RunCampaign(o, backend, progress, &r, &err)) << err;
+  ASSERT_TRUE(r.Found());
+  const CampaignFinding& f = r.findings[0];
+  EXPECT_EQ(29, f.finding_index);
+  EXPECT_FALSE(f.recurred);
+  EXPECT_EQ("no_fault", f.invariant);
+  EXPECT_EQ(std::vector<std::string>{"no_fault"}, f.fired);
+  EXPECT_EQ(ScenarioShape(f.original), f.signature.shape);
+  EXPECT_LE(backend.runs.load(), 30 + 2) << "its run again, the reproducer's run: no shrink candidates";
+  EXPECT_NE(std::string::npos, progress.str().find("fuzz: the finding of scenario 29 (kpool_tail/fixed: no_fault"))
+      << progress.str();
+  ASSERT_TRUE(f.written()) << f.reproducer_error;
+  Scenario reproducer;
+  ASSERT_TRUE(LoadScenarioFile(f.file, LoadLimits(), &reproducer, &err)) << err;
+  EXPECT_EQ(f.original.batch.num_tokens, reproducer.batch.num_tokens);
+}
+
+TEST(CampaignStopTest, AnAtomicWriteReplacesTheWholeFileAndLeavesNothingBeside) {
+  const std::string path = ScratchPath("summary.json");
+  std::string why;
+  ASSERT_TRUE(WriteOutputFileAtomically(path, "first, longer text\n", &why)) << why;
+  ASSERT_TRUE(WriteOutputFileAtomically(path, "second\n", &why)) << why;
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ("second\n", text);
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(ScratchDir())) files += entry.is_regular_file();
+  EXPECT_EQ(1, files) << "no temporary file left";
+}
+
+}  // namespace
+}  // namespace slotguard
