@@ -91,24 +91,12 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   campaign.keep_going = options.keep_going;
-  std::vector<NamedFile> inputs = ImplementationFiles(options.setup.provider);
-  inputs.push_back({"--suppressions", options.suppressions_path});
   if (!CheckSarifRoot(options.sarif_root, err)) return kExitBadInput;
-  if (!CheckOutputs({{"--json", options.json_path}, {"--sarif", options.sarif_path}}, inputs, err))
-    return kExitBadInput;
-  if (const std::string why = OutputDirProblem(options.out_dir); !why.empty()) {
-    err << ErrorLine("--out " + EscapeText(options.out_dir, 0) + ": " + why +
-                     "; expected a directory for the reproducers (created when missing)");
-    return kExitBadInput;
-  }
   Suppressions suppressions;
-  if (!options.suppressions_path.empty()) {
-    if (!LoadSuppressions(options.suppressions_path, &suppressions, &problem)) {
-      err << ErrorLine(problem);
-      return kExitBadInput;
-    }
-    campaign.suppressions = &suppressions;
-  }
+  if (!CheckCampaignFiles(options.setup.provider, options.suppressions_path, options.json_path, options.sarif_path,
+                          options.out_dir, &suppressions, err))
+    return kExitBadInput;
+  if (!options.suppressions_path.empty()) campaign.suppressions = &suppressions;
   campaign.runs = options.runs;
   campaign.seconds = options.seconds >= 0 ? options.seconds : (options.runs >= 0 ? 0 : 60);
   campaign.out_dir = options.out_dir;

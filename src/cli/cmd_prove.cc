@@ -49,23 +49,11 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
     err << ErrorLine("--shard: " + problem);
     return kExitBadInput;
   }
-  std::vector<NamedFile> inputs = ImplementationFiles(options.setup.provider);
-  inputs.push_back({"--suppressions", options.suppressions_path});
-  if (!CheckOutputs({{"--json", options.json_path}, {"--sarif", options.sarif_path}}, inputs, err))
-    return kExitBadInput;
-  if (const std::string why = OutputDirProblem(options.out_dir); !why.empty()) {
-    err << ErrorLine("--out " + EscapeText(options.out_dir, 0) + ": " + why +
-                     "; expected a directory for the reproducers (created when missing)");
-    return kExitBadInput;
-  }
   Suppressions suppressions;
-  if (!options.suppressions_path.empty()) {
-    if (!LoadSuppressions(options.suppressions_path, &suppressions, &problem)) {
-      err << ErrorLine(problem);
-      return kExitBadInput;
-    }
-    run.suppressions = &suppressions;
-  }
+  if (!CheckCampaignFiles(options.setup.provider, options.suppressions_path, options.json_path, options.sarif_path,
+                          options.out_dir, &suppressions, err))
+    return kExitBadInput;
+  if (!options.suppressions_path.empty()) run.suppressions = &suppressions;
   run.seconds = options.seconds;
   run.out_dir = options.out_dir;
   run.jobs = options.jobs;

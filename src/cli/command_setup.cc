@@ -111,6 +111,25 @@ std::vector<NamedFile> ImplementationFiles(const ProviderSource& source) {
   return files;
 }
 
+bool CheckCampaignFiles(const ProviderSource& provider, const std::string& suppressions_path,
+                        const std::string& json_path, const std::string& sarif_path, const std::string& out_dir,
+                        Suppressions* suppressions, std::ostream& err) {
+  std::vector<NamedFile> inputs = ImplementationFiles(provider);
+  inputs.push_back({"--suppressions", suppressions_path});
+  if (!CheckOutputs({{"--json", json_path}, {"--sarif", sarif_path}}, inputs, err)) return false;
+  if (const std::string why = OutputDirProblem(out_dir); !why.empty()) {
+    err << ErrorLine("--out " + EscapeText(out_dir, 0) + ": " + why +
+                     "; expected a directory for the reproducers (created when missing)");
+    return false;
+  }
+  std::string problem;
+  if (!suppressions_path.empty() && !LoadSuppressions(suppressions_path, suppressions, &problem)) {
+    err << ErrorLine(problem);
+    return false;
+  }
+  return true;
+}
+
 bool CheckOutputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs, std::ostream& err) {
   for (const NamedFile& o : outputs) {
     if (o.path.empty()) continue;

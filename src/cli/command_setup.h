@@ -10,6 +10,7 @@
 
 #include "setup/backend_setup.h"
 #include "scenario/load_limits.h"
+#include "suppressions/suppressions.h"
 
 namespace slotguard {
 
@@ -45,6 +46,15 @@ std::vector<NamedFile> ImplementationFiles(const ProviderSource& source);
 /// socket: util/output_file.h) and is a file of its own (DistinctFiles);
 /// false after printing the first problem in one line (exit 2).
 bool CheckOutputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs, std::ostream& err);
+
+/// A campaign's files (fuzz, prove), before it runs: --json and --sarif
+/// written as CheckOutputs says, distinct from the implementation's files
+/// and the suppressions file; --out a directory or a creatable one; the
+/// --suppressions file (when given) loaded into *suppressions. False after
+/// printing the first problem in one line (exit 2).
+bool CheckCampaignFiles(const ProviderSource& provider, const std::string& suppressions_path,
+                        const std::string& json_path, const std::string& sarif_path, const std::string& out_dir,
+                        Suppressions* suppressions, std::ostream& err);
 
 /// --sarif-root: "" (the default) or an existing directory; false after
 /// printing why (exit 2).
