@@ -69,16 +69,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   std::string problem;
   // The families by name first, with the command line's suggestions
   // ("kpool" for kpool_tail), then the registry's own checks.
-  for (const std::string& name : options.families) {
-    Family family;
-    if (FindFamily(name, &family, &problem)) continue;
-    std::vector<std::string> names;
-    for (const FamilyInfo& info : AllFamilies()) names.push_back(info.name);
-    const std::string match = ClosestCommandLineName(name, names);
-    err << ErrorLine("--family: unknown kernel family " + QuoteName(name) +
-                     (match.empty() ? "" : ", did you mean '" + match + "'?") + "; expected one of " + JoinNames(names));
-    return kExitBadInput;
-  }
+  if (!CheckFamilyNames(options.families, err)) return kExitBadInput;
   if (!ResolveFuzzFamilies(options.families, options.variant, &campaign.generator.families, &problem)) {
     err << ErrorLine(problem);
     return kExitBadInput;

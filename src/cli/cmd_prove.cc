@@ -26,16 +26,7 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
     err << ErrorLine("--scope: " + problem);
     return kExitBadInput;
   }
-  for (const std::string& name : options.families) {
-    Family family;
-    if (FindFamily(name, &family, &problem)) continue;
-    std::vector<std::string> names;
-    for (const FamilyInfo& info : AllFamilies()) names.push_back(info.name);
-    const std::string match = ClosestCommandLineName(name, names);
-    err << ErrorLine("--family: unknown kernel family " + QuoteName(name) +
-                     (match.empty() ? "" : ", did you mean '" + match + "'?") + "; expected one of " + JoinNames(names));
-    return kExitBadInput;
-  }
+  if (!CheckFamilyNames(options.families, err)) return kExitBadInput;
   std::vector<Family>& families = run.enumeration.families;
   if (!ResolveFuzzFamilies(options.families, options.variant, &families, &problem)) {
     err << ErrorLine(problem);

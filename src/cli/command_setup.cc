@@ -6,7 +6,9 @@
 
 #include "setup/backend_setup.h"
 #include "cli/commands.h"
+#include "registry/families.h"
 #include "runner/scenario_files.h"
+#include "util/did_you_mean.h"
 #include "util/error_line.h"
 #include "util/output_file.h"
 
@@ -109,6 +111,21 @@ std::vector<NamedFile> ImplementationFiles(const ProviderSource& source) {
     if (!path.empty() && std::filesystem::is_regular_file(path, ec)) files.push_back({"--kernel-cmd's", path});
   }
   return files;
+}
+
+bool CheckFamilyNames(const std::vector<std::string>& names, std::ostream& err) {
+  std::string problem;
+  for (const std::string& name : names) {
+    Family family;
+    if (FindFamily(name, &family, &problem)) continue;
+    std::vector<std::string> known;
+    for (const FamilyInfo& info : AllFamilies()) known.push_back(info.name);
+    const std::string match = ClosestCommandLineName(name, known);
+    err << ErrorLine("--family: unknown kernel family " + QuoteName(name) +
+                     (match.empty() ? "" : ", did you mean '" + match + "'?") + "; expected one of " + JoinNames(known));
+    return false;
+  }
+  return true;
 }
 
 bool CheckCampaignFiles(const ProviderSource& provider, const std::string& suppressions_path,

@@ -47,6 +47,11 @@ std::vector<NamedFile> ImplementationFiles(const ProviderSource& source);
 /// false after printing the first problem in one line (exit 2).
 bool CheckOutputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs, std::ostream& err);
 
+/// --family NAME...: each a family slotguard knows; false after printing
+/// the first unknown one with the command line's suggestion ("kpool" for
+/// kpool_tail) and the known names (exit 2).
+bool CheckFamilyNames(const std::vector<std::string>& names, std::ostream& err);
+
 /// A campaign's files (fuzz, prove), before it runs: --json and --sarif
 /// written as CheckOutputs says, distinct from the implementation's files
 /// and the suppressions file; --out a directory or a creatable one; the

@@ -49,13 +49,10 @@ std::vector<int64_t> RequestColumns(const Group& g, const Batch& b) {
   return needed;
 }
 
-/// The columns a request of `tokens` tokens after `context` reads in `g`:
-/// the farthest any of its tokens' column formula gives, + 1 (0: none);
-/// -1 when the group's formulas cannot be bound.
-/// As the last request of a batch with `padding` padding tokens and
-/// num_actual_tokens `actual` (an owner rule may give it tokens past qsl[R]).
-int64_t NeededColumns(const Group& g, int32_t tokens, int64_t context, int32_t padding = 0,
-                      NumActual actual = NumActual::kRealTokens) {
+/// One request of `tokens` tokens after `context`, then `padding` padding
+/// tokens, num_actual_tokens as `actual` says: the batch the column walks
+/// below read a request's columns from.
+Batch OneRequestBatch(int32_t tokens, int64_t context, int32_t padding, NumActual actual) {
   Batch b;
   b.query_start_loc = {0, tokens};
   b.seq_lens = {context + tokens};
@@ -67,6 +64,17 @@ int64_t NeededColumns(const Group& g, int32_t tokens, int64_t context, int32_t p
                                                           : tokens - 1;
   b.idx_mapping = {0};
   b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
+  return b;
+}
+
+/// The columns a request of `tokens` tokens after `context` reads in `g`:
+/// the farthest any of its tokens' column formula gives, + 1 (0: none);
+/// -1 when the group's formulas cannot be bound.
+/// As the last request of a batch with `padding` padding tokens and
+/// num_actual_tokens `actual` (an owner rule may give it tokens past qsl[R]).
+int64_t NeededColumns(const Group& g, int32_t tokens, int64_t context, int32_t padding = 0,
+                      NumActual actual = NumActual::kRealTokens) {
+  const Batch b = OneRequestBatch(tokens, context, padding, actual);
   if (PerRequest(g)) return RequestColumns(g, b)[0];
   const FamilyDesc& d = DescOf(g.family);
   GroupPlan plan;
@@ -92,17 +100,7 @@ bool NullSourceGroup(const Group& g) {
 /// with `padding` padding tokens and num_actual_tokens `actual`).
 std::vector<int64_t> SourceColumns(const Group& g, int32_t tokens, int64_t context, int64_t width, int64_t n,
                                    int32_t padding = 0, NumActual actual = NumActual::kRealTokens) {
-  Batch b;
-  b.query_start_loc = {0, tokens};
-  b.seq_lens = {context + tokens};
-  b.positions.assign(static_cast<size_t>(tokens) + static_cast<size_t>(padding), 0);
-  for (int32_t i = 0; i < tokens; ++i) b.positions[static_cast<size_t>(i)] = context + i;
-  b.num_tokens = tokens + padding;
-  b.num_actual_tokens = actual == NumActual::kRealTokens ? tokens
-                        : actual == NumActual::kNumTokens ? b.num_tokens
-                                                          : tokens - 1;
-  b.idx_mapping = {0};
-  b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
+  const Batch b = OneRequestBatch(tokens, context, padding, actual);
   const FamilyDesc& d = DescOf(g.family);
   std::vector<int64_t> cols;
   ForEachRequestColumn(d, d.request, g.params, b, width, [&](int32_t, int64_t col, bool source) {
