@@ -105,13 +105,11 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& b
                      const FindingSignature& key, CampaignFinding* finding, std::string* err, const std::string& what) {
   finding->finding_index = stream_index;
   finding->original = CampaignScenario(options, stream_index, nullptr);
-  ScenarioRun run;
-  if (!RunOne(finding->original, backend, &run, err)) return false;
-  std::set<std::string> fired = FiredInvariants(run);
-  if (fired.empty()) {
-    // It did not recur: nothing to shrink towards (every candidate would
-    // "hold", thousands of runs for no reproducer). Kept as generated, with
-    // what the campaign saw, and said.
+  // A finding that does not recur (a fault of the implementation's
+  // history: an earlier call's crash or device fault) is kept as generated,
+  // with what the campaign saw, and said: nothing to shrink towards (every
+  // candidate would "hold", thousands of runs for no reproducer).
+  auto not_recurred = [&](const std::string& when) {
     finding->recurred = false;
     finding->minimized = finding->original;
     finding->fired = key.invariants;
@@ -120,11 +118,15 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& b
     finding->signature.shape = ScenarioShape(finding->original);
     finding->suppressed_by = SuppressedBy(options, finding->original, finding->signature);
     budget.Say("fuzz: the finding of scenario " + std::to_string(stream_index) + " (" + key.Text() +
-               ") did not recur when its scenario ran again: a fault of the implementation's history (an earlier "
-               "call's crash or device fault), not of this scenario alone; its reproducer is the scenario as "
-               "generated, unshrunk");
+               ") did not recur when " + when + ": a fault of the implementation's history (an earlier call's "
+               "crash or device fault), not of this scenario alone; its reproducer is the scenario as generated, "
+               "unshrunk");
     return true;
-  }
+  };
+  ScenarioRun run;
+  if (!RunOne(finding->original, backend, &run, err)) return false;
+  std::set<std::string> fired = FiredInvariants(run);
+  if (fired.empty()) return not_recurred("its scenario ran again");
   // The reproducer must blame the kernel as the finding did. On a batch a
   // correct kernel passes (the reference's own output raises nothing), every
   // candidate must be such a batch too: then the reproducer holds once the
@@ -165,6 +167,9 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& b
                ": its reproducer is the smallest found until then (" + ScenarioShape(finding->minimized) + ")");
   if (!RunOne(finding->minimized, backend, &run, err)) return false;
   fired = FiredInvariants(run);
+  // Each candidate kept fired the target when it ran; a reproducer that
+  // then fires nothing came from faults that recur only now and then.
+  if (!fired.count(target)) return not_recurred("its minimized reproducer ran again");
   finding->fired.assign(fired.begin(), fired.end());
   finding->signature = SignatureOf(finding->minimized, run.findings, options.implementation);
   finding->suppressed_by = Suppressed(options, finding->minimized, run, true);

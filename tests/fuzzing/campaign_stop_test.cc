@@ -195,19 +195,23 @@ TEST(CampaignStopTest, ACheckpointBeforeShrinkingShowsTheFindingUnshrunk) {
   EXPECT_EQ(3000, checkpoints.back().scenarios);
 }
 
-/// The host backend whose `fault_at`-th run (from 1) is a crash of its
-/// implementation, once: a fault of its history, not of that scenario.
+/// The host backend whose runs `fault_at` to `fault_at + more` (from 1) are
+/// a crash of its implementation: a fault of its history, not of those
+/// scenarios.
 class FlakyBackend : public CountingBackend {
  public:
-  FlakyBackend(int64_t fault_at, std::atomic<int>* stop) : CountingBackend(false, -1, stop), fault_at_(fault_at) {}
+  FlakyBackend(int64_t fault_at, std::atomic<int>* stop, int64_t more = 0)
+      : CountingBackend(false, -1, stop), fault_at_(fault_at), more_(more) {}
   bool Run(const Scenario& s, std::vector<GroupOutputs>* outputs, std::string* err) override {
     if (!CountingBackend::Run(s, outputs, err)) return false;
-    if (runs.load() == fault_at_) MarkFaulted("killed by SIGSEGV (Segmentation fault) on its 30th call", s.groups.size(), outputs, 0);
+    const int64_t n = runs.load();
+    if (n >= fault_at_ && n <= fault_at_ + more_)
+      MarkFaulted("killed by SIGSEGV (Segmentation fault) on call " + std::to_string(n), s.groups.size(), outputs, 0);
     return true;
   }
 
  private:
-  int64_t fault_at_;
+  int64_t fault_at_, more_;
 };
 
 // A finding whose scenario fires nothing when run again is not shrunk
@@ -250,6 +254,32 @@ TEST(CampaignStopTest, AnAtomicWriteReplacesTheWholeFileAndLeavesNothingBeside) 
   int files = 0;
   for (const auto& entry : fs::directory_iterator(ScratchDir())) files += entry.is_regular_file();
   EXPECT_EQ(1, files) << "no temporary file left";
+}
+
+// A fault that recurs for a while (its scenario run again, the first
+// shrink candidates) and then no more: the candidates kept fired it when they
+// ran, but the minimized reproducer fires nothing when run again. It is kept
+// as generated and said, as one that never recurred, never reported as a
+// finding that fires nothing.
+TEST(CampaignStopTest, AFindingWhoseReproducerStopsFiringIsKeptUnshrunk) {
+  std::atomic<int> stop{0};
+  CampaignOptions o = Options("stops_recurring", &stop);
+  o.generator.families = {Family::kKpoolTail};
+  FlakyBackend backend(30, &stop, /*more=*/4);
+  CampaignResult r;
+  std::string err;
+  std::ostringstream progress;
+  ASSERT_TRUE(RunCampaign(o, backend, progress, &r, &err)) << err;
+  ASSERT_TRUE(r.Found());
+  const CampaignFinding& f = r.findings[0];
+  EXPECT_EQ(29, f.finding_index);
+  EXPECT_FALSE(f.recurred);
+  EXPECT_EQ(std::vector<std::string>{"no_fault"}, f.fired);
+  EXPECT_EQ(ScenarioShape(f.original), f.signature.shape);
+  EXPECT_NE(std::string::npos, f.signature.Text().find("kpool_tail")) << f.signature.Text();
+  EXPECT_GT(backend.runs.load(), 30 + 2) << "it was shrunk for a while";
+  EXPECT_NE(std::string::npos, progress.str().find("did not recur when its minimized reproducer ran again"))
+      << progress.str();
 }
 
 }  // namespace
