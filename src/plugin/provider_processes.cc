@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <mutex>
+#include <thread>
 
 #include "plan/scenario_plan.h"
 #include "util/error_line.h"
@@ -13,6 +14,13 @@ namespace {
 
 constexpr size_t kMaxPerMessage = 256;  // scenarios per message
 constexpr int kMaxStalls = 3;           // messages in a row of which nothing was answered
+
+/// Threads that start spare providers side by side: a quarter of the
+/// cores (a start is mostly one core's work: Python imports, a CUDA
+/// context), at least 1. A provider without its package's fork server (on
+/// cuda, one that touched CUDA at import) dies with each crash; one
+/// starter would make every other job wait its turn.
+int SpareStarters() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 4); }
 
 /// The calls of one scenario in a batch (consecutive): what a message
 /// carries together, never split (a record may read an earlier one's output).
@@ -41,7 +49,8 @@ class ProviderProcesses : public MappingProvider {
         // The provider's own name: one printable line of at most 200
         // characters; the command as typed, escaped (neither forges a line).
         name_("provider " + ForeignText(welcome_.name) + " (" + EscapeText(command_.command, 0) + ")"),
-        pool_([this](std::string* err, std::atomic<int>* pid) { return Restart(err, pid); }, 1, /*eager=*/true) {}
+        pool_([this](std::string* err, std::atomic<int>* pid) { return Restart(err, pid); }, 1, /*eager=*/true,
+              SpareStarters()) {}
 
   std::string name() const override { return name_; }
   const std::vector<Family>& families() const override { return welcome_.families; }

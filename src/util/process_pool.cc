@@ -11,10 +11,15 @@ constexpr int kMaxSpares = 8;
 
 }  // namespace
 
-ProcessPool::ProcessPool(StartProcess start, int spares, bool eager)
+ProcessPool::ProcessPool(StartProcess start, int spares, bool eager, int starters)
     : start_(std::move(start)), target_(eager ? spares : 0), first_target_(spares) {
   pending_ = target_;
-  thread_ = std::thread([this] { KeepSpares(); });
+  starters = std::clamp(starters, 1, kMaxSpares);
+  spare_pids_ = std::make_unique<std::atomic<int>[]>(static_cast<size_t>(starters));
+  for (int i = 0; i < starters; ++i) {
+    spare_pids_[i] = 0;
+    threads_.emplace_back([this, i] { KeepSpares(&spare_pids_[i]); });
+  }
 }
 
 void ProcessPool::TopUp() {
@@ -26,14 +31,16 @@ ProcessPool::~ProcessPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
-    const int pid = spare_pid_.load();
-    if (pid > 0) kill(-pid, SIGKILL);  // its handshake ends now
+    for (size_t i = 0; i < threads_.size(); ++i) {
+      const int pid = spare_pids_[i].load();
+      if (pid > 0) kill(-pid, SIGKILL);  // its handshake ends now
+    }
   }
   changed_.notify_all();
-  thread_.join();
+  for (std::thread& t : threads_) t.join();
 }
 
-void ProcessPool::KeepSpares() {
+void ProcessPool::KeepSpares(std::atomic<int>* spare_pid) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     changed_.wait(lock, [&] { return stopping_ || pending_ > 0; });
@@ -42,9 +49,9 @@ void ProcessPool::KeepSpares() {
     ++starting_;
     lock.unlock();
     std::string ignored;  // Acquire starts one itself, and says why it failed, when none is ready
-    std::unique_ptr<PooledProcess> spare = start_(&ignored, &spare_pid_);
+    std::unique_ptr<PooledProcess> spare = start_(&ignored, spare_pid);
     lock.lock();
-    spare_pid_ = 0;
+    *spare_pid = 0;
     --starting_;
     if (spare) {
       ++started_;

@@ -9,7 +9,8 @@
 // swap, not a start (a provider's torch import and Triton compile take
 // seconds). The pool keeps `spares` of them (twice as many, up to 8, each
 // time a loss found none ready); with `eager` from the start, else from the
-// first loss on.
+// first loss on. `starters` threads start them side by side: when processes
+// die faster than one start takes, one thread would make every loss wait.
 #ifndef SLOTGUARD_UTIL_PROCESS_POOL_H_
 #define SLOTGUARD_UTIL_PROCESS_POOL_H_
 
@@ -43,7 +44,7 @@ using StartProcess = std::function<std::unique_ptr<PooledProcess>(std::string* e
 
 class ProcessPool {
  public:
-  ProcessPool(StartProcess start, int spares, bool eager);
+  ProcessPool(StartProcess start, int spares, bool eager, int starters = 1);
   ~ProcessPool();
   ProcessPool(const ProcessPool&) = delete;
   ProcessPool& operator=(const ProcessPool&) = delete;
@@ -66,7 +67,7 @@ class ProcessPool {
   int swaps() const;
 
  private:
-  void KeepSpares();  // the spare thread's loop
+  void KeepSpares(std::atomic<int>* spare_pid);  // a starter thread's loop
   void TopUp();       // asks the spare thread for what `target_` lacks (mu_ held)
 
   StartProcess start_;
@@ -79,8 +80,9 @@ class ProcessPool {
   int starting_ = 0;      // spares being started
   bool lost_ = false, stopping_ = false;
   int started_ = 0, swaps_ = 0;
-  std::atomic<int> spare_pid_{0};  // the spare being started
-  std::thread thread_;
+  // Per starter thread: the pid of the spare it is starting (0: none).
+  std::unique_ptr<std::atomic<int>[]> spare_pids_;
+  std::vector<std::thread> threads_;
 };
 
 }  // namespace slotguard

@@ -6,7 +6,9 @@
 #include "util/process_pool.h"
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -99,6 +101,31 @@ TEST(ProcessPoolTest, ALazyPoolKeepsSparesFromTheFirstLossOn) {
   ASSERT_TRUE(p) << err;
   WaitFor([&] { return starts.count() == 3; });
   EXPECT_EQ(3u, starts.count()) << "the spare taken is replaced";
+}
+
+// Several starters start spares side by side: each start here returns only
+// once three are under way at once (or after 2 s, failing the test), which
+// one starter thread, starting them one after another, never reaches.
+TEST(ProcessPoolTest, StartersStartSparesSideBySide) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int in_flight = 0;        // starts begun (the first three are the eager spares)
+  std::vector<bool> met;   // per start, in order: it saw three under way
+  StartProcess start = [&](std::string*, std::atomic<int>*) -> std::unique_ptr<PooledProcess> {
+    std::unique_lock<std::mutex> lock(mu);
+    const size_t k = static_cast<size_t>(in_flight++);
+    met.resize(std::max(met.size(), k + 1));
+    cv.notify_all();
+    met[k] = cv.wait_for(lock, std::chrono::seconds(2), [&] { return in_flight >= 3; });
+    return std::make_unique<PooledProcess>();
+  };
+  {
+    ProcessPool pool(start, 3, /*eager=*/true, /*starters=*/3);
+    std::string err;
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(pool.Acquire(&err)) << err;
+  }
+  ASSERT_GE(met.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) EXPECT_TRUE(met[k]) << "start " << k << " saw the other two under way";
 }
 
 // A spare that cannot be started is no loop of retries: the next Acquire
