@@ -36,6 +36,9 @@
 #                 their faults off, and take their ratios against those
 #                 (default 0: against the triton campaign's rate, the same
 #                 launcher without the wrapper)
+#   TRITON_RATE   the crash-free rate to take the crash and fault ratios
+#                 against when BENCH has no triton (an earlier run's line;
+#                 the lines say so): no triton campaign is run for them
 #   REFERENCE     0: skip the sigterm check's campaign of the same seed over
 #                 the same scenarios (default 1)
 #   BENCH         the benchmarks to run, space-separated (default all)
@@ -109,7 +112,11 @@ if wants own; then
 fi
 
 base=0
-if wants triton || wants crash || wants fault; then
+given=""
+if ! wants triton && [ -n "${TRITON_RATE:-}" ]; then
+  base=$TRITON_RATE
+  given=" (TRITON_RATE, an earlier run's)"
+elif wants triton || wants crash || wants fault; then
   t=$("$PY" -c 'import sys; print(int(float(sys.argv[1]) * 60))' "$MINUTES")
   campaign triton "$t" --kernel-cmd "$K"
   base=$(rate "$OUT/triton.json")
@@ -123,7 +130,7 @@ fi
 faulty() {
   local name=$1 cmd=$2 clean=$3
   shift 3
-  local against=$base what="the triton campaign's $base/s (the same launcher, unwrapped)"
+  local against=$base what="the triton campaign's $base/s$given (the same launcher, unwrapped)"
   if [ "$BASELINES" = 1 ]; then
     campaign "$name-baseline" "$SECONDS_EACH" --kernel-cmd "$clean"
     against=$(rate "$OUT/$name-baseline.json")

@@ -55,18 +55,24 @@ that scenario's error (status 1: a no_fault finding naming the group, with
 the traceback's last line, "IndexError: ..."; the first tracebacks go to
 stderr, which slotguard shows), and the provider keeps serving.
 
-A crash (a signal, os._exit) on the host costs a fork, not a restart:
-after the handshake a forked child answers the messages, and when it dies
-the parent answers for it (the call it died in an error, the rest of the
-message "not run") and forks the next. Provider(..., fork_server=False) or
-SLOTGUARD_FORK_SERVER=0 turns it off; on cuda there is none (a CUDA context
-does not survive a fork).
+A crash (a signal, os._exit) costs a fork, not a restart: after the
+handshake a forked child answers the messages, and when it dies the parent
+answers for it (the call it died in an error, the rest of the message "not
+run") and the next child takes over. On cuda the parent never touches the
+device (a CUDA context does not survive a fork): each child makes its own,
+and SLOTGUARD_FORK_STANDBYS children (default 2 on cuda, 0 on the host) are
+kept forked ahead, each with its context made, waiting for its turn, so
+that taking over is a swap. A module that initializes CUDA at import gets
+no fork server on cuda (said on stderr): there a crash costs a provider
+start. Provider(..., fork_server=False) or SLOTGUARD_FORK_SERVER=0 turns it
+off.
 
 A device fault (a CUDA error: a device-side assert, an illegal address)
-loses the process's CUDA context: the package answers the message (the
-call that raised it an error when each call was synchronized, every other
-record "not run", status 3, which slotguard sends again elsewhere) and
-exits. Calls are synchronized after each call when slotguard asks (it sends
+loses the CUDA context of the process that ran it: the package answers the
+message (the call that raised it an error when each call was synchronized,
+every other record "not run", status 3, which slotguard sends again) and
+that process exits; under the fork server the next child takes over, else
+slotguard swaps in its spare provider. Calls are synchronized after each call when slotguard asks (it sends
 a lost message again that way), once a call of this process has raised, or
 always with Provider(..., sync_each_call=True) or SLOTGUARD_SYNC_EACH_CALL=1:
 a device fault is then raised by the call that caused it and named in its
@@ -95,6 +101,9 @@ from . import protocol as P
 __all__ = ["Provider", "Skip", "Call", "Step", "device"]
 
 _LITTLE = sys.byteorder == "little"
+# A process that answered its message after a device fault exits with this
+# status: its CUDA context is lost (a fork server's parent forks the next child).
+_EXIT_DEVICE_LOST = 70
 
 
 class Skip(Exception):
@@ -159,6 +168,9 @@ class _NumpyArrays(object):
         return memoryview(self.out_bytes)
 
     def sync(self):
+        pass
+
+    def warm(self):
         pass
 
     def drop(self):
@@ -242,6 +254,9 @@ class _MemoryviewArrays(object):
     def sync(self):
         pass
 
+    def warm(self):
+        pass
+
     def drop(self):
         self.blob = self.out = self.out_bytes = None
 
@@ -270,6 +285,11 @@ class _TorchArrays(object):
     _SLACK = 256
 
     def __init__(self, torch, cuda):
+        import warnings
+        # The message's bytes are read-only and are only read (copied to the
+        # device, or viewed as inputs): torch's warning about that, once per
+        # process, would be one line per fork server child.
+        warnings.filterwarnings("ignore", message="The given buffer is not writable", category=UserWarning)
         self.torch = torch
         self.cuda = cuda
         self.kind = "torch-cuda" if cuda else "torch"
@@ -301,6 +321,23 @@ class _TorchArrays(object):
     def sync(self):
         if self.cuda:
             self.torch.cuda.synchronize()
+
+    def warm(self):
+        """[a fork server's standby child] Makes this process's CUDA context
+        (and Triton's driver, when imported) before its turn comes, so that
+        taking over from a child that died costs a swap."""
+        if not self.cuda:
+            return
+        torch = self.torch
+        torch.cuda.init()
+        torch.empty(self._SLACK, dtype=torch.uint8, device=self.dev)
+        torch.cuda.synchronize()
+        triton = sys.modules.get("triton")
+        if triton is not None:
+            try:
+                triton.runtime.driver.active.get_current_target()
+            except Exception:  # noqa: BLE001 (an older Triton: its first launch does it)
+                pass
 
     def table2d(self, flat, rows, width, stride):
         return flat.as_strided((rows, width), (stride, 1))
@@ -337,13 +374,62 @@ class _TorchArrays(object):
         self.base = self.out = None
 
 
+def _cuda_available(torch):
+    """torch.cuda.is_available() asked through NVML, not the CUDA runtime:
+    a process that initialized the CUDA driver cannot fork a child that uses
+    it, and the fork server forks after this check (torch falls back to the
+    runtime itself when NVML cannot answer; _cuda_touched() then sees it)."""
+    old = os.environ.get("PYTORCH_NVML_BASED_CUDA_CHECK")
+    os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
+    try:
+        return torch.cuda.is_available()
+    finally:
+        if old is None:
+            del os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"]
+        else:
+            os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = old
+
+
+def _forked_child_can_use_cuda(arrays):
+    """Whether a child forked from this process can make a CUDA context of
+    its own: none can once this process initialized the CUDA driver. torch's
+    own flag says so for torch; when the driver library is loaded anyway
+    (by another library), a forked probe makes a context and says."""
+    torch = sys.modules.get("torch")
+    try:
+        if torch is not None and torch.cuda.is_initialized():
+            return False
+    except Exception:  # noqa: BLE001 (a torch without CUDA)
+        pass
+    try:
+        with open("/proc/self/maps") as maps:
+            loaded = any("libcuda.so" in line for line in maps)
+    except OSError:
+        loaded = True
+    if not loaded:
+        return True
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            arrays.warm()
+            code = 0
+        except BaseException:  # noqa: BLE001 (the probe says no)
+            pass
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
 def _make_arrays(kind, dev):
     if kind not in ("auto", "numpy", "torch", "memoryview"):
         raise ValueError("arrays=%r; expected 'auto', 'numpy', 'torch' or 'memoryview'" % (kind,))
     if kind == "auto" and dev == "cuda":
         try:
             import torch
-            if torch.cuda.is_available():
+            if _cuda_available(torch):
                 return _TorchArrays(torch, True)
             sys.stderr.write("slotguard provider: SLOTGUARD_DEVICE=cuda but torch sees no GPU; using host arrays\n")
         except ImportError:
@@ -576,6 +662,7 @@ class Provider(object):
         self._array_impl = None
         self._families = None     # code -> FamilyInfo
         self._fault_seen = False  # a call of this process raised: synchronize after each call from now on
+        self._warm_record = -1    # the last RUN: a record answered OK that reads no other record's output
         self._exit_after_reply = None
         self._progress = P.Progress(fd=-1)
 
@@ -665,6 +752,8 @@ class Provider(object):
         finally:
             ad.drop()
         ok = [entry[0] == P.STATUS_OK for entry in entries]
+        self._warm_record = next((k for k, rec in enumerate(run.records)
+                                  if ok[k] and all(g.common_group < 0 for g in rec.groups)), -1)
         parts = [P.encode_results_head(entries, run.sequence)]
         if all(ok):
             parts.append(out)
@@ -674,6 +763,32 @@ class Provider(object):
                 if keep and b > a:
                     parts.append(out[8 * a:8 * b])
         return parts
+
+    def warm_run(self, buf, record):
+        """[a fork server's standby] Runs one record of a RUN that another
+        child answered OK, its output dropped and nothing sent: the kernels
+        it launches are loaded in this process before its turn. No progress
+        page is written (slotguard's page names the serving child's calls),
+        no traceback printed, and a failure is no fault of this process's.
+        True when it ran OK; a device fault raises _DeviceLost (its context
+        is lost: no standby)."""
+        run = P.decode_run(buf)
+        run.records = run.records[record:record + 1]
+        ad = self._array_impl
+        self._blob = run.blob
+        saved = self._progress, self._fault_seen, getattr(self, "_tracebacks", 0)
+        self._progress = P.Progress(fd=-1)
+        self._tracebacks = self._TRACEBACKS + 1   # none printed
+        try:
+            ad.begin(buf, run)
+            starts, total = self._output_starts(run)
+            ad.alloc_outputs(total)
+            entries = self._run_records(run, starts, True)
+            ad.finish()
+        finally:
+            ad.drop()
+            self._progress, self._fault_seen, self._tracebacks = saved
+        return all(entry[0] == P.STATUS_OK for entry in entries)
 
     @property
     def exit_after_reply(self):
@@ -730,8 +845,11 @@ class Provider(object):
                 entries.append((P.STATUS_ERROR, getattr(lost, "group", group), what))
             else:
                 entries.append((P.STATUS_NOT_RUN, group, "not run: " + what))
-        self._exit_after_reply = 70
-        return [P.encode_results_head(entries, run.sequence, P.RESULTS_EXITING)]
+        self._exit_after_reply = _EXIT_DEVICE_LOST
+        # A fork server's child: the provider goes on (its parent forks the
+        # next child); else the process exits and slotguard swaps in a spare.
+        flags = 0 if self._fork_state is not None else P.RESULTS_EXITING
+        return [P.encode_results_head(entries, run.sequence, flags)]
 
     # -- one record --------------------------------------------------------------
 
@@ -916,7 +1034,7 @@ class Provider(object):
             return
         P.write_frame(wfd, self.welcome(buf))
         if self._forks():
-            return _ForkServer(self, rfd, wfd).serve()
+            return _ForkServer(self, rfd, wfd, self._standbys()).serve()
         self._serve_messages(rfd, wfd)
 
     def _serve_messages(self, rfd, wfd, state=None):
@@ -939,22 +1057,42 @@ class Provider(object):
             P.write_frame(wfd, *parts)
             if state is not None:
                 state.idle()
+                if self._warm_record >= 0 and self._exit_after_reply is None:
+                    state.keep_for_warming(buf, self._warm_record)
             if self._exit_after_reply is not None:
                 sys.stderr.flush()
                 os._exit(self._exit_after_reply)
 
     def _forks(self):
-        """Whether serve() answers from forked children (_ForkServer)."""
+        """Whether serve() answers from forked children (_ForkServer): on,
+        unless turned off, and on cuda only while this process has not
+        touched the CUDA driver (a child could not use it)."""
         if not hasattr(os, "fork"):
             return False
         if self.fork_server is not None:
-            return bool(self.fork_server)
-        value = os.environ.get("SLOTGUARD_FORK_SERVER", "").strip().lower()
-        if value in ("0", "false", "no", "off"):
+            on = bool(self.fork_server)
+        else:
+            on = os.environ.get("SLOTGUARD_FORK_SERVER", "").strip().lower() not in ("0", "false", "no", "off")
+        if on and self._array_impl.kind == "torch-cuda" and not _forked_child_can_use_cuda(self._array_impl):
+            sys.stderr.write("slotguard provider %s: no fork server: this process initialized CUDA before serving "
+                             "(at import?), and a forked child could not use it; a crash or device fault costs a "
+                             "provider start\n" % self.name)
             return False
-        if value in ("1", "true", "yes", "on"):
-            return self.device != "cuda"
-        return self.device != "cuda"
+        return on
+
+    def _standbys(self):
+        """How many children the fork server keeps forked ahead: on cuda,
+        each has made its CUDA context and waits for its turn
+        (SLOTGUARD_FORK_STANDBYS, default 2); on the host a fork is cheap
+        and none is kept (the variable sets a number there too)."""
+        value = os.environ.get("SLOTGUARD_FORK_STANDBYS", "").strip()
+        if value:
+            try:
+                return max(0, min(16, int(value)))
+            except ValueError:
+                sys.stderr.write("slotguard provider %s: SLOTGUARD_FORK_STANDBYS=%r is not a number; using the "
+                                 "default\n" % (self.name, value))
+        return 2 if self._array_impl.kind == "torch-cuda" else 0
 
 
 class _ForkServer(object):
@@ -963,11 +1101,18 @@ class _ForkServer(object):
     messages. When the child dies, the parent, which holds the same pipes,
     answers the message it was running: the call that was running is an
     error naming how the child died, every other record "not run" (status 3,
-    sent again by slotguard, synchronized); then it forks the next child. A
-    provider that kills its process on a call costs a fork and that
-    message's other calls, not a Python start. Host arrays only: a CUDA
-    context does not survive a fork, so on cuda the process serves itself
-    and a crash costs a restart (slotguard's warm spare)."""
+    sent again by slotguard, synchronized); then the next child takes over.
+    A child that answered after a device fault (its CUDA context lost) exits
+    and the next takes over too.
+
+    On cuda the parent never touches the device (a CUDA context does not
+    survive a fork): each child makes its own. So that taking over costs a
+    swap, not a context, the parent keeps `standbys` children forked ahead:
+    each makes its context, then waits on a pipe of its own for its turn
+    (one byte: "G", or "F" when a fault was seen: synchronize after each
+    call). A standby that dies before its turn is replaced; three in a row,
+    and the parent keeps none (a child then makes its context on its first
+    call)."""
 
     # The page the child writes: phase (0 idle, 1 running a RUN, 2
     # writing its RESULTS), the RUN's sequence and record count, the record
@@ -975,12 +1120,22 @@ class _ForkServer(object):
     WORDS = struct.Struct("<qqqqq")
     IDLE, RUNNING, REPLYING = 0, 1, 2
     _MAX_IDLE_DEATHS = 3
+    _MAX_STANDBY_DEATHS = 3
+    # The first RUN with a record a child answered OK, kept (length,
+    # record, then the bytes) for the standbys to run that record once,
+    # outputs dropped, before their turn: their kernels are then loaded
+    # (Triton's first launch in a process, torch's kernels) as well as their
+    # context.
+    _WARM_BYTES = 4 << 20
 
-    def __init__(self, provider, rfd, wfd):
+    def __init__(self, provider, rfd, wfd, standbys=0):
         import mmap
         self.p = provider
         self.rfd, self.wfd = rfd, wfd
         self.page = mmap.mmap(-1, self.WORDS.size)   # anonymous, shared with the children
+        self.standbys = standbys
+        self.waiting = []   # the standbys: (pid, the write end of its turn pipe), oldest first
+        self.warm_page = mmap.mmap(-1, self._WARM_BYTES) if standbys else None
 
     # -- the child's side ----------------------------------------------------
 
@@ -997,45 +1152,150 @@ class _ForkServer(object):
     def idle(self):
         struct.pack_into("<q", self.page, 0, self.IDLE)
 
+    def keep_for_warming(self, buf, record):
+        """[the serving child] Keeps a RUN with a record it answered OK, the
+        first that fits (slot 0: its length; slot 1: the record)."""
+        page = self.warm_page
+        if page is None or struct.unpack_from("<q", page, 0)[0] or len(buf) > len(page) - 16:
+            return
+        page[16:16 + len(buf)] = bytes(buf)
+        struct.pack_into("<q", page, 8, record)
+        struct.pack_into("<q", page, 0, len(buf))   # the length last: a standby sees it whole
+
+    def _warm_up(self):
+        """[a standby] Runs the kept record once, if there is one yet. True
+        once tried (a call that fails here, the device's context left whole,
+        leaves the standby as it was)."""
+        n = struct.unpack_from("<q", self.warm_page, 0)[0] if self.warm_page is not None else 0
+        if not n:
+            return False
+        record = struct.unpack_from("<q", self.warm_page, 8)[0]
+        try:
+            self.p.warm_run(bytes(self.warm_page[16:16 + n]), record)
+        except _DeviceLost:
+            os._exit(1)   # its context is lost: not a standby
+        return True
+
+    def _child(self, turn_fd):
+        """A child's life: a standby (`turn_fd`) makes its device context,
+        runs the kept record once when there is one, and waits for its turn;
+        then it answers messages until end of file."""
+        code = 0
+        try:
+            for _, fd in self.waiting:   # the other standbys' pipes: theirs, not ours
+                os.close(fd)
+            if turn_fd is not None:
+                import select
+                self.p._array_impl.warm()
+                warmed = False
+                while True:
+                    warmed = warmed or self._warm_up()
+                    if select.select([turn_fd], [], [], None if warmed else 0.05)[0]:
+                        break
+                turn = os.read(turn_fd, 1)
+                if not turn:   # the parent is done (or gone): never served
+                    os._exit(0)
+                os.close(turn_fd)
+                if turn == b"F":
+                    self.p._fault_seen = True
+            self.p._fork_state = self
+            self.p._serve_messages(self.rfd, self.wfd, self)
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+        except BaseException:  # noqa: BLE001 (the child reports and exits; the parent decides)
+            traceback.print_exc(file=sys.stderr)
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
     # -- the parent's side ---------------------------------------------------
 
+    def _fork(self, standby):
+        turn_r = turn_w = None
+        if standby:
+            turn_r, turn_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            if standby:
+                os.close(turn_w)
+            self._child(turn_r)
+        if standby:
+            os.close(turn_r)
+            self.waiting.append((pid, turn_w))
+        return pid
+
+    def _next(self):
+        """The child that serves next: the oldest standby, told its turn, else one forked now."""
+        while self.waiting:
+            pid, fd = self.waiting.pop(0)
+            try:
+                os.write(fd, b"F" if self.p._fault_seen else b"G")
+                return pid
+            except OSError:   # it died waiting (reaped below as a standby's death)
+                pass
+            finally:
+                os.close(fd)
+        return self._fork(False)
+
+    def _done(self):
+        for _, fd in self.waiting:   # end of file: each standby exits
+            os.close(fd)
+        self.waiting = []
+
     def serve(self):
-        idle_deaths = 0
+        idle_deaths = standby_deaths = 0
+        active = None
         while True:
-            self.idle()
-            sys.stdout.flush()
-            sys.stderr.flush()
-            pid = os.fork()
-            if pid == 0:
-                code = 0
-                try:
-                    self.p._fork_state = self
-                    self.p._serve_messages(self.rfd, self.wfd, self)
-                except SystemExit as e:
-                    code = e.code if isinstance(e.code, int) else 1
-                except BaseException:  # noqa: BLE001 (the child reports and exits; the parent decides)
-                    traceback.print_exc(file=sys.stderr)
-                    code = 1
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
-            _, status = os.waitpid(pid, 0)
+            if active is None:
+                self.idle()
+                active = self._next()
+            while len(self.waiting) < self.standbys:
+                self._fork(True)
+            pid, status = os.waitpid(-1, 0)
+            if pid != active:   # a standby died before its turn
+                for w, fd in [entry for entry in self.waiting if entry[0] == pid]:
+                    os.close(fd)
+                    self.waiting.remove((w, fd))
+                if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+                    standby_deaths += 1
+                    if standby_deaths == self._MAX_STANDBY_DEATHS:
+                        sys.stderr.write("slotguard provider %s: %d standby children died before their turn (%s); "
+                                         "the fork server keeps none\n"
+                                         % (self.p.name, standby_deaths, _how_it_ended(status)))
+                        self.standbys = 0
+                        self._done()
+                continue
+            standby_deaths = 0
+            active = None
             phase, sequence, count, record, group = self.WORDS.unpack_from(self.page, 0)
             if phase == self.IDLE:
                 if os.WIFEXITED(status):
-                    if os.WEXITSTATUS(status) == 0:
+                    code = os.WEXITSTATUS(status)
+                    if code == 0:
+                        self._done()
                         return   # end of file or BYE
-                    os._exit(os.WEXITSTATUS(status))   # a bad message, an error of its own: the provider ends
+                    if code == _EXIT_DEVICE_LOST:   # it answered after a device fault: the next takes over
+                        self.p._fault_seen = True
+                        continue
+                    self._done()
+                    os._exit(code)   # a bad message, an error of its own: the provider ends
                 idle_deaths += 1
                 if idle_deaths >= self._MAX_IDLE_DEATHS:   # killed between messages, again and again
+                    self._done()
                     os._exit(70)
                 continue
             if phase == self.REPLYING:
+                self._done()
                 os._exit(70)   # died writing its reply: the stream cannot be trusted; slotguard restarts the provider
             idle_deaths = 0
             how = _how_it_ended(status)
             sys.stderr.write("slotguard provider %s: its process %s while running record %d of RUN %d; the fork "
-                             "server answers the message and forks another\n" % (self.p.name, how, record, sequence))
+                             "server answers the message and %s\n"
+                             % (self.p.name, how, record, sequence,
+                                "its standby takes over" if self.waiting else "forks another"))
             entries = []
             for k in range(count):
                 if k == record:

@@ -243,29 +243,33 @@ def test_the_crashing_bench_provider_on_the_host(kernel_cmd_binary, tmp_path):
 # On the host the package answers from forked children: a provider that
 # kills its process costs a fork, not a start (its module's code runs once,
 # in the process slotguard started and its warm spare); each death is the
-# no_fault of the call it died in. SLOTGUARD_FORK_SERVER=0 serves without:
-# each death is a provider start.
+# no_fault of the call it died in; with SLOTGUARD_FORK_STANDBYS=1 (cuda's
+# way: a child forked ahead waits for its turn) the standby takes over.
+# SLOTGUARD_FORK_SERVER=0 serves without: each death is a provider start.
 def test_a_crash_costs_a_fork_not_a_provider_start(kernel_cmd_binary, tmp_path):
     cmd, starts = kpool_provider(tmp_path, "calls = [0]\n@p.family('kpool_tail')\ndef run(call):\n"
                                            "    calls[0] += 1\n"
                                            "    if calls[0] % 10 == 0:\n"
                                            "        import signal\n        os.kill(os.getpid(), signal.SIGSEGV)\n"
                                            "    k.kpool_tail_host(call)\n")
-    for fork, most_starts in (("1", 2), ("0", None)):
+    for fork, standbys, most_starts in (("1", "0", 2), ("1", "1", 2), ("0", "0", None)):
         starts.write_text("")
-        report = str(tmp_path / ("f%s.json" % fork))
+        report = str(tmp_path / ("f%s%s.json" % (fork, standbys)))
+        env = dict(os.environ, SLOTGUARD_FORK_SERVER=fork, SLOTGUARD_FORK_STANDBYS=standbys)
         r = slotguard.fuzz(kernel_cmd=cmd, backend="host", runs=200, seed=4, families=["kpool_tail"],
                            out=str(tmp_path / "out"), keep_going=True, binary=kernel_cmd_binary,
-                           raise_on_failure=False, timeout=300, env=dict(os.environ, SLOTGUARD_FORK_SERVER=fork),
+                           raise_on_failure=False, timeout=300, env=env,
                            extra_args=["--jobs", "1", "--json", report])
         assert r.returncode == 1, r.stdout + r.stderr
         rep = json.load(open(report))
         assert rep["scenarios"] == 200 and rep["finding_scenarios"] >= 10, rep
-        assert all(f["invariants"] == ["no_fault"] for f in rep["findings"])
+        assert all(f["invariants"] == ["no_fault"] for f in rep["findings"]), (fork, standbys, rep["findings"])
         n = starts.read_text().count("start")
         if most_starts is not None:
             assert n <= most_starts, "a fork per crash, not a start: %d starts" % n
             assert "was killed by SIGSEGV (Segmentation fault) while running record" in r.stderr
             assert "the fork server answers the message" in r.stderr
+            taken_over = "the fork server answers the message and its standby takes over" in r.stderr
+            assert taken_over == (standbys == "1"), r.stderr
         else:
             assert n >= 10, "without the fork server each crash is a start: %d starts" % n
