@@ -4,7 +4,7 @@
 // SG_FLAG_MEMBER, and each of those rows declares `TYPE FIELD = INIT;`.
 // The rows of every other struct expand to nothing. cli/commands.h and
 // cli/flags.h use it; a struct of a lower layer (RunSetup, LoadLimits,
-// GeneratorOptions) declares its members itself.
+// GeneratorOptions, CampaignSettings) declares its members itself.
 #ifndef SLOTGUARD_CLI_FLAG_MEMBERS_H_
 #define SLOTGUARD_CLI_FLAG_MEMBERS_H_
 
@@ -25,5 +25,6 @@
 #define SG_MEMBER_RunSetup SG_MEMBER_OFF
 #define SG_MEMBER_LoadLimits SG_MEMBER_OFF
 #define SG_MEMBER_GeneratorOptions SG_MEMBER_OFF
+#define SG_MEMBER_CampaignSettings SG_MEMBER_OFF
 
 #endif  // SLOTGUARD_CLI_FLAG_MEMBERS_H_

@@ -196,17 +196,30 @@ constexpr bool kFills = std::is_same_v<Options, O> ||
                           std::is_same_v<O, slotguard::MutantsOptions> || std::is_same_v<O, slotguard::FuzzOptions> ||
                           std::is_same_v<O, slotguard::ProveOptions> || std::is_same_v<O, slotguard::BenchOptions>));
 
-// Registers on `cmd` the rows of the flags table that fill *o and that
-// `cmd` has, in the table's order.
+// Whether a row of OPTIONS fills a field of O's campaign settings
+// (O::settings): the rows of CampaignSettings, for the commands that run a
+// campaign. They register with O's own rows, in the table's order, so that
+// --help lists a command's campaign flags among its others.
+template <typename Options, typename O>
+constexpr bool kFillsSettings =
+    std::is_same_v<Options, slotguard::CampaignSettings> &&
+    (std::is_same_v<O, slotguard::FuzzOptions> || std::is_same_v<O, slotguard::ProveOptions>);
+
+// Registers on `cmd` the rows of the flags table that fill *o (and its
+// campaign settings) and that `cmd` has, in the table's order.
 template <typename O>
 void AddFlags(CLI::App* cmd, O* o) {
   using namespace slotguard;  // the table names the structs unqualified
   const std::string command = cmd->get_name();
 #define SG_FLAG(OPTIONS, FIELD, TYPE, INIT, COMMANDS, NAMES, KIND, CHECK, SECTION, DOC_FLAG, DOC_DEFAULT, HELP, DOC) \
-  if constexpr (kFills<OPTIONS, O>) {                                                               \
+  if constexpr (kFills<OPTIONS, O> || kFillsSettings<OPTIONS, O>) {                                 \
     static const FlagRow row = {#OPTIONS, #FIELD, COMMANDS, NAMES, FlagKind::KIND, FlagDoc::SECTION, \
                                 DOC_FLAG, DOC_DEFAULT, HELP, DOC};                                   \
-    if (FlagOfCommand(row, command)) AddFlag<FlagKind::KIND>(cmd, &o->FIELD, NAMES, HELP, CHECK);   \
+    if constexpr (kFillsSettings<OPTIONS, O>) {                                                     \
+      if (FlagOfCommand(row, command)) AddFlag<FlagKind::KIND>(cmd, &o->settings.FIELD, NAMES, HELP, CHECK); \
+    } else {                                                                                        \
+      if (FlagOfCommand(row, command)) AddFlag<FlagKind::KIND>(cmd, &o->FIELD, NAMES, HELP, CHECK); \
+    }                                                                                               \
   }
 #include "cli/flags.def"
 #undef SG_FLAG
