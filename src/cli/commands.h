@@ -165,10 +165,18 @@ struct ImportOptions {
 int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err);
 
 /// `slotguard __worker` (hidden): the worker process of fault isolation.
+/// --describe: load --kernel-lib, answer what it is, exit
+/// (plugin/plugin_probe.h).
 struct WorkerOptions {
-  BackendKind backend = BackendKind::kHost;
-  ProviderSource provider;
-  bool describe = false;  // --describe: load --kernel-lib, answer what it is, exit (plugin/plugin_probe.h)
+  // The flags table's rows of WorkerOptions (cli/flags.def, cli/flag_members.h).
+#undef SG_MEMBER_WorkerOptions
+#define SG_MEMBER_WorkerOptions SG_MEMBER_ON
+#define SG_FLAG SG_FLAG_MEMBER
+#include "cli/flags.def"
+#undef SG_FLAG
+#undef SG_MEMBER_WorkerOptions
+#define SG_MEMBER_WorkerOptions SG_MEMBER_OFF
+  ProviderSource provider;  // --kernel-lib, --kernel-cubin, --kernel-spec
 };
 int RunWorker(const WorkerOptions& options, std::ostream& err);
 

@@ -160,7 +160,10 @@ void AddFlag(CLI::App* cmd, T* field, const char* names, const char* help, const
   if constexpr (kKind == FlagKind::kFlag) {
     opt = cmd->add_flag(names, *field, help);
   } else if constexpr (kKind == FlagKind::kBackend) {
-    opt = AddBackendOption(cmd, field, help)->default_str("auto");
+    std::string shown;  // the field's default by name: auto (the commands), host (the worker)
+    for (const auto& [name, kind] : kBackends)
+      if (kind == *field) shown = name;
+    opt = AddBackendOption(cmd, field, help)->default_str(shown);
   } else if constexpr (kKind == FlagKind::kIsolate) {
     opt = cmd->add_flag_callback(names, [field] { *field = 1; }, help);
   } else if constexpr (kKind == FlagKind::kNoIsolate) {
@@ -413,12 +416,9 @@ int main(int argc, char** argv) {
 
   slotguard::WorkerOptions worker;
   CLI::App* worker_cmd = app.add_subcommand("__worker", "the worker process of fault isolation")->group("");
-  AddBackendOption(worker_cmd, &worker.backend, "");
-  worker_cmd->add_option("--family-file", common.family_files)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  worker_cmd->add_option("--kernel-lib", worker.provider.kernel_lib);
-  worker_cmd->add_option("--kernel-cubin", worker.provider.kernel_cubin);
-  worker_cmd->add_option("--kernel-spec", worker.provider.kernel_spec);
-  worker_cmd->add_flag("--describe", worker.describe);
+  AddFlags(worker_cmd, &worker);
+  AddFlags(worker_cmd, &worker.provider);
+  AddFlags(worker_cmd, &common);
 
   if (!CheckNames(argc, argv, app.get_subcommands([](CLI::App*) { return true; }), std::cerr))
     return slotguard::kExitBadInput;
