@@ -29,14 +29,14 @@ namespace {
 FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Suppressions* suppressions,
                     CampaignResult result) {
   FuzzReport report;
-  report.seed = options.seed;
+  report.seed = options.settings.seed;
   report.shard = options.shard;
   report.backend = backend.Describe();
   if (std::string(backend.name()) == "gpu") report.device = GpuDescription();
-  report.variant = options.variant;
+  report.variant = options.settings.variant;
   report.max_requests = options.generator.max_requests;
   report.inconsistent = options.generator.inconsistent;
-  report.keep_going = options.keep_going;
+  report.keep_going = options.settings.keep_going;
   report.suppressions = suppressions;
   report.sarif_root = options.sarif_root;
   report.verbose = options.verbose;
@@ -66,32 +66,25 @@ class RemoveIfEmptyAndNew {
 int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   CampaignOptions campaign;
   campaign.generator = options.generator;
+  campaign.settings = options.settings;
+  // --time unset: 60 s, or no limit with --runs.
+  if (campaign.settings.seconds < 0) campaign.settings.seconds = campaign.settings.runs >= 0 ? 0 : 60;
   std::string problem;
   // The families by name first, with the command line's suggestions
   // ("kpool" for kpool_tail), then the registry's own checks.
   if (!CheckFamilyNames(options.families, err)) return kExitBadInput;
-  if (!ResolveFuzzFamilies(options.families, options.variant, &campaign.generator.families, &problem)) {
+  if (!ResolveFuzzFamilies(options.families, options.settings.variant, &campaign.generator.families, &problem)) {
     err << ErrorLine(problem);
     return kExitBadInput;
   }
   campaign.generator.table_layout = options.setup.table_layout;
-  campaign.variant = options.variant;
-  campaign.seed = options.seed;
-  if (!options.shard.empty() && !ParseShard(options.shard, &campaign.shard, &campaign.shards, &problem)) {
-    err << ErrorLine("--shard: " + problem);
-    return kExitBadInput;
-  }
-  campaign.keep_going = options.keep_going;
+  if (!ParseShardFlag(options.shard, &campaign.settings, err)) return kExitBadInput;
   if (!CheckSarifRoot(options.sarif_root, err)) return kExitBadInput;
   Suppressions suppressions;
   if (!CheckCampaignFiles(options.setup.provider, options.suppressions_path, options.json_path, options.sarif_path,
-                          options.out_dir, &suppressions, err))
+                          options.settings.out_dir, &suppressions, err))
     return kExitBadInput;
   if (!options.suppressions_path.empty()) campaign.suppressions = &suppressions;
-  campaign.runs = options.runs;
-  campaign.seconds = options.seconds >= 0 ? options.seconds : (options.runs >= 0 ? 0 : 60);
-  campaign.out_dir = options.out_dir;
-  campaign.jobs = options.jobs;
   campaign.tty_progress = isatty(STDERR_FILENO);
   // slotguard's own kernels read inside their padded tables and cannot
   // fault, and a campaign moves far more through the worker pipe than
@@ -101,12 +94,12 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   if (setup.isolate < 0 && setup.provider.empty()) setup.isolate = 0;
   // Before the campaign: a long one must not end unable to write its reproducers.
   std::error_code exists_ec;
-  const bool out_existed = std::filesystem::exists(campaign.out_dir, exists_ec);
-  if (!PrepareReproducerDir(campaign.out_dir, &problem)) {
+  const bool out_existed = std::filesystem::exists(campaign.settings.out_dir, exists_ec);
+  if (!PrepareReproducerDir(campaign.settings.out_dir, &problem)) {
     err << ErrorLine(problem);
     return kExitEnvironment;
   }
-  const RemoveIfEmptyAndNew empty_out(campaign.out_dir, out_existed);
+  const RemoveIfEmptyAndNew empty_out(campaign.settings.out_dir, out_existed);
   // SIGINT, SIGTERM: stop at the next scenario and write everything (before
   // any child process starts, whose handlers would otherwise take them).
   InstallStopSignals();
@@ -117,7 +110,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   // Fuzz what another implementation implements (its families by default)
   // on tables it can read.
   if (backend->provider() &&
-      !FitGeneratorToProvider(*backend->provider(), options.variant, &campaign.generator, &problem)) {
+      !FitGeneratorToProvider(*backend->provider(), options.settings.variant, &campaign.generator, &problem)) {
     err << ErrorLine(problem);
     return kExitBadInput;
   }
@@ -143,7 +136,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     }
     if (!files.empty()) {
       CheckRunOptions check;
-      check.jobs = options.jobs;
+      check.jobs = options.settings.jobs;
       check.limits = LimitsFor(LoadLimits(), *backend, setup);
       check.suppressions = campaign.suppressions;
       regressions = CheckFiles(files, check, *backend);
@@ -164,7 +157,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
         err << ErrorLine(why);
     };
   CampaignResult result;
-  const bool campaign_runs = failing_regressions == 0 || options.keep_going;
+  const bool campaign_runs = failing_regressions == 0 || options.settings.keep_going;
   if (campaign_runs && !RunCampaign(campaign, *backend, err, &result, &problem)) {
     err << ErrorLine("fuzz: " + problem);
     return kExitEnvironment;

@@ -21,6 +21,7 @@ namespace slotguard {
 
 int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) {
   ProveRunOptions run;
+  run.campaign.settings = options.settings;
   std::string problem;
   if (!LoadScope(options.scope, &run.scope, &problem)) {
     err << ErrorLine("--scope: " + problem);
@@ -28,37 +29,30 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
   }
   if (!CheckFamilyNames(options.families, err)) return kExitBadInput;
   std::vector<Family>& families = run.enumeration.families;
-  if (!ResolveFuzzFamilies(options.families, options.variant, &families, &problem)) {
+  if (!ResolveFuzzFamilies(options.families, options.settings.variant, &families, &problem)) {
     err << ErrorLine(problem);
     return kExitBadInput;
   }
   run.enumeration.inconsistent = options.inconsistent;
   run.enumeration.reduce = !options.no_reduction;
   run.enumeration.layout = options.setup.table_layout;
-  run.variant = options.variant;
-  if (!options.shard.empty() && !ParseShard(options.shard, &run.shard, &run.shards, &problem)) {
-    err << ErrorLine("--shard: " + problem);
-    return kExitBadInput;
-  }
+  if (!ParseShardFlag(options.shard, &run.campaign.settings, err)) return kExitBadInput;
   Suppressions suppressions;
   if (!CheckCampaignFiles(options.setup.provider, options.suppressions_path, options.json_path, options.sarif_path,
-                          options.out_dir, &suppressions, err))
+                          options.settings.out_dir, &suppressions, err))
     return kExitBadInput;
-  if (!options.suppressions_path.empty()) run.suppressions = &suppressions;
-  run.seconds = options.seconds;
-  run.out_dir = options.out_dir;
-  run.jobs = options.jobs;
-  run.tty_progress = isatty(STDERR_FILENO);
+  if (!options.suppressions_path.empty()) run.campaign.suppressions = &suppressions;
+  run.campaign.tty_progress = isatty(STDERR_FILENO);
   // How a reproducer says it was found: the command that finds it again.
   run.command = "slotguard prove --scope " + options.scope;
   for (const std::string& f : options.families) run.command += " --family " + f;
-  if (!options.variant.empty()) run.command += " --variant " + options.variant;
+  if (!options.settings.variant.empty()) run.command += " --variant " + options.settings.variant;
   if (options.inconsistent) run.command += " --inconsistent";
   // As fuzz: slotguard's own kernels run in this process, another
   // implementation isolated, unless asked.
   RunSetup setup = options.setup;
   if (setup.isolate < 0 && setup.provider.empty()) setup.isolate = 0;
-  if (!options.count && !PrepareReproducerDir(run.out_dir, &problem)) {
+  if (!options.count && !PrepareReproducerDir(options.settings.out_dir, &problem)) {
     err << ErrorLine(problem);
     return kExitEnvironment;
   }
@@ -68,7 +62,7 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
   // Another implementation is proven on what it implements, with seq_lens
   // as it reads them.
   if (backend->provider()) {
-    if (!FitFamiliesToProvider(*backend->provider(), options.variant, &families, &problem)) {
+    if (!FitFamiliesToProvider(*backend->provider(), options.settings.variant, &families, &problem)) {
       err << ErrorLine(problem);
       return kExitBadInput;
     }
@@ -77,7 +71,7 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
     for (const FamilyInfo& f : AllFamilies())  // slotguard's own kernels' families
       if (f.kernel) families.push_back(f.family);
   }
-  run.implementation = ImplementationName(*backend);
+  run.campaign.implementation = ImplementationName(*backend);
   run.count_only = options.count;
   ProveReport report;
   bool bad_input = false;
@@ -90,10 +84,10 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
     return kExitHolds;
   }
   report.campaign.backend = backend->Describe();
-  report.campaign.variant = options.variant;
+  report.campaign.variant = options.settings.variant;
   report.campaign.inconsistent = options.inconsistent;
   report.campaign.keep_going = true;
-  report.campaign.suppressions = run.suppressions;
+  report.campaign.suppressions = run.campaign.suppressions;
   report.campaign.shard = options.shard;
   // The summary (and the reproducers' names) first, whatever happens to the reports.
   PrintProveReport(report, out);

@@ -6,6 +6,7 @@
 
 #include "setup/backend_setup.h"
 #include "cli/commands.h"
+#include "fuzzing/campaign.h"
 #include "registry/families.h"
 #include "runner/scenario_files.h"
 #include "util/did_you_mean.h"
@@ -164,6 +165,13 @@ bool OpenScenarioFiles(const std::vector<std::string>& paths, std::vector<std::s
   std::string problem;
   if (CollectScenarioFiles(paths, files, &problem)) return true;
   err << ErrorLine(problem);
+  return false;
+}
+
+bool ParseShardFlag(const std::string& text, CampaignSettings* settings, std::ostream& err) {
+  std::string problem;
+  if (text.empty() || ParseShard(text, &settings->shard, &settings->shards, &problem)) return true;
+  err << ErrorLine("--shard: " + problem);
   return false;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzzing/campaign_settings.h"
 #include "setup/backend_setup.h"
 #include "scenario/load_limits.h"
 #include "suppressions/suppressions.h"
@@ -60,6 +61,11 @@ bool CheckFamilyNames(const std::vector<std::string>& names, std::ostream& err);
 bool CheckCampaignFiles(const ProviderSource& provider, const std::string& suppressions_path,
                         const std::string& json_path, const std::string& sarif_path, const std::string& out_dir,
                         Suppressions* suppressions, std::ostream& err);
+
+/// --shard I/N (fuzz, prove): its numbers into *settings (shard, shards);
+/// "" (the flag not given: the whole stream) leaves them as they are.
+/// False after printing why (exit 2).
+bool ParseShardFlag(const std::string& text, CampaignSettings* settings, std::ostream& err);
 
 /// --sarif-root: "" (the default) or an existing directory; false after
 /// printing why (exit 2).

@@ -13,6 +13,7 @@
 #include "backend/backend.h"
 #include "cli/flag_members.h"
 #include "setup/backend_setup.h"
+#include "fuzzing/campaign_settings.h"
 #include "fuzzing/generators.h"
 #include "scenario/load_limits.h"
 
@@ -120,6 +121,11 @@ struct FuzzOptions {
   /// fill the campaign's generator options themselves; RunFuzz adds the
   /// families (--family, the implementation's) and --table-layout.
   GeneratorOptions generator;
+  /// The campaign's settings, as their flags fill them (--variant, --time,
+  /// --runs, --seed, --keep-going, --out, -j); RunFuzz adds --shard's
+  /// numbers. --time unset is -1: RunFuzz makes it 60 s, or no limit with
+  /// --runs.
+  CampaignSettings settings = CampaignSettingsWith(-1, "fuzz-findings");
 };
 int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
 
@@ -137,6 +143,9 @@ struct ProveOptions {
 #undef SG_MEMBER_AnyCommand
 #define SG_MEMBER_AnyCommand SG_MEMBER_OFF
   RunSetup setup;
+  /// The proof's campaign settings, as their flags fill them (--variant,
+  /// --time, --out, -j); RunProve adds --shard's numbers.
+  CampaignSettings settings = CampaignSettingsWith(0, "prove-findings");
 };
 /// `slotguard prove`: every batch of a scope (docs/prove.md). Exit 0 when
 /// no unsuppressed finding, 1 on one (its reproducer written), 2 bad input
@@ -156,10 +165,18 @@ struct ImportOptions {
 int RunImport(const ImportOptions& options, std::ostream& out, std::ostream& err);
 
 /// `slotguard __worker` (hidden): the worker process of fault isolation.
+/// --describe: load --kernel-lib, answer what it is, exit
+/// (plugin/plugin_probe.h).
 struct WorkerOptions {
-  BackendKind backend = BackendKind::kHost;
-  ProviderSource provider;
-  bool describe = false;  // --describe: load --kernel-lib, answer what it is, exit (plugin/plugin_probe.h)
+  // The flags table's rows of WorkerOptions (cli/flags.def, cli/flag_members.h).
+#undef SG_MEMBER_WorkerOptions
+#define SG_MEMBER_WorkerOptions SG_MEMBER_ON
+#define SG_FLAG SG_FLAG_MEMBER
+#include "cli/flags.def"
+#undef SG_FLAG
+#undef SG_MEMBER_WorkerOptions
+#define SG_MEMBER_WorkerOptions SG_MEMBER_OFF
+  ProviderSource provider;  // --kernel-lib, --kernel-cubin, --kernel-spec
 };
 int RunWorker(const WorkerOptions& options, std::ostream& err);
 

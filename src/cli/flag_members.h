@@ -4,7 +4,8 @@
 // SG_FLAG_MEMBER, and each of those rows declares `TYPE FIELD = INIT;`.
 // The rows of every other struct expand to nothing. cli/commands.h and
 // cli/flags.h use it; a struct of a lower layer (RunSetup, LoadLimits,
-// GeneratorOptions) declares its members itself.
+// GeneratorOptions, CampaignSettings, ProviderSource) declares its members
+// itself.
 #ifndef SLOTGUARD_CLI_FLAG_MEMBERS_H_
 #define SLOTGUARD_CLI_FLAG_MEMBERS_H_
 
@@ -21,9 +22,12 @@
 #define SG_MEMBER_ImportOptions SG_MEMBER_OFF
 #define SG_MEMBER_ListOptions SG_MEMBER_OFF
 #define SG_MEMBER_BenchOptions SG_MEMBER_OFF
+#define SG_MEMBER_WorkerOptions SG_MEMBER_OFF
 #define SG_MEMBER_CommonOptions SG_MEMBER_OFF
 #define SG_MEMBER_RunSetup SG_MEMBER_OFF
 #define SG_MEMBER_LoadLimits SG_MEMBER_OFF
 #define SG_MEMBER_GeneratorOptions SG_MEMBER_OFF
+#define SG_MEMBER_CampaignSettings SG_MEMBER_OFF
+#define SG_MEMBER_ProviderSource SG_MEMBER_OFF
 
 #endif  // SLOTGUARD_CLI_FLAG_MEMBERS_H_

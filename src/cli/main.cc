@@ -160,7 +160,10 @@ void AddFlag(CLI::App* cmd, T* field, const char* names, const char* help, const
   if constexpr (kKind == FlagKind::kFlag) {
     opt = cmd->add_flag(names, *field, help);
   } else if constexpr (kKind == FlagKind::kBackend) {
-    opt = AddBackendOption(cmd, field, help)->default_str("auto");
+    std::string shown;  // the field's default by name: auto (the commands), host (the worker)
+    for (const auto& [name, kind] : kBackends)
+      if (kind == *field) shown = name;
+    opt = AddBackendOption(cmd, field, help)->default_str(shown);
   } else if constexpr (kKind == FlagKind::kIsolate) {
     opt = cmd->add_flag_callback(names, [field] { *field = 1; }, help);
   } else if constexpr (kKind == FlagKind::kNoIsolate) {
@@ -196,17 +199,30 @@ constexpr bool kFills = std::is_same_v<Options, O> ||
                           std::is_same_v<O, slotguard::MutantsOptions> || std::is_same_v<O, slotguard::FuzzOptions> ||
                           std::is_same_v<O, slotguard::ProveOptions> || std::is_same_v<O, slotguard::BenchOptions>));
 
-// Registers on `cmd` the rows of the flags table that fill *o and that
-// `cmd` has, in the table's order.
+// Whether a row of OPTIONS fills a field of O's campaign settings
+// (O::settings): the rows of CampaignSettings, for the commands that run a
+// campaign. They register with O's own rows, in the table's order, so that
+// --help lists a command's campaign flags among its others.
+template <typename Options, typename O>
+constexpr bool kFillsSettings =
+    std::is_same_v<Options, slotguard::CampaignSettings> &&
+    (std::is_same_v<O, slotguard::FuzzOptions> || std::is_same_v<O, slotguard::ProveOptions>);
+
+// Registers on `cmd` the rows of the flags table that fill *o (and its
+// campaign settings) and that `cmd` has, in the table's order.
 template <typename O>
 void AddFlags(CLI::App* cmd, O* o) {
   using namespace slotguard;  // the table names the structs unqualified
   const std::string command = cmd->get_name();
 #define SG_FLAG(OPTIONS, FIELD, TYPE, INIT, COMMANDS, NAMES, KIND, CHECK, SECTION, DOC_FLAG, DOC_DEFAULT, HELP, DOC) \
-  if constexpr (kFills<OPTIONS, O>) {                                                               \
+  if constexpr (kFills<OPTIONS, O> || kFillsSettings<OPTIONS, O>) {                                 \
     static const FlagRow row = {#OPTIONS, #FIELD, COMMANDS, NAMES, FlagKind::KIND, FlagDoc::SECTION, \
                                 DOC_FLAG, DOC_DEFAULT, HELP, DOC};                                   \
-    if (FlagOfCommand(row, command)) AddFlag<FlagKind::KIND>(cmd, &o->FIELD, NAMES, HELP, CHECK);   \
+    if constexpr (kFillsSettings<OPTIONS, O>) {                                                     \
+      if (FlagOfCommand(row, command)) AddFlag<FlagKind::KIND>(cmd, &o->settings.FIELD, NAMES, HELP, CHECK); \
+    } else {                                                                                        \
+      if (FlagOfCommand(row, command)) AddFlag<FlagKind::KIND>(cmd, &o->FIELD, NAMES, HELP, CHECK); \
+    }                                                                                               \
   }
 #include "cli/flags.def"
 #undef SG_FLAG
@@ -400,12 +416,9 @@ int main(int argc, char** argv) {
 
   slotguard::WorkerOptions worker;
   CLI::App* worker_cmd = app.add_subcommand("__worker", "the worker process of fault isolation")->group("");
-  AddBackendOption(worker_cmd, &worker.backend, "");
-  worker_cmd->add_option("--family-file", common.family_files)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  worker_cmd->add_option("--kernel-lib", worker.provider.kernel_lib);
-  worker_cmd->add_option("--kernel-cubin", worker.provider.kernel_cubin);
-  worker_cmd->add_option("--kernel-spec", worker.provider.kernel_spec);
-  worker_cmd->add_flag("--describe", worker.describe);
+  AddFlags(worker_cmd, &worker);
+  AddFlags(worker_cmd, &worker.provider);
+  AddFlags(worker_cmd, &common);
 
   if (!CheckNames(argc, argv, app.get_subcommands([](CLI::App*) { return true; }), std::cerr))
     return slotguard::kExitBadInput;

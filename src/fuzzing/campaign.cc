@@ -50,13 +50,13 @@ Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classif
   if (options.source) {
     s = options.source->At(index);
   } else {
-    RandomChoices choices(Mix(options.seed, static_cast<uint64_t>(index)));
+    RandomChoices choices(Mix(options.settings.seed, static_cast<uint64_t>(index)));
     s = GenerateScenario(choices, options.generator, classes);
   }
   // --table-layout: whatever the generator chose, so that the reproducer
   // records the layout the campaign ran.
   if (options.generator.table_layout) s.table_layout = *options.generator.table_layout;
-  if (!options.variant.empty()) ForceVariant(options.variant, &s);
+  if (!options.settings.variant.empty()) ForceVariant(options.settings.variant, &s);
   return s;
 }
 
@@ -128,8 +128,9 @@ bool Account(const CampaignOptions& options, int64_t stream_index, const Judged&
     it = std::prev(r->keys.end());
   }
   ++it->count;
-  if (static_cast<int>(it->first.size()) < (options.keep_going ? kShrinksPerKey : 1)) it->first.push_back(stream_index);
-  return !options.keep_going;
+  if (static_cast<int>(it->first.size()) < (options.settings.keep_going ? kShrinksPerKey : 1))
+    it->first.push_back(stream_index);
+  return !options.settings.keep_going;
 }
 
 void AddTallies(const std::vector<Classification>& classes, const std::vector<int64_t>& tokens,
@@ -175,7 +176,7 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
     // What it found is in the checkpoint before it is shrunk.
     budget.MaybeReport(*result, /*force_checkpoint=*/true);
     // Without keep_going there is one key, of the one finding it stopped at.
-    const bool one = !options.keep_going && result->keys.size() == 1;
+    const bool one = !options.settings.keep_going && result->keys.size() == 1;
     const int64_t stopped_at = one ? result->keys[0].first.at(0) : -1;
     const std::string key = one ? result->keys[0].text : "";
     std::vector<std::string> gave;
@@ -187,7 +188,7 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
     // on past it.
     for (const CampaignFinding& f : result->findings)
       if (f.signature.Id() == gave.at(0)) run.known_keys[key] = {f.suppressed_by, gave[0]};
-    run.start = (stopped_at - options.shard) / options.shards + 1;
+    run.start = (stopped_at - options.settings.shard) / options.settings.shards + 1;
   }
   if (result->stop_signal)
     budget.Say("fuzz: stopped by " + SignalName(result->stop_signal) + " after " + std::to_string(result->scenarios) +

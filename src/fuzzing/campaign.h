@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "fuzzing/campaign_settings.h"
 #include "fuzzing/generators.h"
 #include "findings/finding_signature.h"
 #include "runner/scenario_run.h"
@@ -39,23 +40,14 @@ class ScenarioSource {
 
 struct CampaignOptions {
   GeneratorOptions generator;
-  /// Null: the generator, seeded by `seed`. Else scenario i is source->At(i)
+  /// Null: the generator, seeded by settings.seed. Else scenario i is source->At(i)
   /// (laid out and variant forced as the generator's are).
   const ScenarioSource* source = nullptr;
-  std::string variant;      // forced on every group whose family has it; "" = fixed
-  uint64_t seed = 1;
-  int64_t runs = -1;        // < 0: unbounded
-  double seconds = 60;      // <= 0: unbounded
-  std::string out_dir = ".";
-  int jobs = 1;
+  /// The variant, seed, runs, time, shard, keep-going, threads and --out
+  /// (fuzzing/campaign_settings.h).
+  CampaignSettings settings;
   bool tty_progress = false;  // a \r progress line (else a plain line every 10 s)
   int64_t batch_chunk = 8192; // scenarios per RunMany call on a batching backend
-  /// --shard I/N: this campaign checks scenarios I, I + N, I + 2N, ... of
-  /// the seed's stream (N campaigns with I = 0..N-1 check it all, disjoint).
-  int64_t shard = 0, shards = 1;
-  /// --keep-going: check the whole budget and report every distinct
-  /// finding; else stop at the first finding no suppression covers.
-  bool keep_going = false;
   const Suppressions* suppressions = nullptr;  // --suppressions; null: none
   std::string implementation = "slotguard";    // ImplementationName of the backend
   /// What each reproducer records of how it was found (its family_files are
@@ -120,7 +112,9 @@ struct CampaignFinding {
 };
 
 /// The stream index of this campaign's k-th scenario (its shard's).
-inline int64_t StreamIndex(const CampaignOptions& options, int64_t k) { return options.shard + k * options.shards; }
+inline int64_t StreamIndex(const CampaignOptions& options, int64_t k) {
+  return options.settings.shard + k * options.settings.shards;
+}
 
 struct CampaignResult {
   int64_t scenarios = 0;

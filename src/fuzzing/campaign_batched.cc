@@ -30,7 +30,7 @@ struct Chunk {
 bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget,
                 CampaignResult* result, std::string* err) {
   using Clock = std::chrono::steady_clock;
-  const int jobs = std::max(1, options.jobs);
+  const int jobs = std::max(1, options.settings.jobs);
   // A chunk of scenarios per backend call (one launch per family
   // and geometry). The stages overlap: while the backend runs chunk k, one
   // pass of host workers checks chunk k-1 and generates chunk k+1 (one

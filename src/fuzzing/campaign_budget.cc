@@ -19,10 +19,10 @@ constexpr double kNoDeadline = 1e18;
 
 std::string ProgressLine(const CampaignOptions& o, const CampaignResult& r, double seconds) {
   char line[256];
-  const std::string runs = o.runs >= 0 ? " of " + std::to_string(o.runs) : "";
+  const std::string runs = o.settings.runs >= 0 ? " of " + std::to_string(o.settings.runs) : "";
   char time[64];
-  if (o.seconds > 0)
-    std::snprintf(time, sizeof time, "%.0f of %.0f s", seconds, o.seconds);
+  if (o.settings.seconds > 0)
+    std::snprintf(time, sizeof time, "%.0f of %.0f s", seconds, o.settings.seconds);
   else
     std::snprintf(time, sizeof time, "%.0f s", seconds);
   const int64_t suppressed = r.suppressed_scenarios;
@@ -55,7 +55,7 @@ double Budget::Elapsed() const {
 }
 
 double Budget::SecondsLeft() const {
-  return options_.seconds > 0 ? options_.seconds - Elapsed() : kNoDeadline;
+  return options_.settings.seconds > 0 ? options_.settings.seconds - Elapsed() : kNoDeadline;
 }
 
 bool Budget::Stopping() const {
@@ -64,12 +64,12 @@ bool Budget::Stopping() const {
 
 void Budget::Note(CampaignResult* result) const {
   if (options_.stop && options_.stop->load() != 0) result->stop_signal = options_.stop->load();
-  if (options_.seconds > 0 && SecondsLeft() <= 0) result->deadline_reached = true;
+  if (options_.settings.seconds > 0 && SecondsLeft() <= 0) result->deadline_reached = true;
 }
 
 int64_t Budget::ChunkEnd(int64_t base, int64_t chunk) const {
   if (Stopping()) return base;
-  return options_.runs >= 0 ? std::min(base + chunk, options_.runs) : base + chunk;
+  return options_.settings.runs >= 0 ? std::min(base + chunk, options_.settings.runs) : base + chunk;
 }
 
 void Budget::MaybePrint(const std::string& line) {

@@ -166,7 +166,7 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& b
                      const FindingSignature& key, CampaignFinding* finding, std::string* err,
                      const std::string& what = "");
 
-/// Writes the minimized scenario to options.out_dir as a reproducer (named
+/// Writes the minimized scenario to options.settings.out_dir as a reproducer (named
 /// after the variant, the invariant and the signature id; no expect), and
 /// collects its findings per group as `check` reports them: fills file,
 /// groups and minimized (now as written). False with *err when the

@@ -40,7 +40,7 @@ void Lower(std::atomic<int64_t>* at, int64_t i) {
 /// Runs [base, end) on the workers. False with *err on an environment failure.
 bool CheckChunk(const CampaignOptions& options, Backend& backend, const Budget& budget, int64_t base, int64_t end,
                 ChunkWork* work, std::string* err) {
-  const int jobs = std::max(1, options.jobs);
+  const int jobs = std::max(1, options.settings.jobs);
   std::mutex mu;
   std::string failure;  // environment failure of any worker
   std::atomic<int64_t> next{base};
@@ -64,7 +64,7 @@ bool CheckChunk(const CampaignOptions& options, Backend& backend, const Budget& 
       if (!run.skipped.empty()) work->skips[w].emplace_back(i, run.skipped);
       Judged j = Judge(options, s, run);
       if (j.outcome == Outcome::kClean) continue;
-      if (j.outcome == Outcome::kFinding && !options.keep_going) Lower(&work->lowest, i);
+      if (j.outcome == Outcome::kFinding && !options.settings.keep_going) Lower(&work->lowest, i);
       work->judged[w].emplace_back(i, std::move(j));
     }
   };
@@ -117,7 +117,7 @@ bool AccountChunk(const CampaignOptions& options, int64_t base, int64_t end, Chu
 
 bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& budget,
                    CampaignResult* result, std::string* err) {
-  const int jobs = std::max(1, options.jobs);
+  const int jobs = std::max(1, options.settings.jobs);
   // Chunks of up to 2048 per worker, about a second each: a chunk ends
   // when its slowest scenario does, and a rare engine-scale batch costs a
   // thousand small ones (smaller chunks left most workers idle behind it:

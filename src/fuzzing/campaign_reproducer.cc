@@ -45,8 +45,8 @@ std::string ReferencePin(const ScenarioRun& run, size_t max_values) {
 /// the reference's output pinned; an expected finding would turn the fixed
 /// kernel's gate red.
 std::string Advice(const CampaignOptions& o, const CampaignFinding& f, const ScenarioRun& run) {
-  if (!o.variant.empty())
-    return "To keep it as a regression scenario of the forced variant " + o.variant +
+  if (!o.settings.variant.empty())
+    return "To keep it as a regression scenario of the forced variant " + o.settings.variant +
            ", add \"expect\": {\"verdict\": \"finding\", \"findings\": [\"" + f.invariant +
            "\"]}: the file then holds while the variant is caught.";
   const std::string pin = ReferencePin(run, 64);
@@ -64,9 +64,9 @@ std::string Describe(const CampaignOptions& o, const CampaignFinding& f, const B
                            JoinNames(f.fired) + "; minimized to keep " + f.invariant + " firing. " + Advice(o, f, run);
   // A proof's finding: the scope and batch it enumerated (prove/).
   if (o.source) return "found by " + o.source->FoundBy(f.finding_index) + ", backend " + backend.Describe() + "; " + what;
-  std::string command = "slotguard fuzz --seed " + std::to_string(o.seed);
+  std::string command = "slotguard fuzz --seed " + std::to_string(o.settings.seed);
   for (Family family : o.generator.families) command += std::string(" --family ") + GetFamily(family).name;
-  if (!o.variant.empty()) command += " --variant " + o.variant;
+  if (!o.settings.variant.empty()) command += " --variant " + o.settings.variant;
   if (o.generator.inconsistent) command += " --inconsistent";
   if (o.generator.table_layout) command += std::string(" --table-layout ") + TableLayoutName(*o.generator.table_layout);
   if (o.generator.max_requests != GeneratorOptions().max_requests)
@@ -230,7 +230,7 @@ bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignF
   // seed, night or shard that finds the same bug writes the same file, and
   // its code-scanning alert (keyed by file and fingerprint) stays one. The
   // seed and the scenario index are in the description.
-  out.name = "fuzz-" + (options.variant.empty() ? std::string("fixed") : options.variant) + "-" +
+  out.name = "fuzz-" + (options.settings.variant.empty() ? std::string("fixed") : options.settings.variant) + "-" +
              finding->invariant + "-" + finding->signature.Id();
   out.expect = Expect();
   // How it was found, so that it reproduces: the implementation, and the
@@ -263,8 +263,8 @@ bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignF
   }
   out.description = Describe(options, *finding, backend, run);
   std::error_code ec;
-  std::filesystem::create_directories(options.out_dir, ec);
-  finding->file = (std::filesystem::path(options.out_dir) / (out.name + ".json")).string();
+  std::filesystem::create_directories(options.settings.out_dir, ec);
+  finding->file = (std::filesystem::path(options.settings.out_dir) / (out.name + ".json")).string();
   finding->replay_command = ReplayCommand(out.found_by, finding->file);
   // A reproducer that cannot be written (a full disk) loses nothing else:
   // the finding is still reported, marked, and nothing stays at `file`.

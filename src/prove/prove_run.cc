@@ -92,14 +92,15 @@ bool ProveScope(const ProveRunOptions& options, Backend& backend, std::ostream& 
   c.what = ScopeWords(options.scope, options.enumeration);
   c.inconsistent = options.enumeration.inconsistent;
   for (Family f : options.enumeration.families) c.families.push_back(GetFamily(f).name);
-  c.implementation = options.implementation;
-  c.variant = options.variant;
+  const CampaignSettings& settings = options.campaign.settings;
+  c.implementation = options.campaign.implementation;
+  c.variant = settings.variant;
   c.batches = e.Count();
   c.before = e.CountBeforeReduction();
   c.configs = static_cast<int64_t>(e.configs().size());
-  c.shard = options.shard;
-  c.shards = options.shards;
-  c.shard_batches = ShardShare(0, e.Count(), options.shard, options.shards);
+  c.shard = settings.shard;
+  c.shards = settings.shards;
+  c.shard_batches = ShardShare(0, e.Count(), settings.shard, settings.shards);
 
   auto coverage = [&](int64_t end) {
     c.coverage.clear();
@@ -117,20 +118,10 @@ bool ProveScope(const ProveRunOptions& options, Backend& backend, std::ostream& 
     return true;
   }
   EnumerationSource source(e, options.command);
-  CampaignOptions campaign;
+  CampaignOptions campaign = options.campaign;
   campaign.source = &source;
-  campaign.variant = options.variant;
-  campaign.runs = c.shard_batches;
-  campaign.seconds = options.seconds;
-  campaign.out_dir = options.out_dir;
-  campaign.jobs = options.jobs;
-  campaign.tty_progress = options.tty_progress;
-  campaign.batch_chunk = options.batch_chunk;
-  campaign.shard = options.shard;
-  campaign.shards = options.shards;
-  campaign.keep_going = true;  // a proof checks its whole scope
-  campaign.suppressions = options.suppressions;
-  campaign.implementation = options.implementation;
+  campaign.settings.runs = c.shard_batches;
+  campaign.settings.keep_going = true;  // a proof checks its whole scope
   campaign.generator.inconsistent = options.enumeration.inconsistent;
   if (!RunCampaign(campaign, backend, progress, result, err)) return false;
 

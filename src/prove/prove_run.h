@@ -15,22 +15,22 @@
 #include "prove/claim.h"
 #include "prove/enumeration.h"
 #include "prove/scope.h"
-#include "suppressions/suppressions.h"
 
 namespace slotguard {
 
 struct ProveRunOptions {
+  /// The campaign's defaults of a proof: no time limit (the whole scope),
+  /// the reproducers in prove-findings.
+  ProveRunOptions() { campaign.settings = CampaignSettingsWith(0, "prove-findings"); }
   Scope scope;
   EnumerationOptions enumeration;
-  std::string variant;     // forced on the groups whose family has it
-  int64_t shard = 0, shards = 1;
-  double seconds = 0;      // --time: <= 0 unbounded
-  std::string out_dir = "prove-findings";
-  int jobs = 1;
-  bool tty_progress = false;
-  int64_t batch_chunk = 8192;  // batches per RunMany call on a batching backend (the GPU)
-  const Suppressions* suppressions = nullptr;
-  std::string implementation = "slotguard";
+  /// The campaign that checks the batches: its settings (the variant
+  /// forced, the shard, --time, --out, the threads), the suppressions, the
+  /// implementation, the progress line, the batch chunk. ProveScope sets
+  /// its source (the enumeration), its runs (the shard's batches), its
+  /// keep_going (a proof checks its whole scope) and its generator's
+  /// `inconsistent` (the enumeration's).
+  CampaignOptions campaign;
   /// How the reproducers say they were found: "slotguard prove --scope small".
   std::string command = "slotguard prove";
   /// Only count: index the scope and fill the claim (nothing checked).

@@ -41,7 +41,7 @@ std::unique_ptr<Backend> Open(const std::string& args, std::string* problem, dou
 std::vector<Scenario> KpoolScenarios(int64_t* trigger, size_t* hits) {
   CampaignOptions o;
   o.generator.families = {Family::kKpoolTail};
-  o.seed = 7;
+  o.settings.seed = 7;
   std::vector<Scenario> out;
   for (int64_t i = 0; i < 60; ++i) out.push_back(CampaignScenario(o, i, nullptr));
   std::map<int64_t, size_t> count;
@@ -499,7 +499,7 @@ TEST(ProviderBackendTest, AScenarioOfNoTokensHoldsThroughAProviderInEveryFamily)
   for (const FamilyInfo& info : AllFamilies()) {
     CampaignOptions o;
     o.generator.families = {info.family};
-    o.seed = 11;
+    o.settings.seed = 11;
     Scenario s;
     for (int64_t i = 0; i < 50 && s.groups.empty(); ++i) {
       Scenario candidate = CampaignScenario(o, i, nullptr);

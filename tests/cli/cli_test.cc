@@ -137,9 +137,9 @@ TEST_F(CliTest, RegressionsAreReplayedFirstAndNewReproducersAdded) {
   FuzzOptions o;
   o.backend = BackendKind::kHost;
   o.families = {"kpool_tail"};
-  o.variant = "prefix";
-  o.runs = 200;
-  o.out_dir = (dir_ / "out").string();
+  o.settings.variant = "prefix";
+  o.settings.runs = 200;
+  o.settings.out_dir = (dir_ / "out").string();
   o.regressions = (dir_ / "regs").string();
   ASSERT_EQ(kExitFindings, RunFuzz(o, out_, err_)) << out_.str() << err_.str();
   std::vector<fs::path> added;
@@ -153,20 +153,20 @@ TEST_F(CliTest, RegressionsAreReplayedFirstAndNewReproducersAdded) {
   // Again: the bug is back (the variant is still forced), found by its
   // reproducer before any campaign, which does not run.
   out_.str("");
-  o.out_dir = (dir_ / "out2").string();
+  o.settings.out_dir = (dir_ / "out2").string();
   ASSERT_EQ(kExitFindings, RunFuzz(o, out_, err_)) << out_.str() << err_.str();
   EXPECT_EQ(0u, out_.str().find("FAIL  " + added[0].string() + " (")) << out_.str();
   EXPECT_NE(std::string::npos, out_.str().find("\n  group kpool_tail: ")) << out_.str();
   EXPECT_EQ("slotguard: fuzz: 1 of 1 regressions from " + o.regressions +
                 " fail again (above); the campaign did not run: fix them first, or --keep-going runs it all the same",
             LastLine(out_.str()));
-  EXPECT_FALSE(fs::exists(o.out_dir)) << "no empty reproducers' folder left";
+  EXPECT_FALSE(fs::exists(o.settings.out_dir)) << "no empty reproducers' folder left";
   // Regressions that hold: the campaign runs.
   out_.str("");
   FuzzOptions clean;
   clean.backend = BackendKind::kHost;
-  clean.runs = 100;
-  clean.out_dir = (dir_ / "out3").string();
+  clean.settings.runs = 100;
+  clean.settings.out_dir = (dir_ / "out3").string();
   clean.regressions = (dir_ / "held").string();
   fs::create_directories(clean.regressions);
   fs::copy(kScenarios + "/paged/decode.json", dir_ / "held" / "decode.json");
@@ -189,13 +189,13 @@ TEST_F(CliTest, RegressionsAreReplayedFirstAndNewReproducersAdded) {
 TEST_F(CliTest, ACleanCampaignLeavesNoEmptyFindingsFolder) {
   FuzzOptions o;
   o.backend = BackendKind::kHost;
-  o.runs = 100;
-  o.out_dir = (dir_ / "fuzz-findings").string();
+  o.settings.runs = 100;
+  o.settings.out_dir = (dir_ / "fuzz-findings").string();
   ASSERT_EQ(kExitHolds, RunFuzz(o, out_, err_)) << out_.str() << err_.str();
-  EXPECT_FALSE(fs::exists(o.out_dir));
-  fs::create_directories(o.out_dir);
+  EXPECT_FALSE(fs::exists(o.settings.out_dir));
+  fs::create_directories(o.settings.out_dir);
   ASSERT_EQ(kExitHolds, RunFuzz(o, out_, err_)) << out_.str() << err_.str();
-  EXPECT_TRUE(fs::exists(o.out_dir));
+  EXPECT_TRUE(fs::exists(o.settings.out_dir));
   // And says nothing of the generator's classification, unless -v.
   EXPECT_EQ(std::string::npos, out_.str().find("fuzz: classification:")) << out_.str();
   out_.str("");
@@ -368,8 +368,8 @@ TEST_F(CliTest, AReportPathThatCannotBeAFileIsRefusedBeforeAnythingRuns) {
   }
   FuzzOptions f;
   f.backend = BackendKind::kHost;
-  f.runs = 20;
-  f.out_dir = (dir_ / "findings").string();
+  f.settings.runs = 20;
+  f.settings.out_dir = (dir_ / "findings").string();
   f.json_path = fifo;
   out_.str("");
   err_.str("");
@@ -378,10 +378,10 @@ TEST_F(CliTest, AReportPathThatCannotBeAFileIsRefusedBeforeAnythingRuns) {
                 ": not a regular file (a FIFO); expected a regular file or a new file in an existing folder\n",
             err_.str());
   f.json_path.clear();
-  f.out_dir = kScenarios + "/paged/decode.json";
+  f.settings.out_dir = kScenarios + "/paged/decode.json";
   err_.str("");
   EXPECT_EQ(kExitBadInput, RunFuzz(f, out_, err_));
-  EXPECT_EQ("slotguard: error: --out " + f.out_dir +
+  EXPECT_EQ("slotguard: error: --out " + f.settings.out_dir +
                 ": not a directory (a regular file); expected a directory for the reproducers (created when missing)\n",
             err_.str());
   ReplayOptions r;
@@ -423,8 +423,8 @@ TEST_F(CliTest, AReportThatCannotBeWrittenLosesNoOtherReport) {
 TEST_F(CliTest, AFuzzJsonThatCannotBeWrittenIsAnEnvironmentError) {
   FuzzOptions o;
   o.backend = BackendKind::kHost;
-  o.runs = 20;
-  o.out_dir = (dir_ / "findings").string();
+  o.settings.runs = 20;
+  o.settings.out_dir = (dir_ / "findings").string();
   o.json_path = "/proc/version";
   o.sarif_path = (dir_ / "f.sarif").string();
   EXPECT_EQ(kExitEnvironment, RunFuzz(o, out_, err_));
@@ -432,14 +432,14 @@ TEST_F(CliTest, AFuzzJsonThatCannotBeWrittenIsAnEnvironmentError) {
   EXPECT_TRUE(fs::exists(o.sarif_path));  // the other report is still written
   // The summary is printed first: a finding is never lost to a bad --json.
   EXPECT_NE(std::string::npos, out_.str().find("slotguard: fuzz: 20 scenarios")) << out_.str();
-  o.variant = "prefix";
-  o.runs = 2000;
+  o.settings.variant = "prefix";
+  o.settings.runs = 2000;
   out_.str("");
   err_.str("");
   EXPECT_EQ(kExitEnvironment, RunFuzz(o, out_, err_));
   EXPECT_NE(std::string::npos, out_.str().find("slotguard: fuzz: finding written to ")) << out_.str();
-  o.variant.clear();
-  o.runs = 20;
+  o.settings.variant.clear();
+  o.settings.runs = 20;
   out_.str("");
   o.json_path = (dir_ / "f.json").string();
   err_.str("");
@@ -457,12 +457,12 @@ TEST_F(CliTest, AFuzzJsonThatCannotBeWrittenIsAnEnvironmentError) {
 TEST_F(CliTest, AReproducerThatCannotBeWrittenKeepsTheFinding) {
   FuzzOptions o;
   o.backend = BackendKind::kHost;
-  o.runs = 2000;
-  o.variant = "prefix";
-  o.out_dir = (dir_ / "findings").string();
+  o.settings.runs = 2000;
+  o.settings.variant = "prefix";
+  o.settings.out_dir = (dir_ / "findings").string();
   ASSERT_EQ(kExitFindings, RunFuzz(o, out_, err_)) << err_.str();
   std::vector<fs::path> written;
-  for (const auto& e : fs::directory_iterator(o.out_dir)) written.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(o.settings.out_dir)) written.push_back(e.path());
   ASSERT_EQ(1u, written.size());
   fs::remove(written[0]);
   fs::create_directory(written[0]);  // the same run again: its reproducer's name is taken by a directory
@@ -509,9 +509,9 @@ TEST_F(CliTest, APathThatIsNotUtf8ReachesTheReportsEscaped) {
   EXPECT_NE(std::string::npos, sarif.dump().find("bad\\\\xff")) << sarif.dump();
   FuzzOptions f;
   f.backend = BackendKind::kHost;
-  f.runs = 2000;
-  f.variant = "prefix";
-  f.out_dir = (odd / "findings").string();
+  f.settings.runs = 2000;
+  f.settings.variant = "prefix";
+  f.settings.out_dir = (odd / "findings").string();
   f.json_path = (dir_ / "f.json").string();
   out_.str("");
   err_.str("");
@@ -606,9 +606,9 @@ TEST_F(CliTest, CheckAndMutantsHoldInEveryTableLayout) {
 TEST_F(CliTest, AFuzzReproducerRecordsItsTableLayout) {
   FuzzOptions o;
   o.backend = BackendKind::kHost;
-  o.runs = 2000;
-  o.variant = "prefix";
-  o.out_dir = (dir_ / "findings").string();
+  o.settings.runs = 2000;
+  o.settings.variant = "prefix";
+  o.settings.out_dir = (dir_ / "findings").string();
   o.setup.table_layout = TableLayoutKind::kStrided;
   ASSERT_EQ(kExitFindings, RunFuzz(o, out_, err_)) << out_.str() << err_.str();
   std::vector<fs::path> files;

@@ -67,7 +67,7 @@ class StandInBackend : public Backend {
 /// stand-in bug of StandInBackend(_, tokens) fires on, found without any
 /// campaign; -1 when none.
 int64_t FirstStandInFinding(const CampaignOptions& options, int64_t tokens) {
-  for (int64_t i = 0; i < options.runs; ++i) {
+  for (int64_t i = 0; i < options.settings.runs; ++i) {
     const Scenario s = CampaignScenario(options, i, nullptr);
     if (s.batch.num_tokens >= tokens && !s.groups.empty()) return i;
   }
@@ -76,17 +76,17 @@ int64_t FirstStandInFinding(const CampaignOptions& options, int64_t tokens) {
 
 CampaignOptions Options(const std::string& name) {
   CampaignOptions o;
-  o.seed = 3;
-  o.seconds = 0;
+  o.settings.seed = 3;
+  o.settings.seconds = 0;
   o.batch_chunk = 100;
-  o.out_dir = FreshScratchPath(name);
+  o.settings.out_dir = FreshScratchPath(name);
   return o;
 }
 
 TEST(BatchedCampaignTest, ChecksTheSameScenariosAsOneAtATime) {
   CampaignOptions o = Options("same");
-  o.runs = 1234;  // 13 chunks, the last one partial
-  o.jobs = 3;
+  o.settings.runs = 1234;  // 13 chunks, the last one partial
+  o.settings.jobs = 3;
   StandInBackend batched(true, 0), single(false, 0);
   CampaignResult a, b;
   std::string err;
@@ -107,14 +107,14 @@ TEST(BatchedCampaignTest, ChecksTheSameScenariosAsOneAtATime) {
 // so they report the same signatures, counts and reproducers.
 TEST(BatchedCampaignTest, KeepGoingFindsWhatOneAtATimeFinds) {
   CampaignOptions o = Options("keep_going");
-  o.runs = 600;
-  o.jobs = 3;
-  o.keep_going = true;
+  o.settings.runs = 600;
+  o.settings.jobs = 3;
+  o.settings.keep_going = true;
   std::vector<std::string> found[2];
   for (bool batches : {true, false}) {
     CampaignOptions run = o;
-    run.out_dir += batches ? "_batched" : "_single";
-    fs::remove_all(run.out_dir);
+    run.settings.out_dir += batches ? "_batched" : "_single";
+    fs::remove_all(run.settings.out_dir);
     StandInBackend backend(batches, 300);  // a few percent of the scenarios
     CampaignResult r;
     std::string err;
@@ -138,8 +138,8 @@ TEST(BatchedCampaignTest, KeepGoingFindsWhatOneAtATimeFinds) {
 TEST(ShardedCampaignTest, TwoShardsCheckExactlyTheWholeStream) {
   for (bool batches : {true, false}) {
     CampaignOptions whole = Options("shards");
-    whole.runs = 600;
-    whole.jobs = 2;
+    whole.settings.runs = 600;
+    whole.settings.jobs = 2;
     StandInBackend all(batches, 0, /*record=*/true);
     CampaignResult r;
     std::string err;
@@ -149,9 +149,9 @@ TEST(ShardedCampaignTest, TwoShardsCheckExactlyTheWholeStream) {
     std::multiset<std::string> together;
     for (int64_t shard : {0, 1}) {
       CampaignOptions part = whole;
-      part.runs = 300;
-      part.shard = shard;
-      part.shards = 2;
+      part.settings.runs = 300;
+      part.settings.shard = shard;
+      part.settings.shards = 2;
       StandInBackend backend(batches, 0, /*record=*/true);
       CampaignResult shard_result;
       ASSERT_TRUE(RunCampaign(part, backend, progress, &shard_result, &err)) << err;
@@ -168,15 +168,15 @@ TEST(ShardedCampaignTest, TwoShardsCheckExactlyTheWholeStream) {
 TEST(ShardedCampaignTest, AShardsFindingIsNamedByItsIndexInTheWholeStream) {
   const int64_t kTokens = 300;
   CampaignOptions whole = Options("shard_finding");
-  whole.runs = 4000;
+  whole.settings.runs = 4000;
   const int64_t first = FirstStandInFinding(whole, kTokens);  // in the whole stream
   ASSERT_GE(first, 0);
   for (int64_t shard : {0, 1}) {
     CampaignOptions part = whole;
-    part.shard = shard;
-    part.shards = 2;
-    part.out_dir += "_" + std::to_string(shard);
-    fs::remove_all(part.out_dir);
+    part.settings.shard = shard;
+    part.settings.shards = 2;
+    part.settings.out_dir += "_" + std::to_string(shard);
+    fs::remove_all(part.settings.out_dir);
     StandInBackend backend(true, kTokens);
     CampaignResult r;
     std::string err;
@@ -205,14 +205,14 @@ TEST(BatchedCampaignTest, StopsAtTheFirstFindingInALaterChunk) {
   // independently of any campaign.
   const int64_t kTokens = 5000;
   CampaignOptions o = Options("later");
-  o.runs = 20000;
+  o.settings.runs = 20000;
   const int64_t expected = FirstStandInFinding(o, kTokens);
   ASSERT_GT(expected, 2 * o.batch_chunk) << "the seed must put the finding past the first chunks";
   std::string files[2];
   for (bool batches : {true, false}) {
     CampaignOptions run = o;
-    run.out_dir += batches ? "_batched" : "_single";
-    fs::remove_all(run.out_dir);
+    run.settings.out_dir += batches ? "_batched" : "_single";
+    fs::remove_all(run.settings.out_dir);
     StandInBackend backend(batches, kTokens);
     CampaignResult r;
     std::string err;

@@ -62,9 +62,9 @@ class CountingBackend : public Backend {
 
 CampaignOptions Options(const std::string& name, std::atomic<int>* stop) {
   CampaignOptions o;
-  o.seed = 5;
-  o.seconds = 0;  // no deadline: only the stop ends these
-  o.out_dir = FreshScratchPath(name);
+  o.settings.seed = 5;
+  o.settings.seconds = 0;  // no deadline: only the stop ends these
+  o.settings.out_dir = FreshScratchPath(name);
   o.stop = stop;
   return o;
 }
@@ -106,7 +106,7 @@ TEST(CampaignStopTest, ABatchedCampaignStopsAfterTheChunkOnTheBackend) {
 TEST(CampaignStopTest, TheDeadlineIsCheckedWithinAChunk) {
   std::atomic<int> stop{0};
   CampaignOptions o = Options("deadline", &stop);
-  o.seconds = 0.5;
+  o.settings.seconds = 0.5;
   CountingBackend backend(false, -1, &stop, /*sleep_ms=*/20);
   CampaignResult r;
   std::string err;
@@ -127,7 +127,7 @@ TEST(CampaignStopTest, AShrinkCutShortKeepsTheSmallestReproducerAndSaysSo) {
   std::atomic<int> stop{0};
   CampaignOptions o = Options("full_shrink", &stop);
   o.generator.families = {Family::kKpoolTail};
-  o.variant = "prefix";
+  o.settings.variant = "prefix";
   CountingBackend whole(false, -1, &stop);
   CampaignResult full;
   std::string err;
@@ -138,7 +138,7 @@ TEST(CampaignStopTest, AShrinkCutShortKeepsTheSmallestReproducerAndSaysSo) {
   EXPECT_FALSE(shrunk.shrink_cut_short);
   // Again, stopped at the 2nd shrink candidate that runs: after the scan,
   // the finding's own run and one candidate.
-  o.out_dir = FreshScratchPath("cut_short");
+  o.settings.out_dir = FreshScratchPath("cut_short");
   CountingBackend cut(false, shrunk.finding_index + 1 + 3, &stop);
   CampaignResult r;
   progress.str("");
@@ -166,7 +166,7 @@ TEST(CampaignStopTest, ACheckpointBeforeShrinkingShowsTheFindingUnshrunk) {
   std::atomic<int> stop{0};
   CampaignOptions o = Options("checkpoint", &stop);
   o.generator.families = {Family::kKpoolTail};
-  o.variant = "prefix";
+  o.settings.variant = "prefix";
   std::vector<CampaignResult> checkpoints;
   o.checkpoint = [&](const CampaignResult& snapshot) { checkpoints.push_back(snapshot); };
   CountingBackend backend(false, -1, &stop);
@@ -186,8 +186,8 @@ TEST(CampaignStopTest, ACheckpointBeforeShrinkingShowsTheFindingUnshrunk) {
   EXPECT_EQ(r.findings[0].original, c.findings[0].minimized);
   // Due at every chunk: one per chunk of a longer campaign, and the last.
   checkpoints.clear();
-  o.variant.clear();
-  o.runs = 3000;
+  o.settings.variant.clear();
+  o.settings.runs = 3000;
   o.checkpoint_seconds = 0;
   CampaignResult clean;
   ASSERT_TRUE(RunCampaign(o, backend, progress, &clean, &err)) << err;

@@ -30,16 +30,16 @@ namespace fs = std::filesystem;
 // the findings so far; while shrinking, which finding and its shape so far.
 TEST(FuzzStatusLineTest, NamesTheBudgetAndTheFindingsSoFar) {
   CampaignOptions o;
-  o.runs = 20000;
-  o.seconds = 60;
+  o.settings.runs = 20000;
+  o.settings.seconds = 60;
   CampaignResult r;
   r.scenarios = 1200;
   r.tokens = 51234;
   r.finding_scenarios = 2;
   EXPECT_EQ("fuzz: 1200 of 20000 scenarios, 51234 token-groups, 375 scenarios/s, 3 of 60 s, 2 findings",
             campaign_internal::ProgressLine(o, r, 3.2));
-  o.runs = -1;
-  o.seconds = 0;
+  o.settings.runs = -1;
+  o.settings.seconds = 0;
   r.finding_scenarios = 1;
   r.suppressed_scenarios = 7;
   EXPECT_EQ("fuzz: 1200 scenarios, 51234 token-groups, 400 scenarios/s, 3 s, 1 finding (+7 suppressed)",
@@ -84,13 +84,13 @@ TEST(FuzzStatusLineTest, TheShrinkLineIsRewrittenOnATerminalAndEvery10SecondsPip
 TEST(FuzzCampaignTest, FixedCampaignFindsNothing) {
   FuzzOptions o;
   o.backend = BackendKind::kHost;
-  o.runs = 3000;
-  o.seed = 11;
-  o.out_dir = FreshScratchPath("fixed");
+  o.settings.runs = 3000;
+  o.settings.seed = 11;
+  o.settings.out_dir = FreshScratchPath("fixed");
   std::ostringstream out, err;
   EXPECT_EQ(kExitHolds, RunFuzz(o, out, err)) << out.str();
   EXPECT_NE(std::string::npos, out.str().find("slotguard: fuzz: 3000 scenarios")) << out.str();
-  EXPECT_FALSE(fs::exists(o.out_dir) && !fs::is_empty(o.out_dir));
+  EXPECT_FALSE(fs::exists(o.settings.out_dir) && !fs::is_empty(o.settings.out_dir));
 }
 
 TEST(FuzzCampaignTest, SameSeedSameReproducerWhateverTheJobs) {
@@ -98,14 +98,14 @@ TEST(FuzzCampaignTest, SameSeedSameReproducerWhateverTheJobs) {
   for (int jobs : {1, 3}) {
     FuzzOptions o;
     o.backend = BackendKind::kHost;
-    o.variant = "pad_from_n";
-    o.runs = 500;
-    o.seed = 5;
-    o.jobs = jobs;
-    o.out_dir = FreshScratchPath("jobs" + std::to_string(jobs));
+    o.settings.variant = "pad_from_n";
+    o.settings.runs = 500;
+    o.settings.seed = 5;
+    o.settings.jobs = jobs;
+    o.settings.out_dir = FreshScratchPath("jobs" + std::to_string(jobs));
     std::ostringstream out, err;
     ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();
-    for (const auto& entry : fs::directory_iterator(o.out_dir)) {
+    for (const auto& entry : fs::directory_iterator(o.settings.out_dir)) {
       std::ifstream in(entry.path());
       files[jobs == 3] = std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     }
@@ -150,9 +150,9 @@ class FuzzFindsVariantTest : public ::testing::TestWithParam<Variant> {
     FuzzOptions o;
     o.backend = BackendKind::kHost;
     o.families = {GetFamily(v.family).name};
-    o.variant = v.name;
-    o.runs = 20000;
-    o.out_dir = FreshScratchPath(out_prefix + GetFamily(v.family).name + "_" + v.name);
+    o.settings.variant = v.name;
+    o.settings.runs = 20000;
+    o.settings.out_dir = FreshScratchPath(out_prefix + GetFamily(v.family).name + "_" + v.name);
     return o;
   }
 };
@@ -194,7 +194,7 @@ TEST_P(FuzzFindsVariantTest, FromNothingAndTheReproducerReplays) {
 TEST_P(FuzzFindsVariantTest, ThroughRunnerStateFindingsWithInconsistentBatches) {
   FuzzOptions o = VariantCampaign("inconsistent_");
   o.generator.inconsistent = true;
-  o.seed = 3;
+  o.settings.seed = 3;
   std::ostringstream out, err;
   ASSERT_EQ(kExitFindings, RunFuzz(o, out, err)) << out.str() << err.str();
   EXPECT_NE(std::string::npos, out.str().find(" runner-state findings (")) << out.str();
@@ -212,9 +212,9 @@ INSTANTIATE_TEST_SUITE_P(Mutants, FuzzFindsVariantTest, ::testing::ValuesIn(NonF
 TEST(FuzzCampaignTest, InconsistentBatchesWithTheFixedKernelAreCountedNotStoppedAt) {
   CampaignOptions o;
   o.generator.inconsistent = true;
-  o.runs = 3000;
-  o.seed = 3;
-  o.out_dir = FreshScratchPath("inconsistent_fixed");
+  o.settings.runs = 3000;
+  o.settings.seed = 3;
+  o.settings.out_dir = FreshScratchPath("inconsistent_fixed");
   std::unique_ptr<Backend> host = MakeHostBackend();
   CampaignResult result;
   ASSERT_NO_FATAL_FAILURE(RunOnHost(o, &result));
@@ -260,9 +260,9 @@ TEST(ShrinkTest, NeverDropsAGroupAnotherGroupReads) {
 TEST(ShrinkTest, KpoolPrefixEndsAtOneTokenOnANullColumn) {
   CampaignOptions o;
   o.generator.families = {Family::kKpoolTail};
-  o.variant = "prefix";
-  o.runs = 1000;
-  o.out_dir = FreshScratchPath("shrink");
+  o.settings.variant = "prefix";
+  o.settings.runs = 1000;
+  o.settings.out_dir = FreshScratchPath("shrink");
   CampaignResult result;
   ASSERT_NO_FATAL_FAILURE(RunOnHost(o, &result));
   ASSERT_TRUE(result.Found());

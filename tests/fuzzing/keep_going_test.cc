@@ -27,12 +27,12 @@ namespace fs = std::filesystem;
 CampaignOptions TwoBugs(const std::string& name) {
   CampaignOptions o;
   o.generator.families = {Family::kKpoolTail, Family::kQsaRing};
-  o.variant = "prefix";
-  o.seed = 7;
-  o.runs = 3000;
-  o.seconds = 0;
-  o.keep_going = true;
-  o.out_dir = FreshScratchPath(name);
+  o.settings.variant = "prefix";
+  o.settings.seed = 7;
+  o.settings.runs = 3000;
+  o.settings.seconds = 0;
+  o.settings.keep_going = true;
+  o.settings.out_dir = FreshScratchPath(name);
   return o;
 }
 
@@ -82,8 +82,8 @@ TEST(KeepGoingTest, FindsBothBugsWithOneReproducerEach) {
   EXPECT_EQ(r.finding_scenarios, counted) << "every finding is in one signature's count or unattributed";
   // Without --keep-going the campaign stops at its first finding.
   CampaignOptions first = o;
-  first.keep_going = false;
-  first.out_dir = FreshScratchPath("first");
+  first.settings.keep_going = false;
+  first.settings.out_dir = FreshScratchPath("first");
   const CampaignResult one = RunHost(first);
   ASSERT_EQ(1u, one.findings.size());
   EXPECT_LT(one.scenarios, 3000);
@@ -100,8 +100,8 @@ TEST(KeepGoingTest, TwoBugsGiveExactlyTwoSignaturesOnEverySeed) {
   for (uint64_t seed : {1, 2, 3, 4, 5}) {
     CampaignOptions o = TwoBugs("two_" + std::to_string(seed));
     o.generator.families = {Family::kQsaRing, Family::kCompressorRing};
-    o.seed = seed;
-    o.runs = 2000;
+    o.settings.seed = seed;
+    o.settings.runs = 2000;
     const CampaignResult r = RunHost(o);
     std::set<std::string> ids, families, shapes;
     for (const CampaignFinding& f : r.findings) {
@@ -122,7 +122,7 @@ TEST(KeepGoingTest, TheSameFindingsWhateverTheJobs) {
   std::vector<std::string> seen[2];
   for (int jobs : {1, 3}) {
     CampaignOptions o = TwoBugs("jobs" + std::to_string(jobs));
-    o.jobs = jobs;
+    o.settings.jobs = jobs;
     const CampaignResult r = RunHost(o);
     for (const CampaignFinding& f : r.findings)
       seen[jobs == 3].push_back(f.signature.Id() + " " + std::to_string(f.finding_index) + " " +
@@ -190,7 +190,7 @@ TEST(KeepGoingTest, WithoutKeepGoingASuppressedSignatureIsLookedPast) {
   for (const CampaignFinding& f : plain.findings) id_of[f.signature.families.at(0)] = f.signature.Id();
   ASSERT_EQ(2u, id_of.size());
   CampaignOptions first = TwoBugs("resume_first");
-  first.keep_going = false;
+  first.settings.keep_going = false;
   const CampaignResult unsuppressed = RunHost(first);
   ASSERT_EQ(1u, unsuppressed.findings.size());
   const std::string first_family = unsuppressed.findings[0].signature.families.at(0);
@@ -202,7 +202,7 @@ TEST(KeepGoingTest, WithoutKeepGoingASuppressedSignatureIsLookedPast) {
                                &s, &err))
       << err;
   CampaignOptions o = TwoBugs("resume");
-  o.keep_going = false;
+  o.settings.keep_going = false;
   o.suppressions = &s;
   const CampaignResult r = RunHost(o);
   ASSERT_TRUE(r.Found());
@@ -231,12 +231,12 @@ TEST(KeepGoingTest, WithoutKeepGoingASuppressedSignatureIsLookedPast) {
 TEST(KeepGoingTest, WithoutKeepGoingEachKeyIsShrunkOnceAndTalliesAreExact) {
   CampaignOptions o;
   o.generator.families = {Family::kPaged};
-  o.variant = "unguarded";
-  o.seed = 1;
-  o.runs = 2000;
-  o.seconds = 0;
-  o.keep_going = true;
-  o.out_dir = FreshScratchPath("keys_plain");
+  o.settings.variant = "unguarded";
+  o.settings.seed = 1;
+  o.settings.runs = 2000;
+  o.settings.seconds = 0;
+  o.settings.keep_going = true;
+  o.settings.out_dir = FreshScratchPath("keys_plain");
   const CampaignResult plain = RunHost(o);
   ASSERT_TRUE(plain.Found());
   std::string entries;
@@ -247,15 +247,15 @@ TEST(KeepGoingTest, WithoutKeepGoingEachKeyIsShrunkOnceAndTalliesAreExact) {
   std::string err;
   ASSERT_TRUE(LoadSuppressions(SuppressionsFile("keys.json", entries), &s, &err)) << err;
   o.suppressions = &s;
-  o.out_dir = FreshScratchPath("keys_known");
+  o.settings.out_dir = FreshScratchPath("keys_known");
   const CampaignResult known = RunHost(o);
   ASSERT_FALSE(known.Found());
   int64_t keep_going_shrinks = 0;
   for (const CampaignFinding& f : known.findings) keep_going_shrinks += f.shrunk;
-  o.keep_going = false;
+  o.settings.keep_going = false;
   for (int jobs : {1, 3}) {
-    o.jobs = jobs;
-    o.out_dir = FreshScratchPath("keys_once_" + std::to_string(jobs));
+    o.settings.jobs = jobs;
+    o.settings.out_dir = FreshScratchPath("keys_once_" + std::to_string(jobs));
     const CampaignResult r = RunHost(o);
     EXPECT_FALSE(r.Found()) << "jobs " << jobs;
     EXPECT_EQ(2000, r.scenarios) << "the whole budget";
@@ -278,8 +278,8 @@ TEST(KeepGoingTest, WithoutKeepGoingEachKeyIsShrunkOnceAndTalliesAreExact) {
 // those its workers ran past it.
 TEST(KeepGoingTest, AStoppedCampaignTalliesExactlyItsScenarios) {
   CampaignOptions o = TwoBugs("stopped");
-  o.keep_going = false;
-  o.jobs = 4;
+  o.settings.keep_going = false;
+  o.settings.jobs = 4;
   const CampaignResult r = RunHost(o);
   ASSERT_TRUE(r.Found());
   int64_t tokens = 0;
@@ -318,11 +318,11 @@ TEST(KeepGoingTest, TheCommandListsEveryFindingAndExitsZeroWhenAllAreSuppressed)
   FuzzOptions o;
   o.backend = BackendKind::kHost;
   o.families = {"kpool_tail", "qsa_ring"};
-  o.variant = "prefix";
-  o.seed = 7;
-  o.runs = 3000;
-  o.keep_going = true;
-  o.out_dir = FreshScratchPath("cli");
+  o.settings.variant = "prefix";
+  o.settings.seed = 7;
+  o.settings.runs = 3000;
+  o.settings.keep_going = true;
+  o.settings.out_dir = FreshScratchPath("cli");
   o.json_path = ScratchPath("keep_going.json");
   {
     std::ostringstream out, err;

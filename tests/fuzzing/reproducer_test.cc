@@ -44,10 +44,10 @@ class BuggyKernel : public Backend {
 CampaignOptions Options(const std::string& name) {
   CampaignOptions o;
   o.generator.families = {Family::kPaged};
-  o.seed = 5;
-  o.runs = 500;
-  o.seconds = 0;
-  o.out_dir = FreshScratchPath(name);
+  o.settings.seed = 5;
+  o.settings.runs = 500;
+  o.settings.seconds = 0;
+  o.settings.out_dir = FreshScratchPath(name);
   o.implementation = "provider stand-in";
   o.found_by.present = true;
   o.found_by.backend = "host";
@@ -99,7 +99,7 @@ TEST(ReproducerTest, TheKernelsOwnBugStaysGreenOnceFixedAndItsPinHolds) {
 TEST(ReproducerTest, AForcedVariantIsKeptAsAnExpectedFinding) {
   CampaignOptions o = Options("variant");
   o.generator.families = {Family::kKpoolTail};
-  o.variant = "prefix";
+  o.settings.variant = "prefix";
   o.implementation = "slotguard";
   o.found_by = FoundBy();
   o.found_by.present = true;

@@ -71,11 +71,11 @@ TEST(BatchedGpuTest, GpuCampaignsFindWhatHostCampaignsFind) {
   std::unique_ptr<Backend> host = MakeHostBackend();
   for (const char* variant : {"", "pad_from_n", "prefix", "no_common_guard", "clamp"}) {
     CampaignOptions o;
-    o.variant = variant;
-    o.runs = *variant ? 5000 : 20000;
-    o.seconds = 0;
-    o.seed = 3;
-    o.out_dir = ScratchPath("campaign");
+    o.settings.variant = variant;
+    o.settings.runs = *variant ? 5000 : 20000;
+    o.settings.seconds = 0;
+    o.settings.seed = 3;
+    o.settings.out_dir = ScratchPath("campaign");
     std::vector<Family> families;
     std::string problem;
     CampaignResult on_gpu, on_host;

@@ -55,10 +55,10 @@ class PluginGpuTest : public ::testing::Test {
   int Fuzz(const std::string& lib, int64_t runs) {
     FuzzOptions o;
     o.backend = BackendKind::kGpu;
-    o.runs = runs;
-    o.seed = 1;
-    o.jobs = 4;
-    o.out_dir = (dir_ / "findings").string();
+    o.settings.runs = runs;
+    o.settings.seed = 1;
+    o.settings.jobs = 4;
+    o.settings.out_dir = (dir_ / "findings").string();
     o.setup.provider.kernel_lib = lib;
     out_.str("");
     err_.str("");
@@ -89,12 +89,12 @@ TEST_F(PluginGpuTest, FuzzOnTheGpuPassesTheCorrectPluginAndFindsTheBuggyOne) {
 TEST_F(PluginGpuTest, AKeepGoingCampaignReportsBothPlantedBugsAndSuppressesTheKnownDifference) {
   FuzzOptions o;
   o.backend = BackendKind::kGpu;
-  o.runs = 20000;
-  o.seed = 1;
-  o.jobs = 4;
-  o.keep_going = true;
+  o.settings.runs = 20000;
+  o.settings.seed = 1;
+  o.settings.jobs = 4;
+  o.settings.keep_going = true;
   fs::create_directories(dir_);  // --json and --sarif are written only into a folder that exists
-  o.out_dir = (dir_ / "findings").string();
+  o.settings.out_dir = (dir_ / "findings").string();
   const std::string json_path = (dir_ / "fuzz.json").string(), sarif_path = (dir_ / "fuzz.sarif").string();
   o.json_path = json_path;
   o.sarif_path = sarif_path;

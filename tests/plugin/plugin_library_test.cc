@@ -87,9 +87,9 @@ class PluginTest : public ::testing::Test {
   int Fuzz(const std::string& lib, int64_t runs) {
     FuzzOptions o;
     o.backend = BackendKind::kHost;
-    o.runs = runs;
-    o.seed = 1;
-    o.out_dir = (dir_ / "findings").string();
+    o.settings.runs = runs;
+    o.settings.seed = 1;
+    o.settings.out_dir = (dir_ / "findings").string();
     o.setup.provider.kernel_lib = lib;
     out_.str("");
     err_.str("");
@@ -340,8 +340,8 @@ TEST_F(PluginTest, APluginThatCrashesOrExitsWhileLoadingIsOneLine) {
   // fuzz and replay open it the same way.
   FuzzOptions f;
   f.backend = BackendKind::kHost;
-  f.runs = 10;
-  f.out_dir = (dir_ / "findings").string();
+  f.settings.runs = 10;
+  f.settings.out_dir = (dir_ / "findings").string();
   f.setup.provider.kernel_lib = kFixtures + "/libsg_bad_crash_info.so";
   err_.str("");
   EXPECT_EQ(kExitBadInput, RunFuzz(f, out_, err_));
@@ -422,10 +422,10 @@ TEST_F(PluginTest, AKeepGoingCampaignReportsBothPlantedBugsAndSuppressesTheKnown
   for (uint64_t seed : {1, 2, 3}) {
     FuzzOptions o;
     o.backend = BackendKind::kHost;
-    o.runs = 20000;
-    o.seed = seed;
-    o.keep_going = true;
-    o.out_dir = (dir_ / ("findings" + std::to_string(seed))).string();
+    o.settings.runs = 20000;
+    o.settings.seed = seed;
+    o.settings.keep_going = true;
+    o.settings.out_dir = (dir_ / ("findings" + std::to_string(seed))).string();
     o.json_path = (dir_ / ("fuzz" + std::to_string(seed) + ".json")).string();
     o.sarif_path = (dir_ / ("fuzz" + std::to_string(seed) + ".sarif")).string();
     o.suppressions_path = SLOTGUARD_SOURCE_DIR "/examples/plugins/rings_campaign.suppressions.json";
@@ -445,7 +445,7 @@ TEST_F(PluginTest, AKeepGoingCampaignReportsBothPlantedBugsAndSuppressesTheKnown
 TEST_F(PluginTest, FuzzRefusesFamiliesThePluginLacks) {
   FuzzOptions o;
   o.backend = BackendKind::kHost;
-  o.runs = 10;
+  o.settings.runs = 10;
   o.families = {"paged"};
   o.setup.provider.kernel_lib = kExamples + "/libsg_rings.so";
   EXPECT_EQ(kExitBadInput, RunFuzz(o, out_, err_));

@@ -57,11 +57,11 @@ Proof Prove(const Scope& scope, Family family, const std::string& variant, bool 
   o.scope = scope;
   o.enumeration.families = {family};
   o.enumeration.reduce = reduce;
-  o.variant = variant;
-  o.shard = shard;
-  o.shards = shards;
-  o.seconds = seconds;
-  o.out_dir = FreshScratchPath("prove");
+  o.campaign.settings.variant = variant;
+  o.campaign.settings.shard = shard;
+  o.campaign.settings.shards = shards;
+  o.campaign.settings.seconds = seconds;
+  o.campaign.settings.out_dir = FreshScratchPath("prove");
   Proof p;
   std::ostringstream progress;
   std::string err;
@@ -266,7 +266,7 @@ TEST(ProveCommandTest, ABadScopeFileIsOneLineAndExit2) {
   ProveOptions o;
   o.scope = path;
   o.backend = BackendKind::kHost;
-  o.out_dir = FreshScratchPath("bad-out");
+  o.settings.out_dir = FreshScratchPath("bad-out");
   std::ostringstream out, err;
   EXPECT_EQ(kExitBadInput, RunProve(o, out, err));
   const std::string line = err.str();
@@ -287,9 +287,9 @@ TEST(ProveCommandTest, TheReportsStateTheScopeAsAClaim) {
   ProveOptions o;
   o.scope = "small";
   o.families = {"kpool_tail"};
-  o.variant = "prefix";
+  o.settings.variant = "prefix";
   o.backend = BackendKind::kHost;
-  o.out_dir = FreshScratchPath("claim-out");
+  o.settings.out_dir = FreshScratchPath("claim-out");
   o.json_path = ScratchPath("claim.json");
   o.sarif_path = ScratchPath("claim.sarif");
   std::ostringstream out, err;

@@ -138,13 +138,13 @@ TEST(FuzzReportSchemaTest, RealReportsValidate) {
   std::vector<FuzzOptions> runs(3);
   for (size_t i = 0; i < runs.size(); ++i) {
     runs[i].backend = BackendKind::kHost;
-    runs[i].runs = 300;
-    runs[i].out_dir = (dir / ("out" + std::to_string(i))).string();
+    runs[i].settings.runs = 300;
+    runs[i].settings.out_dir = (dir / ("out" + std::to_string(i))).string();
     runs[i].json_path = (dir / ("f" + std::to_string(i) + ".json")).string();
   }
-  runs[1].variant = "prefix";
-  runs[2].variant = "prefix";
-  runs[2].keep_going = true;
+  runs[1].settings.variant = "prefix";
+  runs[2].settings.variant = "prefix";
+  runs[2].settings.keep_going = true;
   runs[2].generator.inconsistent = true;
   runs[2].shard = "0/2";
   runs[2].suppressions_path = (dir / "known.json").string();

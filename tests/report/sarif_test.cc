@@ -182,10 +182,10 @@ TEST_F(SarifTest, AFuzzFindingIsFingerprintedByItsSignature) {
   for (uint64_t seed : {1, 2}) {
     FuzzOptions o;
     o.backend = BackendKind::kHost;
-    o.variant = "prefix";
-    o.runs = 1000;
-    o.seed = seed;
-    o.out_dir = (dir_ / ("fuzz" + std::to_string(seed))).string();
+    o.settings.variant = "prefix";
+    o.settings.runs = 1000;
+    o.settings.seed = seed;
+    o.settings.out_dir = (dir_ / ("fuzz" + std::to_string(seed))).string();
     o.sarif_path = (dir_ / ("fuzz" + std::to_string(seed) + ".sarif")).string();
     o.sarif_root = dir_.string();
     std::ostringstream out, err;
@@ -200,16 +200,17 @@ TEST_F(SarifTest, AFuzzFindingIsFingerprintedByItsSignature) {
     EXPECT_TRUE(std::filesystem::exists(dir_ / uri));
     EXPECT_EQ("slotguard/null_block", results[0]["ruleId"]);
     // The message says how to reproduce it.
-    EXPECT_NE(std::string::npos, results[0]["message"]["text"].get<std::string>().find(
-                                     "reproduce it with: slotguard replay --backend host " + o.out_dir + "/fuzz-prefix-"))
+    EXPECT_NE(std::string::npos,
+              results[0]["message"]["text"].get<std::string>().find(
+                  "reproduce it with: slotguard replay --backend host " + o.settings.out_dir + "/fuzz-prefix-"))
         << results[0].dump();
     fingerprints.push_back(results[0]["partialFingerprints"]["slotguardFinding/v1"]);
   }
   EXPECT_EQ(fingerprints[0], fingerprints[1]);
   FuzzOptions fixed;
   fixed.backend = BackendKind::kHost;
-  fixed.runs = 200;
-  fixed.out_dir = (dir_ / "fixed").string();
+  fixed.settings.runs = 200;
+  fixed.settings.out_dir = (dir_ / "fixed").string();
   fixed.sarif_path = (dir_ / "fixed.sarif").string();
   std::ostringstream out, err;
   ASSERT_EQ(kExitHolds, RunFuzz(fixed, out, err)) << out.str() << err.str();
