@@ -57,8 +57,9 @@ struct CampaignOptions {
   /// A stop asked from outside: the signal (SIGINT, SIGTERM:
   /// util/stop_signals.h), 0 while none. Like --time's deadline it is
   /// checked before each scenario (on a batching backend, each chunk, sized
-  /// to about half a second of work) and before each shrink candidate: the
-  /// campaign then shrinks no further and writes what it found.
+  /// to about half a second of work, growing at most twofold) and before
+  /// each shrink candidate: the campaign then shrinks no further and
+  /// writes what it found.
   const std::atomic<int>* stop = nullptr;
   /// Called with a snapshot of the result (campaign_checkpoint.h) at least
   /// every checkpoint_seconds while the campaign checks scenarios, and once

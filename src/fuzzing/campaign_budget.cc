@@ -109,7 +109,11 @@ int64_t ChunkFor(const Budget& budget, int64_t scenarios, double took, double se
   double rate = took > 0 ? static_cast<double>(scenarios) / took : 0;
   if (scenarios <= 0 || rate <= 0) return least;
   const double by_time = rate * std::min(seconds, std::max(budget.SecondsLeft(), 0.0));
-  return std::clamp<int64_t>(static_cast<int64_t>(by_time), least, most);
+  // At most twice the last chunk: a chunk's cost can rise steeply from one
+  // to the next (a provider's standbys spent, each crash then a new CUDA
+  // context), and a deadline or a stop waits for the chunk on the backend.
+  const double grown = 2.0 * static_cast<double>(scenarios);
+  return std::clamp<int64_t>(static_cast<int64_t>(std::min(by_time, grown)), least, most);
 }
 
 }  // namespace campaign_internal

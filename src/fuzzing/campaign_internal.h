@@ -83,8 +83,8 @@ class Budget {
 };
 
 /// Scenarios per chunk so that one takes about `seconds` at the rate of
-/// the last one (`scenarios` in `took` seconds), within [least, most] and
-/// ending by the deadline.
+/// the last one (`scenarios` in `took` seconds), at most twice the last,
+/// within [least, most] and ending by the deadline.
 int64_t ChunkFor(const Budget& budget, int64_t scenarios, double took, double seconds, int64_t least, int64_t most);
 
 /// Runs one scenario into *run (its findings, whether it was skipped).

@@ -81,6 +81,21 @@ TEST(FuzzStatusLineTest, TheShrinkLineIsRewrittenOnATerminalAndEvery10SecondsPip
   EXPECT_EQ("", on_pipe.str()) << "piped: the first line at 10 s";
 }
 
+// A chunk is sized to about `seconds` at the last one's rate, but grows at
+// most twofold: a backend whose chunks suddenly cost more (a provider whose
+// standbys are spent) keeps a deadline waiting for about twice the last
+// chunk, not for a chunk sized on a rate that no longer holds.
+TEST(FuzzChunkTest, AChunkIsSizedByTheLastRateAndGrowsAtMostTwofold) {
+  CampaignOptions o;
+  o.settings.seconds = 0;  // no deadline
+  std::ostringstream sink;
+  const campaign_internal::Budget budget(o, sink);
+  EXPECT_EQ(512, campaign_internal::ChunkFor(budget, 256, 0.001, 0.5, 64, 8192)) << "fast: twice the last";
+  EXPECT_EQ(100, campaign_internal::ChunkFor(budget, 256, 1.28, 0.5, 64, 8192)) << "200/s for 0.5 s";
+  EXPECT_EQ(64, campaign_internal::ChunkFor(budget, 256, 100, 0.5, 64, 8192)) << "never below `least`";
+  EXPECT_EQ(8192, campaign_internal::ChunkFor(budget, 8192, 0.001, 0.5, 64, 8192)) << "never above `most`";
+}
+
 TEST(FuzzCampaignTest, FixedCampaignFindsNothing) {
   FuzzOptions o;
   o.backend = BackendKind::kHost;
