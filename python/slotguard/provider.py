@@ -1135,6 +1135,7 @@ class _ForkServer(object):
         self.page = mmap.mmap(-1, self.WORDS.size)   # anonymous, shared with the children
         self.standbys = standbys
         self.waiting = []   # the standbys: (pid, the write end of its turn pipe), oldest first
+        self.standby_pids = set()   # standbys not yet serving, reaped or not
         self.warm_page = mmap.mmap(-1, self._WARM_BYTES) if standbys else None
 
     # -- the child's side ----------------------------------------------------
@@ -1225,6 +1226,7 @@ class _ForkServer(object):
         if standby:
             os.close(turn_r)
             self.waiting.append((pid, turn_w))
+            self.standby_pids.add(pid)
         return pid
 
     def _next(self):
@@ -1233,6 +1235,7 @@ class _ForkServer(object):
             pid, fd = self.waiting.pop(0)
             try:
                 os.write(fd, b"F" if self.p._fault_seen else b"G")
+                self.standby_pids.discard(pid)   # serving now
                 return pid
             except OSError:   # it died waiting (reaped below as a standby's death)
                 pass
@@ -1255,7 +1258,11 @@ class _ForkServer(object):
             while len(self.waiting) < self.standbys:
                 self._fork(True)
             pid, status = os.waitpid(-1, 0)
-            if pid != active:   # a standby died before its turn
+            if pid != active:
+                if pid not in self.standby_pids:   # a process of the module's own, not ours
+                    continue
+                # A standby died before its turn.
+                self.standby_pids.discard(pid)
                 for w, fd in [entry for entry in self.waiting if entry[0] == pid]:
                     os.close(fd)
                     self.waiting.remove((w, fd))
