@@ -252,14 +252,7 @@ bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignF
   if (!RunScenario(out, backend, 2, &run, err)) return false;
   for (size_t g = 0; g < out.groups.size(); ++g) {
     if (run.findings[g].total() == 0) continue;
-    GroupReport group;
-    group.name = out.groups[g].name;
-    group.family = out.groups[g].family;
-    group.variant = out.groups[g].variant;
-    group.counts = run.findings[g].counts();
-    group.findings = run.findings[g].kept();
-    group.cause = run.causes[g];
-    finding->groups.push_back(std::move(group));
+    finding->groups.push_back(ReportGroup(out, run, g));
   }
   out.description = Describe(options, *finding, backend, run);
   std::error_code ec;

@@ -149,14 +149,7 @@ ScenarioReport ReplayReport(const Scenario& scenario, const std::string& file, c
   for (size_t gi = 0; gi < scenario.groups.size(); ++gi) {
     for (const auto& [name, count] : run.findings[gi].counts()) report.fired.insert(name);
     report.total_findings += run.findings[gi].total();
-    GroupReport g;
-    g.name = scenario.groups[gi].name;
-    g.family = scenario.groups[gi].family;
-    g.variant = scenario.groups[gi].variant;
-    g.counts = run.findings[gi].counts();
-    g.findings = run.findings[gi].kept();
-    if (gi < run.causes.size()) g.cause = run.causes[gi];
-    report.groups.push_back(std::move(g));
+    report.groups.push_back(ReportGroup(scenario, run, gi));
   }
   JudgeExpectation(scenario.expect, &report);
   return report;

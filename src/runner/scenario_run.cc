@@ -222,6 +222,17 @@ void JudgeExpectation(const Expect& expect, ScenarioReport* report) {
   }
 }
 
+GroupReport ReportGroup(const Scenario& scenario, const ScenarioRun& run, size_t g) {
+  GroupReport report;
+  report.name = scenario.groups[g].name;
+  report.family = scenario.groups[g].family;
+  report.variant = scenario.groups[g].variant;
+  report.counts = run.findings[g].counts();
+  report.findings = run.findings[g].kept();
+  if (g < run.causes.size()) report.cause = run.causes[g];
+  return report;
+}
+
 ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
                              Backend& backend, size_t keep_per_invariant, bool cuda_graph) {
   const auto start = std::chrono::steady_clock::now();
@@ -249,14 +260,7 @@ ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
     return report;
   }
   for (size_t i = 0; i < scenario.groups.size(); ++i) {
-    const Group& group = scenario.groups[i];
-    GroupReport g;
-    g.name = group.name;
-    g.family = group.family;
-    g.variant = group.variant;
-    g.counts = run.findings[i].counts();
-    g.findings = run.findings[i].kept();
-    if (i < run.causes.size()) g.cause = run.causes[i];
+    GroupReport g = ReportGroup(scenario, run, i);
     g.null_block = EffectOf(g.counts, !run.kernel[i].cache.empty());
     for (const auto& [name, count] : g.counts) report.fired.insert(name);
     report.total_findings += run.findings[i].total();

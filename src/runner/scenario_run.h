@@ -84,6 +84,10 @@ struct GroupReport {
   NullBlockEffect null_block = NullBlockEffect::kNone;  // a hazard, a write, or neither
 };
 
+/// Group `g` of `scenario` as run: its name, family, variant, findings and
+/// cause (its null-block effect is the caller's: it needs the writers).
+GroupReport ReportGroup(const Scenario& scenario, const ScenarioRun& run, size_t g);
+
 // kSkipped: the implementation being checked does not take the scenario
 // (a compiled kernel's specializations or precondition, a provider's skip);
 // neither a pass nor a finding.
