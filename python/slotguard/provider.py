@@ -378,7 +378,8 @@ def _cuda_available(torch):
     """torch.cuda.is_available() asked through NVML, not the CUDA runtime:
     a process that initialized the CUDA driver cannot fork a child that uses
     it, and the fork server forks after this check (torch falls back to the
-    runtime itself when NVML cannot answer; _cuda_touched() then sees it)."""
+    runtime itself when NVML cannot answer; _forked_child_can_use_cuda()
+    then sees it)."""
     old = os.environ.get("PYTORCH_NVML_BASED_CUDA_CHECK")
     os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
     try:
@@ -733,15 +734,9 @@ class Provider(object):
         After a device fault, `exit_after_reply` is set: the caller writes
         the reply, then the process exits (its device context is lost)."""
         run = P.decode_run(buf)
-        ad = self._array_impl
-        self._blob = run.blob
         sync = bool(run.flags & P.RUN_SYNC_EACH_CALL) or self.sync_each_call or self._fault_seen
         try:
-            ad.begin(buf, run)
-            starts, total = self._output_starts(run)
-            ad.alloc_outputs(total)
-            entries = self._run_records(run, starts, sync)
-            out = ad.finish()
+            entries, out, starts, total = self._run(buf, run, sync)
         except _DeviceLost as e:
             return self._lost(run, e)
         except Exception as e:
@@ -749,8 +744,6 @@ class Provider(object):
                 raise
             self._traceback()
             return self._lost(run, _DeviceLost(_one_line(e)))
-        finally:
-            ad.drop()
         ok = [entry[0] == P.STATUS_OK for entry in entries]
         self._warm_record = next((k for k, rec in enumerate(run.records)
                                   if ok[k] and all(g.common_group < 0 for g in rec.groups)), -1)
@@ -774,21 +767,29 @@ class Provider(object):
         is lost: no standby)."""
         run = P.decode_run(buf)
         run.records = run.records[record:record + 1]
-        ad = self._array_impl
-        self._blob = run.blob
         saved = self._progress, self._fault_seen, getattr(self, "_tracebacks", 0)
         self._progress = P.Progress(fd=-1)
         self._tracebacks = self._TRACEBACKS + 1   # none printed
         try:
+            entries = self._run(buf, run, True)[0]
+        finally:
+            self._progress, self._fault_seen, self._tracebacks = saved
+        return all(entry[0] == P.STATUS_OK for entry in entries)
+
+    def _run(self, buf, run, sync):
+        """Runs a decoded RUN's records into the message's one output
+        buffer: (the entries, the output bytes, each record's first output,
+        the outputs in all)."""
+        ad = self._array_impl
+        self._blob = run.blob
+        try:
             ad.begin(buf, run)
             starts, total = self._output_starts(run)
             ad.alloc_outputs(total)
-            entries = self._run_records(run, starts, True)
-            ad.finish()
+            entries = self._run_records(run, starts, sync)
+            return entries, ad.finish(), starts, total
         finally:
             ad.drop()
-            self._progress, self._fault_seen, self._tracebacks = saved
-        return all(entry[0] == P.STATUS_OK for entry in entries)
 
     @property
     def exit_after_reply(self):
