@@ -88,14 +88,18 @@ count() {  # count FILE WORD: the lines of FILE that are WORD
 }
 
 # campaign NAME SECONDS [fuzz arguments...]: a kpool_tail campaign logged
-# to $OUT/NAME.log, reported to $OUT/NAME.json; its exit code in $rc.
+# to $OUT/NAME.log, reported to $OUT/NAME.json; its exit code in $rc, its
+# wall-clock seconds (the provider's start and the shrinking included) in $wall.
 campaign() {
   local name=$1 seconds=$2
   shift 2
   echo "=== $name: $SG fuzz --backend $BACKEND --family kpool_tail --jobs $JOBS --time $seconds --seed $SEED $*" >&2
+  local t0
+  t0=$(date +%s.%N)
   "$SG" fuzz --backend "$BACKEND" --family kpool_tail --jobs "$JOBS" --time "$seconds" --seed "$SEED" \
     --keep-going --json "$OUT/$name.json" --out "$OUT/$name-findings" "$@" >"$OUT/$name.log" 2>&1
   rc=$?
+  wall=$("$PY" -c 'import sys, time; print("%.1f" % (time.time() - float(sys.argv[1])))' "$t0")
   grep '^slotguard: fuzz:' "$OUT/$name.log" | tail -1 | cut -c1-400 >&2
 }
 
@@ -144,7 +148,7 @@ faulty() {
   x=$(ratio "$r" "$against")
   local faults=""
   for w in "$@"; do faults="$faults, $(count "$OUT/$name.provider.log" "$w") $w"; done
-  say "BENCH $name: $r scenarios/s = $x of $what (target >= 0.50: $(verdict "$x" 0.5)); $(field "$OUT/$name.json" scenarios) scenarios in $(field "$OUT/$name.json" seconds) s, $(field "$OUT/$name.json" finding_scenarios) with findings$faults, $(count "$OUT/$name.provider.log" start) provider starts; exit $rc"
+  say "BENCH $name: $r scenarios/s = $x of $what (target >= 0.50: $(verdict "$x" 0.5)); $(field "$OUT/$name.json" scenarios) scenarios in $(field "$OUT/$name.json" seconds) s, $(field "$OUT/$name.json" finding_scenarios) with findings$faults, $(count "$OUT/$name.provider.log" start) provider starts; $wall s wall-clock for --time $SECONDS_EACH; exit $rc"
 }
 
 if wants crash; then

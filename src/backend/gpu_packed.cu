@@ -196,6 +196,7 @@ void Unpack(const ScenarioPlan& plan, const PackedPlace& p, const uint8_t* host,
     out.fault.clear();
     out.culprit = false;
     out.skipped.clear();
+    out.not_run = false;
     out.head_bytes = writers.head_bytes;
     const bool own = step.runner == StepRunner::kOwnKernel;
     out.engine.resize(step.outputs);

@@ -25,6 +25,7 @@ void Reset(const ScenarioPlan& plan, const HostExecution& how, std::vector<Group
     out.fault.clear();
     out.culprit = false;
     out.skipped.clear();
+    out.not_run = false;
     out.head_bytes = how.writers.head_bytes;
     if (step.writes) {
       FillInitialCache(step.cache, &out.cache);

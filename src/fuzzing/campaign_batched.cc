@@ -23,7 +23,20 @@ struct Chunk {
   std::vector<int64_t> tokens;                     // per worker
   std::vector<std::pair<int64_t, Judged>> judged;  // (index in the chunk, not clean), in order
   std::vector<std::string> skipped;                // per scenario: why the implementation did not take it
+  std::vector<uint8_t> not_run;                    // per scenario: 1 = the stop came before it was run
 };
+
+/// Runs a chunk on the backend. A provider is asked the campaign's stop
+/// before each message it sends: what a stop leaves unsent comes back not
+/// run (GroupOutputs::not_run), so a stop waits for the messages in flight
+/// rather than the chunk.
+bool RunChunk(Backend& backend, const Budget& budget, Chunk& chunk, int threads, std::string* err) {
+  MappingProvider* provider = backend.provider().get();
+  if (provider) provider->set_stop([&budget] { return budget.Stopping(); });
+  const bool ran = backend.RunMany(chunk.pointers, &chunk.outputs, err, threads);
+  if (provider) provider->set_stop(nullptr);
+  return ran;
+}
 
 }  // namespace
 
@@ -54,11 +67,16 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
       gen->tokens.assign(jobs, 0);
     }
     std::vector<Judged> judged(n_chk);
-    if (chk) chk->skipped.assign(n_chk, std::string());
+    if (chk) {
+      chk->skipped.assign(n_chk, std::string());
+      chk->not_run.assign(n_chk, 0);
+    }
     std::vector<double> gen_seconds(jobs, 0), chk_seconds(jobs, 0);
     ParallelForWorkers(std::max(n_gen, n_chk), jobs, [&](size_t i, int w) {
       auto t0 = Clock::now();
-      if (i < n_chk) {
+      if (i < n_chk && NotRun(chk->outputs[i])) {
+        chk->not_run[i] = 1;  // neither checked nor counted
+      } else if (i < n_chk) {
         ScenarioRun& run = check_runs[w];
         run.kernel.swap(chk->outputs[i]);
         CheckKernelOutputs(chk->scenarios[i], 1, &run);
@@ -99,15 +117,20 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
         stopped = true;
         break;
       }
-    for (int64_t i = 0; i < counted && i < static_cast<int64_t>(c.skipped.size()); ++i)
-      AddSkipped(c.skipped[static_cast<size_t>(i)], result);
-    result->scenarios += counted;
-    if (stopped) {  // the rest of the chunk was generated and tallied, not checked
-      std::vector<int64_t> past;
-      for (int64_t i = c.base + counted; i < c.base + static_cast<int64_t>(c.scenarios.size()); ++i) past.push_back(i);
-      SubtractTallies(options, past, result);
+    // Generated and tallied, not checked: those the stop left not run (a
+    // provider's messages not yet sent), and the rest of the chunk after
+    // a finding that stops the campaign.
+    std::vector<int64_t> past;
+    for (int64_t i = 0; i < counted; ++i) {
+      const size_t k = static_cast<size_t>(i);
+      if (k < c.not_run.size() && c.not_run[k]) past.push_back(c.base + i);
+      else if (k < c.skipped.size()) AddSkipped(c.skipped[k], result);
     }
-    return stopped;
+    result->scenarios += counted - static_cast<int64_t>(past.size());
+    if (stopped)
+      for (int64_t i = c.base + counted; i < c.base + static_cast<int64_t>(c.scenarios.size()); ++i) past.push_back(i);
+    if (!past.empty()) SubtractTallies(options, past, result);
+    return stopped || past.size() > 0;
   };
   Chunk next, running, checking;  // generated; on the backend; to check
   bool have_next = false, have_checking = false;
@@ -125,7 +148,8 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
   }
   while (have_next || have_checking) {
     // Stopping: a chunk generated but not run is dropped (its tallies were
-    // never added); the one on the backend is still checked.
+    // never added); the one on the backend is checked as far as it ran (a
+    // provider's messages not yet sent when the stop came are not run).
     if (have_next && budget.Stopping()) have_next = false;
     bool have_running = false;
     if (have_next) {
@@ -144,7 +168,7 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
     bool ran = true;
     if (have_running) {
       const auto t0 = Clock::now();
-      ran = backend.RunMany(running.pointers, &running.outputs, err, pack_threads);
+      ran = RunChunk(backend, budget, running, pack_threads, err);
       const double took = std::chrono::duration<double>(Clock::now() - t0).count();
       result->kernel_seconds += took;
       chunk = ChunkFor(budget, static_cast<int64_t>(running.scenarios.size()), took, kChunkSeconds, 64, kChunk);

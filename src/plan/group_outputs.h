@@ -35,6 +35,11 @@ struct GroupOutputs {
   // scenario (MappingProvider::SkipReason, a provider's skip reply): the
   // outputs are empty and the scenario is reported as skipped.
   std::string skipped;
+  // With `skipped`: the run was not made because a campaign stopped (its
+  // deadline, a signal) before the implementation was handed the scenario.
+  // A campaign neither checks nor counts it; anywhere else it reads as a
+  // skip, never as a finding.
+  bool not_run = false;
 };
 
 /// A run that did not complete: `groups` outputs, each empty but for `fault`;
@@ -51,6 +56,15 @@ inline void MarkSkipped(const std::string& why, size_t groups, std::vector<Group
   outputs->assign(groups, GroupOutputs());
   for (GroupOutputs& out : *outputs) out.skipped = why;
 }
+
+/// A run a campaign's stop left unmade (GroupOutputs::not_run).
+inline void MarkNotRun(const std::string& why, size_t groups, std::vector<GroupOutputs>* outputs) {
+  MarkSkipped(why, groups, outputs);
+  for (GroupOutputs& out : *outputs) out.not_run = true;
+}
+
+/// Whether a scenario's outputs are a run a campaign's stop left unmade.
+inline bool NotRun(const std::vector<GroupOutputs>& outputs) { return !outputs.empty() && outputs[0].not_run; }
 
 /// The cache writers (docs/memory-and-graphs.md): off while head_bytes is 0.
 struct WriterOptions {

@@ -10,6 +10,7 @@
 #ifndef SLOTGUARD_PLAN_MAPPING_PROVIDER_H_
 #define SLOTGUARD_PLAN_MAPPING_PROVIDER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,9 +47,11 @@ struct StepCall {
   void* stream = nullptr;    // a device call's stream (the executor's); nullptr on the host
 
   // What the provider made of it.
-  enum class Outcome : uint8_t { kRan, kFault, kSkip };
+  // kNotRun: never handed to the implementation, because the stop
+  // (MappingProvider::set_stop) was asked first.
+  enum class Outcome : uint8_t { kRan, kFault, kSkip, kNotRun };
   Outcome outcome = Outcome::kRan;
-  std::string message;       // kFault, kSkip: one line, naming the group
+  std::string message;       // kFault, kSkip, kNotRun: one line, naming the group
   size_t culprit = 0;        // kFault: the index in `steps` of the step that failed
 };
 
@@ -105,6 +108,19 @@ class MappingProvider {
   /// *err only on an environment failure (a provider process that cannot
   /// be started again).
   virtual bool RunCalls(std::vector<StepCall>* calls, bool device, int threads, std::string* err) = 0;
+
+  /// A campaign's stop (its deadline, SIGINT, SIGTERM), asked while
+  /// RunCalls hands work out: once it says true, calls not yet handed to
+  /// the implementation are left kNotRun, so a stop waits for the messages
+  /// in flight, not for a whole chunk. Only an implementation whose calls
+  /// are slow to come back (a provider process) asks it; nullptr: none.
+  void set_stop(std::function<bool()> stop) { stop_ = std::move(stop); }
+
+ protected:
+  bool StopAsked() const { return stop_ && stop_(); }
+
+ private:
+  std::function<bool()> stop_;
 };
 
 }  // namespace slotguard

@@ -152,6 +152,9 @@ bool ApplyOutcome(const StepCall& call, std::vector<GroupOutputs>* outputs) {
     case StepCall::Outcome::kSkip:
       MarkSkipped(call.message, groups, outputs);
       return false;
+    case StepCall::Outcome::kNotRun:
+      MarkNotRun(call.message, groups, outputs);
+      return false;
     case StepCall::Outcome::kFault:
       break;
   }

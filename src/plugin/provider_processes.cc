@@ -107,7 +107,7 @@ class ProviderProcesses : public MappingProvider {
   /// Sends `units` in one message and whatever a failure sends again. False
   /// on an environment failure (no process can be started).
   bool Send(const std::vector<Unit>& units, uint32_t flags, std::string* err, int stalls = 0) {
-    if (units.empty()) return true;
+    if (units.empty() || LeftForTheStop(units)) return true;
     MessageResult result;
     if (!Message(units, flags, &result, err)) return false;
     // A provider that answers "not run" for every record, every time.
@@ -125,6 +125,17 @@ class ProviderProcesses : public MappingProvider {
              Send(std::vector<Unit>(result.again.begin() + result.split, result.again.end()), flags | kRunSyncEachCall,
                   err);
     return Send(result.again, flags | kRunSyncEachCall, err, stalls);
+  }
+
+  /// When the stop was asked (set_stop): marks `units` not run, and true.
+  bool LeftForTheStop(const std::vector<Unit>& units) const {
+    if (!StopAsked()) return false;
+    for (const Unit& unit : units)
+      for (size_t c = 0; c < unit.count; ++c) {
+        unit.calls[c].outcome = StepCall::Outcome::kNotRun;
+        unit.calls[c].message = "not run: the campaign stopped before " + name_ + " was handed it";
+      }
+    return true;
   }
 
   bool Message(const std::vector<Unit>& units, uint32_t flags, MessageResult* result, std::string* err);
@@ -280,13 +291,18 @@ bool ProviderProcesses::Lost(const std::vector<Unit>& units, const std::vector<s
     parts = {std::vector<Unit>(units.begin(), units.begin() + half), std::vector<Unit>(units.begin() + half, units.end())};
   }
   int deaths = 0;
+  bool left = false;  // parts the stop left unsent: the fault may be in one of them
   for (const std::vector<Unit>& part : parts) {
+    if (LeftForTheStop(part)) {
+      left = true;
+      continue;
+    }
     MessageResult sub;
     if (!Message(part, sync, &sub, err) || !Send(sub.again, sync, err)) return false;
     deaths += sub.deaths;
   }
   result->deaths = deaths;
-  if (deaths == 0) {
+  if (deaths == 0 && !left) {
     std::lock_guard<std::mutex> lock(warn_mu_);
     std::cerr << "slotguard: warning: " << name_ << " " << loss.how << " while running a message of " << units.size()
               << " scenarios; sent again in parts, none of them failed: the fault did not recur\n";

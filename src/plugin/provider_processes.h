@@ -18,6 +18,10 @@
 //     says which), which gets the no_fault; when it cannot say, the message
 //     is bisected (a hang: each scenario alone), down to the scenario that
 //     kills it. A death that never recurs is one warning line.
+//
+// A campaign's stop (set_stop) is asked before each message: once it is,
+// what is not yet sent, first sends and sends again alike, is left not run
+// (the campaign neither checks nor counts it).
 #ifndef SLOTGUARD_PLUGIN_PROVIDER_PROCESSES_H_
 #define SLOTGUARD_PLUGIN_PROVIDER_PROCESSES_H_
 

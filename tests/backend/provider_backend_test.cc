@@ -8,10 +8,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -484,6 +486,111 @@ TEST(ProviderBackendTest, ADeviceFaultIsAttributedToTheCallThatRaisedIt) {
   const Lost r = RunLosing("device-fault");
   ExpectFaultsOnTheTriggers(r, "failed: device fault: RuntimeError: CUDA error: device-side assert triggered");
   EXPECT_TRUE(LogLines(r.log, "crash").empty());
+}
+
+// A campaign's stop asked between messages: the messages already sent are
+// answered, the rest are never sent; their scenarios come back not run
+// (a skip to anything but a campaign), never a finding.
+TEST(ProviderBackendTest, AStopLeavesTheMessagesNotYetSentNotRun) {
+  const std::vector<Scenario> scenarios = KpoolScenarios(nullptr, nullptr);
+  const std::string log = ScratchPath("log-stop");
+  std::remove(log.c_str());
+  setenv("FIXTURE_LOG", log.c_str(), 1);
+  std::string problem;
+  std::unique_ptr<Backend> backend = Open("serve", &problem);
+  ASSERT_TRUE(backend) << problem;
+  std::atomic<int> asked{0};
+  backend->provider()->set_stop([&asked] { return asked++ >= 2; });  // two messages go, then the stop
+  std::vector<const Scenario*> pointers;
+  for (const Scenario& s : scenarios) pointers.push_back(&s);
+  std::vector<std::vector<GroupOutputs>> outputs;
+  std::string err;
+  ASSERT_TRUE(backend->RunMany(pointers, &outputs, &err, 4)) << err;  // four messages of 15
+  backend.reset();
+  unsetenv("FIXTURE_LOG");
+  EXPECT_EQ(2u, LogLines(log, "run ").size());
+  size_t not_run = 0, calls = 0;  // a call per group
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    EXPECT_TRUE(outputs[i][0].fault.empty()) << outputs[i][0].fault;
+    EXPECT_TRUE(Fired(scenarios[i], outputs[i]).empty()) << scenarios[i].name;
+    if (!NotRun(outputs[i])) {
+      calls += scenarios[i].groups.size();
+      continue;
+    }
+    ++not_run;
+    EXPECT_NE(std::string::npos, outputs[i][0].skipped.find("not run: the campaign stopped")) << outputs[i][0].skipped;
+  }
+  EXPECT_EQ(30u, not_run);
+  EXPECT_EQ(calls, RecordsSent(log));
+}
+
+/// The host backend with a provider whose `stop_at`-th RunMany raises the
+/// campaign's stop flag (as SIGTERM's handler does) before it starts.
+class StoppingBackend : public Backend {
+ public:
+  StoppingBackend(std::unique_ptr<Backend> inner, int stop_at, std::atomic<int>* stop)
+      : inner_(std::move(inner)), stop_at_(stop_at), stop_(stop) {
+    set_provider(inner_->provider());
+  }
+  const char* name() const override { return inner_->name(); }
+  bool Run(const Scenario& s, std::vector<GroupOutputs>* outputs, std::string* err) override {
+    return inner_->Run(s, outputs, err);
+  }
+  bool RunReplays(const std::vector<Scenario>& r, std::vector<std::vector<GroupOutputs>>* o, std::string* err) override {
+    return inner_->RunReplays(r, o, err);
+  }
+  bool RunMany(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
+               std::string* err, int threads) override {
+    if (static_cast<int>(chunks.size()) + 1 == stop_at_) *stop_ = SIGTERM;
+    chunks.push_back(static_cast<int64_t>(scenarios.size()));
+    return inner_->RunMany(scenarios, outputs, err, threads);
+  }
+  std::vector<int64_t> chunks;
+
+ private:
+  std::unique_ptr<Backend> inner_;
+  int stop_at_;
+  std::atomic<int>* stop_;
+};
+
+// The stop comes as a chunk goes to the provider: none of it is sent, and
+// the campaign counts and tallies only what ran (the two chunks before).
+TEST(ProviderBackendTest, ACampaignStoppedAsAChunkStartsCountsOnlyWhatRan) {
+  const std::string log = ScratchPath("log-campaign-stop");
+  std::remove(log.c_str());
+  setenv("FIXTURE_LOG", log.c_str(), 1);
+  std::string problem;
+  std::unique_ptr<Backend> inner = Open("serve", &problem);
+  ASSERT_TRUE(inner) << problem;
+  std::atomic<int> stop{0};
+  StoppingBackend backend(std::move(inner), 3, &stop);
+  CampaignOptions o;
+  o.generator.families = {Family::kKpoolTail};
+  o.settings.seed = 11;
+  o.settings.out_dir = FreshScratchPath("campaign-stop");
+  o.stop = &stop;
+  CampaignResult r;
+  std::ostringstream progress;
+  std::string err;
+  ASSERT_TRUE(RunCampaign(o, backend, progress, &r, &err)) << err;
+  unsetenv("FIXTURE_LOG");
+  ASSERT_EQ(3u, backend.chunks.size()) << progress.str();
+  const int64_t ran = backend.chunks[0] + backend.chunks[1];
+  EXPECT_EQ(ran, r.scenarios);
+  EXPECT_EQ(SIGTERM, r.stop_signal);
+  EXPECT_EQ(0, r.skipped) << r.first_skip;
+  // The tallies are those of the scenarios that ran, not of the third chunk.
+  int64_t tokens = 0;
+  size_t calls = 0;  // a call per group
+  Classification classes;
+  for (int64_t i = 0; i < ran; ++i) {
+    const Scenario s = CampaignScenario(o, i, &classes);
+    tokens += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
+    calls += s.groups.size();
+  }
+  EXPECT_EQ(calls, RecordsSent(log)) << "the third chunk was never sent";
+  EXPECT_EQ(tokens, r.tokens);
+  EXPECT_EQ(classes, r.classes);
 }
 
 // A scenario of no tokens, for every family the binary knows, through a
