@@ -10,13 +10,17 @@ addresses, per-group strides and block sizes.
 
 Where the kernel comes from: `import vllm.v1.worker.gpu.block_table` when
 vLLM is installed; else the file VLLM_BLOCK_TABLE_PY names (a checkout's
-vllm/v1/worker/gpu/block_table.py), loaded with stand-ins for the few vLLM
-modules it imports. No vLLM code is copied here.
+vllm/v1/worker/gpu/block_table.py), with the buffer_utils.py beside it
+when there is one (newer vLLM keeps the kernel's `_load_ptr` there),
+loaded with stand-ins for the other vLLM modules they import. No vLLM code
+is copied here.
 
 What is vLLM's and what is this adapter's:
   - the kernel, its arguments and its grid are vLLM's (BlockTables.compute_slot_mappings);
   - num_tokens is positions.shape[0] (the padded count) and max_num_tokens the
-    width of the [num_groups, max_num_tokens] output buffer, here num_tokens;
+    width of the [num_groups, max_num_tokens] output buffer, here num_tokens
+    (a kernel without the num_tokens argument, as upstream's now, gets
+    max_num_tokens alone);
   - block_sizes are the groups' kernel block sizes (table entries are kernel
     block ids); CP_SIZE, cp_rank and CP_INTERLEAVE are the groups' DCP
     world, rank and interleave (vLLM has one setting for every group: a
@@ -65,9 +69,26 @@ def load_block_table_module():
     stub("vllm.triton_utils", tl=tl, triton=triton)
     stub("vllm.utils.math_utils", cdiv=lambda a, b: -(-a // b))
     stub("vllm.v1.attention.backends.utils", PAD_SLOT_ID=-1)
-    stub("vllm.v1.worker.gpu.buffer_utils", StagedWriteTensor=object, UvaBackedTensor=object)
-    spec = importlib.util.spec_from_file_location("vllm_v1_worker_gpu_block_table", path)
+    # Whatever else these modules import is host-side code the kernels do not
+    # use, and its names change between vLLM versions: any name is a stand-in.
+    anything = {"__getattr__": lambda name: type(name, (), {})}
+    stub("vllm.utils.platform_utils", **anything)
+    stub("vllm.utils.torch_utils", **anything)
+    # buffer_utils.py beside block_table.py: newer vLLM keeps the kernel's
+    # _load_ptr there. Older checkouts import only host classes from it.
+    buffer_utils = os.path.join(os.path.dirname(path), "buffer_utils.py")
+    if os.path.exists(buffer_utils):
+        load("vllm.v1.worker.gpu.buffer_utils", buffer_utils)
+    else:
+        stub("vllm.v1.worker.gpu.buffer_utils", **anything)
+    return load("vllm_v1_worker_gpu_block_table", path)
+
+
+def load(name, path):
+    """The module of the file `path`, registered as `name`."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -98,8 +119,12 @@ def compute_slot_mappings(step):
     idx_mapping = step.idx_mapping if step.rows_by_idx_mapping else torch.arange(R, dtype=torch.int32,
                                                                                    device=device)
     out = torch.zeros((len(groups), max(T, 1)), dtype=torch.int64, device=device)
-    vllm_block_table._compute_slot_mappings_kernel[(len(groups), R + 1)](
-        T, T, idx_mapping, step.query_start_loc, step.positions, ptrs, strides, block_sizes, out, out.stride(0),
+    kernel = vllm_block_table._compute_slot_mappings_kernel
+    # Until vLLM dropped it, the kernel's first argument was num_tokens,
+    # before max_num_tokens (commit 00bd149 has it, upstream 81be2e09 not).
+    leading = (T, T) if list(getattr(kernel, "arg_names", []))[:1] == ["num_tokens"] else (T,)
+    kernel[(len(groups), R + 1)](
+        *leading, idx_mapping, step.query_start_loc, step.positions, ptrs, strides, block_sizes, out, out.stride(0),
         cp_rank, CP_SIZE=cp_size, CP_INTERLEAVE=cp_interleave, PAD_ID=-1, TRITON_BLOCK_SIZE=1024)
     for i, c in enumerate(groups):
         c.slot_mapping.copy_(out[i, :T])
