@@ -107,30 +107,33 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
   };
   // Adds a checked chunk to the result in stream order; true when the
   // campaign stops in it.
+  // The scenarios counted are always a prefix of the stream (a bounded
+  // proof's claim is "the first N batches"): a chunk counts up to its first
+  // scenario the stop left not run (a provider's messages not yet sent:
+  // those in flight may have run past it), or up to a finding that stops
+  // the campaign. A finding in a scenario past that point is still kept.
   auto account = [&](const Chunk& c) {
     AddTallies(c.classes, c.tokens, result);
-    int64_t counted = static_cast<int64_t>(c.scenarios.size());
+    const int64_t size = static_cast<int64_t>(c.scenarios.size());
+    int64_t counted = 0;
+    while (counted < size && !(static_cast<size_t>(counted) < c.not_run.size() && c.not_run[counted])) ++counted;
+    const bool cut = counted < size;
     bool stopped = false;
     for (const auto& [i, j] : c.judged)
       if (Account(options, StreamIndex(options, c.base + i), j, result)) {
-        counted = i + 1;
+        counted = std::min(counted, i + 1);
         stopped = true;
         break;
       }
-    // Generated and tallied, not checked: those the stop left not run (a
-    // provider's messages not yet sent), and the rest of the chunk after
-    // a finding that stops the campaign.
-    std::vector<int64_t> past;
-    for (int64_t i = 0; i < counted; ++i) {
-      const size_t k = static_cast<size_t>(i);
-      if (k < c.not_run.size() && c.not_run[k]) past.push_back(c.base + i);
-      else if (k < c.skipped.size()) AddSkipped(c.skipped[k], result);
+    for (int64_t i = 0; i < counted && i < static_cast<int64_t>(c.skipped.size()); ++i)
+      AddSkipped(c.skipped[static_cast<size_t>(i)], result);
+    result->scenarios += counted;
+    if (counted < size) {  // generated and tallied, not counted
+      std::vector<int64_t> past;
+      for (int64_t i = c.base + counted; i < c.base + size; ++i) past.push_back(i);
+      SubtractTallies(options, past, result);
     }
-    result->scenarios += counted - static_cast<int64_t>(past.size());
-    if (stopped)
-      for (int64_t i = c.base + counted; i < c.base + static_cast<int64_t>(c.scenarios.size()); ++i) past.push_back(i);
-    if (!past.empty()) SubtractTallies(options, past, result);
-    return stopped || past.size() > 0;
+    return stopped || cut;
   };
   Chunk next, running, checking;  // generated; on the backend; to check
   bool have_next = false, have_checking = false;

@@ -101,6 +101,76 @@ TEST(CampaignStopTest, ABatchedCampaignStopsAfterTheChunkOnTheBackend) {
   EXPECT_EQ(SIGTERM, r.stop_signal);
 }
 
+/// The host backend, batching, whose second chunk comes back with
+/// scenarios [10, 20) not run and the stop raised: what a provider's
+/// messages in flight leave when the stop comes between them.
+class GappingBackend : public Backend {
+ public:
+  explicit GappingBackend(std::atomic<int>* stop) : stop_(stop) {}
+  const char* name() const override { return "host"; }
+  bool Batches() const override { return true; }
+  bool Run(const Scenario& s, std::vector<GroupOutputs>* outputs, std::string* err) override {
+    return host_->Run(s, outputs, err);
+  }
+  bool RunReplays(const std::vector<Scenario>&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
+    *err = "not used";
+    return false;
+  }
+  bool RunMany(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
+               std::string* err, int threads) override {
+    chunks.push_back(static_cast<int64_t>(scenarios.size()));
+    if (!host_->RunMany(scenarios, outputs, err, threads)) return false;
+    if (chunks.size() == 2) {
+      for (size_t i = 10; i < 20; ++i) MarkNotRun("not run", (*outputs)[i].size(), &(*outputs)[i]);
+      *stop_ = SIGTERM;
+    }
+    return true;
+  }
+  std::vector<int64_t> chunks;
+
+ private:
+  std::unique_ptr<Backend> host_ = MakeHostBackend();
+  std::atomic<int>* stop_;
+};
+
+// A chunk with a gap of scenarios the stop left not run: the campaign
+// counts the prefix before the gap (a count of scenarios is always "the
+// first N"), and keeps the findings of the scenarios after it that ran.
+TEST(CampaignStopTest, AGapTheStopLeftCountsThePrefixAndKeepsEveryFinding) {
+  std::atomic<int> stop{0};
+  CampaignOptions o = Options("gap", &stop);
+  o.batch_chunk = 50;
+  o.generator.families = {Family::kKpoolTail};
+  o.settings.variant = "prefix";  // a planted bug: findings all along the stream
+  o.settings.keep_going = true;
+  GappingBackend backend(&stop);
+  CampaignResult r;
+  std::string err;
+  std::ostringstream progress;
+  ASSERT_TRUE(RunCampaign(o, backend, progress, &r, &err)) << err;
+  ASSERT_EQ(2u, backend.chunks.size());
+  ASSERT_EQ(50, backend.chunks[0]);
+  EXPECT_EQ(60, r.scenarios);
+  // Each scenario that ran, alone: the findings the campaign must have kept.
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  int64_t expected = 0, after_gap = 0, tokens = 0;
+  Classification classes;
+  for (int64_t i = 0; i < 100; ++i) {
+    const Scenario s = CampaignScenario(o, i, i < 60 ? &classes : nullptr);
+    if (i < 60) tokens += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
+    if (i >= 60 && i < 70) continue;  // not run
+    ScenarioRun run;
+    ASSERT_TRUE(RunScenario(s, *host, 1, &run, &err)) << err;
+    const bool found = !FiredInvariants(run).empty();
+    expected += found;
+    after_gap += found && i >= 70;
+  }
+  ASSERT_GT(after_gap, 0) << "the test needs a finding past the gap";
+  EXPECT_EQ(expected, r.finding_scenarios);
+  EXPECT_EQ(tokens, r.tokens) << "the tallies are the counted prefix's";
+  EXPECT_EQ(classes, r.classes);
+}
+
 // --time is a deadline checked before every scenario: one of 20 ms per
 // scenario ends near its half second, not after a chunk of 2048 (41 s).
 TEST(CampaignStopTest, TheDeadlineIsCheckedWithinAChunk) {
