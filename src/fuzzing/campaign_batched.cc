@@ -106,17 +106,16 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
     }
   };
   // Adds a checked chunk to the result in stream order; true when the
-  // campaign stops in it.
-  // The scenarios counted are always a prefix of the stream (a bounded
-  // proof's claim is "the first N batches"): a chunk counts up to its first
-  // scenario the stop left not run (a provider's messages not yet sent:
-  // those in flight may have run past it), or up to a finding that stops
-  // the campaign. A finding in a scenario past that point is still kept.
+  // campaign stops in it. The scenarios counted are always a prefix of the
+  // stream (a bounded proof's claim is "the first N batches"): a chunk
+  // counts up to its first scenario the stop left not run (a provider's
+  // messages not yet sent: those in flight may have run past it), or up to
+  // a finding that stops the campaign. A finding in a scenario past that
+  // point is still kept.
   auto account = [&](const Chunk& c) {
     AddTallies(c.classes, c.tokens, result);
     const int64_t size = static_cast<int64_t>(c.scenarios.size());
-    int64_t counted = 0;
-    while (counted < size && !(static_cast<size_t>(counted) < c.not_run.size() && c.not_run[counted])) ++counted;
+    int64_t counted = std::find(c.not_run.begin(), c.not_run.end(), 1) - c.not_run.begin();
     const bool cut = counted < size;
     bool stopped = false;
     for (const auto& [i, j] : c.judged)

@@ -347,6 +347,15 @@ std::vector<std::string> LogLines(const std::string& path, const std::string& wh
   return lines;
 }
 
+/// A fresh FIXTURE_LOG at scratch path `name`, set for the providers
+/// started from now on; its path.
+std::string FreshLog(const std::string& name) {
+  const std::string log = ScratchPath(name);
+  std::remove(log.c_str());
+  setenv("FIXTURE_LOG", log.c_str(), 1);
+  return log;
+}
+
 /// Runs the KpoolScenarios through the test provider in `mode` (its
 /// trigger: a token count few of them have) as two messages; the outputs,
 /// and with *log the provider's FIXTURE_LOG.
@@ -360,9 +369,7 @@ struct Lost {
 Lost RunLosing(const std::string& mode) {
   Lost r;
   r.scenarios = KpoolScenarios(&r.trigger, &r.hits);
-  r.log = ScratchPath("log-" + mode);
-  std::remove(r.log.c_str());
-  setenv("FIXTURE_LOG", r.log.c_str(), 1);
+  r.log = FreshLog("log-" + mode);
   std::string problem;
   std::unique_ptr<Backend> backend = Open(mode + " " + std::to_string(r.trigger), &problem);
   EXPECT_TRUE(backend) << problem;
@@ -439,9 +446,7 @@ size_t RecordsSent(const std::string& log) {
 /// ("crash" lines) or, with `lost_calls`, the error replies.
 void ExpectOneScenarioPerDeath(const std::string& mode, const std::string& fault, bool lost_calls) {
   const std::vector<Scenario> scenarios = KpoolScenarios(nullptr, nullptr);
-  const std::string log = ScratchPath("log-" + mode.substr(0, mode.find(' ')));
-  std::remove(log.c_str());
-  setenv("FIXTURE_LOG", log.c_str(), 1);
+  const std::string log = FreshLog("log-" + mode.substr(0, mode.find(' ')));
   std::string problem;
   std::unique_ptr<Backend> backend = Open(mode, &problem);
   ASSERT_TRUE(backend) << problem;
@@ -493,9 +498,7 @@ TEST(ProviderBackendTest, ADeviceFaultIsAttributedToTheCallThatRaisedIt) {
 // (a skip to anything but a campaign), never a finding.
 TEST(ProviderBackendTest, AStopLeavesTheMessagesNotYetSentNotRun) {
   const std::vector<Scenario> scenarios = KpoolScenarios(nullptr, nullptr);
-  const std::string log = ScratchPath("log-stop");
-  std::remove(log.c_str());
-  setenv("FIXTURE_LOG", log.c_str(), 1);
+  const std::string log = FreshLog("log-stop");
   std::string problem;
   std::unique_ptr<Backend> backend = Open("serve", &problem);
   ASSERT_TRUE(backend) << problem;
@@ -556,9 +559,7 @@ class StoppingBackend : public Backend {
 // The stop comes as a chunk goes to the provider: none of it is sent, and
 // the campaign counts and tallies only what ran (the two chunks before).
 TEST(ProviderBackendTest, ACampaignStoppedAsAChunkStartsCountsOnlyWhatRan) {
-  const std::string log = ScratchPath("log-campaign-stop");
-  std::remove(log.c_str());
-  setenv("FIXTURE_LOG", log.c_str(), 1);
+  const std::string log = FreshLog("log-campaign-stop");
   std::string problem;
   std::unique_ptr<Backend> inner = Open("serve", &problem);
   ASSERT_TRUE(inner) << problem;

@@ -101,35 +101,23 @@ TEST(CampaignStopTest, ABatchedCampaignStopsAfterTheChunkOnTheBackend) {
   EXPECT_EQ(SIGTERM, r.stop_signal);
 }
 
-/// The host backend, batching, whose second chunk comes back with
+/// The counting backend, batching, whose second chunk comes back with
 /// scenarios [10, 20) not run and the stop raised: what a provider's
 /// messages in flight leave when the stop comes between them.
-class GappingBackend : public Backend {
+class GappingBackend : public CountingBackend {
  public:
-  explicit GappingBackend(std::atomic<int>* stop) : stop_(stop) {}
-  const char* name() const override { return "host"; }
-  bool Batches() const override { return true; }
-  bool Run(const Scenario& s, std::vector<GroupOutputs>* outputs, std::string* err) override {
-    return host_->Run(s, outputs, err);
-  }
-  bool RunReplays(const std::vector<Scenario>&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
-    *err = "not used";
-    return false;
-  }
+  explicit GappingBackend(std::atomic<int>* stop) : CountingBackend(true, -1, stop), stop_(stop) {}
   bool RunMany(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,
                std::string* err, int threads) override {
-    chunks.push_back(static_cast<int64_t>(scenarios.size()));
-    if (!host_->RunMany(scenarios, outputs, err, threads)) return false;
+    if (!CountingBackend::RunMany(scenarios, outputs, err, threads)) return false;
     if (chunks.size() == 2) {
       for (size_t i = 10; i < 20; ++i) MarkNotRun("not run", (*outputs)[i].size(), &(*outputs)[i]);
       *stop_ = SIGTERM;
     }
     return true;
   }
-  std::vector<int64_t> chunks;
 
  private:
-  std::unique_ptr<Backend> host_ = MakeHostBackend();
   std::atomic<int>* stop_;
 };
 
