@@ -40,13 +40,16 @@ bool RunDescribedGroup(const Scenario& scenario, const Group& group, const int64
   return true;
 }
 
-std::vector<uint8_t> WriterSkips(const Scenario& scenario, const Group& group, const int64_t* linked) {
+std::vector<uint8_t> WriterSkips(const Scenario& scenario, const Group& group, int output, const int64_t* linked) {
   const FamilyDesc& desc = DescOf(group.family);
-  if (!desc.mapping.writer_gate.present() || !linked) return {};
+  const MappingDesc& mapping = WriterMappingOf(group);
+  const WriterDesc& writer = mapping.outputs[output].writer;
+  if (!(writer.gate.present() && linked) && writer.dummies != WriterDummies::kSkip && writer.token_skip.empty())
+    return {};
   GroupPlan plan;
   std::string unused;
-  if (!MakeGroupPlan(desc, desc.mapping, group.params, scenario.batch, &plan, &unused)) return {};
-  return WriterSkipMask(plan, linked, scenario.batch.num_tokens);
+  if (!MakeGroupPlan(desc, mapping, group.params, scenario.batch, &plan, &unused)) return {};
+  return WriterSkipMask(plan, output, scenario.batch, linked);
 }
 
 }  // namespace slotguard

@@ -28,9 +28,11 @@ bool AnyRunsDescription(const Scenario& scenario, const MappingProvider* provide
 bool RunDescribedGroup(const Scenario& scenario, const Group& group, const int64_t* linked, GroupOutputs* out,
                        std::string* err);
 
-/// The writers' skip mask of a group with a writer gate, from its linked
-/// group's output 0 as the implementation produced it; empty when none.
-std::vector<uint8_t> WriterSkips(const Scenario& scenario, const Group& group, const int64_t* linked);
+/// The skip mask of output `output`'s writer (WriterSkipMask): its writer
+/// gate over the linked group's output 0 as the implementation produced it
+/// (`linked`, or nullptr), and a dummy's tokens when the writer skips
+/// dummies; empty when none.
+std::vector<uint8_t> WriterSkips(const Scenario& scenario, const Group& group, int output, const int64_t* linked);
 
 }  // namespace slotguard
 

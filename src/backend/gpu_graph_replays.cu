@@ -144,10 +144,8 @@ bool CaptureWork(const ScenarioPlan& plan, MappingProvider* provider, const Batc
   }
   for (size_t k = 0; k < plan.steps.size(); ++k)
     if (steps[k]->view.slots > 0)
-      SG_CUDA_TRY(LaunchWriter(plan.steps[k].writer, steps[k]->view,
-                               plan.steps[k].Job(steps[k]->out[0].get()),
-                               stream),
-                  err);
+      for (const OutputWriter& w : plan.steps[k].writers)
+        SG_CUDA_TRY(LaunchWriter(w.kind, steps[k]->view, w.Job(steps[k]->out[w.output].get()), stream), err);
   return true;
 }
 

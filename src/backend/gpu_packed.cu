@@ -177,8 +177,10 @@ bool CacheWork(const std::vector<PackedRun>& runs, const std::vector<PackedPlace
         SG_CUDA_TRY(InitCacheOnDevice(view, stream), err);
         continue;
       }
-      const WriterJob job = step.Job(blocks[i].Out(places[i].out[k][0]));
-      SG_CUDA_TRY(LaunchWriter(step.writer, view, job, stream), err);
+      for (const OutputWriter& w : step.writers) {
+        const WriterJob job = w.Job(blocks[i].Out(places[i].out[k][w.output]));
+        SG_CUDA_TRY(LaunchWriter(w.kind, view, job, stream), err);
+      }
     }
   }
   return true;

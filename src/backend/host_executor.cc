@@ -121,12 +121,15 @@ void Finish(const ScenarioPlan& plan, std::vector<GroupOutputs>* outputs) {
     if (!step.writes || out.cache.empty()) continue;
     CacheView cache = step.cache;
     cache.bytes = out.cache.data();
-    const int gate = step.writer_gate_group;
-    const std::vector<uint8_t> skips =
-        WriterSkips(s, s.groups[step.group], gate >= 0 ? (*outputs)[static_cast<size_t>(gate)].engine[0].data() : nullptr);
-    WriterJob job = step.Job(out.engine[0].data());
-    job.skip = skips.empty() ? nullptr : skips.data();
-    RunWriterOnHost(step.writer, cache, job);
+    for (const OutputWriter& w : step.writers) {
+      const int gate = w.gate_group;
+      const std::vector<uint8_t> skips =
+          WriterSkips(s, s.groups[step.group], w.output,
+                      gate >= 0 ? (*outputs)[static_cast<size_t>(gate)].engine[0].data() : nullptr);
+      WriterJob job = w.Job(out.engine[w.output].data());
+      job.skip = skips.empty() ? nullptr : skips.data();
+      RunWriterOnHost(w.kind, cache, job);
+    }
   }
 }
 

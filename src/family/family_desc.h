@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "family/expr.h"
@@ -81,12 +82,28 @@ enum class NullPage : uint8_t {
   kPristine,  // no token may write the null block
   kSink,      // only tokens that own no state (padding, dummies) may write it; a live token never
   kNone,      // there is no null block: block 0 is a block like any other
+  kRequest,   // no null block; the engine pads with a real dummy request that owns real pages
+              // (TensorRT-LLM): a dummy's tokens write its own pages, shared by every padded
+              // entry, and a live token never writes a page a dummy row holds
 };
+/// Whether the policy has a null block (block 0 reserved): pristine or sink.
+inline bool HasNullBlock(NullPage p) { return p == NullPage::kPristine || p == NullPage::kSink; }
 enum class WriterStyle : uint8_t { kPaged, kRing };
 enum class WriterSkip : uint8_t {
   kNegative,  // the writer skips slot < 0
-  kMinusOne,  // the writer skips slot == -1 only (another negative slot writes before the pool)
-  kNone,      // the writer writes every token (a negative slot indexes from the pool's end)
+  kMinusOne,  // the writer skips slot == -1 only (another negative slot lands where `negative` says)
+  kNone,      // the writer skips no slot (a negative slot lands where `negative` says)
+};
+/// Where a negative slot the writer does not skip lands.
+enum class WriterNegative : uint8_t {
+  kIndex,    // a tensor index (torch `cache[slot]`): counts from the pool's end
+  kPointer,  // pointer arithmetic (a C or Triton kernel): before the pool, out of bounds
+  kClamp0,   // the caller clamps it first (clamp_min(0)): slot 0
+};
+/// Whether the writer runs for a dummy request's tokens.
+enum class WriterDummies : uint8_t {
+  kWrite,  // it writes them like any token's
+  kSkip,   // the engine does not run this writer for a dummy's tokens (DFlash's context K/V in dummy runs)
 };
 enum class GateAbsent : uint8_t {
   kPadDummies,  // no linked group: PAD for tokens past qsl[R] and every token of a dummy request
@@ -101,9 +118,27 @@ struct LinkDesc {
   bool present() const { return param >= 0; }
 };
 
+/// The cache writer that writes K/V through one output's slots.
+struct WriterDesc {
+  bool writes = true;  // false: nothing writes the cache through this output ("writer": "none")
+  WriterStyle style = WriterStyle::kPaged;
+  WriterSkip skip = WriterSkip::kNegative;
+  WriterNegative negative = WriterNegative::kIndex;
+  WriterDummies dummies = WriterDummies::kWrite;
+  LinkDesc gate;  // the writer also skips a token whose linked group's slot makes gate.test hold
+  Expr token_skip;  // over a token's variables and the parameters: true -> the writer skips it; empty: none
+};
+
+/// One output of a per-token group: its slots, and the rules that are its
+/// own (docs/family-format.md, "Outputs"). What it does not set is the
+/// family's (the loader copies it in), so each output is whole.
 struct OutputDesc {
   std::string name;  // "" for the group's own name, else "<group>.<name>"
   std::vector<Expr> select;  // beside the mapping's own
+  DummyRule dummy = DummyRule::kPad;
+  WriterDesc writer;
+  // Whether the description set them for this output (else the family's).
+  bool own_dummy = false, own_writer = false;
 };
 
 struct LetDesc {
@@ -123,6 +158,7 @@ struct MappingDesc {
   Expr column;
   RangeRule range = RangeRule::kPad;
   Expr min_width;          // over the parameters
+  Expr entry_map;          // over `entry`: the caller's transform of the entry read (a clamp); empty: none
   Expr pad_entry;          // over `entry`; empty: no test
   Expr offset;
   Expr page;               // over the parameters: slots one table entry names
@@ -130,11 +166,10 @@ struct MappingDesc {
   LinkDesc gate;
   TailFrom tail_from = TailFrom::kRealTokens;
   TailValue tail_value = TailValue::kPad;
-  std::vector<OutputDesc> outputs;  // at least one
+  std::vector<OutputDesc> outputs;  // at least one; each has its dummy rule and writer resolved
   NullPage null_page = NullPage::kPristine;
-  WriterStyle writer = WriterStyle::kPaged;
-  WriterSkip writer_skip = WriterSkip::kNegative;
-  LinkDesc writer_gate;
+  int64_t pad_value = -1;  // what an unmapped token holds: -1 (PAD), or 0 (a zeroed buffer: a sink's slot 0)
+  WriterDesc writer;       // the family's writer: an output's unless it sets its own
 };
 
 /// What a family computes: one slot per token (a slot mapping), one state
@@ -177,6 +212,7 @@ struct RequestDesc {
 struct VariantDesc {
   std::string name;
   std::string meaning;
+  std::string fix;      // "fix": the upstream change that fixed this behaviour (a commit or PR), if any
   MappingDesc mapping;  // the family's, with the variant's "set" applied
   RequestDesc request;  // the same, for a per-request kind
   std::string pointer;  // "/variants/0"
@@ -184,6 +220,9 @@ struct VariantDesc {
 
 struct EngineRef {
   std::string repo, path, function, commit, note;
+  /// "cite": {knob: "path:line what the engine's code does there"}: where
+  /// each knob of the description comes from, in the order given.
+  std::vector<std::pair<std::string, std::string>> cite;
 };
 
 struct FamilyDesc {

@@ -38,12 +38,12 @@ const std::vector<std::string> kTopKeys = {"slotguard_family", "name",        "m
                                            "params",           "constraints", "variants"};
 /// The mapping's knobs: top-level keys, and what a variant's "set" may replace.
 const std::vector<std::string> kKnobs = {"let",    "rows",   "owner",   "dummy",     "select",
-                                         "column", "range",  "min_width", "pad_entry", "offset",
+                                         "column", "range",  "min_width", "entry_map", "pad_entry", "offset",
                                          "page",   "manager_page", "gate", "tail",    "outputs",
-                                         "null_page", "writer"};
+                                         "null_page", "pad_value", "writer"};
 const std::vector<std::string> kParamKeys = {"name", "key", "type", "meaning", "min", "max", "default",
                                              "divides", "example", "shrinks", "family"};
-const std::vector<std::string> kEngineKeys = {"repo", "path", "function", "commit", "note"};
+const std::vector<std::string> kEngineKeys = {"repo", "path", "function", "commit", "note", "cite"};
 const std::vector<std::string> kKindNames = {"slot_mapping", "state_index", "block_op"};
 /// The per-request kinds' knobs (docs/state-and-block-ops.md).
 const std::vector<std::string> kStateKnobs = {"let", "dummy", "column", "range", "marker", "null_index",
@@ -62,9 +62,12 @@ const std::vector<std::string> kRangeNames = {"pad", "clamp", "none"};
 const std::vector<std::string> kTailFromNames = {"num_real_tokens", "num_actual_tokens",
                                                  "min(num_actual_tokens, num_real_tokens)"};
 const std::vector<std::string> kTailValueNames = {"pad", "slot_mapping_in", "null_slot"};
-const std::vector<std::string> kNullPageNames = {"pristine", "sink", "none"};
+const std::vector<std::string> kNullPageNames = {"pristine", "sink", "none", "request"};
 const std::vector<std::string> kWriterKinds = {"paged", "ring"};
 const std::vector<std::string> kWriterSkips = {"slot < 0", "slot == -1", "none"};
+const std::vector<std::string> kWriterNegatives = {"index", "pointer", "clamp0"};
+const std::vector<std::string> kWriterDummies = {"write", "skip"};
+const std::vector<std::string> kWriterKeys = {"kind", "skip", "negative", "dummies", "gate", "skip_token_if"};
 const std::vector<std::string> kAbsentNames = {"pad_dummies", "pass"};
 
 bool Identifier(const std::string& s) {
@@ -90,6 +93,7 @@ enum class Scope {
   kOperation,     // kRequest and `op`
   kIndex,         // `index` and the parameters
   kParamsWidth,   // the parameters and `width`
+  kWriterToken,   // a token's and its request's variables and the parameters (no lets, no entry)
 };
 
 void RequestMappingShape(FamilyDesc* d);
@@ -117,6 +121,7 @@ class FamilyReader : public JsonReader {
   bool LoadConsumers(const json& v, const std::string& ptr, std::vector<ConsumerDesc>* out);
   /// The knobs of `obj` (the description, or a variant's "set") into *m.
   bool LoadKnobs(const json& obj, const std::string& ptr, bool variant, MappingDesc* m);
+  bool LoadWriter(const json& v, const std::string& ptr, bool variant, WriterDesc* w);
   bool LoadLink(const json& v, const std::string& ptr, const char* test_key, const char* default_test,
                 bool gate, LinkDesc* link);
   bool CheckMapping(const std::string& ptr, const MappingDesc& m);
@@ -177,6 +182,12 @@ bool FamilyReader::Formula(const json& v, const std::string& ptr, Scope scope, E
       case Scope::kLinked:
         ok = var == FamilyDesc::kLinked || (var >= FamilyDesc::kFixedVars && var < params_end);
         allowed = "linked and the parameters";
+        break;
+      case Scope::kWriterToken:
+        ok = var < params_end && var != FamilyDesc::kEntry && var != FamilyDesc::kLinked &&
+             var != FamilyDesc::kIndex && var != FamilyDesc::kOp && var != FamilyDesc::kWidth &&
+             var != FamilyDesc::kRows;
+        allowed = "a token's and its request's variables and the parameters (no lets, no entry)";
         break;
     }
     if (!ok)
@@ -271,11 +282,13 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
       VariantDesc variant;
       variant.pointer = ptr;
       const json* f;
-      if (!Object(item, ptr, "a variant object") || !CheckKeys(item, ptr, {"name", "meaning", "set"}) ||
+      if (!Object(item, ptr, "a variant object") || !CheckKeys(item, ptr, {"name", "meaning", "fix", "set"}) ||
           !Require(item, ptr, "name", "a variant name", &f) ||
           !String(*f, JsonChild(ptr, "name"), "a variant name", &variant.name) ||
           !Require(item, ptr, "meaning", "what the variant restores", &f) ||
           !String(*f, JsonChild(ptr, "meaning"), "what the variant restores", &variant.meaning))
+        return false;
+      if ((f = Find(item, "fix")) && !String(*f, JsonChild(ptr, "fix"), "the upstream fix (a commit or PR)", &variant.fix))
         return false;
       if (!Identifier(variant.name))
         return Fail(JsonChild(ptr, "name"), "bad variant name " + QuoteName(variant.name),
@@ -312,7 +325,19 @@ bool FamilyReader::LoadEngine(const json& v, EngineRef* engine) {
   if (!Object(v, "/engine", "an object {repo, path, function, commit, note}") || !CheckKeys(v, "/engine", kEngineKeys))
     return false;
   std::string* fields[] = {&engine->repo, &engine->path, &engine->function, &engine->commit, &engine->note};
-  for (size_t k = 0; k < kEngineKeys.size(); ++k)
+  if (const json* c = Find(v, "cite")) {
+    if (!Object(*c, "/engine/cite", "an object {knob: \"path:line what the code does\"}")) return false;
+    for (auto it = c->begin(); it != c->end(); ++it) {
+      std::string text;
+      if (!String(it.value(), JsonChild("/engine/cite", it.key()), "a citation \"path:line what the code does\"", &text))
+        return false;
+      if (text.find(':') == std::string::npos)
+        return Fail(JsonChild("/engine/cite", it.key()), "a citation without a line",
+                    "\"path:line what the code does\"");
+      engine->cite.emplace_back(it.key(), text);
+    }
+  }
+  for (size_t k = 0; k + 1 < kEngineKeys.size(); ++k)
     if (const json* f = Find(v, kEngineKeys[k]);
         f && !String(*f, JsonChild("/engine", kEngineKeys[k]), "a string", fields[k]))
       return false;
@@ -571,6 +596,11 @@ bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool varia
   }
   if ((v = Find(obj, "min_width")) && !Formula(*v, at("min_width"), Scope::kParams, &m->min_width)) return false;
   if (m->min_width.empty()) m->min_width.Parse("0", desc_->variables, &text);
+  if (removed("entry_map")) {
+    m->entry_map = Expr();
+  } else if ((v = Find(obj, "entry_map")) && !Formula(*v, at("entry_map"), Scope::kEntry, &m->entry_map)) {
+    return false;
+  }
   if (removed("pad_entry")) {
     m->pad_entry = Expr();
   } else if ((v = Find(obj, "pad_entry")) && !Formula(*v, at("pad_entry"), Scope::kEntry, &m->pad_entry)) {
@@ -621,7 +651,9 @@ bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool varia
       const std::string o = JsonChild(outs, i);
       OutputDesc out;
       const json* f;
-      if (!Object((*v)[i], o, "an output {name, select}") || !CheckKeys((*v)[i], o, {"name", "select"})) return false;
+      if (!Object((*v)[i], o, "an output {name, select, dummy, writer}") ||
+          !CheckKeys((*v)[i], o, {"name", "select", "dummy", "writer"}))
+        return false;
       if ((f = Find((*v)[i], "name")) && !String(*f, JsonChild(o, "name"), "an output name", &out.name)) return false;
       if (i == 0 && !out.name.empty())
         return Fail(JsonChild(o, "name"), "the first output has a name", "\"\": the first output is the group's own");
@@ -632,6 +664,15 @@ bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool varia
         return Fail(JsonChild(o, "name"), "output " + QuoteName(out.name) + " given twice", "one output per name");
       if ((f = Find((*v)[i], "select")) && !Formulas(*f, JsonChild(o, "select"), Scope::kToken, &out.select))
         return false;
+      if ((f = Find((*v)[i], "dummy"))) {
+        if (!Name(*f, JsonChild(o, "dummy"), "dummy rule", kDummyNames, &text)) return false;
+        out.dummy = IndexOf<DummyRule>(kDummyNames, text);
+        out.own_dummy = true;
+      }
+      if ((f = Find((*v)[i], "writer"))) {
+        if (!LoadWriter(*f, JsonChild(o, "writer"), false, &out.writer)) return false;
+        out.own_writer = true;
+      }
       m->outputs.push_back(std::move(out));
     }
   } else if (!variant) {
@@ -641,24 +682,64 @@ bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool varia
     if (!Name(*v, at("null_page"), "null page policy", kNullPageNames, &text)) return false;
     m->null_page = IndexOf<NullPage>(kNullPageNames, text);
   }
-  if ((v = Find(obj, "writer"))) {
-    const std::string w = at("writer");
-    if (!Object(*v, w, "an object {kind, skip, gate}") || !CheckKeys(*v, w, {"kind", "skip", "gate"})) return false;
-    const json* f;
-    if ((f = Find(*v, "kind"))) {
-      if (!Name(*f, JsonChild(w, "kind"), "writer kind", kWriterKinds, &text)) return false;
-      m->writer = IndexOf<WriterStyle>(kWriterKinds, text);
+  if ((v = Find(obj, "pad_value"))) {
+    if (!v->is_number_integer() || (v->get<int64_t>() != -1 && v->get<int64_t>() != 0))
+      return Fail(at("pad_value"), "bad pad value " + DescribeJson(*v),
+                  "-1 (PAD, the default) or 0 (a zeroed buffer: unmapped tokens write slot 0 of a sink)");
+    m->pad_value = v->get<int64_t>();
+  }
+  if ((v = Find(obj, "writer")) && !LoadWriter(*v, at("writer"), variant, &m->writer)) return false;
+  // An output that sets no rule of its own has the family's (a variant's
+  // dummy rule or writer reaches every output that does not set its own).
+  for (OutputDesc& out : m->outputs) {
+    if (!out.own_dummy) out.dummy = m->dummy;
+    if (!out.own_writer) out.writer = m->writer;
+  }
+  return true;
+}
+
+/// "writer": "none" (nothing writes through the output) or an object
+/// {kind, skip, negative, dummies, gate}; what it does not give keeps *w's.
+bool FamilyReader::LoadWriter(const json& v, const std::string& w, bool variant, WriterDesc* out) {
+  std::string text;
+  if (v.is_string() && v.get<std::string>() == "none") {
+    *out = WriterDesc();
+    out->writes = false;
+    return true;
+  }
+  if (!Object(v, w, "\"none\" or an object {kind, skip, negative, dummies, skip_token_if, gate}") ||
+      !CheckKeys(v, w, kWriterKeys))
+    return false;
+  out->writes = true;
+  const json* f;
+  if ((f = Find(v, "kind"))) {
+    if (!Name(*f, JsonChild(w, "kind"), "writer kind", kWriterKinds, &text)) return false;
+    out->style = IndexOf<WriterStyle>(kWriterKinds, text);
+  }
+  if ((f = Find(v, "skip"))) {
+    if (!Name(*f, JsonChild(w, "skip"), "writer skip test", kWriterSkips, &text)) return false;
+    out->skip = IndexOf<WriterSkip>(kWriterSkips, text);
+  }
+  if ((f = Find(v, "negative"))) {
+    if (!Name(*f, JsonChild(w, "negative"), "negative slot's landing", kWriterNegatives, &text)) return false;
+    out->negative = IndexOf<WriterNegative>(kWriterNegatives, text);
+  }
+  if ((f = Find(v, "dummies"))) {
+    if (!Name(*f, JsonChild(w, "dummies"), "writer dummy rule", kWriterDummies, &text)) return false;
+    out->dummies = IndexOf<WriterDummies>(kWriterDummies, text);
+  }
+  if ((f = Find(v, "skip_token_if"))) {
+    if (f->is_null() && variant) {
+      out->token_skip = Expr();
+    } else if (!Formula(*f, JsonChild(w, "skip_token_if"), Scope::kWriterToken, &out->token_skip)) {
+      return false;
     }
-    if ((f = Find(*v, "skip"))) {
-      if (!Name(*f, JsonChild(w, "skip"), "writer skip test", kWriterSkips, &text)) return false;
-      m->writer_skip = IndexOf<WriterSkip>(kWriterSkips, text);
-    }
-    if ((f = Find(*v, "gate"))) {
-      if (f->is_null() && variant) {
-        m->writer_gate = LinkDesc();
-      } else if (!LoadLink(*f, JsonChild(w, "gate"), "skip_if", "linked < 0", false, &m->writer_gate)) {
-        return false;
-      }
+  }
+  if ((f = Find(v, "gate"))) {
+    if (f->is_null() && variant) {
+      out->gate = LinkDesc();
+    } else if (!LoadLink(*f, JsonChild(w, "gate"), "skip_if", "linked < 0", false, &out->gate)) {
+      return false;
     }
   }
   return true;
@@ -800,6 +881,9 @@ bool FamilyReader::CheckMapping(const std::string& ptr, const MappingDesc& m) {
   if (m.tail_value == TailValue::kNullSlot && m.null_page != NullPage::kSink)
     return Fail(at("tail"), "padding tokens write the null block, but the null page is not a sink",
                 "\"null_page\": \"sink\" beside a \"null_slot\" tail, or another tail value");
+  if (m.pad_value == 0 && m.null_page != NullPage::kSink)
+    return Fail(at("pad_value"), "unmapped tokens write slot 0, but the null page is not a sink",
+                "\"null_page\": \"sink\" beside \"pad_value\": 0, or pad_value -1");
   if (m.owner == OwnerRule::kLastRequest && m.tail_from == TailFrom::kRealTokens)
     return Fail(at("owner"), "tokens past qsl[R] belong to the last request, but the tail starts at qsl[R]",
                 "\"tail\": {\"from\": \"num_actual_tokens\"} beside \"owner\": \"last_request\"");
@@ -807,7 +891,9 @@ bool FamilyReader::CheckMapping(const std::string& ptr, const MappingDesc& m) {
   // nothing is a mistake of the description.
   for (size_t p = 0; p < desc_->params.size(); ++p)
     if (desc_->params[p].type == ParamType::kGroup && m.gate.param != static_cast<int32_t>(p) &&
-        m.writer_gate.param != static_cast<int32_t>(p) && ptr.empty())
+        std::none_of(m.outputs.begin(), m.outputs.end(),
+                     [&](const OutputDesc& o) { return o.writer.gate.param == static_cast<int32_t>(p); }) &&
+        ptr.empty())
       return Fail(desc_->params[p].pointer, "group parameter " + QuoteName(desc_->params[p].name) + " is read by nothing",
                   "a \"gate\" or \"writer\".\"gate\" that names it");
   return true;

@@ -50,7 +50,7 @@ struct BoundLet {
 struct BoundMapping {
   std::vector<BoundLet> lets;  // parallel to mapping.lets
   std::vector<Step> select;
-  Step column, offset, pad_entry, gate;
+  Step column, offset, entry_map, pad_entry, gate;
   std::vector<std::vector<Step>> output_select;
 };
 
@@ -103,6 +103,7 @@ std::unique_ptr<const BoundMapping> BindMapping(const FamilyDesc& desc, const Ma
   out->select = selects(m.select);
   out->column = step(m.column);
   out->offset = step(m.offset);
+  out->entry_map = step(m.entry_map, true);
   out->pad_entry = step(m.pad_entry, true);
   out->gate = step(m.gate.test, true);
   for (const OutputDesc& o : m.outputs) {
@@ -175,7 +176,7 @@ class Run {
     const size_t n = static_cast<size_t>(b_.num_tokens);
     const int outputs = plan_.outputs();
     out_->slots.resize(outputs);
-    for (auto& s : out_->slots) s.assign(n, kPad);
+    for (auto& s : out_->slots) s.assign(n, m_.pad_value);
     out_->facts.resize(facts_ ? outputs : 0);
     for (auto& f : out_->facts) f.assign(n, 0);
     out_->owner = OwnersOf(m_, b_, plan_.mapped_end);
@@ -183,7 +184,7 @@ class Run {
     for (int64_t t = plan_.mapped_end; t < b_.num_tokens; ++t) {
       const int64_t value = m_.tail_value == TailValue::kSlotMappingIn ? b_.slot_mapping_in[t]
                             : m_.tail_value == TailValue::kNullSlot   ? 0
-                                                                       : kPad;
+                                                                       : m_.pad_value;
       for (int o = 0; o < outputs; ++o) out_->slots[o][t] = value;
       if (m_.null_page == NullPage::kSink) AllFacts(t, kFactSinkOk);  // a padding token owns no state
     }
@@ -268,12 +269,21 @@ class Run {
     const int64_t qb = b_.query_start_loc[r], qe = b_.query_start_loc[r + 1];
     v_[FamilyDesc::kWidth] = has_row ? table_.row_width(row) : 0;
     v_[FamilyDesc::kRows] = table_.rows;
-    const bool owns_none = (dummy && m_.dummy == DummyRule::kPad) || !has_row;
-    if (owns_none) {
-      for (int64_t t = begin; t < end; ++t) AllFacts(t, kFactMustPad | (sink ? kFactSinkOk : 0));
-      return true;
+    // An output owns no state for this request when the request reads no
+    // row, or is a dummy its dummy rule pads: its tokens stay unmapped there.
+    const int outputs = plan_.outputs();
+    std::vector<uint8_t> owns_none(static_cast<size_t>(outputs), 0);
+    bool all_none = true;
+    for (int o = 0; o < outputs; ++o) {
+      owns_none[o] = !has_row || (dummy && m_.outputs[o].dummy == DummyRule::kPad);
+      all_none = all_none && owns_none[o];
+      if (owns_none[o])
+        for (int64_t t = begin; t < end; ++t) Fact(o, t, kFactMustPad | (sink ? kFactSinkOk : 0));
     }
-    if (sink && dummy)
+    if (all_none) return true;
+    // A dummy's tokens own no state: a sink's block 0, or under a request
+    // sink the dummy's own pages, may take them.
+    if ((sink || m_.null_page == NullPage::kRequest) && dummy)
       for (int64_t t = begin; t < end; ++t) AllFacts(t, kFactSinkOk);
     // Per request: its lets and selects.
     if (!Lets(false, begin, r, err)) return false;
@@ -281,7 +291,6 @@ class Run {
     if (!Selects(prog_.select, false, &request_holds, begin, r, err)) return false;
     if (!request_holds) return true;  // every token PAD, nothing addressed
     const int64_t width = v_[FamilyDesc::kWidth];
-    const int outputs = plan_.outputs();
     for (int64_t t = begin; t < end; ++t) {
       v_[FamilyDesc::kT] = t;
       const int64_t i = t - qb;
@@ -309,7 +318,12 @@ class Run {
         continue;  // pad; a read past a table's row is PAD here, and row_bounds judges the kernel's
       }
       v_[FamilyDesc::kEntry] = entry;
-      const bool null_id = m_.null_page != NullPage::kNone && entry < plan_.null_entries;
+      if (!prog_.entry_map.empty()) {
+        // The caller's transform of the table (a clamp) before the kernel reads it.
+        if (!Eval(prog_.entry_map, "entry_map", &entry, t, r, err)) return false;
+        v_[FamilyDesc::kEntry] = entry;
+      }
+      const bool null_id = HasNullBlock(m_.null_page) && entry < plan_.null_entries;
       if (!prog_.pad_entry.empty()) {
         if (null_id) AllFacts(t, kFactMustPad);
         int64_t pad;
@@ -333,6 +347,7 @@ class Run {
         return Fail("offset", m_.offset, ExprError::kOverflow, t, r, err);
       const bool live = !dummy && !null_id && offset >= 0 && offset < plan_.page;
       for (int o = 0; o < outputs; ++o) {
+        if (owns_none[o]) continue;
         bool selected = true;
         if (!Selects(prog_.output_select[o], false, &selected, t, r, err) ||
             (selected && !Selects(prog_.output_select[o], true, &selected, t, r, err)))
@@ -373,19 +388,82 @@ bool Interpret(const GroupPlan& plan, const Batch& batch, const BlockTable& tabl
   return Run(plan, batch, table, linked, with_facts, out).Go(err);
 }
 
-std::vector<uint8_t> WriterSkipMask(const GroupPlan& plan, const int64_t* linked, int64_t num_tokens) {
-  const LinkDesc& gate = plan.mapping->writer_gate;
-  if (!gate.present() || !linked) return {};
-  std::vector<uint8_t> skip(static_cast<size_t>(num_tokens), 0);
-  std::vector<int64_t> v = plan.vars;
-  for (int64_t t = 0; t < num_tokens; ++t) {
-    v[FamilyDesc::kLinked] = linked[t];
-    int64_t value = 0;
-    ExprError error = ExprError::kNone;
-    // A test that fails to evaluate skips nothing: the writer writes.
-    skip[t] = gate.test.Evaluate(v.data(), &value, &error) && value != 0;
+std::vector<uint8_t> WriterSkipMask(const GroupPlan& plan, int output, const Batch& batch, const int64_t* linked) {
+  const WriterDesc& writer = plan.mapping->outputs[output].writer;
+  const bool gated = writer.gate.present() && linked;
+  const bool dummies = writer.dummies == WriterDummies::kSkip;
+  const bool tokens = !writer.token_skip.empty();
+  if (!gated && !dummies && !tokens) return {};
+  const int64_t n = batch.num_tokens;
+  std::vector<uint8_t> skip(static_cast<size_t>(n), 0);
+  if (dummies || tokens) {
+    const std::vector<int32_t> owner = OwnersOf(*plan.mapping, batch, plan.mapped_end);
+    std::vector<int64_t> v = plan.vars;
+    for (int64_t t = 0; t < n; ++t) {
+      const int32_t r = owner[t];
+      if (dummies && r >= 0 && batch.is_dummy(r)) skip[t] = 1;
+      if (!tokens || skip[t]) continue;
+      // The writer's own test of the token (DeepSeek-V4's position test):
+      // over the token's variables; a token of no request has only t and pos.
+      v[FamilyDesc::kT] = t;
+      v[FamilyDesc::kPos] = batch.positions[t];
+      if (r >= 0) {
+        SetRequestVars(batch, r, v.data());
+        const int64_t i = t - batch.query_start_loc[r];
+        v[FamilyDesc::kI] = i;
+        int64_t lp = 0;
+        if (__builtin_sub_overflow(batch.seq_lens[r], v[FamilyDesc::kQ], &lp) || __builtin_add_overflow(lp, i, &lp))
+          continue;
+        v[FamilyDesc::kLp] = lp;
+      } else {
+        for (int32_t var : {FamilyDesc::kR, FamilyDesc::kQ, FamilyDesc::kQslBegin, FamilyDesc::kQslEnd,
+                            FamilyDesc::kSeqLen, FamilyDesc::kI, FamilyDesc::kLp})
+          v[var] = var == FamilyDesc::kR ? -1 : 0;
+      }
+      int64_t value = 0;
+      ExprError error = ExprError::kNone;
+      // A test that fails to evaluate skips nothing: the writer writes.
+      if (writer.token_skip.Evaluate(v.data(), &value, &error) && value != 0) skip[t] = 1;
+    }
+  }
+  if (gated) {
+    std::vector<int64_t> v = plan.vars;
+    for (int64_t t = 0; t < n; ++t) {
+      v[FamilyDesc::kLinked] = linked[t];
+      int64_t value = 0;
+      ExprError error = ExprError::kNone;
+      // A test that fails to evaluate skips nothing: the writer writes.
+      if (writer.gate.test.Evaluate(v.data(), &value, &error) && value != 0) skip[t] = 1;
+    }
   }
   return skip;
+}
+
+WriteLanding LandingOf(const WriterDesc& writer, int64_t slot, int64_t pool_slots) {
+  WriteLanding l;
+  if (slot >= 0) {
+    l.where = slot < pool_slots ? WriteLanding::kInPool : WriteLanding::kPastPool;
+    l.slot = slot;
+    return l;
+  }
+  if (writer.skip == WriterSkip::kNegative || (writer.skip == WriterSkip::kMinusOne && slot == -1)) return l;
+  l.negative = true;
+  switch (writer.negative) {
+    case WriterNegative::kPointer:
+      l.where = WriteLanding::kBeforePool;
+      l.slot = slot;
+      return l;
+    case WriterNegative::kClamp0:
+      l.where = WriteLanding::kInPool;
+      l.slot = 0;
+      return l;
+    case WriterNegative::kIndex:
+      break;
+  }
+  // A tensor index from the pool's end; one past the pool's size is still out of bounds.
+  l.slot = slot + pool_slots;
+  l.where = l.slot >= 0 ? WriteLanding::kInPool : WriteLanding::kBeforePool;
+  return l;
 }
 
 void ForEachAddress(const GroupPlan& plan, const Batch& batch,

@@ -70,11 +70,23 @@ void SetRequestVars(const Batch& batch, int32_t r, int64_t* v);
 bool Interpret(const GroupPlan& plan, const Batch& batch, const BlockTable& table, const int64_t* linked,
                bool with_facts, Interpretation* out, std::string* err);
 
-/// The tokens the writers skip because of another group's output
-/// (writer.gate over `linked`, that group's output 0): 1 for a skipped
-/// token, [num_tokens]. Empty when the plan's mapping has no writer gate or
-/// `linked` is nullptr.
-std::vector<uint8_t> WriterSkipMask(const GroupPlan& plan, const int64_t* linked, int64_t num_tokens);
+/// The tokens output `output`'s writer skips whatever their slot: those a
+/// writer gate skips by another group's output 0 (`linked`, nullptr when
+/// the scenario gives none), and, when the writer is not run for dummies
+/// (writer.dummies "skip"), a dummy request's tokens. 1 for a skipped token,
+/// [num_tokens]; empty when it skips none that way.
+std::vector<uint8_t> WriterSkipMask(const GroupPlan& plan, int output, const Batch& batch, const int64_t* linked);
+
+/// Where an output's writer puts a token's slot (docs/family-format.md,
+/// "Where a write lands"): skipped, into the pool (`slot`, a negative slot
+/// moved where the writer's `negative` rule puts it), past it, or before it.
+struct WriteLanding {
+  enum Where : uint8_t { kSkipped, kInPool, kPastPool, kBeforePool };
+  Where where = kSkipped;
+  int64_t slot = -1;
+  bool negative = false;  // the mapping's slot was negative and the writer did not skip it
+};
+WriteLanding LandingOf(const WriterDesc& writer, int64_t slot, int64_t pool_slots);
 
 /// The request of every token under the description's owner rule (the
 /// tokens of no request: -1), without running the mapping.

@@ -43,10 +43,15 @@ std::string ScenarioShape(const Scenario& s) {
 FindingSignature SignatureOf(const Scenario& scenario, const std::vector<FindingSink>& findings,
                              const std::string& implementation) {
   std::set<std::string> families, variants, invariants;
+  // Every group with findings ran its family's own description (no kernel
+  // of slotguard's, no implementation, the fixed variant).
+  bool description = implementation == "slotguard";
   for (size_t g = 0; g < findings.size() && g < scenario.groups.size(); ++g) {
     if (findings[g].counts().empty()) continue;
     families.insert(GetFamily(scenario.groups[g].family).name);
     variants.insert(GetVariant(scenario.groups[g].variant).name);
+    description = description && !GetFamily(scenario.groups[g].family).kernel &&
+                  GetVariant(scenario.groups[g].variant).name == "fixed";
     for (const auto& [name, count] : findings[g].counts()) invariants.insert(name);
   }
   FindingSignature s;
@@ -55,6 +60,7 @@ FindingSignature SignatureOf(const Scenario& scenario, const std::vector<Finding
   s.variants.assign(variants.begin(), variants.end());
   s.invariants.assign(invariants.begin(), invariants.end());
   s.blames_kernel = BlamesKernel(invariants);
+  s.blames_description = description && !families.empty();
   s.shape = ScenarioShape(scenario);
   return s;
 }

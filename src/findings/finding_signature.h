@@ -28,10 +28,17 @@ struct FindingSignature {
   std::vector<std::string> variants;    // of those groups; sorted, unique
   std::vector<std::string> invariants;  // that fired, in any group; sorted (the Id has Cause() only)
   bool blames_kernel = false;           // BlamesKernel(invariants): "kernel", else "batch"
+  // slotguard ran a described family's own `fixed` description, with no
+  // implementation, and it broke its own invariants: a bug in the
+  // description (a campaign of consistent batches; --inconsistent keeps only
+  // the findings BlamesKernel names, which a description cannot fire).
+  bool blames_description = false;
   std::string shape;                    // ScenarioShape of the scenario; "" for a key (not in the Id)
 
-  /// "kernel" or "batch", as the text and suppression entries spell it.
-  const char* Blame() const { return blames_kernel ? "kernel" : "batch"; }
+  /// "kernel", "description" or "batch", as the text and suppression entries spell it.
+  const char* Blame() const {
+    return blames_description ? "description" : blames_kernel ? "kernel" : "batch";
+  }
   /// Everything but the shape: what a campaign knows of a finding before it
   /// is shrunk.
   FindingSignature Key() const;

@@ -50,6 +50,11 @@ std::string Advice(const CampaignOptions& o, const CampaignFinding& f, const Sce
            ", add \"expect\": {\"verdict\": \"finding\", \"findings\": [\"" + f.invariant +
            "\"]}: the file then holds while the variant is caught.";
   const std::string pin = ReferencePin(run, 64);
+  if (f.signature.blames_description)
+    return "A bug in the description of " + JoinNames(f.signature.families) +
+           ": slotguard ran the description itself (no implementation was given) and its own interpretation breaks " +
+           f.invariant + " on this batch. Fix the description (docs/family-format.md), then keep this file among "
+           "the family's curated scenarios: with no expect it holds once the description is right.";
   return "A bug in the kernel checked (" + o.implementation +
          "): keep this file as it is among the regression scenarios (fuzz --regressions DIR replays them before each "
          "campaign, check DIR gates on them): with no expect it fails while the bug is there and holds once the "

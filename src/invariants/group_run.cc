@@ -20,6 +20,7 @@ void SetAddressing(GroupRun* run) {
   run->mapped_end = m.tail_value == TailValue::kSlotMappingIn ? run->tail_start : run->scenario->batch.num_tokens;
   run->tail_value = m.tail_value;
   run->null_page = m.null_page;
+  run->pad_value = m.pad_value;
   run->ops_per_request = 0;
   if (PerRequest(*run->group)) {
     const FamilyDesc& d = DescOf(run->group->family);
@@ -60,7 +61,7 @@ int64_t PaddingValue(const GroupRun& run, int64_t t) {
     case TailValue::kPad:
       break;
   }
-  return kPadSlot;
+  return run.pad_value;
 }
 
 Finding TokenFinding(const GroupRun& run, const OutputRun& out, const char* invariant, int64_t t,

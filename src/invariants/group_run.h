@@ -24,6 +24,14 @@ struct OutputRun {
   // What the reference knows of each token (family/family_plan.h TokenFact
   // bits), [num_tokens]; nullptr: nothing (every bit clear).
   const std::vector<uint8_t>* facts = nullptr;
+  // The writer that writes the pool through this output when the kernel
+  // runs (WriterMappingOf), or nullptr: nothing writes through it.
+  const WriterDesc* writer = nullptr;
+  // The tokens that writer skips whatever their slot (a writer gate, a
+  // dummy's tokens), as the references say, [num_tokens]; nullptr: none.
+  const std::vector<uint8_t>* writer_skips = nullptr;
+  // The reference's own writer (MappingOf): what write_set expects.
+  const WriterDesc* reference_writer = nullptr;
 };
 
 struct GroupRun {
@@ -54,6 +62,7 @@ struct GroupRun {
   int64_t ops_per_request = 0;
   TailValue tail_value = TailValue::kPad;
   NullPage null_page = NullPage::kPristine;
+  int64_t pad_value = -1;  // what an unmapped token holds (the description's pad_value)
 
   const Batch& batch() const { return scenario->batch; }
 };
@@ -64,9 +73,6 @@ struct MemoryRun {
   const std::vector<uint8_t>* cache = nullptr;
   int32_t head_bytes = 0;
   int32_t group_index = 0;   // what the writer put into each payload word
-  // The tokens the writers skip by another group's output (writer.gate),
-  // as the references say [num_tokens]; nullptr when the family has no gate.
-  const std::vector<uint8_t>* writer_skips = nullptr;
   std::string when;          // "" after the run, or e.g. "after the dummy-batch graph replay"
 };
 
@@ -111,14 +117,14 @@ inline bool HasNullOwner(const OutputRun& out, int64_t t) { return HasFact(out, 
 /// True when a slot of token t in the null block is allowed: the null page
 /// is a sink and the token owns no state, or there is no null page.
 inline bool NullBlockAllowed(const GroupRun& run, const OutputRun& out, int64_t t) {
-  return run.null_page == NullPage::kNone || HasFact(out, t, kFactSinkOk);
+  return !HasNullBlock(run.null_page) || HasFact(out, t, kFactSinkOk);
 }
 
 /// True when the kernel sends token t of `out` into the null block and the
 /// family's null page does not allow it: null_block's rule.
 inline bool NullBlockHazard(const GroupRun& run, const OutputRun& out, int64_t t) {
   const int64_t slot = (*out.kernel)[t];
-  return run.null_page != NullPage::kNone && slot >= 0 && slot < run.page() && KernelMaps(run, t) &&
+  return HasNullBlock(run.null_page) && slot >= 0 && slot < run.page() && KernelMaps(run, t) &&
          !NullBlockAllowed(run, out, t);
 }
 
@@ -127,6 +133,20 @@ inline bool NullBlockHazard(const GroupRun& run, const OutputRun& out, int64_t t
 /// judges it.
 inline bool SinkWrite(const GroupRun& run, const OutputRun& out, int64_t t, int64_t slot) {
   return run.null_page == NullPage::kSink && slot >= 0 && slot < run.page() && HasFact(out, t, kFactSinkOk);
+}
+
+/// True when a slot of token t in the null block is one the kernel may give
+/// it there: the token owns no state and the null page is a sink (its pad
+/// value 0, or a write sent there on purpose).
+inline bool SinkSlotAllowed(const GroupRun& run, const OutputRun& out, int64_t t, int64_t slot) {
+  return SinkWrite(run, out, t, slot);
+}
+
+/// True when token t is a dummy's under a request sink (TensorRT-LLM's
+/// padding): every padded entry is the same dummy request, so its tokens
+/// share the dummy's slots by design; unique_slots leaves them to own_block.
+inline bool RequestSinkToken(const GroupRun& run, const OutputRun& out, int64_t t) {
+  return run.null_page == NullPage::kRequest && HasFact(out, t, kFactSinkOk);
 }
 
 /// A finding on token t of `out`, with request, position and both values.

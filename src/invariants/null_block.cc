@@ -7,7 +7,7 @@
 namespace slotguard {
 
 void CheckNullBlock(const GroupRun& run, FindingSink* sink) {
-  if (run.null_page == NullPage::kNone) return;
+  if (!HasNullBlock(run.null_page)) return;
   const int64_t page = run.page();
   for (const OutputRun& out : run.outputs) {
     const std::vector<int64_t>& kernel = *out.kernel;

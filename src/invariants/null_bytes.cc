@@ -11,8 +11,15 @@
 namespace slotguard {
 
 void CheckNullBytes(const GroupRun& run, const MemoryRun& memory, FindingSink* sink) {
-  if (run.null_page == NullPage::kNone || run.outputs.empty()) return;  // block 0 is a block like any other
-  const OutputRun& out = run.outputs[0];
+  if (!HasNullBlock(run.null_page) || run.outputs.empty()) return;  // block 0 is a block like any other
+  // A payload's token owns no state when it does in an output that writes.
+  auto owns_no_state = [&](int64_t token) {
+    for (const OutputRun& out : run.outputs)
+      if (out.writer && out.writer->writes && token >= 0 && token < static_cast<int64_t>(out.kernel->size()) &&
+          HasFact(out, token, kFactSinkOk))
+        return true;
+    return false;
+  };
   const int32_t words = memory.head_bytes / kPayloadWordBytes;
   const int64_t null_slots = std::min(run.page(), run.slot_limit);
   for (int64_t slot = 0; slot < null_slots; ++slot)
@@ -22,9 +29,7 @@ void CheckNullBytes(const GroupRun& run, const MemoryRun& memory, FindingSink* s
       int64_t token;
       const std::string what = DescribeWord(memory, word, &token);
       // A sink takes what the tokens that own no state write.
-      if (run.null_page == NullPage::kSink && token >= 0 && token < static_cast<int64_t>(out.kernel->size()) &&
-          HasFact(out, token, kFactSinkOk))
-        continue;
+      if (run.null_page == NullPage::kSink && owns_no_state(token)) continue;
       sink->Add(SlotFinding(run, memory, kInvariantNullBytes, slot, token,
                             "block 0 holds " + what + " (word " + std::to_string(w) + "); it must stay zero"));
       break;

@@ -3,6 +3,8 @@
 // sink's null block is no one's: the tokens allowed to write it skip this
 // check (null_block judges them); without a null page, block 0 is a block
 // like any other.
+#include <unordered_set>
+
 #include "invariants/invariants.h"
 
 namespace slotguard {
@@ -10,7 +12,16 @@ namespace slotguard {
 void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
   const BlockTable& table = run.group->table;
   const bool csr = MappingOf(*run.group).rows == RowsRule::kCsr;
-  const int64_t null_entries = run.null_page == NullPage::kNone ? 0 : run.null_entries;
+  const int64_t null_entries = HasNullBlock(run.null_page) ? run.null_entries : 0;
+  // Under a request sink, the pages a dummy row holds are the sink's: a
+  // live token never writes them (a dummy's own row is checked as any row).
+  std::unordered_set<int64_t> sink_pages;
+  if (run.null_page == NullPage::kRequest)
+    for (int32_t r = 0; r < run.batch().num_reqs(); ++r) {
+      const int32_t row = csr ? r : run.batch().row_of(r);
+      if (!run.batch().is_dummy(r) || row < 0 || row >= table.rows) continue;
+      for (int32_t c = 0; c < table.row_width(row); ++c) sink_pages.insert(table.at(row, c));
+    }
   for (const OutputRun& out : run.outputs) {
     const std::vector<int64_t>& kernel = *out.kernel;
     // Consecutive tokens mostly share an entry: remember the last answer.
@@ -45,6 +56,12 @@ void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
           for (int32_t c = 0; c < width && !last_owned; ++c)
             if (table.at(row, c) == entry) last_owned = true, last_col = c;
         }
+      }
+      if (last_owned && !sink_pages.empty() && !run.batch().is_dummy(r) && sink_pages.count(entry)) {
+        sink->Add(TokenFinding(run, out, kInvariantOwnBlock, t,
+                               "block entry " + std::to_string(entry) +
+                                   " is a page of the dummy request (the sink): a live token never writes it"));
+        continue;
       }
       if (!last_owned)
         sink->Add(TokenFinding(run, out, kInvariantOwnBlock, t,

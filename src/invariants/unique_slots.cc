@@ -11,7 +11,8 @@
 // Inside a request: where the kernel agrees with the reference on every
 // token of a request, it shares exactly the slots the reference shares; so
 // only requests with a token that differs from the reference are looked at.
-// A sink's null block is shared by design: writes the sink allows are skipped.
+// A sink's null block is shared by design: writes the sink allows are
+// skipped; so are a request sink's dummy tokens (own_block judges them).
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -62,7 +63,7 @@ void CheckInsideRequests(const GroupRun& run, const OutputRun& out, FindingSink*
   int32_t current = -1;
   for (int64_t t = 0; t < tokens; ++t) {
     if (request[t] < 0 || !differs[request[t]] || !KernelMaps(run, t) || kernel[t] < 0 ||
-        SinkWrite(run, out, t, kernel[t]))
+        SinkWrite(run, out, t, kernel[t]) || RequestSinkToken(run, out, t))
       continue;
     if (request[t] != current) {  // a request's tokens are contiguous
       first_token.clear();
@@ -92,7 +93,9 @@ void CheckUniqueSlots(const GroupRun& run, FindingSink* sink) {
     int32_t last_request = -1;
     for (int64_t t = 0; t < tokens; ++t) {
       const int64_t slot = kernel[t];
-      if (slot < 0 || request[t] < 0 || !KernelMaps(run, t) || SinkWrite(run, out, t, slot)) continue;
+      if (slot < 0 || request[t] < 0 || !KernelMaps(run, t) || SinkWrite(run, out, t, slot) ||
+          RequestSinkToken(run, out, t))
+        continue;
       if (request[t] == last_request && slot >= block_lo && slot < block_hi) continue;
       const int64_t entry = slot / run.slots_per_entry;
       block_lo = entry * run.slots_per_entry;
@@ -104,7 +107,7 @@ void CheckUniqueSlots(const GroupRun& run, FindingSink* sink) {
     std::unordered_map<int64_t, int64_t> first_token;  // slot -> first token writing it
     for (int64_t t = 0; t < tokens; ++t) {
       if (kernel[t] < 0 || request[t] < 0 || !KernelMaps(run, t) || SinkWrite(run, out, t, kernel[t]) ||
-          !shared.count(kernel[t] / run.slots_per_entry))
+          RequestSinkToken(run, out, t) || !shared.count(kernel[t] / run.slots_per_entry))
         continue;
       auto [it, inserted] = first_token.emplace(kernel[t], t);
       if (inserted) continue;

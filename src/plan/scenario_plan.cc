@@ -64,9 +64,19 @@ void PlanTable(const Scenario& s, const PlanStep& step, bool gather, PlannedTabl
 
 void PlanWriter(const Scenario& s, const WriterOptions& writers, PlanStep* step) {
   const Group& group = s.groups[step->group];
-  step->writer = WriterFor(group);
-  step->writer_gate_group = WriterGateGroupIndex(s, group);
-  step->writer_job = WriterJobFor(group, nullptr, s.batch.num_tokens, static_cast<int32_t>(step->group));
+  step->writers.clear();
+  if (!PerRequest(group))
+    for (int o = 0; o < static_cast<int>(MappingOf(group).outputs.size()); ++o) {
+      const WriterDesc& desc = MappingOf(group).outputs[o].writer;
+      if (!desc.writes) continue;
+      OutputWriter w;
+      w.output = o;
+      w.kind = WriterFor(group, o);
+      w.gate_group = WriterGateGroupIndex(s, group, o);
+      w.skips_dummies = desc.dummies == WriterDummies::kSkip || !desc.token_skip.empty();
+      w.job = WriterJobFor(group, o, nullptr, s.batch.num_tokens, static_cast<int32_t>(step->group));
+      step->writers.push_back(w);
+    }
   step->cache = CacheGeometry(s, group, writers.head_bytes);
   // A per-request kind (state indices, block operations) has no KV pool:
   // its consumers' writes are judged from the indices (state_writes).
@@ -122,7 +132,7 @@ void BuildPlan(const Scenario& s, const PlanOptions& options, ScenarioPlan* plan
     plan->provided |= step.runner == StepRunner::kProvider;
     plan->host_only |= step.runner == StepRunner::kDescription || PerRequest(group);
     PlanWriter(s, options.writers, &step);
-    plan->host_only |= options.writers.head_bytes > 0 && step.writer_gate_group >= 0;
+    for (const OutputWriter& w : step.writers) plan->host_only |= options.writers.head_bytes > 0 && w.masked();
   }
   plan->waves = AssignWaves(&plan->steps, plan->step_of_group);
   const bool gather = provider && s.batch.table_rows == TableRows::kIdxMapping && !provider->reads_persistent_tables();

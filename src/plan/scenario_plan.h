@@ -59,6 +59,26 @@ struct PlannedTable {
   TableLayout View() const { return View(memory.data()); }
 };
 
+/// One output's writer: it writes the group's pool from output `output`,
+/// skipping the tokens the description's writer skips whatever their slot:
+/// a writer gate over group gate_group's output 0, and (skips_dummies) a
+/// dummy request's tokens or those its own token test skips.
+struct OutputWriter {
+  int output = 0;
+  WriterKind kind = WriterKind::kPaged;
+  int32_t gate_group = -1;
+  bool skips_dummies = false;
+  WriterJob job;  // its tokens, group, skip rule and negative landing; slot_mapping unset (Job())
+  /// True when the writer needs a per-token skip mask (WriterSkips).
+  bool masked() const { return gate_group >= 0 || skips_dummies; }
+  /// The job over `slots` (the step's output `output` wherever it lives).
+  WriterJob Job(const int64_t* slots) const {
+    WriterJob j = job;
+    j.slot_mapping = slots;
+    return j;
+  }
+};
+
 struct PlanStep {
   size_t group = 0;             // its index in scenario.groups
   StepRunner runner = StepRunner::kOwnKernel;
@@ -76,20 +96,11 @@ struct PlanStep {
   bool gate_absent = false;
   GateAbsent absent_rule = GateAbsent::kPadDummies;
   PlannedTable table;
-  // The writer job: with `writes`, the group's pool (`cache`, bytes unset)
-  // is written by `writer` from output 0, skipping the tokens the
-  // description's writer test skips by group writer_gate_group's output 0.
+  // The writer jobs: with `writes`, the group's pool (`cache`, bytes unset)
+  // is written by each output's writer that writes (OutputWriter).
   bool writes = false;
   CacheView cache;
-  WriterKind writer = WriterKind::kPaged;
-  int32_t writer_gate_group = -1;
-  WriterJob writer_job;         // its tokens, group and skip rule; slot_mapping unset (Job())
-  /// The writer job over `slots` (the step's output 0 wherever it lives).
-  WriterJob Job(const int64_t* slots) const {
-    WriterJob job = writer_job;
-    job.slot_mapping = slots;
-    return job;
-  }
+  std::vector<OutputWriter> writers;  // in output order; an output nothing writes through has none
 };
 
 struct ScenarioPlan {

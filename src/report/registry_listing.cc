@@ -65,6 +65,27 @@ const char* OpName(BlockOpKind op) {
   return "copy";
 }
 
+const char* WriterKindName(const WriterDesc& w) { return w.style == WriterStyle::kPaged ? "paged" : "ring"; }
+const char* WriterSkipName(const WriterDesc& w) {
+  return w.skip == WriterSkip::kNegative ? "slot < 0" : w.skip == WriterSkip::kMinusOne ? "slot == -1" : "none";
+}
+const char* WriterNegativeName(const WriterDesc& w) {
+  return w.negative == WriterNegative::kIndex ? "index" : w.negative == WriterNegative::kPointer ? "pointer" : "clamp0";
+}
+const char* NullPageName(NullPage p) {
+  return p == NullPage::kPristine ? "pristine" : p == NullPage::kSink ? "sink" : p == NullPage::kNone ? "none" : "request";
+}
+const char* DummyName(DummyRule d) { return d == DummyRule::kPad ? "pad" : "row"; }
+
+/// An output's writer, in words: "paged, skips slot < 0", "none".
+std::string WriterLine(const WriterDesc& w) {
+  if (!w.writes) return "none (nothing writes the cache through it)";
+  std::string text = std::string(WriterKindName(w)) + ", skips " + WriterSkipName(w);
+  if (w.skip != WriterSkip::kNegative) text += std::string(", a negative slot lands as ") + WriterNegativeName(w);
+  if (w.dummies == WriterDummies::kSkip) text += ", not run for dummies";
+  return text;
+}
+
 /// What a per-request family computes, in one line of `slotguard list`.
 std::string RequestLine(const FamilyDesc& d) {
   const RequestDesc& r = d.request;
@@ -85,8 +106,20 @@ void WriteRegistryListing(std::ostream& out) {
   for (const FamilyInfo& family : AllFamilies()) {
     out << "  " << family.name << ": " << family.description << "\n";
     out << "    from " << family.desc->file
-        << (family.kernel ? "; slotguard's own kernel" : "; no kernel of slotguard's: give an implementation")
+        << (family.kernel ? "; runs slotguard's own kernel"
+                          : "; runs its description (an implementation given with --kernel-cmd, --kernel-lib or "
+                            "--kernel-cubin runs instead)")
         << "\n";
+    const EngineRef& e = family.desc->engine;
+    if (!e.repo.empty()) {
+      out << "    engine " << e.repo << " " << e.path << (e.commit.empty() ? "" : " @ " + e.commit.substr(0, 12))
+          << ": " << e.function << "\n";
+      if (!e.note.empty()) out << "      " << e.note << "\n";
+    }
+    if (family.desc->kind == FamilyKind::kSlotMapping)
+      for (const OutputDesc& o : family.desc->mapping.outputs)
+        out << "    output " << (o.name.empty() ? "(the group's)" : o.name) << ": dummy " << DummyName(o.dummy)
+            << ", writer " << WriterLine(o.writer) << "\n";
     if (family.desc->kind != FamilyKind::kSlotMapping) {
       out << "    " << RequestLine(*family.desc) << "\n";
     } else if (ReadsColumn0Only(family.family)) {
@@ -124,13 +157,12 @@ void WriteRegistryJson(std::ostream& out) {
     if (!d.engine.path.empty()) engine["path"] = d.engine.path;
     if (!d.engine.function.empty()) engine["function"] = d.engine.function;
     if (!d.engine.commit.empty()) engine["commit"] = d.engine.commit;
+    if (!d.engine.note.empty()) engine["note"] = d.engine.note;
     family["engine"] = engine;
     family["kind"] = KindName(d.kind);
     family["rows"] = d.mapping.rows == RowsRule::kCsr ? "csr" : "table";
     family["one_token_per_request"] = d.one_token_per_request;
-    family["null_page"] = d.mapping.null_page == NullPage::kSink   ? "sink"
-                          : d.mapping.null_page == NullPage::kNone ? "none"
-                                                                   : "pristine";
+    family["null_page"] = NullPageName(d.kind == FamilyKind::kSlotMapping ? d.mapping.null_page : d.request.null_page);
     json params = json::array();
     for (const ParamDesc& p : d.params) {
       json param;
@@ -157,11 +189,31 @@ void WriteRegistryJson(std::ostream& out) {
     // parameters and width); its outputs hold num_reqs * ops elements.
     family["ops"] = d.kind == FamilyKind::kBlockOp ? json(d.request.ops.text()) : json();
     family["gate"] = d.mapping.gate.present() ? json(d.params[d.mapping.gate.param].name) : json();
-    family["writer_gate"] = d.mapping.writer_gate.present() ? json(d.params[d.mapping.writer_gate.param].name) : json();
+    // Each output's writer (writer.gate: the group parameter it reads, or null).
+    json writers = json::array();
+    for (const OutputDesc& o : d.mapping.outputs)
+      writers.push_back(d.kind != FamilyKind::kSlotMapping || !o.writer.writes
+                            ? json()
+                            : json{{"output", o.name},
+                                   {"kind", WriterKindName(o.writer)},
+                                   {"skip", WriterSkipName(o.writer)},
+                                   {"negative", WriterNegativeName(o.writer)},
+                                   {"dummies", o.writer.dummies == WriterDummies::kSkip ? "skip" : "write"},
+                                   {"gate", o.writer.gate.present() ? json(d.params[o.writer.gate.param].name) : json()}});
+    family["writers"] = writers;
+    family["pad_value"] = d.mapping.pad_value;
+    family["runs"] = f.kernel ? "slotguard's own kernel" : "its description, unless an implementation is given";
     json variants = json::array();
-    for (Variant v : VariantsOf(f.family))
+    for (Variant v : VariantsOf(f.family)) {
+      std::string fix;
+      for (const VariantDesc& vd : d.variants)
+        if (vd.name == GetVariant(v).name) fix = vd.fix;
       variants.push_back({{"name", GetVariant(v).name}, {"meaning", GetVariant(v).description},
-                          {"kernel", GetVariant(v).kernel}});
+                          {"kernel", GetVariant(v).kernel}, {"fix", fix.empty() ? json() : json(fix)}});
+    }
+    json cite = json::object();
+    for (const auto& [knob, text] : d.engine.cite) cite[knob] = text;
+    if (!d.engine.cite.empty()) family["engine"]["cite"] = cite;
     family["variants"] = variants;
     families.push_back(family);
   }

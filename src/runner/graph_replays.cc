@@ -97,12 +97,16 @@ bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t k
       g.request_of_token = &reference[i].owner;
       g.read_past_row = &out.read_past_row;
       SetAddressing(&g);
-      OutputRun o;
-      o.name = s.groups[i].name;
-      o.kernel = &out.engine[0];
-      o.reference = &reference[i].slots[0];
-      o.facts = &reference[i].facts[0];
-      g.outputs.push_back(o);
+      const std::vector<std::string> names = OutputNames(s.groups[i]);
+      for (size_t k = 0; k < names.size() && k < out.engine.size() && k < reference[i].slots.size(); ++k) {
+        OutputRun o;
+        o.name = names[k];
+        o.kernel = &out.engine[k];
+        o.reference = &reference[i].slots[k];
+        o.facts = k < reference[i].facts.size() ? &reference[i].facts[k] : nullptr;
+        if (!PerRequest(s.groups[i])) o.writer = &WriterMappingOf(s.groups[i]).outputs[k].writer;
+        g.outputs.push_back(o);
+      }
       // The block-0 slots this replay dirtied: a slot already dirty before
       // it was reported then. (Dirty or not is race-free; which token's
       // bytes a slot holds is not, when several tokens write it.)

@@ -126,20 +126,23 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
     run->request_of_token.push_back(std::move(reference[i].owner));
     run->output_names.push_back(OutputNames(group));
   }
-  // What the writers skip by another group's output, as the references say:
-  // read from run->reference once every group's is there (the loop above
-  // moves them out of `reference`, the linked group's among them).
+  // What each output's writer skips whatever the slot (a writer gate over
+  // another group's output, a dummy's tokens), as the references say: read
+  // from run->reference once every group's is there (the loop above moves
+  // them out of `reference`, the linked group's among them).
   for (size_t i = 0; i < scenario.groups.size(); ++i) {
     const Group& group = scenario.groups[i];
-    run->writer_skips.emplace_back();
-    const int writer_gate = WriterGateGroupIndex(scenario, group);
-    if (writer_gate >= 0) {
-      const FamilyDesc& desc = DescOf(group.family);
-      GroupPlan plan;
-      std::string unused;
-      if (MakeGroupPlan(desc, desc.mapping, group.params, scenario.batch, &plan, &unused))
-        run->writer_skips.back() =
-            WriterSkipMask(plan, run->reference[writer_gate][0].data(), scenario.batch.num_tokens);
+    run->writer_skips.emplace_back(run->output_names[i].size());
+    if (PerRequest(group)) continue;
+    const FamilyDesc& desc = DescOf(group.family);
+    const MappingDesc& mapping = WriterMappingOf(group);
+    GroupPlan plan;
+    std::string unused;
+    if (!MakeGroupPlan(desc, mapping, group.params, scenario.batch, &plan, &unused)) continue;
+    for (size_t o = 0; o < run->writer_skips.back().size() && o < mapping.outputs.size(); ++o) {
+      const int gate = WriterGateGroupIndex(scenario, group, static_cast<int>(o));
+      run->writer_skips.back()[o] = WriterSkipMask(plan, static_cast<int>(o), scenario.batch,
+                                                   gate >= 0 ? run->reference[gate][0].data() : nullptr);
     }
   }
   for (size_t i = 0; i < scenario.groups.size(); ++i) {
@@ -158,6 +161,12 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
       out.flat = o < run->kernel[i].flat.size() ? &run->kernel[i].flat[o] : nullptr;
       out.reference = &run->reference[i][o];
       out.facts = o < run->facts[i].size() ? &run->facts[i][o] : nullptr;
+      if (!PerRequest(group) && o < MappingOf(group).outputs.size()) {
+        out.writer = &WriterMappingOf(group).outputs[o].writer;
+        out.reference_writer = &MappingOf(group).outputs[o].writer;
+        const std::vector<uint8_t>& skips = run->writer_skips[i][o];
+        out.writer_skips = skips.empty() ? nullptr : &skips;
+      }
       auto golden = scenario.expect.slot_mapping.find(out.name);
       out.golden = golden == scenario.expect.slot_mapping.end() ? nullptr : &golden->second;
       g.outputs.push_back(out);
@@ -169,7 +178,6 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
       memory.cache = &kernel.cache;
       memory.head_bytes = kernel.head_bytes;
       memory.group_index = static_cast<int32_t>(i);
-      memory.writer_skips = run->writer_skips[i].empty() ? nullptr : &run->writer_skips[i];
       CheckMemoryInvariants(g, memory, &run->findings[i]);
     }
     if (run->findings[i].total() > 0) run->causes[i] = FindCause(g, run->findings[i]);

@@ -26,7 +26,7 @@ struct ScenarioRun {
   std::vector<std::vector<std::string>> output_names;         // [groups][outputs]
   std::vector<std::vector<int32_t>> request_of_token;         // [groups][num_tokens]
   std::vector<std::vector<std::vector<uint8_t>>> facts;      // [groups][outputs][tokens], TokenFact bits
-  std::vector<std::vector<uint8_t>> writer_skips;             // [groups][tokens] or empty (no writer gate)
+  std::vector<std::vector<std::vector<uint8_t>>> writer_skips;  // [groups][outputs][tokens], or empty: skips none
   std::vector<FindingSink> findings;                          // [groups]
   std::vector<GroupCause> causes;                             // [groups]: who wrote block 0, or where the kernel differs
   // Non-empty when the implementation being checked did not take the

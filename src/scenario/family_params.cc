@@ -261,8 +261,13 @@ int GateGroupIndex(const Scenario& scenario, const Group& group) {
   return LinkedGroupIndex(scenario, group, MappingOf(group).gate.param);
 }
 
-int WriterGateGroupIndex(const Scenario& scenario, const Group& group) {
-  return LinkedGroupIndex(scenario, group, MappingOf(group).writer_gate.param);
+int WriterGateGroupIndex(const Scenario& scenario, const Group& group, int output) {
+  return LinkedGroupIndex(scenario, group, WriterMappingOf(group).outputs[output].writer.gate.param);
+}
+
+const MappingDesc& WriterMappingOf(const Group& group) {
+  const MappingDesc* variant = GetVariant(group.variant).mapping;
+  return variant ? *variant : MappingOf(group);
 }
 
 }  // namespace slotguard

@@ -40,6 +40,9 @@ int64_t ParamMax(const Group& group, size_t p);
 /// The family's own mapping (its fixed variant's): what the reference
 /// computes and the invariants address by, whatever variant runs.
 inline const MappingDesc& MappingOf(const Group& group) { return DescOf(group.family).mapping; }
+/// The mapping whose writers write the group's pool when its kernel runs:
+/// a described variant's (an engine's writers), else the family's.
+const MappingDesc& WriterMappingOf(const Group& group);
 
 /// The shape of a group: the description's group-level formulas evaluated.
 struct GroupShape {
@@ -104,8 +107,8 @@ bool ReadsAnotherGroup(Family family);
 int LinkedGroupIndex(const Scenario& scenario, const Group& group, int32_t param);
 /// The gate's linked group, or -1 (absent from the scenario, or no gate).
 int GateGroupIndex(const Scenario& scenario, const Group& group);
-/// The writer gate's linked group, or -1.
-int WriterGateGroupIndex(const Scenario& scenario, const Group& group);
+/// The linked group of output `output`'s writer gate (WriterMappingOf), or -1.
+int WriterGateGroupIndex(const Scenario& scenario, const Group& group, int output);
 
 }  // namespace slotguard
 

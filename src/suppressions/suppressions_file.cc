@@ -91,8 +91,8 @@ bool Entry(const JsonReader& r, const json& v, const std::string& ptr, Suppressi
       !Names(r, *x, JsonChild(ptr, "invariants"), invariants, "invariant", &e->invariants))
     return false;
   if ((x = JsonReader::Find(v, "blame")) &&
-      !(r.String(*x, JsonChild(ptr, "blame"), "\"kernel\" or \"batch\"", &e->blame) &&
-        r.OneOf(e->blame, {"kernel", "batch"}, JsonChild(ptr, "blame"), "blame")))
+      !(r.String(*x, JsonChild(ptr, "blame"), "\"kernel\", \"description\" or \"batch\"", &e->blame) &&
+        r.OneOf(e->blame, {"kernel", "description", "batch"}, JsonChild(ptr, "blame"), "blame")))
     return false;
   for (auto [key, field] : {std::pair<const char*, std::string*>{"implementation", &e->implementation},
                             {"files", &e->files}, {"signature", &e->signature}}) {

@@ -20,16 +20,22 @@ void FillInitialCache(const CacheView& view, std::vector<uint8_t>* cache) {
   std::fill_n(cache->begin(), std::min<int64_t>(NullBlockBytes(view), CacheBytes(view)), uint8_t{0});
 }
 
-WriterKind WriterFor(const Group& group) {
-  return MappingOf(group).writer == WriterStyle::kPaged ? WriterKind::kPaged : WriterKind::kRing;
+WriterKind WriterFor(const Group& group, int output) {
+  return WriterMappingOf(group).outputs[output].writer.style == WriterStyle::kPaged ? WriterKind::kPaged : WriterKind::kRing;
 }
 
-WriterJob WriterJobFor(const Group& group, const int64_t* slots, int64_t num_tokens, int32_t index) {
+WriterJob WriterJobFor(const Group& group, int output, const int64_t* slots, int64_t num_tokens, int32_t index) {
   WriterJob job{slots, num_tokens, index};
-  switch (MappingOf(group).writer_skip) {
+  const WriterDesc& w = WriterMappingOf(group).outputs[output].writer;
+  switch (w.skip) {
     case WriterSkip::kNegative: job.skip_rule = kSkipNegative; break;
     case WriterSkip::kMinusOne: job.skip_rule = kSkipMinusOne; break;
     case WriterSkip::kNone: job.skip_rule = kSkipNone; break;
+  }
+  switch (w.negative) {
+    case WriterNegative::kIndex: job.negative = kLandIndex; break;
+    case WriterNegative::kPointer: job.negative = kLandPointer; break;
+    case WriterNegative::kClamp0: job.negative = kLandClamp0; break;
   }
   return job;
 }

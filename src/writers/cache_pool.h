@@ -31,12 +31,14 @@ inline bool CacheFits(const CacheView& view, int64_t max_bytes) { return CacheBy
 /// The pool before the run: block 0 all zero, every other byte kPoisonByte.
 void FillInitialCache(const CacheView& view, std::vector<uint8_t>* cache);
 
-/// paged groups use the paged writer (reshape_and_cache); the rings the ring writer.
-WriterKind WriterFor(const Group& group);
+/// The writer of output `output` of the group: the paged writer
+/// (reshape_and_cache) or the ring writer, as its description says.
+WriterKind WriterFor(const Group& group, int output);
 
-/// The writer's job over `slots` (a kernel's output 0, [num_tokens]) for
-/// group `index` of the scenario: the family's skip rule (writer.skip).
-WriterJob WriterJobFor(const Group& group, const int64_t* slots, int64_t num_tokens, int32_t index);
+/// The job of output `output`'s writer over `slots` ([num_tokens]) for
+/// group `index` of the scenario: its skip rule (writer.skip) and where a
+/// negative slot lands (writer.negative).
+WriterJob WriterJobFor(const Group& group, int output, const int64_t* slots, int64_t num_tokens, int32_t index);
 
 }  // namespace slotguard
 

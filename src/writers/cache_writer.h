@@ -6,9 +6,9 @@
 //   ring_writer   the kpool seed / ring update: programs over tiles of
 //                 kRingWriterTile tokens, each token's words by consecutive
 //                 lanes, addressing (page, offset) of a ring page.
-// Both skip what the family's writer skips (WrittenSlot): a negative slot,
+// Both skip what the output's writer skips (WrittenSlot): a negative slot,
 // only -1, or nothing, and a token the job's skip mask names (a writer gate
-// over another group's output). Both write from the mapping the kernel
+// over another group's output, a dummy's token the writer is not run for). Both write from the mapping the kernel
 // produced, so a wrong slot becomes wrong memory. A slot past the pool is
 // not written (in_range reports it; the engine's writer would fault there).
 #ifndef SLOTGUARD_WRITERS_CACHE_WRITER_H_
@@ -39,7 +39,8 @@ struct WriterJob {
   // [num_tokens] or nullptr: 1 for a token the writer skips whatever its
   // slot (a family's writer gate over another group's output).
   const uint8_t* skip = nullptr;
-  uint8_t skip_rule = 0;  // kSkipNegative, kSkipMinusOne or kSkipNone: the family's writer.skip
+  uint8_t skip_rule = 0;  // kSkipNegative, kSkipMinusOne or kSkipNone: the output's writer.skip
+  uint8_t negative = 0;   // kLandIndex, kLandPointer or kLandClamp0: the output's writer.negative
 };
 
 // Which slots a writer skips (a family description's writer.skip).
@@ -47,16 +48,24 @@ constexpr uint8_t kSkipNegative = 0;  // slot < 0
 constexpr uint8_t kSkipMinusOne = 1;  // slot == -1 only
 constexpr uint8_t kSkipNone = 2;      // no slot
 
+// Where a negative slot the writer does not skip lands (writer.negative).
+constexpr uint8_t kLandIndex = 0;    // a tensor index: from the pool's end
+constexpr uint8_t kLandPointer = 1;  // pointer arithmetic: before the pool (never written here: the
+                                     // invariant negative_lands reports it out of bounds)
+constexpr uint8_t kLandClamp0 = 2;   // clamped to slot 0 first (clamp_min(0))
+
 /// The slot a token's write lands in, or -1 for none. A negative slot the
-/// writer does not skip indexes from the pool's end, as a tensor index does
-/// (SGLang's set_kv_buffer writes `buffer[loc]`; a C kernel would write
-/// before the pool instead): either way bytes that must not change do.
+/// writer does not skip lands where the engine's writer puts it: from the
+/// pool's end as a tensor index does (SGLang's set_kv_buffer writes
+/// `buffer[loc]`), in slot 0 after a clamp, or before the pool through a
+/// pointer (not written here: that memory is not the pool's).
 SG_HD int64_t WrittenSlot(const CacheView& cache, const WriterJob& job, int64_t token) {
   int64_t slot = job.slot_mapping[token];
   if (job.skip && job.skip[token]) return -1;
   if (slot < 0) {
     if (job.skip_rule == kSkipNegative || (job.skip_rule == kSkipMinusOne && slot == -1)) return -1;
-    slot += cache.slots;
+    if (job.negative == kLandPointer) return -1;
+    slot = job.negative == kLandClamp0 ? 0 : slot + cache.slots;
   }
   return slot >= 0 && slot < cache.slots ? slot : -1;
 }

@@ -148,10 +148,10 @@ TEST(MemoryInvariantsTest, WriteSetFollowsTheWritersSkipRule) {
     ASSERT_EQ(32, view.slots);
     FillInitialCache(view, &g.cache);
     view.bytes = g.cache.data();
-    WriterJob job = WriterJobFor(s.groups[0], mapping.data(), 7, 0);
+    WriterJob job = WriterJobFor(s.groups[0], 0, mapping.data(), 7, 0);
     EXPECT_EQ(kSkipNone, job.skip_rule);
     if (skips_pad) job.skip_rule = kSkipNegative;
-    RunWriterOnHost(WriterFor(s.groups[0]), view, job);
+    RunWriterOnHost(WriterFor(s.groups[0], 0), view, job);
     EXPECT_EQ(skips_pad ? PoisonWord() : PayloadWord(4, 0, 0), Word(g.cache, 31, 0));  // the last write wins
     CheckKernelOutputs(s, 16, &run);
     const auto& counts = run.findings[0].counts();
@@ -172,7 +172,7 @@ ScenarioRun CheckPool(const Scenario& s, const std::vector<int64_t>& mapping,
   CacheView view = CacheGeometry(s, s.groups[0], kHead);
   FillInitialCache(view, &g.cache);
   view.bytes = g.cache.data();
-  RunWriterOnHost(WriterFor(s.groups[0]), view, WriterJob{mapping.data(), static_cast<int64_t>(mapping.size()), 0});
+  RunWriterOnHost(WriterFor(s.groups[0], 0), view, WriterJob{mapping.data(), static_cast<int64_t>(mapping.size()), 0});
   if (tamper) tamper(&g.cache);
   CheckKernelOutputs(s, 16, &run);
   return run;
