@@ -15,10 +15,12 @@ slot per position, so a live token's slot is req_to_token[row, pos]
 - a live token: req_to_token[row, pos] as it is (no test: the allocator
   hands out pages from 1, so a slot in page 0, [0, page_size), is the
   batch's fault and slotguard's null_block finding);
-- a position past the row, or a dummy request (idx_mapping -1): PAD;
-- a CUDA-graph padded token (from query_start_loc[R]): 0, the sink slot
-  SGLang's buffers keep for them (out_cache_loc is zeroed before the live
-  tokens are copied in).
+- every other token holds 0, the sink slot page 0 keeps for them
+  (pad_value 0): a CUDA-graph padded token (from query_start_loc[R]), a
+  dummy request (idx_mapping -1: an idle DP rank's padding) and a position
+  past the row. SGLang zeroes out_cache_loc and copies the live tokens in
+  (cuda_graph_runner.py replay_prepare); it never writes -1, which its
+  writer (a torch index, no skip) would put in the pool's last slot.
 """
 import os
 import sys
@@ -30,15 +32,14 @@ import slotguard  # noqa: E402
 
 def out_cache_loc(request_of_token, positions, idx_mapping, rows_by_idx_mapping, req_to_token, row_stride, width,
                   num_real_tokens, out):
-    """[cpu] Fills out (int64 [num_tokens]): the slots, 0 for padded tokens."""
-    out[:] = 0                       # the padded tokens' sink slot
-    out[:num_real_tokens] = -1
+    """[cpu] Fills out (int64 [num_tokens]): the live tokens' slots, 0 for every other token."""
+    out[:] = 0                       # the zero fill: the sink slot of every token not mapped
     t = np.arange(num_real_tokens)
     r = request_of_token[:num_real_tokens].astype(np.int64)
     idx = idx_mapping[r].astype(np.int64)
     row = idx if rows_by_idx_mapping else r
     pos = positions[:num_real_tokens]
-    keep = (idx >= 0) & (row >= 0) & (pos < width)
+    keep = (idx >= 0) & (row >= 0) & (pos >= 0) & (pos < width)
     t, row, pos = t[keep], row[keep], pos[keep]
     out[t] = req_to_token[row * row_stride + pos]
 
