@@ -1,6 +1,8 @@
 // A plugin of per-request families (docs/state-and-block-ops.md): vLLM's
 // Mamba-style state indices (vllm_mamba, vllm_gdn, vllm_lightning: column 0
-// of the row, or the column of seq_len - 1 in align mode; the marker 0 for a
+// of the row, the column of seq_len - 1 in align mode or of the last computed
+// token in all mode (cache_all), num_accepted - 1 further with speculative
+// decoding (spec); the marker 0 for a
 // dummy, for a request without a row and for a column past its row) and its
 // Mamba prefix-cache copy list (vllm_mamba_copy: one copy per request, the
 // sources in output 0 and the destinations in output 1, -1 where a request
@@ -19,6 +21,9 @@ struct Call {
   Kind kind;
   int64_t block_size;
   int64_t align;
+  int64_t cache_all;
+  int64_t spec;
+  int64_t num_accepted;
 };
 
 __host__ __device__ int64_t Cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -39,8 +44,10 @@ __host__ __device__ void Request(const Call& k, int32_t r) {
   const int32_t row = RowOf(c, r);
   const int64_t seq = c.seq_lens[r], q = c.query_start_loc[r + 1] - c.query_start_loc[r];
   if (k.kind == kState) {
-    int64_t col = k.align ? (seq - 1) / k.block_size : 0;
-    if (col < 0) col = 0;
+    int64_t col = 0;
+    if (k.align) col += (seq - 1) / k.block_size > 0 ? (seq - 1) / k.block_size : 0;
+    if (k.cache_all) col += Cdiv(seq - q, k.block_size) - 1 > 0 ? Cdiv(seq - q, k.block_size) - 1 : 0;
+    if (k.spec) col += k.num_accepted - 1;
     c.slot_mapping[r] = row >= 0 && col < c.block_table_width ? Entry(c, row, col) : 0;
     return;
   }
@@ -74,6 +81,9 @@ int Prepare(const sg_mapping_call* c, Call* k) {
   k->kind = c->kind == SG_KIND_STATE_INDEX ? kState : kCopy;
   k->block_size = Param(c, "block_size");
   k->align = Param(c, "align");
+  k->cache_all = Param(c, "cache_all");  // vllm_mamba only: 0 for the others
+  k->spec = Param(c, "spec");            // vllm_mamba and vllm_gdn
+  k->num_accepted = Param(c, "num_accepted");
   if (k->block_size <= 0) return 3;
   if (k->kind == kCopy && c->num_outputs != 2) return 4;  // the count, never a pointer: an empty output may be NULL
   return 0;

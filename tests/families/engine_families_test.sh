@@ -138,7 +138,7 @@ found_minimized() {
 }
 
 # The lightning mismatch, from nothing.
-expect 0 "vllm_lightning: check of the engine's padded decode reports skip_agrees and state_writes, as it expects" \
+expect 0 "vllm_lightning: check of the engine's padded decode reports skip_agrees (the padded row's write lands in the sink, so no state_writes), as it expects" \
   "$sg" check --backend host scenarios/engines/vllm_lightning/engine-c3-padded-row-writes-state-0.json
 expect 1 "vllm_lightning: the padded decode under --variant engine_81be2e09 fails" \
   "$sg" check --backend host --variant engine_81be2e09 scenarios/engines/vllm_lightning/c3-padded-decode.json
