@@ -29,6 +29,10 @@ Each token: PAD at pos >= max_model_len; column pos / block_size of the
 request's row (a persistent table: idx_mapping[r]); a dummy (idx_mapping -1)
 is PAD; a column past the row or an entry <= 0 is PAD; else
 slot = entry * block_size + pos % block_size. Padding tokens: PAD.
+
+The two outputs' writers are slotguard's, not the provider's (check
+--writers): the context output's skips a dummy's tokens (the engine never
+stores context K/V in a dummy run), the query output's writes them.
 """
 import os
 import sys

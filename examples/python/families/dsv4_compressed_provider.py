@@ -19,7 +19,11 @@ Written from the description, families/dsv4_compressed.json (docs/families.md):
 - every other token, and every token from query_start_loc[R], is PAD (-1).
 
 The `state` parameter names the compressor-state group: it gates the cache
-writers, not the mapping, so the provider does not read it.
+writers, not the mapping, so the provider does not read it; nor does it
+read positions[], which only the writers test ((positions[t] + 1) %
+compress_ratio, writer.skip_token_if). The engine's sparse-MLA caller
+clamps the table to >= 0 first (variant engine_81be2e09's entry_map); the
+null-safe mapping PADs an entry <= 0 either way.
 """
 import os
 import sys
