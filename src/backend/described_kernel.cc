@@ -1,5 +1,7 @@
 #include "backend/described_kernel.h"
 
+#include <algorithm>
+
 #include "family/family_plan.h"
 #include "family/request_plan.h"
 #include "scenario/family_params.h"
@@ -37,6 +39,21 @@ bool RunDescribedGroup(const Scenario& scenario, const Group& group, const int64
   }
   out->engine = std::move(result.slots);
   out->flat.clear();
+  // A description whose kernel reads past the row (range "none": an engine
+  // variant without its range guard) reads there, as the engine does: the
+  // reads are recorded as the host backend records a kernel's, for row_bounds.
+  if (desc.kind == FamilyKind::kSlotMapping && mapping->range == RangeRule::kNone) {
+    const int64_t n = scenario.batch.num_tokens;
+    if (static_cast<int64_t>(out->read_past_row.size()) != n) out->read_past_row.assign(static_cast<size_t>(n), 0);
+    const BlockTable& table = group.table;
+    const int64_t min_width = plan.min_width;
+    ForEachAddress(plan, scenario.batch, [&](int64_t t, int32_t r, bool selected, int64_t col) {
+      const int32_t row = mapping->rows == RowsRule::kCsr ? r : scenario.batch.row_of(r);
+      if (!selected || col < 0 || row < 0 || row >= table.rows) return;
+      if (col >= std::max<int64_t>(table.row_width(row), min_width)) out->read_past_row[t] = 1;
+    });
+    if (out->row_bounds_evidence.empty()) out->row_bounds_evidence = "the description's kernel reads past the row";
+  }
   return true;
 }
 

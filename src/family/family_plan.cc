@@ -177,6 +177,7 @@ class Run {
     const int outputs = plan_.outputs();
     out_->slots.resize(outputs);
     for (auto& s : out_->slots) s.assign(n, m_.pad_value);
+    mapped_.assign(static_cast<size_t>(outputs), std::vector<uint8_t>(n, 0));
     out_->facts.resize(facts_ ? outputs : 0);
     for (auto& f : out_->facts) f.assign(n, 0);
     out_->owner = OwnersOf(m_, b_, plan_.mapped_end);
@@ -204,6 +205,14 @@ class Run {
       }
       t = end;
     }
+    // Under a sink, a token the description leaves unmapped in an output (a
+    // column past the row, a pad_entry hit, a select or gate; a padding
+    // token) owns no state there: the engine sends it to the sink by design
+    // (a zeroed buffer's slot 0, a writer's clamp_min(0)), so it may write it.
+    if (facts_ && sink)
+      for (int o = 0; o < outputs; ++o)
+        for (int64_t u = 0; u < plan_.mapped_end; ++u)
+          if (!mapped_[o][u]) out_->facts[o][u] |= kFactSinkOk;
     return true;
   }
 
@@ -354,6 +363,7 @@ class Run {
           return false;
         if (!selected) continue;
         out_->slots[o][t] = slot;
+        mapped_[o][t] = 1;
         if (live) Fact(o, t, kFactLiveTarget);
       }
     }
@@ -370,6 +380,7 @@ class Run {
   const int64_t* linked_;
   const bool facts_;
   Interpretation* out_;
+  std::vector<std::vector<uint8_t>> mapped_;  // per output: the tokens the description maps
 };
 
 }  // namespace

@@ -62,7 +62,7 @@ expect() {
   fi
 }
 
-for family in dsv4_compressed eagle_step dflash sglang_out_cache_loc flashinfer_append \
+for family in dsv4_compressed eagle_step eagle_step_chain dflash vllm_extract_hidden_states sglang_out_cache_loc flashinfer_append trtllm_paged \
   vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store; do
   provider="$py examples/python/families/${family}_provider.py"
   dir=scenarios/engines/$family

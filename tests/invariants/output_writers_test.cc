@@ -208,11 +208,11 @@ TEST(PadValueTest, AMinusOneInAZeroedBufferIsPadExactsAndLandsInTheLastSlot) {
 // The caller's clamp of the table (DeepSeek-V4's sparse-MLA builder,
 // clamp_(min=0)): a -1 entry becomes block 0, where the token then lands.
 TEST(EntryMapTest, TheCallersClampSendsAMinusOneEntryToBlockZero) {
-  Register("clamped", R"({"slotguard_family": 1, "name": "clamped", "meaning": "m",
+  Register("clamped", R"J({"slotguard_family": 1, "name": "clamped", "meaning": "m",
     "params": [{"name": "block_size", "meaning": "b", "min": 1, "example": 4}],
     "column": "pos / block_size", "offset": "pos % block_size", "page": "block_size",
     "pad_entry": "entry < 0",
-    "variants": [{"name": "clamp", "meaning": "the caller clamps", "set": {"entry_map": "max(entry, 0)"}}]})");
+    "variants": [{"name": "clamp", "meaning": "the caller clamps", "set": {"entry_map": "max(entry, 0)"}}]})J");
   const std::string scenario = R"({"slotguard": 1, "name": "c", "num_blocks": 4,
     "batch": {"query_start_loc": [0, 2], "positions": [1, 2]},
     "groups": [{"name": "g", "kernel": "clamped", "block_size": 4, "block_table": [[-1]]VARIANT}]})";

@@ -125,10 +125,12 @@ TEST(WritersTest, TheFamilysSkipRuleDecidesWhichNegativeSlotsWrite) {
   EXPECT_EQ(PoisonWord(), Word(cache, 4, 0));
 }
 
-// SGLang's writer skips nothing ("skip": "none"): the dummy's PAD tokens
-// (3, 4) write the pool's last slot, 31 (16 pages of 2), as set_kv_buffer's
-// buffer[-1] does; write_set expects that write, and a pool whose writer
-// skipped them is a finding.
+// SGLang's buffer is zeroed and only the live tokens filled in (pad_value 0):
+// the dummy's tokens (3, 4) and the padding (6) write slot 0, the sink's, and
+// write_set expects exactly that. A kernel that gives the dummy -1 instead
+// writes the pool's last slot, 31 (16 pages of 2), as set_kv_buffer's
+// buffer[-1] does (the writer skips nothing): write_set finds the stray
+// payload there and negative_lands names the landing.
 TEST(MemoryInvariantsTest, WriteSetFollowsTheWritersSkipRule) {
   Scenario s;
   std::string err;
@@ -136,8 +138,9 @@ TEST(MemoryInvariantsTest, WriteSetFollowsTheWritersSkipRule) {
                                    "/scenarios/engines/sglang_out_cache_loc/prefill-dummy-padding.json",
                                LoadLimits(), &s, &err))
       << err;
-  const std::vector<int64_t> mapping = {10, 11, 18, -1, -1, 8, 0};
-  for (const bool skips_pad : {false, true}) {
+  for (const bool minus_one : {false, true}) {
+    const std::vector<int64_t> mapping =
+        minus_one ? std::vector<int64_t>{10, 11, 18, -1, -1, 8, 0} : std::vector<int64_t>{10, 11, 18, 0, 0, 8, 0};
     ScenarioRun run;
     run.kernel.resize(1);
     GroupOutputs& g = run.kernel[0];
@@ -150,13 +153,15 @@ TEST(MemoryInvariantsTest, WriteSetFollowsTheWritersSkipRule) {
     view.bytes = g.cache.data();
     WriterJob job = WriterJobFor(s.groups[0], 0, mapping.data(), 7, 0);
     EXPECT_EQ(kSkipNone, job.skip_rule);
-    if (skips_pad) job.skip_rule = kSkipNegative;
+    EXPECT_EQ(kLandIndex, job.negative);
     RunWriterOnHost(WriterFor(s.groups[0], 0), view, job);
-    EXPECT_EQ(skips_pad ? PoisonWord() : PayloadWord(4, 0, 0), Word(g.cache, 31, 0));  // the last write wins
+    EXPECT_EQ(minus_one ? PayloadWord(4, 0, 0) : PoisonWord(), Word(g.cache, 31, 0));  // the last write wins
+    EXPECT_EQ(PayloadWord(6, 0, 0), Word(g.cache, 0, 0));
     CheckKernelOutputs(s, 16, &run);
     const auto& counts = run.findings[0].counts();
-    EXPECT_EQ(skips_pad ? 1u : 0u, counts.count("write_set")) << skips_pad;
-    EXPECT_EQ(0u, counts.count("null_bytes")) << "the padded token's slot 0 is the sink's";
+    EXPECT_EQ(minus_one ? 1u : 0u, counts.count("write_set")) << minus_one;
+    EXPECT_EQ(minus_one ? 1u : 0u, counts.count("negative_lands")) << minus_one;
+    EXPECT_EQ(0u, counts.count("null_bytes")) << "slot 0 is the sink's, written by tokens that own no state";
   }
 }
 
