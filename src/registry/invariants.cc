@@ -22,6 +22,12 @@ std::vector<std::string> AllInvariantNames() {
   return names;
 }
 
+bool IsMemoryInvariant(const std::string& name) {
+  for (const InvariantInfo& info : AllInvariants())
+    if (info.name == name) return info.stage == InvariantStage::kMemory;
+  return false;
+}
+
 bool IsInvariantName(const std::string& name) {
   for (const InvariantInfo& info : AllInvariants())
     if (name == info.name) return true;

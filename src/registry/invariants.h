@@ -38,6 +38,8 @@ struct InvariantInfo {
 const std::vector<InvariantInfo>& AllInvariants();
 std::vector<std::string> AllInvariantNames();
 bool IsInvariantName(const std::string& name);
+/// Whether `name` is a memory invariant (checked only with the writers on).
+bool IsMemoryInvariant(const std::string& name);
 /// The lowest-ranked (most specific) of `fired`, "" when empty.
 std::string MostSpecificInvariant(const std::set<std::string>& fired);
 
