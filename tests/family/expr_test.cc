@@ -75,6 +75,20 @@ TEST(ExprTest, ParseErrorsNameTheProblem) {
   EXPECT_EQ("the formula ends early", err);
 }
 
+// Every int64 literal reads, up to INT64_MAX itself (issue 35: the last
+// eight were "number too large"); one past it does not.
+TEST(ExprTest, LiteralsUpToTheLimit) {
+  EXPECT_EQ(9223372036854775800, Eval("9223372036854775800"));
+  EXPECT_EQ(9223372036854775806, Eval("9223372036854775806"));
+  EXPECT_EQ(INT64_MAX, Eval("9223372036854775807"));
+  Expr e;
+  std::string err;
+  EXPECT_FALSE(e.Parse("9223372036854775808", kNames, &err));
+  EXPECT_EQ("number too large", err);
+  EXPECT_FALSE(e.Parse("92233720368547758070", kNames, &err));
+  EXPECT_EQ("number too large", err);
+}
+
 TEST(ExprTest, VariablesInTheOrderTheyAppear) {
   Expr e;
   std::string err;
