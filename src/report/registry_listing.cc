@@ -6,6 +6,7 @@
 #include "report/report.h"
 #include "registry/invariants.h"
 #include "scenario/family_params.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -82,9 +83,11 @@ std::string RequestLine(const FamilyDesc& d) {
 
 void WriteRegistryListing(std::ostream& out) {
   out << "families, their parameters and variants (fixed is the default and the only correct one):\n";
+  // What a description file says (its meanings, its path) is escaped: one
+  // line each, whatever bytes the file holds.
   for (const FamilyInfo& family : AllFamilies()) {
-    out << "  " << family.name << ": " << family.description << "\n";
-    out << "    from " << family.desc->file
+    out << "  " << family.name << ": " << EscapeText(family.description, 0) << "\n";
+    out << "    from " << EscapeText(family.desc->file, 0)
         << (family.kernel ? "; slotguard's own kernel" : "; no kernel of slotguard's: give an implementation")
         << "\n";
     if (family.desc->kind != FamilyKind::kSlotMapping) {
@@ -94,10 +97,10 @@ void WriteRegistryListing(std::ostream& out) {
     }
     for (const ParamDesc& p : family.desc->params)
       out << "    param " << p.key << " (" << TypeName(p.type) << ", " << RangeText(p) << "; default "
-          << DefaultCell(p) << "): " << p.meaning << "\n";
+          << DefaultCell(p) << "): " << EscapeText(p.meaning, 0) << "\n";
     for (const ConstraintDesc& c : family.desc->constraints) out << "    requires " << c.holds.text() << "\n";
     for (Variant v : VariantsOf(family.family))
-      out << "    " << GetVariant(v).name << ": " << GetVariant(v).description << "\n";
+      out << "    " << GetVariant(v).name << ": " << EscapeText(GetVariant(v).description, 0) << "\n";
   }
   out << "invariants:\n";
   for (const InvariantInfo& inv : AllInvariants())
@@ -174,7 +177,8 @@ void WriteRegistryJson(std::ostream& out) {
                                                                          : "mapping"},
                           {"description", inv.description}});
   root["invariants"] = invariants;
-  out << root.dump(2) << "\n";
+  // A path or meaning that is not UTF-8 (a family file's) is escaped, never an unwritable listing.
+  out << ReportJsonText(std::move(root));
 }
 
 std::string FamilyParameterMarkdown() {
