@@ -89,12 +89,12 @@ bool ParamFormulasHold(const Group& group, size_t p, bool defaulted, std::string
   std::vector<int64_t> vars = ParamVars(d, group);
   int64_t value;
   std::string error;
-  for (const auto& [what, e] : {std::pair<const char*, const Expr*>{"max", &param.max}, {"default", &param.default_value}}) {
-    if (e->empty() || (e == &param.default_value && !defaulted) || e->Evaluate(vars.data(), &value, &error)) continue;
-    *why = std::string(what) + " '" + e->text() + "' of family " + d.name + " has no value: " + error;
+  auto holds = [&](const char* what, const Expr& e) {
+    if (e.empty() || e.Evaluate(vars.data(), &value, &error)) return true;
+    *why = std::string(what) + " '" + e.text() + "' of family " + d.name + " has no value: " + error;
     return false;
-  }
-  return true;
+  };
+  return holds("max", param.max) && (!defaulted || holds("default", param.default_value));
 }
 
 Group ExampleGroup(Family family, const std::string& name) {
