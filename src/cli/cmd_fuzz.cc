@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <system_error>
 
 #include "backend/gpu_device.h"
@@ -148,6 +149,11 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
       check.stop = campaign.stop;  // a stop ends the replay too, at the next file
       regressions = CheckFiles(files, check, *backend);
       PrintCheckReports(regressions, false, true, out, err);
+      std::set<std::string> replayed;  // a file may give several reports (variant runs)
+      for (const ScenarioReport& r : regressions) replayed.insert(r.file);
+      if (const int sig = campaign.stop->load(); sig != 0 && replayed.size() < files.size())
+        err << "fuzz: stopped by " << SignalName(sig) << " during the regressions: " << replayed.size() << " of "
+            << files.size() << " replayed\n";
     }
   }
   int64_t failing_regressions = 0, bad_regressions = 0;

@@ -276,8 +276,9 @@ inline bool Apply(uint8_t op, int64_t a, int64_t b, int64_t* v, ExprError* error
       return true;
     case Expr::kCdiv: {
       if (b == 0) return *error = ExprError::kDivisionByZero, false;
-      int64_t sum;
-      if (__builtin_add_overflow(a, b - 1, &sum)) return *error = ExprError::kOverflow, false;
+      int64_t sum, below;  // a + (b - 1), each step checked (b - 1 overflows for b = INT64_MIN)
+      if (__builtin_sub_overflow(b, 1, &below) || __builtin_add_overflow(a, below, &sum))
+        return *error = ExprError::kOverflow, false;
       if (sum == INT64_MIN && b == -1) return *error = ExprError::kOverflow, false;
       *v = sum / b;
       return true;
