@@ -44,7 +44,7 @@ def families(binary=None, family_files=()):
         import subprocess
         args = [find_binary(binary), "list", "--json"]
         for f in family_files:
-            args += ["--family-file", str(f)]
+            args += ["--family-file", os.fsdecode(f)]   # bytes (not UTF-8) as they are, never "b'...'"
         done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if done.returncode != 0:
             raise ValueError("slotguard list --json: %s" % done.stderr.decode("utf-8", "replace").strip())

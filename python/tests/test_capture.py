@@ -312,4 +312,5 @@ def test_one_family_file_is_one_path(binary, tmp_path):
                           groups=[dict(name="w", family="sliding_window", block_size=4, window_blocks=2,
                                        block_table=[[1, 2]])])
     assert s["groups"][0]["kernel"] == "sliding_window"
-    assert "bad\\xff" in slotguard.families(binary, [os.path.join(odd, b"sliding_window.json")])["sliding_window"]["file"]
+    from slotguard.capture import families
+    assert "bad\\xff" in families(binary, [os.path.join(odd, b"sliding_window.json")])["sliding_window"]["file"]
