@@ -182,16 +182,22 @@ expect 0 "ok    $decode" -- "$SG" check --backend host --json "$work/link.json" 
 must "[ -L $work/link.json ] && grep -q '\"slotguard_report\"' $work/target.json" "the symbolic link was replaced, its target kept the old report"
 
 # --- 18. A family path directory that cannot be listed is named (exit 2),
-# never skipped (as root every directory can be listed: skipped).
-if [ "$(id -u)" != 0 ]; then
-  mkdir "$work/closed"
-  cp "$work/fam13.json" "$work/closed/w.json"
-  chmod 000 "$work/closed"
-  expect 2 "slotguard: error: SLOTGUARD_FAMILY_PATH: $work/closed: cannot list the directory: Permission denied" -- \
-    env SLOTGUARD_FAMILY_PATH="$work/closed" "$SG" list
-  chmod 700 "$work/closed"
+# never skipped. Root lists every directory: then run as nobody (setpriv).
+as_user=()
+if [ "$(id -u)" = 0 ]; then
+  command -v setpriv > /dev/null && as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+if [ "$(id -u)" != 0 ] || [ ${#as_user[@]} -gt 0 ]; then
+  mkdir -m 755 "$work/pub"
+  chmod 755 "$work"
+  mkdir "$work/pub/closed"
+  cp "$work/fam13.json" "$work/pub/closed/w.json"
+  chmod 000 "$work/pub/closed"
+  expect 2 "slotguard: error: SLOTGUARD_FAMILY_PATH: $work/pub/closed: cannot list the directory: Permission denied" -- \
+    env SLOTGUARD_FAMILY_PATH="$work/pub/closed" "${as_user[@]}" "$SG" list
+  chmod 700 "$work/pub/closed" "$work"
 else
-  echo "skipped: the unreadable family path (running as root)"
+  echo "skipped: the unreadable family path (root, and no setpriv)"
 fi
 
 # --- 4. Thousands of family files: registered once each, in the isolated
