@@ -58,8 +58,10 @@ TEST(ExprTest, EvaluationErrorsAreNotWrappedValues) {
   EXPECT_EQ("the value overflows int64", EvalError("4611686018427387904 + 4611686018427387904"));
   EXPECT_EQ("the value overflows int64", EvalError("-4611686018427387904 - 4611686018427387904 - 1"));
   EXPECT_EQ("the value overflows int64", EvalError("cdiv(4611686018427387904 + 4611686018427387903, page)"));
-  // cdiv's b - 1 overflows for b = INT64_MIN (undefined behaviour before: fuzz_family_file found it).
+  // cdiv's b - 1 overflows for b = INT64_MIN (undefined behaviour before,
+  // which wrapped to a value: cdiv(-1, INT64_MIN) was 0; fuzz_family_file found it).
   EXPECT_EQ("the value overflows int64", EvalError("cdiv(pos, -9223372036854775807 - 1)"));
+  EXPECT_EQ("the value overflows int64", EvalError("cdiv(-1, -9223372036854775807 - 1)"));
 }
 
 TEST(ExprTest, ParseErrorsNameTheProblem) {
