@@ -37,13 +37,14 @@ def families(binary=None, family_files=()):
     family's entry (params, outputs, rows, ...). Read once per set of
     arguments; the binary is found as slotguard.find_binary() finds it."""
     from .cli import find_binary
+    family_files = _paths(family_files, "family_files")
     key = (binary, tuple(family_files))
     table = _FAMILIES.get(key)
     if table is None:
         import subprocess
         args = [find_binary(binary), "list", "--json"]
         for f in family_files:
-            args += ["--family-file", str(f)]
+            args += ["--family-file", os.fsdecode(f)]   # bytes (not UTF-8) as they are, never "b'...'"
         done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if done.returncode != 0:
             raise ValueError("slotguard list --json: %s" % done.stderr.decode("utf-8", "replace").strip())
@@ -55,6 +56,23 @@ def families(binary=None, family_files=()):
 
 
 _FAMILIES = {}
+
+
+def _paths(x, what):
+    """A list of paths: one path (a str, bytes or os.PathLike) is a list of
+    one, never the characters of its name."""
+    if isinstance(x, (str, bytes, os.PathLike)):
+        return [x]
+    if x is None:
+        return []
+    try:
+        items = list(x)
+    except TypeError:
+        raise ValueError("%s: expected a path or a list of paths, got %s" % (what, _kind(x)))
+    for i, item in enumerate(items):
+        if not isinstance(item, (str, bytes, os.PathLike)):
+            raise ValueError("%s[%d]: expected a path, got %s" % (what, i, _kind(item)))
+    return items
 
 
 def _formula(text, values):
@@ -181,27 +199,46 @@ def _element(e, what):
 
 
 def _ints(x, what, lo, hi, n=None):
+    """The integers of an array, each in [lo, hi]; with n, an engine buffer
+    cut to its first n entries first (what lies past the step is not
+    looked at), and a shorter one an error."""
+    seq = _sequence(x, what)
+    if n is not None:
+        if len(seq) < n:
+            raise ValueError("%s: %d entries; expected %d" % (what, len(seq), n))
+        seq = seq[:n]
     out = []
-    for i, e in enumerate(_sequence(x, what)):
+    for i, e in enumerate(seq):
         e = _element(e, "%s[%d]" % (what, i))
         if not lo <= e <= hi:
             raise ValueError("%s[%d]: %d out of range; expected %d <= value <= %d" % (what, i, e, lo, hi))
         out.append(e)
-    if n is not None:
-        if len(out) < n:
-            raise ValueError("%s: %d entries; expected %d" % (what, len(out), n))
-        out = out[:n]
     return out
 
 
 def _int(x, what, lo, hi):
     x = _tolist(x)
-    if isinstance(x, list) and len(x) == 1 and not isinstance(x[0], list):  # a 1-element array
+    if isinstance(x, (list, tuple)) and len(x) == 1 and not isinstance(x[0], (list, tuple)):  # a 1-element array
         x = x[0]
+    if isinstance(x, (list, tuple)):
+        raise ValueError("%s: expected an integer, got %s" % (what, _kind(x)))
     x = _element(x, what)
     if not lo <= x <= hi:
         raise ValueError("%s: %d out of range; expected %d <= value <= %d" % (what, x, lo, hi))
     return x
+
+
+def _bool(v, what):
+    """A bool parameter: True, False, 0 or 1 (a numpy scalar or a 1-element
+    array too); ValueError naming `what` for anything else."""
+    v = _tolist(v)
+    if isinstance(v, (list, tuple)) and len(v) == 1 and not isinstance(v[0], (list, tuple)):
+        v = v[0]
+    if isinstance(v, float) and v in (0.0, 1.0):
+        v = int(v)
+    if not isinstance(v, (bool, int)) or v not in (0, 1):
+        raise ValueError("%s must be true or false, got %s" % (what, _kind(v)))
+    return bool(v)
 
 
 def _expect(expect, outputs, known):
@@ -212,7 +249,7 @@ def _expect(expect, outputs, known):
     if isinstance(expect, str):
         expect = {"verdict": expect}
     if isinstance(expect, dict) and set(expect) - {"verdict", "findings", "slot_mapping"}:
-        k = sorted(set(expect) - {"verdict", "findings", "slot_mapping"})[0]
+        k = sorted(set(expect) - {"verdict", "findings", "slot_mapping"}, key=str)[0]
         raise ValueError("expect: unknown key %r%s; expected verdict, findings, slot_mapping"
                          % (k, _did_you_mean(str(k), ["verdict", "findings", "slot_mapping"])))
     if not isinstance(expect, dict):
@@ -267,9 +304,10 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint, known):
     family = g.pop("family", None)
     kernel = g.pop("kernel", None)
     family = family or kernel
-    if family not in known or family.startswith("_"):
+    if not isinstance(family, str) or family not in known or family.startswith("_"):
         names = sorted(f for f in known if not f.startswith("_"))
-        raise ValueError("%s: family %r; expected one of %s" % (where, family, ", ".join(names)))
+        raise ValueError("%s: family %s; expected one of %s"
+                         % (where, repr(family) if isinstance(family, str) else _kind(family), ", ".join(names)))
     fam = known[family]
     out = {"name": name, "kernel": family}
     variant = g.pop("variant", None)
@@ -306,7 +344,7 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint, known):
         elif p["name"] in g:
             values[p["name"]] = g.pop(p["name"])
     if g:
-        k = sorted(g)[0]
+        k = sorted(g, key=str)[0]
         other = [f for f, e in known.items() if not f.startswith("_") and
                  any(k in (q["key"].split("/")[0], q["name"]) for q in e["params"])]
         hint = " (a key of %s)" % ", ".join(other) if other else ""
@@ -323,11 +361,7 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint, known):
                 raise ValueError("%s: missing %s (required for %s)" % (where, p["name"], family))
             continue
         if p["type"] == "bool":
-            if hasattr(v, "item"):
-                v = v.item()
-            if v not in (True, False, 0, 1):
-                raise ValueError("%s must be true or false, got %r" % (what, v))
-            checked[p["name"]] = bool(v)
+            checked[p["name"]] = _bool(v, what)
         elif p["type"] == "group name":
             if not isinstance(v, str) or not v:
                 raise ValueError("%s must name a %s group of the scenario" % (what, p["family"]))
@@ -404,6 +438,7 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
     families the slotguard binary knows (families())."""
     if unknown:
         raise _unknown_arguments("scenario_dict", unknown, _ARGUMENTS)
+    family_files = _paths(family_files, "family_files")
     table = families(binary, family_files)
     if table_rows not in ("request", "idx_mapping"):
         raise ValueError("table_rows %r; expected 'request' (row r is request r's) or 'idx_mapping' "
@@ -412,10 +447,14 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
         raise ValueError("table_layout %r; expected padded, tight or strided" % (table_layout,))
     if not isinstance(name, str) or not name:
         raise ValueError("name: a non-empty string")
-    qsl = _ints(query_start_loc, "query_start_loc", 0, INT32_MAX)
-    if num_reqs is not None:
-        num_reqs = _int(num_reqs, "num_reqs", 0, len(qsl) - 1 if qsl else 0)
-        qsl = qsl[:num_reqs + 1]
+    if num_blocks is not None:   # first: the groups' block ids are checked against it
+        num_blocks = _int(num_blocks, "num_blocks", 1, INT32_MAX)
+    if num_reqs is not None:   # a persistent buffer: its first num_reqs + 1 entries only
+        n = len(_sequence(query_start_loc, "query_start_loc"))
+        num_reqs = _int(num_reqs, "num_reqs", 0, n - 1 if n else 0)
+        qsl = _ints(query_start_loc, "query_start_loc", 0, INT32_MAX, num_reqs + 1)
+    else:
+        qsl = _ints(query_start_loc, "query_start_loc", 0, INT32_MAX)
     if not qsl:
         raise ValueError("query_start_loc: empty; expected num_reqs + 1 entries starting at 0")
     if qsl[0] != 0:
@@ -492,9 +531,7 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
                 same = sorted(n for n, k in kinds.items() if k == p["family"])
                 raise ValueError("group %r: %s %r names no %s group (%s groups: %s)"
                                  % (g["name"], p["name"], target, p["family"], p["family"], ", ".join(same) or "none"))
-    if num_blocks is not None:
-        num_blocks = _int(num_blocks, "num_blocks", 1, INT32_MAX)
-    else:
+    if num_blocks is None:
         num_blocks = blocks
     s = {"slotguard": 2 if (table_rows != "request" or table_layout) else 1, "name": name}
     if description:

@@ -247,3 +247,70 @@ def test_state_indices_and_block_operations_are_captured_per_request(binary, tmp
                       expect={"slot_mapping": {"cp": [4, -1, -1], "cp.dst": [6, -1, -1]}}, **batch)
     r = slotguard.check([mamba, copy], binary=binary)
     assert "2 scenario runs (2 hold, 0 fail)" in r.summary
+
+
+# Issue 35, items 20-22 (and 3 as capture() meets it): engine buffers are
+# cut before they are looked at, every argument error is a ValueError that
+# names the argument, and one family file is one path.
+def test_garbage_past_the_step_is_never_looked_at(tmp_path):
+    # Past num_reqs + 1, num_tokens and R: values no step could hold (negative, not integers).
+    s = slotguard.capture(str(tmp_path / "c.json"), query_start_loc=[0, 2, 3, -7, "x"], num_reqs=2,
+                          positions=[5, 6, 0, -1, 2 ** 70], num_tokens=3, seq_lens=[7, 1, -5, None],
+                          idx_mapping=[0, 1, -9],
+                          groups=[dict(name="a", family="paged", block_size=4, block_table=[[1], [3], [-5]])])
+    assert s["batch"]["query_start_loc"] == [0, 2, 3] and s["batch"]["positions"] == [5, 6, 0]
+    assert s["batch"]["seq_lens"] == [7, 1] and s["batch"]["idx_mapping"] == [0, 1]
+    assert s["groups"][0]["block_table"] == [[1], [3]]
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(num_blocks="8"), "num_blocks: expected an integer, got the str '8'"),
+    (dict(num_blocks=[8, 9]), "num_blocks: expected an integer, got a list of 2 elements"),
+    (dict(groups=[dict(name="a", family=["paged"], block_size=16, block_table=[[1], [0]])]),
+     "group 'a': family a list of 1 elements; expected one of"),
+    (dict(groups=[{"name": "a", "family": "paged", "block_size": 16, "block_table": [[1], [0]], 7: 1, "zz": 2}]),
+     "group 'a': unknown key 7 for family paged"),
+    (dict(expect={"verdict": "pass", 3: "x", "q": 1}), "expect: unknown key 3"),
+])
+def test_argument_errors_are_value_errors_naming_the_argument(tmp_path, change, message):
+    with pytest.raises(ValueError) as e:
+        slotguard.capture(str(tmp_path / "x.json"), **two_groups(**change))
+    assert message in str(e.value)
+
+
+@pytest.mark.skipif(np is None, reason="numpy is not importable")
+def test_numpy_argument_errors_name_the_argument(tmp_path):
+    with pytest.raises(ValueError) as e:
+        slotguard.capture(str(tmp_path / "x.json"), **two_groups(num_blocks=np.array([8, 9])))
+    assert "num_blocks: expected an integer, got a list of 2 elements" in str(e.value)
+    groups = [dict(name="p", family="paged", block_size=16, enabled=np.array([1, 0]), block_table=[[1], [0]])]
+    with pytest.raises(ValueError) as e:
+        slotguard.capture(str(tmp_path / "x.json"), **two_groups(groups=groups))
+    assert "group 'p': enabled must be true or false, got a list of 2 elements" in str(e.value)
+    # A 1-element array is its element, as for the integers.
+    groups[0]["enabled"] = np.array([True])
+    assert slotguard.capture(str(tmp_path / "y.json"), **two_groups(groups=groups))["groups"][0]["enabled"] is True
+
+
+def test_one_family_file_is_one_path(binary, tmp_path):
+    import os
+    import shutil
+    here = os.path.dirname(os.path.abspath(__file__))
+    family = os.path.join(here, "..", "..", "examples", "families", "sliding_window.json")
+    s = slotguard.capture(str(tmp_path / "w.json"), binary=binary, family_files=family,
+                          query_start_loc=[0, 1], positions=[3], seq_lens=None,
+                          groups=[dict(name="w", family="sliding_window", block_size=4, window_blocks=2,
+                                       block_table=[[1, 2]])])
+    assert s["groups"][0]["kernel"] == "sliding_window"
+    # A family file under a folder whose name is not UTF-8: slotguard list --json escapes it.
+    odd = os.path.join(os.fsencode(str(tmp_path)), b"bad\xff")
+    os.mkdir(odd)
+    shutil.copy(family, os.path.join(odd, b"sliding_window.json"))
+    s = slotguard.capture(str(tmp_path / "u.json"), binary=binary,
+                          family_files=[os.path.join(odd, b"sliding_window.json")],
+                          query_start_loc=[0, 1], positions=[3], seq_lens=None,
+                          groups=[dict(name="w", family="sliding_window", block_size=4, window_blocks=2,
+                                       block_table=[[1, 2]])])
+    assert s["groups"][0]["kernel"] == "sliding_window"
+    from slotguard.capture import families
+    assert "bad\\xff" in families(binary, [os.path.join(odd, b"sliding_window.json")])["sliding_window"]["file"]

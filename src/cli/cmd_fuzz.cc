@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <system_error>
 
 #include "backend/gpu_device.h"
@@ -81,8 +82,14 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   if (!ParseShardFlag(options.shard, &campaign.settings, err)) return kExitBadInput;
   if (!CheckSarifRoot(options.sarif_root, err)) return kExitBadInput;
   Suppressions suppressions;
+  // The regression reproducers are inputs a report must not overwrite (a
+  // folder that cannot be listed is named below).
+  std::vector<NamedFile> regression_inputs;
+  std::vector<std::string> regression_files;
+  if (!options.regressions.empty() && RegressionFiles(options.regressions, &regression_files, &problem))
+    for (const std::string& file : regression_files) regression_inputs.push_back({"the regression", file});
   if (!CheckCampaignFiles(options.setup.provider, options.suppressions_path, options.json_path, options.sarif_path,
-                          options.settings.out_dir, &suppressions, err))
+                          options.settings.out_dir, &suppressions, err, regression_inputs))
     return kExitBadInput;
   if (!options.suppressions_path.empty()) campaign.suppressions = &suppressions;
   campaign.tty_progress = isatty(STDERR_FILENO);
@@ -139,8 +146,14 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
       check.jobs = options.settings.jobs;
       check.limits = LimitsFor(LoadLimits(), *backend, setup);
       check.suppressions = campaign.suppressions;
+      check.stop = campaign.stop;  // a stop ends the replay too, at the next file
       regressions = CheckFiles(files, check, *backend);
       PrintCheckReports(regressions, false, true, out, err);
+      std::set<std::string> replayed;  // a file may give several reports (variant runs)
+      for (const ScenarioReport& r : regressions) replayed.insert(r.file);
+      if (const int sig = campaign.stop->load(); sig != 0 && replayed.size() < files.size())
+        err << "fuzz: stopped by " << SignalName(sig) << " during the regressions: " << replayed.size() << " of "
+            << files.size() << " replayed\n";
     }
   }
   int64_t failing_regressions = 0, bad_regressions = 0;

@@ -4,6 +4,8 @@
 // and the exit code is 1.
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "cli/command_setup.h"
 #include "cli/commands.h"
 #include "fuzzing/campaign.h"
@@ -16,6 +18,7 @@
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
 #include "util/output_file.h"
+#include "util/stop_signals.h"
 
 namespace slotguard {
 
@@ -38,8 +41,12 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
   run.enumeration.layout = options.setup.table_layout;
   if (!ParseShardFlag(options.shard, &run.campaign.settings, err)) return kExitBadInput;
   Suppressions suppressions;
+  // A built-in scope's name is no file (scope_file.h: run.scope.file says which).
+  std::vector<NamedFile> scope_input;
+  std::error_code scope_ec;
+  if (std::filesystem::is_regular_file(options.scope, scope_ec)) scope_input.push_back({"--scope", options.scope});
   if (!CheckCampaignFiles(options.setup.provider, options.suppressions_path, options.json_path, options.sarif_path,
-                          options.settings.out_dir, &suppressions, err))
+                          options.settings.out_dir, &suppressions, err, scope_input))
     return kExitBadInput;
   if (!options.suppressions_path.empty()) run.campaign.suppressions = &suppressions;
   run.campaign.tty_progress = isatty(STDERR_FILENO);
@@ -55,6 +62,13 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
   if (!options.count && !PrepareReproducerDir(options.settings.out_dir, &problem)) {
     err << ErrorLine(problem);
     return kExitEnvironment;
+  }
+  // SIGINT, SIGTERM: as fuzz, stop at the next batch and write the claim of
+  // what was checked, the reports and the summary (before any child process
+  // starts, whose handlers would otherwise take them).
+  if (!options.count) {
+    InstallStopSignals();
+    run.campaign.stop = &StopSignalFlag();
   }
   int open_status;
   std::unique_ptr<Backend> backend = OpenBackend(options.backend, setup, err, &open_status);
@@ -76,7 +90,7 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
   ProveReport report;
   bool bad_input = false;
   if (!ProveScope(run, *backend, err, &report.campaign.result, &report.claim, &problem, &bad_input)) {
-    err << ErrorLine((bad_input ? "--scope " + options.scope + ": " : "prove: ") + problem);
+    err << ErrorLine((bad_input ? "--scope " + EscapeText(options.scope, 0) + ": " : "prove: ") + problem);
     return bad_input ? kExitBadInput : kExitEnvironment;
   }
   if (options.count) {
@@ -101,7 +115,11 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
     unwritten = true;
   }
   if (unwritten || report.campaign.result.ReproducerUnwritten()) return kExitEnvironment;
-  return report.campaign.result.Found() ? kExitFindings : kExitHolds;
+  // Stopped by a signal (docs/prove.md): 1 with a finding, else 128 + the
+  // signal, never 0 (the claim covers a prefix of the scope only).
+  if (report.campaign.result.Found()) return kExitFindings;
+  if (report.campaign.result.stop_signal) return 128 + report.campaign.result.stop_signal;
+  return kExitHolds;
 }
 
 }  // namespace slotguard

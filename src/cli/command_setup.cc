@@ -131,9 +131,10 @@ bool CheckFamilyNames(const std::vector<std::string>& names, std::ostream& err) 
 
 bool CheckCampaignFiles(const ProviderSource& provider, const std::string& suppressions_path,
                         const std::string& json_path, const std::string& sarif_path, const std::string& out_dir,
-                        Suppressions* suppressions, std::ostream& err) {
+                        Suppressions* suppressions, std::ostream& err, const std::vector<NamedFile>& more_inputs) {
   std::vector<NamedFile> inputs = ImplementationFiles(provider);
   inputs.push_back({"--suppressions", suppressions_path});
+  inputs.insert(inputs.end(), more_inputs.begin(), more_inputs.end());
   if (!CheckOutputs({{"--json", json_path}, {"--sarif", sarif_path}}, inputs, err)) return false;
   if (const std::string why = OutputDirProblem(out_dir); !why.empty()) {
     err << ErrorLine("--out " + EscapeText(out_dir, 0) + ": " + why +
@@ -148,7 +149,12 @@ bool CheckCampaignFiles(const ProviderSource& provider, const std::string& suppr
   return true;
 }
 
-bool CheckOutputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs, std::ostream& err) {
+bool CheckOutputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& given_inputs,
+                  std::ostream& err) {
+  // Every command's inputs include the family descriptions it loaded
+  // (--family-file, SLOTGUARD_FAMILY_PATH's files).
+  std::vector<NamedFile> inputs = given_inputs;
+  for (const std::string& file : UserFamilyFiles()) inputs.push_back({"the family file", file});
   for (const NamedFile& o : outputs) {
     if (o.path.empty()) continue;
     const std::string problem = OutputPathProblem(o.path);

@@ -44,8 +44,10 @@ std::vector<NamedFile> ImplementationFiles(const ProviderSource& source);
 
 /// Before anything runs: every output can be written (a regular file or a
 /// new name in an existing folder, never a directory, FIFO, device or
-/// socket: util/output_file.h) and is a file of its own (DistinctFiles);
-/// false after printing the first problem in one line (exit 2).
+/// socket: util/output_file.h) and is a file of its own (DistinctFiles),
+/// none of `inputs` nor a family description the run loaded (--family-file,
+/// SLOTGUARD_FAMILY_PATH); a symbolic link counts as its target. False
+/// after printing the first problem in one line (exit 2).
 bool CheckOutputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs, std::ostream& err);
 
 /// --family NAME...: each a family slotguard knows; false after printing
@@ -56,11 +58,14 @@ bool CheckFamilyNames(const std::vector<std::string>& names, std::ostream& err);
 /// A campaign's files (fuzz, prove), before it runs: --json and --sarif
 /// written as CheckOutputs says, distinct from the implementation's files
 /// and the suppressions file; --out a directory or a creatable one; the
-/// --suppressions file (when given) loaded into *suppressions. False after
-/// printing the first problem in one line (exit 2).
+/// --suppressions file (when given) loaded into *suppressions; the
+/// command's other inputs (prove's --scope file, fuzz's regression
+/// reproducers) in `more_inputs`. False after printing the first problem in
+/// one line (exit 2).
 bool CheckCampaignFiles(const ProviderSource& provider, const std::string& suppressions_path,
                         const std::string& json_path, const std::string& sarif_path, const std::string& out_dir,
-                        Suppressions* suppressions, std::ostream& err);
+                        Suppressions* suppressions, std::ostream& err,
+                        const std::vector<NamedFile>& more_inputs = {});
 
 /// --shard I/N (fuzz, prove): its numbers into *settings (shard, shards);
 /// "" (the flag not given: the whole stream) leaves them as they are.

@@ -180,8 +180,10 @@ class Parser {
       Expr::Node n;
       n.op = Expr::kNumber;
       while (at_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[at_]))) {
-        if (n.value > (INT64_MAX - 9) / 10) return Fail("number too large");
-        n.value = n.value * 10 + (s_[at_++] - '0');
+        const int digit = s_[at_] - '0';
+        if (n.value > (INT64_MAX - digit) / 10) return Fail("number too large");
+        n.value = n.value * 10 + digit;
+        ++at_;
       }
       return Add(n, 1);
     }
@@ -274,8 +276,9 @@ inline bool Apply(uint8_t op, int64_t a, int64_t b, int64_t* v, ExprError* error
       return true;
     case Expr::kCdiv: {
       if (b == 0) return *error = ExprError::kDivisionByZero, false;
-      int64_t sum;
-      if (__builtin_add_overflow(a, b - 1, &sum)) return *error = ExprError::kOverflow, false;
+      int64_t sum, below;  // a + (b - 1), each step checked (b - 1 overflows for b = INT64_MIN)
+      if (__builtin_sub_overflow(b, 1, &below) || __builtin_add_overflow(a, below, &sum))
+        return *error = ExprError::kOverflow, false;
       if (sum == INT64_MIN && b == -1) return *error = ExprError::kOverflow, false;
       *v = sum / b;
       return true;
@@ -355,10 +358,14 @@ const std::string& Expr::text() const {
 
 const std::vector<std::string>& Expr::names() const {
   static const std::vector<std::string> none;
-  return src_ ? src_->names : none;
+  return src_ && src_->names ? *src_->names : none;
 }
 
 bool Expr::Parse(const std::string& text, const std::vector<std::string>& names, std::string* err) {
+  return Parse(text, std::make_shared<const std::vector<std::string>>(names), err);
+}
+
+bool Expr::Parse(const std::string& text, std::shared_ptr<const std::vector<std::string>> names, std::string* err) {
   nodes_.clear();
   code_.clear();
   root_ = -1;
@@ -374,12 +381,12 @@ bool Expr::Parse(const std::string& text, const std::vector<std::string>& names,
       *err = "a control character at column " + std::to_string(i + 1) + "; expected a formula on one line";
       return false;
     }
-  root_ = Parser(text, src_->names, &nodes_).ParseAll(err);
+  root_ = Parser(text, *names, &nodes_).ParseAll(err);
   if (root_ < 0) {
     nodes_.clear();
     return false;
   }
-  src_ = std::make_shared<Source>(Source{text, names});
+  src_ = std::make_shared<Source>(Source{text, std::move(names)});
   Compile();
   return true;
 }

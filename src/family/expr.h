@@ -51,6 +51,10 @@ class Expr {
   /// its position). False with *err naming the problem ("unknown variable
   /// 'x', did you mean 'y'?; expected one of ...").
   bool Parse(const std::string& text, const std::vector<std::string>& names, std::string* err);
+  /// The same against names shared with other formulas: a description's
+  /// formulas all read its one list of variables, held once (not a copy
+  /// per formula: thousands of lets would take memory quadratic in them).
+  bool Parse(const std::string& text, std::shared_ptr<const std::vector<std::string>> names, std::string* err);
 
   /// Its value for the variable values `vars` (indexed as the names given to
   /// Parse). False with *error on overflow or division by zero.
@@ -112,7 +116,7 @@ class Expr {
   /// The text and the names, shared by a formula's bound copies.
   struct Source {
     std::string text;
-    std::vector<std::string> names;
+    std::shared_ptr<const std::vector<std::string>> names;
   };
   std::shared_ptr<const Source> src_;
   enum Shape : uint8_t { kProgram, kJustVar, kJustConst, kOneOp };

@@ -115,6 +115,9 @@ class FamilyReader : public JsonReader {
   bool LoadParams(const json& v, FamilyDesc* d);
   bool LoadParam(const json& v, const std::string& ptr, size_t index, FamilyDesc* d);
   bool LoadConstraints(const json& v, FamilyDesc* d);
+  /// Parameter `index`'s max and default have a value, and its range is not
+  /// empty, for the example values of the parameters before it.
+  bool CheckRange(const std::string& ptr, size_t index, const FamilyDesc& d);
   bool LoadLets(const json& v, const std::string& ptr, Scope scope, std::vector<LetDesc>* lets);
   /// A per-request kind's knobs (state_index, block_op) into *r.
   bool LoadRequestKnobs(const json& obj, const std::string& ptr, bool variant, RequestDesc* r);
@@ -135,6 +138,8 @@ class FamilyReader : public JsonReader {
 
   const FamilyDesc* desc_ = nullptr;
   std::set<std::string> lets_;  // the names "let" defines (while they are read)
+  std::shared_ptr<const std::vector<std::string>> names_;  // desc_->variables, shared by its formulas
+  std::vector<int64_t> examples_;  // each parameter's value in the example group (CheckRange)
 };
 
 bool FamilyReader::Formula(const json& v, const std::string& ptr, Scope scope, Expr* out, int32_t below) {
@@ -145,7 +150,10 @@ bool FamilyReader::Formula(const json& v, const std::string& ptr, Scope scope, E
     return false;
   }
   std::string err;
-  if (!out->Parse(text, desc_->variables, &err)) return FailWith(ptr, err);
+  // One list of names for every formula (variables only grow while read).
+  if (!names_ || names_->size() != desc_->variables.size())
+    names_ = std::make_shared<const std::vector<std::string>>(desc_->variables);
+  if (!out->Parse(text, names_, &err)) return FailWith(ptr, err);
   const int32_t params_end = FamilyDesc::kFixedVars + static_cast<int32_t>(desc_->params.size());
   for (int32_t var : out->VariableIndices()) {
     const std::string& name = desc_->variables[var];
@@ -419,7 +427,7 @@ bool FamilyReader::LoadParam(const json& v, const std::string& ptr, size_t index
     if (Find(v, "default"))
       return Fail(JsonChild(ptr, "default"), "a group parameter has no default",
                   "no 'default' (a scenario may leave it out)");
-    return true;
+    return CheckRange(ptr, index, *d);
   }
   const int64_t type_max = p.type == ParamType::kI32 ? kInt32Max : kInt64Max;
   const int64_t type_min = p.type == ParamType::kI32 ? -kInt32Max - 1 : kInt64Min;
@@ -431,7 +439,7 @@ bool FamilyReader::LoadParam(const json& v, const std::string& ptr, size_t index
       p.default_value.Parse(f->get<bool>() ? "1" : "0", d->variables, &err);
     }
     p.max.Parse("1", d->variables, &text);
-    return true;
+    return CheckRange(ptr, index, *d);
   }
   int64_t x;
   if ((f = Find(v, "min"))) {
@@ -467,6 +475,33 @@ bool FamilyReader::LoadParam(const json& v, const std::string& ptr, size_t index
     if (!f->is_boolean()) return Fail(JsonChild(ptr, "shrinks"), "wrong type", "true or false", DescribeJson(*f));
     p.shrinks = f->get<bool>();
   }
+  return CheckRange(ptr, index, *d);
+}
+
+bool FamilyReader::CheckRange(const std::string& ptr, size_t index, const FamilyDesc& d) {
+  // The example group's values (its default, else its example) of the
+  // parameters before this one: its max and default must have a value
+  // there, and its range must hold one (min > max leaves a family no
+  // scenario, and a campaign nothing to check).
+  const ParamDesc& p = d.params[index];
+  std::vector<int64_t> vars(d.variables.size(), 0);
+  for (size_t j = 0; j < index; ++j) vars[d.param_var(static_cast<int32_t>(j))] = examples_[j];
+  std::string why;
+  int64_t max = 0, constant = 0, value = p.is_int() ? p.example : 0;
+  if (!p.max.empty() && !p.max.Evaluate(vars.data(), &max, &why))
+    return Fail(JsonChild(ptr, "max"), "max '" + p.max.text() + "' has no value (" + why + ") for the example values",
+                "a max formula with a value for every parameter in range");
+  if (p.is_int() && max < p.min)
+    return Fail(JsonChild(ptr, "max"),
+                "max " + std::to_string(max) + (p.max.IsConstant(&constant) ? "" : " (for the example values)") +
+                    " below min " + std::to_string(p.min) + ": no value is in range",
+                "max >= min", p.max.text());
+  if (!p.default_value.empty() && !p.default_value.Evaluate(vars.data(), &value, &why))
+    return Fail(JsonChild(ptr, "default"),
+                "default '" + p.default_value.text() + "' has no value (" + why + ") for the example values",
+                "a default formula with a value for every parameter in range");
+  if (!p.is_int() && p.default_value.empty()) value = 0;
+  examples_.push_back(value);
   return true;
 }
 
@@ -497,35 +532,62 @@ bool FamilyReader::LoadConstraints(const json& v, FamilyDesc* d) {
 }
 
 bool FamilyReader::LoadLets(const json& v, const std::string& ptr, Scope scope, std::vector<LetDesc>* lets) {
-  // Parse each, then order them so that each reads only earlier ones.
+  // Parse each, then order them so that each reads only earlier ones: in
+  // rounds, each round in name order taking every let whose reads are
+  // taken (sorted by round, then name). Computed in time linear in the lets
+  // and their reads (a topological order first, then each let's round),
+  // not a pass over every let per round.
   std::map<std::string, Expr> parsed;
   for (auto it = v.begin(); it != v.end(); ++it)
     if (!Formula(*it, JsonChild(ptr, it.key()), scope, &parsed[it.key()])) return false;
-  std::set<std::string> done;
-  while (done.size() < parsed.size()) {
-    bool progress = false;
-    for (const auto& [name, expr] : parsed) {
-      if (done.count(name)) continue;
-      bool ready = true;
-      for (const std::string& used : expr.Variables())
-        if (parsed.count(used) && !done.count(used)) ready = false;
-      if (!ready) continue;
-      LetDesc let;
-      let.name = name;
-      let.value = expr;
-      let.var = static_cast<int32_t>(std::find(desc_->variables.begin(), desc_->variables.end(), name) -
-                                     desc_->variables.begin());
-      lets->push_back(std::move(let));
-      done.insert(name);
-      progress = true;
-    }
-    if (!progress) {
-      std::vector<std::string> cycle;
-      for (const auto& [name, expr] : parsed)
-        if (!done.count(name)) cycle.push_back(name);
-      return Fail(JsonChild(ptr, cycle.front()), "the lets " + JoinNames(cycle) + " read each other in a cycle",
-                  "lets that each read only parameters, token variables and other lets");
-    }
+  std::map<std::string, std::vector<std::string>> reads, readers;
+  std::map<std::string, size_t> waiting;  // the unordered lets it reads
+  for (const auto& [name, expr] : parsed) {
+    size_t& n = waiting[name];
+    for (const std::string& used : expr.Variables())
+      if (parsed.count(used)) {
+        reads[name].push_back(used);
+        readers[used].push_back(name);
+        ++n;
+      }
+  }
+  std::vector<std::string> order;
+  std::vector<std::string> ready;
+  for (const auto& [name, n] : waiting)
+    if (n == 0) ready.push_back(name);
+  while (!ready.empty()) {
+    const std::string name = ready.back();
+    ready.pop_back();
+    order.push_back(name);
+    for (const std::string& reader : readers[name])
+      if (--waiting[reader] == 0) ready.push_back(reader);
+  }
+  if (order.size() < parsed.size()) {
+    std::vector<std::string> cycle;
+    for (const auto& [name, n] : waiting)
+      if (n > 0) cycle.push_back(name);
+    return Fail(JsonChild(ptr, cycle.front()), "the lets " + JoinNames(cycle) + " read each other in a cycle",
+                "lets that each read only parameters, token variables and other lets");
+  }
+  // A let's round: that of each let it reads, one later when that one's
+  // name sorts after its own (a round goes through the names in order).
+  std::map<std::string, size_t> round;
+  for (const std::string& name : order) {
+    size_t r = 0;
+    for (const std::string& used : reads[name]) r = std::max(r, round[used] + (used > name ? 1 : 0));
+    round[name] = r;
+  }
+  std::sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+    return round[a] != round[b] ? round[a] < round[b] : a < b;
+  });
+  std::map<std::string, int32_t> index;
+  for (size_t i = 0; i < desc_->variables.size(); ++i) index.emplace(desc_->variables[i], static_cast<int32_t>(i));
+  for (const std::string& name : order) {
+    LetDesc let;
+    let.name = name;
+    let.value = parsed[name];
+    let.var = index.count(name) ? index[name] : static_cast<int32_t>(desc_->variables.size());
+    lets->push_back(std::move(let));
   }
   return true;
 }

@@ -59,7 +59,8 @@ void MarkPoisonReads(const std::vector<int64_t>& out, int64_t slots_per_entry,
                      std::vector<uint8_t>* read_past_row) {
   // The poison block's slots, without a division per token.
   const int64_t first = int64_t{kPoisonBlock} * slots_per_entry, end = first + slots_per_entry;
-  for (size_t t = 0; t < out.size(); ++t)
+  // Never past the marks' own length (an output longer than the tokens is not a per-token one).
+  for (size_t t = 0; t < out.size() && t < read_past_row->size(); ++t)
     if (out[t] >= first && out[t] < end) (*read_past_row)[t] = 1;
 }
 

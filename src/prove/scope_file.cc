@@ -6,6 +6,8 @@
 #include <system_error>
 
 #include "prove/builtin_scopes.h"
+#include "scenario/load_limits.h"
+#include "scenario/memory_estimate.h"
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
 #include "util/json_reader.h"
@@ -133,7 +135,35 @@ class ScopeReader : public JsonReader {
            Names(obj, ptr, "params", ParamClassNames(), base, &p->params, {ParamClass::kExample, ParamClass::kDefault}) &&
            Ints(obj, ptr, "tiles", false, 1, kMaxTile, "tile", base, &p->tiles, {}, true) &&
            Names(obj, ptr, "links", LinkModeNames(), base, &p->links, {LinkMode::kPresent}) &&
-           (!complete || CheckTiles(obj, ptr, *p));
+           (!complete || CheckTiles(obj, ptr, *p)) && (!complete || CheckBudget(obj, ptr, *p));
+  }
+
+  /// The largest batch of a part is checked as a scenario is (its memory
+  /// estimate, scenario/memory_estimate.h, against check's default
+  /// --max-memory-mib), before anything is enumerated: a 60-byte scope must
+  /// not build a batch of 2^28 tokens.
+  bool CheckBudget(const json& obj, const std::string& ptr, const ScopePart& p) {
+    auto largest = [](const auto& v) { return v.empty() ? int64_t{0} : static_cast<int64_t>(*std::max_element(v.begin(), v.end())); };
+    const int64_t requests = largest(p.requests), per_request = largest(p.tokens), padding = largest(p.padding);
+    const int64_t tokens = requests * per_request + padding, entries = std::max<int64_t>(1, requests) * largest(p.widths);
+    const LoadLimits limits;
+    const MemoryCosts costs = CostsOf(RunFootprint());
+    MemoryEstimate estimate;
+    estimate.AddFixed(costs.fixed);
+    estimate.Add(tokens * (costs.per_token + costs.per_output_token), "tokens", "");
+    estimate.Add(requests * costs.per_request, "requests", "");
+    estimate.Add(entries * costs.per_table_entry, "widths", "");
+    const std::string at = JsonChild(ptr, Find(obj, "tokens") || !Find(obj, "requests") ? "tokens" : "requests");
+    const std::string batch = std::to_string(requests) + " requests of " + std::to_string(per_request) + " tokens" +
+                              (padding ? " and " + std::to_string(padding) + " padding tokens" : "");
+    if (tokens > limits.max_tokens)
+      return Fail(at, "its largest batch has " + std::to_string(tokens) + " tokens (" + batch + ")",
+                  "at most " + std::to_string(limits.max_tokens) + " tokens a batch (check's --max-tokens)");
+    if (estimate.Over(limits.max_memory_bytes()))
+      return Fail(at, "checking its largest batch (" + batch + ", tables " + std::to_string(entries) +
+                          " entries) would take at least " + MiBText(estimate.bytes()),
+                  "batches within " + MiBText(limits.max_memory_bytes()) + " (check's --max-memory-mib)");
+    return true;
   }
 
   /// A list of integers in [lo, hi]: sorted, without repeats. An absent

@@ -7,6 +7,7 @@
 #include <deque>
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include "family/family_file.h"
 #include "registry/builtin_families.h"
@@ -265,14 +266,15 @@ bool RegisterFamilyFile(const std::string& path, std::string* err) {
 
 bool RegisterFamilyFiles(const std::vector<std::string>& paths, std::string* err) {
   namespace fs = std::filesystem;
+  // The same file twice (by its absolute path) is one registration: each
+  // path resolved once and looked up in a set (a worker is handed thousands
+  // of files; comparing each with every earlier one was quadratic).
+  std::set<fs::path> seen;
+  std::error_code ec;
+  for (const std::string& earlier : Reg().user_files) seen.insert(fs::weakly_canonical(fs::absolute(earlier, ec), ec));
   for (const std::string& path : paths) {
-    // The same file twice (by its absolute path) is one registration.
-    std::error_code ec;
-    const fs::path canonical = fs::weakly_canonical(fs::absolute(path, ec), ec);
-    bool seen = false;
-    for (const std::string& earlier : Reg().user_files)
-      seen |= fs::weakly_canonical(fs::absolute(earlier, ec), ec) == canonical;
-    if (!seen && !RegisterFamilyFile(path, err)) return false;
+    if (!seen.insert(fs::weakly_canonical(fs::absolute(path, ec), ec)).second) continue;
+    if (!RegisterFamilyFile(path, err)) return false;
   }
   return true;
 }
@@ -297,8 +299,13 @@ bool RegisterFamilySearchPath(std::string* err) {
       return false;
     }
     std::vector<std::string> files;
-    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
-      if (e.path().extension() == ".json") files.push_back(e.path().string());
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".json") files.push_back(it->path().string());
+    if (ec) {  // never skipped silently: its families would be "unknown" later
+      *err = "SLOTGUARD_FAMILY_PATH: " + EscapeText(dir) + ": cannot list the directory: " + ec.message() +
+             "; expected readable directories of family description files, separated by ':'";
+      return false;
+    }
     std::sort(files.begin(), files.end());
     for (const std::string& f : files)
       if (!RegisterFamilyFile(f, err)) return false;

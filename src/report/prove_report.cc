@@ -13,9 +13,22 @@ namespace slotguard {
 
 using nlohmann::ordered_json;
 
+namespace {
+
+/// The claim as the console shows it: the scope file's name and path
+/// escaped (one line each, whatever bytes they hold).
+ScopeClaim ConsoleClaim(const ScopeClaim& claim) {
+  ScopeClaim c = claim;
+  c.scope = EscapeText(claim.scope, 0);
+  c.scope_file = EscapeText(claim.scope_file, 0);
+  return c;
+}
+
+}  // namespace
+
 void PrintProveReport(const ProveReport& report, std::ostream& out) {
   const CampaignResult& r = report.campaign.result;
-  const ScopeClaim& c = report.claim;
+  const ScopeClaim c = ConsoleClaim(report.claim);
   char rate[64];
   std::snprintf(rate, sizeof rate, "%.0f batches/s, %.2f s", r.scenarios / std::max(r.seconds, 1e-9), r.seconds);
   out << "prove: scope " << c.scope << " (" << c.scope_file << "): " << c.what << "\n";
@@ -79,7 +92,8 @@ void PrintProveReport(const ProveReport& report, std::ostream& out) {
       << "\n";
 }
 
-void PrintScopeCount(const ScopeClaim& c, std::ostream& out) {
+void PrintScopeCount(const ScopeClaim& claim, std::ostream& out) {
+  const ScopeClaim c = ConsoleClaim(claim);
   out << "prove: scope " << c.scope << " (" << c.scope_file << "): " << c.what << "\n";
   for (const ConfigCoverage& k : c.coverage) out << "prove:   " << k.label << ": " << k.batches << " batches\n";
   out << "slotguard: prove: " << ClaimLine(c) << "\n";

@@ -6,6 +6,7 @@
 #include "report/report.h"
 #include "registry/invariants.h"
 #include "scenario/family_params.h"
+#include "util/error_line.h"
 
 namespace slotguard {
 namespace {
@@ -103,22 +104,25 @@ std::string RequestLine(const FamilyDesc& d) {
 
 void WriteRegistryListing(std::ostream& out) {
   out << "families, their parameters and variants (fixed is the default and the only correct one):\n";
+  // What a description file says (its meanings, its path) is escaped: one
+  // line each, whatever bytes the file holds.
   for (const FamilyInfo& family : AllFamilies()) {
-    out << "  " << family.name << ": " << family.description << "\n";
-    out << "    from " << family.desc->file
+    out << "  " << family.name << ": " << EscapeText(family.description, 0) << "\n";
+    out << "    from " << EscapeText(family.desc->file, 0)
         << (family.kernel ? "; runs slotguard's own kernel"
                           : "; runs its description (an implementation given with --kernel-cmd, --kernel-lib or "
                             "--kernel-cubin runs instead)")
         << "\n";
     const EngineRef& e = family.desc->engine;
     if (!e.repo.empty()) {
-      out << "    engine " << e.repo << " " << e.path << (e.commit.empty() ? "" : " @ " + e.commit.substr(0, 12))
-          << ": " << e.function << "\n";
-      if (!e.note.empty()) out << "      " << e.note << "\n";
+      out << "    engine " << EscapeText(e.repo, 0) << " " << EscapeText(e.path, 0)
+          << (e.commit.empty() ? "" : " @ " + EscapeText(e.commit.substr(0, 12), 0)) << ": "
+          << EscapeText(e.function, 0) << "\n";
+      if (!e.note.empty()) out << "      " << EscapeText(e.note, 0) << "\n";
     }
     if (family.desc->kind == FamilyKind::kSlotMapping)
       for (const OutputDesc& o : family.desc->mapping.outputs)
-        out << "    output " << (o.name.empty() ? "(the group's)" : o.name) << ": dummy " << DummyName(o.dummy)
+        out << "    output " << (o.name.empty() ? "(the group's)" : EscapeText(o.name, 0)) << ": dummy " << DummyName(o.dummy)
             << ", writer " << WriterLine(o.writer) << "\n";
     if (family.desc->kind != FamilyKind::kSlotMapping) {
       out << "    " << RequestLine(*family.desc) << "\n";
@@ -127,10 +131,10 @@ void WriteRegistryListing(std::ostream& out) {
     }
     for (const ParamDesc& p : family.desc->params)
       out << "    param " << p.key << " (" << TypeName(p.type) << ", " << RangeText(p) << "; default "
-          << DefaultCell(p) << "): " << p.meaning << "\n";
+          << DefaultCell(p) << "): " << EscapeText(p.meaning, 0) << "\n";
     for (const ConstraintDesc& c : family.desc->constraints) out << "    requires " << c.holds.text() << "\n";
     for (Variant v : VariantsOf(family.family))
-      out << "    " << GetVariant(v).name << ": " << GetVariant(v).description << "\n";
+      out << "    " << GetVariant(v).name << ": " << EscapeText(GetVariant(v).description, 0) << "\n";
   }
   out << "invariants:\n";
   for (const InvariantInfo& inv : AllInvariants())
@@ -226,7 +230,8 @@ void WriteRegistryJson(std::ostream& out) {
                                                                          : "mapping"},
                           {"description", inv.description}});
   root["invariants"] = invariants;
-  out << root.dump(2) << "\n";
+  // A path or meaning that is not UTF-8 (a family file's) is escaped, never an unwritable listing.
+  out << ReportJsonText(std::move(root));
 }
 
 std::string FamilyParameterMarkdown() {

@@ -90,7 +90,10 @@ std::vector<ScenarioReport> CheckFile(const std::string& file, const CheckRunOpt
 std::vector<ScenarioReport> CheckFiles(const std::vector<std::string>& files, const CheckRunOptions& options,
                                        Backend& backend) {
   std::vector<std::vector<ScenarioReport>> per_file(files.size());
-  ParallelFor(files.size(), options.jobs, [&](size_t i) { per_file[i] = CheckFile(files[i], options, backend); });
+  ParallelFor(files.size(), options.jobs, [&](size_t i) {
+    if (options.stop && options.stop->load() != 0) return;  // stopped: begin no more files
+    per_file[i] = CheckFile(files[i], options, backend);
+  });
   std::vector<ScenarioReport> reports;
   for (auto& list : per_file)
     for (ScenarioReport& r : list) reports.push_back(std::move(r));

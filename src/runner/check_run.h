@@ -3,6 +3,7 @@
 #ifndef SLOTGUARD_RUNNER_CHECK_RUN_H_
 #define SLOTGUARD_RUNNER_CHECK_RUN_H_
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct CheckRunOptions {
   LoadLimits limits;
   std::optional<TableLayoutKind> table_layout;  // --table-layout: over each file's own
   const Suppressions* suppressions = nullptr;   // --suppressions: known differences; null: none
+  /// A stop asked from outside (fuzz's SIGINT/SIGTERM, util/stop_signals.h):
+  /// once nonzero, files not yet begun are left out (no report). Null: none.
+  const std::atomic<int>* stop = nullptr;
 };
 
 /// A report whose unexpected findings an entry of `suppressions` covers
@@ -37,7 +41,8 @@ std::vector<std::string> VariantRuns(const Scenario& scenario, const std::string
 /// and its verdict says so.
 std::vector<ScenarioReport> CheckFile(const std::string& file, const CheckRunOptions& options, Backend& backend);
 
-/// Every file on `jobs` threads; the reports in file order, whatever the jobs.
+/// Every file on `jobs` threads; the reports in file order, whatever the
+/// jobs (those of the files begun before a stop).
 std::vector<ScenarioReport> CheckFiles(const std::vector<std::string>& files, const CheckRunOptions& options,
                                        Backend& backend);
 

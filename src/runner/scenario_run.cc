@@ -1,5 +1,6 @@
 #include "runner/scenario_run.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "invariants/invariants.h"
@@ -109,8 +110,18 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
       run->reference.assign(scenario.groups.size(), {});
       return;
     }
-  if (RecordFault(scenario, run)) return;
   std::vector<Interpretation> reference;
+  // A run that faulted where the description itself has no value (a formula
+  // that divides by zero or overflows on this scenario) is the scenario's
+  // bad input, as the reference's failure is below: not the kernel's fault.
+  if (std::any_of(run->kernel.begin(), run->kernel.end(), [](const GroupOutputs& o) { return !o.fault.empty(); }) &&
+      !ScenarioReference(scenario, /*facts=*/false, &reference, &run->reference_error)) {
+    for (const Group& group : scenario.groups) run->output_names.push_back(OutputNames(group));
+    run->request_of_token.assign(scenario.groups.size(), {});
+    run->reference.assign(scenario.groups.size(), {});
+    return;
+  }
+  if (RecordFault(scenario, run)) return;
   if (!(source == ReferenceSource::kHandWritten
             ? HandWrittenReference(scenario, &reference, &run->reference_error)
             : ScenarioReference(scenario, /*facts=*/true, &reference, &run->reference_error))) {

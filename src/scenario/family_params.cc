@@ -83,6 +83,20 @@ int64_t ParamMax(const Group& group, size_t p) {
   return Value(d.params[p].max, ParamVars(d, group), d.params[p].min);
 }
 
+bool ParamFormulasHold(const Group& group, size_t p, bool defaulted, std::string* why) {
+  const FamilyDesc& d = DescOf(group.family);
+  const ParamDesc& param = d.params[p];
+  std::vector<int64_t> vars = ParamVars(d, group);
+  int64_t value;
+  std::string error;
+  auto holds = [&](const char* what, const Expr& e) {
+    if (e.empty() || e.Evaluate(vars.data(), &value, &error)) return true;
+    *why = std::string(what) + " '" + e.text() + "' of family " + d.name + " has no value: " + error;
+    return false;
+  };
+  return holds("max", param.max) && (!defaulted || holds("default", param.default_value));
+}
+
 Group ExampleGroup(Family family, const std::string& name) {
   Group g;
   g.name = name;

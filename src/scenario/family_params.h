@@ -36,6 +36,12 @@ Group ExampleGroup(Family family, const std::string& name);
 void ApplyDefaults(Group* group, const std::vector<bool>& given);
 /// The largest value of parameter `p` given the earlier ones (its max formula).
 int64_t ParamMax(const Group& group, size_t p);
+/// Whether parameter `p`'s max and (when `defaulted`) its default formula
+/// have a value given the earlier parameters; false with *why naming the
+/// formula and its error ("default 'a / b' has no value: division by
+/// zero"), which a loader reports as the scenario's bad input instead of
+/// running with a stand-in value.
+bool ParamFormulasHold(const Group& group, size_t p, bool defaulted, std::string* why);
 
 /// The family's own mapping (its fixed variant's): what the reference
 /// computes and the invariants address by, whatever variant runs.

@@ -445,6 +445,11 @@ bool Loader::LoadParams(const json& v, const std::string& ptr, Group* g) {
       f = Find(*f, p.leaf_key());
     }
     given[i] = f != nullptr;
+    // A max or default formula without a value here is this scenario's bad
+    // input, never a stand-in value (its min) that checks something else.
+    std::string why;
+    if (p.type != ParamType::kGroup && !ParamFormulasHold(*g, i, false, &why))
+      return Fail(at, EscapeText(why, 0), "parameters for which the family's formulas have values");
     switch (p.type) {
       case ParamType::kI32:
       case ParamType::kI64:
@@ -465,6 +470,8 @@ bool Loader::LoadParams(const json& v, const std::string& ptr, Group* g) {
     }
     // The defaults of the parameters read so far: a later max may read them.
     ApplyDefaults(g, given);
+    if (p.type != ParamType::kGroup && !given[i] && !ParamFormulasHold(*g, i, true, &why))
+      return Fail(at, EscapeText(why, 0), "parameters for which the family's formulas have values");
   }
   // Constraints after every parameter, so that each one's own range is reported first.
   return CheckConstraints(ptr, *g);
@@ -502,8 +509,8 @@ bool Loader::CheckConstraints(const std::string& ptr, const Group& g) {
       const int32_t p = d.FindParam(name);
       if (p >= 0) values += (values.empty() ? "" : ", ") + name + " = " + std::to_string(g.params[p]);
     }
-    return Fail(ParamPointer(ptr, at), "violates " + c.holds.text() + (ok ? "" : " (" + why + ")"), c.expected,
-                values);
+    return Fail(ParamPointer(ptr, at), "violates " + c.holds.text() + (ok ? "" : " (" + why + ")"),
+                EscapeText(c.expected, 0), values);  // the description's words, on one line
   }
   return true;
 }
@@ -663,6 +670,16 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
   if (!Budget(entries, costs_.per_table_entry, ptr,
               "the block table of group " + QuoteName(g.name) + " (" + std::to_string(entries) + " entries laid out)"))
     return false;
+  // A per-request kind's outputs hold num_reqs elements (a state index) or
+  // num_reqs x ops (block operations, ops a formula over the width): their
+  // own term, the batch's per-token one does not bound them.
+  if (PerRequest(g)) {
+    const int64_t length = OutputLength(g, s.batch);
+    if (length > 0 && !Budget(length, costs_.per_output_token * std::max(1, OutputCount(g)), ptr,
+                              "the outputs of group " + QuoteName(g.name) + " (" + std::to_string(length) +
+                                  " elements: requests x operations)"))
+      return false;
+  }
   // The writers' pool, when it is built (a bigger one is skipped).
   const RunFootprint& run = limits_.footprint;
   const int64_t slots = PoolSlots(s.num_blocks, g);
@@ -794,8 +811,13 @@ bool PeekFoundBy(const std::string& path, const LoadLimits& limits, FoundBy* fou
                  std::vector<std::string>* kernels) {
   std::string text, err;
   json root;
+  // Under the same budget as the load (a file over it is refused there, by
+  // name): never a whole document built before the budget is asked.
+  ParseBudget budget;
+  budget.max_bytes = limits.max_memory_bytes();
+  budget.flag = "--max-memory-mib";
   if (!ReadTextFile(path, "a scenario file", &text, &err, limits.max_file_mib << 20, "--max-file-mib") ||
-      !ParseJsonText(text, path, "a scenario object", &root, &err) || !root.is_object())
+      !ParseJsonText(text, path, "a scenario object", &root, &err, budget) || !root.is_object())
     return false;
   kernels->clear();
   if (const auto groups = root.find("groups"); groups != root.end() && groups->is_array())

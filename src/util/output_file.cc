@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -112,19 +113,80 @@ bool WriteOutputFile(const std::string& path, const std::string& text, std::stri
   return true;
 }
 
+namespace {
+
+/// The temporary files being written (their paths, NUL-terminated), so that
+/// a second signal's immediate exit removes them: a few slots, each taken
+/// by a compare-and-swap, read by RemoveTemporaryFiles in a signal handler.
+constexpr int kTemporarySlots = 8;
+char g_temporary[kTemporarySlots][4096];
+std::atomic<bool> g_temporary_busy[kTemporarySlots];
+std::atomic<bool> g_temporary_live[kTemporarySlots];
+
+int TakeSlot(const std::string& path) {
+  if (path.size() >= sizeof g_temporary[0]) return -1;
+  for (int i = 0; i < kTemporarySlots; ++i) {
+    bool free = false;
+    if (!g_temporary_busy[i].compare_exchange_strong(free, true)) continue;
+    std::memcpy(g_temporary[i], path.c_str(), path.size() + 1);
+    g_temporary_live[i] = true;
+    return i;
+  }
+  return -1;
+}
+
+void ReleaseSlot(int i) {
+  if (i < 0) return;
+  g_temporary_live[i] = false;
+  g_temporary_busy[i] = false;
+}
+
+/// A name beside `path` for its temporary file: NAME.tmp-PID, NAME cut so
+/// that the whole name fits the file system's limit on a name (NAME_MAX).
+std::string TemporaryBeside(const std::string& path) {
+  const std::string suffix = ".tmp-" + std::to_string(::getpid());
+  const size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  constexpr size_t kNameMax = 255;
+  if (name.size() + suffix.size() > kNameMax) name.resize(kNameMax - suffix.size());
+  return folder + name + suffix;
+}
+
+}  // namespace
+
+void RemoveTemporaryFiles() {
+  for (int i = 0; i < kTemporarySlots; ++i)
+    if (g_temporary_live[i]) ::unlink(g_temporary[i]);  // async-signal-safe
+}
+
 bool WriteOutputFileAtomically(const std::string& path, const std::string& text, std::string* problem) {
   // A regular file beside it, renamed over it: a reader (or a kill) sees the
   // old file or the new one, never half of one. A path that is not a
   // regular file (a FIFO, a device) is written as WriteOutputFile does.
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return WriteOutputFile(path, text, problem);
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  if (!WriteOutputFile(temporary, text, problem)) return false;
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    *problem = std::strerror(errno);
-    ::unlink(temporary.c_str());
+  // A symbolic link: its target is the report (renaming over the link would
+  // replace the link and leave the target's old report).
+  std::string target = path;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    std::error_code ec;
+    const std::filesystem::path resolved = std::filesystem::canonical(path, ec);
+    if (!ec) target = resolved.string();
+  }
+  const std::string temporary = TemporaryBeside(target);
+  const int slot = TakeSlot(temporary);
+  if (!WriteOutputFile(temporary, text, problem)) {
+    ReleaseSlot(slot);
     return false;
   }
+  if (::rename(temporary.c_str(), target.c_str()) != 0) {
+    *problem = std::strerror(errno);
+    ::unlink(temporary.c_str());
+    ReleaseSlot(slot);
+    return false;
+  }
+  ReleaseSlot(slot);
   return true;
 }
 

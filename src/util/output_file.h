@@ -41,7 +41,16 @@ bool WriteOutputFile(const std::string& path, const std::string& text, std::stri
 
 /// The same through a file beside `path` renamed over it, so that nothing
 /// ever sees a half-written file (a report rewritten while the run goes on).
+/// The file beside it is NAME.tmp-PID, NAME cut to fit the file system's
+/// 255-byte name limit. A `path` that is a symbolic link writes its target
+/// (the link stays a link).
 bool WriteOutputFileAtomically(const std::string& path, const std::string& text, std::string* problem);
+
+/// Removes the temporary files WriteOutputFileAtomically is writing now:
+/// async-signal-safe, for a signal handler that exits at once
+/// (util/stop_signals.h's second signal), so that no empty or partial
+/// NAME.tmp-PID stays behind.
+void RemoveTemporaryFiles();
 
 }  // namespace slotguard
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "util/child_process.h"
+#include "util/output_file.h"
 
 namespace slotguard {
 namespace {
@@ -24,6 +25,7 @@ void OnStopSignal(int sig) {
     return;
   }
   KillChildGroups();
+  RemoveTemporaryFiles();  // a report being written atomically leaves no NAME.tmp-PID
   _exit(128 + sig);
 }
 

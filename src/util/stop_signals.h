@@ -1,7 +1,8 @@
-// Stopping a long command from outside: SIGINT and SIGTERM ask `fuzz` to
-// stop at its next scenario boundary and write everything it found; a
-// second one ends the process at once (its child processes' groups killed,
-// exit 128 + the signal), writing nothing more.
+// Stopping a long command from outside: SIGINT and SIGTERM ask `fuzz` (its
+// regressions' replay and its campaign) and `prove` to stop at their next
+// scenario boundary and write everything they found; a second one ends the
+// process at once (its child processes' groups killed, the report being
+// written atomically removed, exit 128 + the signal), writing nothing more.
 #ifndef SLOTGUARD_UTIL_STOP_SIGNALS_H_
 #define SLOTGUARD_UTIL_STOP_SIGNALS_H_
 

@@ -58,6 +58,10 @@ TEST(ExprTest, EvaluationErrorsAreNotWrappedValues) {
   EXPECT_EQ("the value overflows int64", EvalError("4611686018427387904 + 4611686018427387904"));
   EXPECT_EQ("the value overflows int64", EvalError("-4611686018427387904 - 4611686018427387904 - 1"));
   EXPECT_EQ("the value overflows int64", EvalError("cdiv(4611686018427387904 + 4611686018427387903, page)"));
+  // cdiv's b - 1 overflows for b = INT64_MIN (undefined behaviour before,
+  // which wrapped to a value: cdiv(-1, INT64_MIN) was 0; fuzz_family_file found it).
+  EXPECT_EQ("the value overflows int64", EvalError("cdiv(pos, -9223372036854775807 - 1)"));
+  EXPECT_EQ("the value overflows int64", EvalError("cdiv(-1, -9223372036854775807 - 1)"));
 }
 
 TEST(ExprTest, ParseErrorsNameTheProblem) {
@@ -73,6 +77,20 @@ TEST(ExprTest, ParseErrorsNameTheProblem) {
   EXPECT_EQ("'=' is no operator at column 5; expected '==' to compare", err);
   EXPECT_FALSE(e.Parse("", kNames, &err));
   EXPECT_EQ("the formula ends early", err);
+}
+
+// Every int64 literal reads, up to INT64_MAX itself (issue 35: the last
+// eight were "number too large"); one past it does not.
+TEST(ExprTest, LiteralsUpToTheLimit) {
+  EXPECT_EQ(9223372036854775800, Eval("9223372036854775800"));
+  EXPECT_EQ(9223372036854775806, Eval("9223372036854775806"));
+  EXPECT_EQ(INT64_MAX, Eval("9223372036854775807"));
+  Expr e;
+  std::string err;
+  EXPECT_FALSE(e.Parse("9223372036854775808", kNames, &err));
+  EXPECT_EQ("number too large", err);
+  EXPECT_FALSE(e.Parse("92233720368547758070", kNames, &err));
+  EXPECT_EQ("number too large", err);
 }
 
 TEST(ExprTest, VariablesInTheOrderTheyAppear) {
