@@ -41,7 +41,7 @@ EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
 EXIT_ENVIRONMENT = 3
 
-_REPRODUCER = re.compile(r"^slotguard: fuzz: finding written to (.*); replay it with: (slotguard replay .*)$")
+_REPRODUCER = re.compile(r"^slotguard: fuzz: finding written to (.*); replay it with: (.+)$")
 
 # What a fuzz campaign in pytest uses when fuzz() is given no `regressions`:
 # the plugin's slotguard_regressions ini option (slotguard.pytest_plugin).

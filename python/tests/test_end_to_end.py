@@ -74,7 +74,9 @@ def test_a_providers_reproducer_replays_as_its_hint_says_and_stays_green_once_fi
     assert text.splitlines()[0].startswith("slotguard fuzz found a bug: group kpool_tail: "), text
     hint = [l for l in text.splitlines() if l.startswith("reproduce it with: ")]
     assert hint and "--kernel-cmd" in hint[0] and "planted_bug_provider.py" in hint[0], text
-    assert f.result.replay_command.startswith("slotguard replay --backend host --kernel-cmd "), f.result.replay_command
+    # The command names the binary as it was run (here by find_binary()'s path).
+    assert f.result.replay_command.startswith(shlex.quote(kernel_cmd_binary) + " replay --backend host --kernel-cmd "), \
+        f.result.replay_command
     # The minimized batch, small, in the failure itself.
     assert "minimized batch (" in text and '"query_start_loc": [' in text, text
     # The hint, run as printed: it reproduces (exit 1), with the provider.
@@ -273,3 +275,4 @@ def test_a_crash_costs_a_fork_not_a_provider_start(kernel_cmd_binary, tmp_path):
             assert taken_over == (standbys == "1"), r.stderr
         else:
             assert n >= 10, "without the fork server each crash is a start: %d starts" % n
+
