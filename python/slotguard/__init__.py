@@ -11,7 +11,7 @@ See docs/python.md. The protocol itself is slotguard.protocol (standard library 
 """
 
 from .provider import Provider, Skip, Call, Step, device
-from .cli import (check, fuzz, replay, find_binary, Result, SlotguardError, Failure, UsageError,
+from .cli import (check, fuzz, replay, find_binary, BinaryNotFound, Result, SlotguardError, Failure, UsageError,
                   SlotguardEnvironmentError)
 from .capture import capture, scenario_dict
 from . import protocol
@@ -19,6 +19,6 @@ from . import protocol
 # slotguard.EnvironmentError: exit 3 (an OSError, like the builtin it names).
 EnvironmentError = SlotguardEnvironmentError
 
-__all__ = ["Provider", "Skip", "Call", "Step", "device", "check", "fuzz", "replay", "find_binary", "Result",
-           "SlotguardError", "Failure", "UsageError", "SlotguardEnvironmentError", "capture", "scenario_dict",
-           "protocol"]
+__all__ = ["Provider", "Skip", "Call", "Step", "device", "check", "fuzz", "replay", "find_binary", "BinaryNotFound",
+           "Result", "SlotguardError", "Failure", "UsageError", "SlotguardEnvironmentError", "capture",
+           "scenario_dict", "protocol"]

@@ -18,8 +18,10 @@ that cannot be written), each with slotguard's own error line and `.result`.
 Their frames are hidden from pytest's tracebacks (__tracebackhide__): a
 failure points at the test that called them.
 
-The binary: `binary=`, else $SLOTGUARD, else `slotguard` on PATH, else
-build/slotguard of the source tree this package lives in.
+The binary: `binary=`, else $SLOTGUARD, else `slotguard` next to the
+Python interpreter, else on PATH, else build/slotguard of the checkout the
+current folder is in, else of the source tree this package lives in
+(find_binary()).
 """
 
 import json
@@ -28,9 +30,10 @@ import re
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 
-__all__ = ["check", "fuzz", "replay", "find_binary", "Result", "SlotguardError", "Failure", "UsageError",
+__all__ = ["check", "fuzz", "replay", "find_binary", "BinaryNotFound", "Result", "SlotguardError", "Failure", "UsageError",
            "SlotguardEnvironmentError"]
 
 EXIT_HOLDS = 0
@@ -38,7 +41,7 @@ EXIT_FINDINGS = 1
 EXIT_BAD_INPUT = 2
 EXIT_ENVIRONMENT = 3
 
-_REPRODUCER = re.compile(r"^slotguard: fuzz: finding written to (.*); replay it with: (slotguard replay .*)$")
+_REPRODUCER = re.compile(r"^slotguard: fuzz: finding written to (.*); replay it with: (.+)$")
 
 # What a fuzz campaign in pytest uses when fuzz() is given no `regressions`:
 # the plugin's slotguard_regressions ini option (slotguard.pytest_plugin).
@@ -154,25 +157,74 @@ class SlotguardEnvironmentError(SlotguardError, EnvironmentError):
         return Exception.__str__(self)
 
 
+class BinaryNotFound(FileNotFoundError):
+    """No slotguard binary where find_binary() looks (the message lists each
+    place). One cause for every test of a session: the pytest plugin reports
+    it once."""
+
+
+def _checkout_binaries(start):
+    """build/slotguard of the checkout `start` is in: `start` and each folder
+    above it, nearest first."""
+    folder = os.path.abspath(start)
+    while True:
+        yield os.path.join(folder, "build", "slotguard")
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+
+
+def _is_binary(path):
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
 def find_binary(binary=None):
-    """The slotguard executable: `binary`, $SLOTGUARD, `slotguard` on PATH,
-    then build/slotguard beside this package's source tree."""
+    """The slotguard executable, the first of:
+
+    1. `binary`, as given;
+    2. $SLOTGUARD (it must be an executable file);
+    3. `slotguard` next to the Python interpreter (a virtual environment's
+       bin/, where `cp build/slotguard VENV/bin/` or `cmake --install build
+       --prefix VENV` puts it);
+    4. `slotguard` on PATH;
+    5. build/slotguard of the checkout the current folder is in (the folder
+       itself or one above it);
+    6. build/slotguard of the source tree this package lives in (an editable
+       install, or PYTHONPATH=python).
+
+    Raises BinaryNotFound, naming every place it looked, when none is."""
+    __tracebackhide__ = True
+    looked = []
     if binary:
         return binary
     env = os.environ.get("SLOTGUARD")
     if env:
-        return env
+        if _is_binary(env) or (os.sep not in env and shutil.which(env)):
+            return env
+        raise BinaryNotFound("no slotguard binary: SLOTGUARD=%s is not an executable file; expected the path of "
+                             "a built slotguard (build/slotguard after `make build`)" % env)
+    looked.append("$SLOTGUARD (not set)")
+    beside = os.path.join(os.path.dirname(sys.executable), "slotguard")
+    if sys.executable and _is_binary(beside):
+        return beside
+    looked.append(beside)
     on_path = shutil.which("slotguard")
     if on_path:
         return on_path
-    here = os.path.dirname(os.path.abspath(__file__))        # python/slotguard
-    for candidate in (os.path.join(here, "..", "..", "build", "slotguard"),
-                      os.path.join(here, "..", "build", "slotguard")):
-        candidate = os.path.normpath(candidate)
-        if os.access(candidate, os.X_OK):
+    looked.append("slotguard on PATH")
+    for candidate in _checkout_binaries(os.getcwd()):
+        if _is_binary(candidate):
             return candidate
-    raise FileNotFoundError("no slotguard binary: pass binary=, set SLOTGUARD, put slotguard on PATH, or build "
-                            "it into build/ (make build)")
+    looked.append("build/slotguard in %s and the folders above it" % os.getcwd())
+    here = os.path.dirname(os.path.abspath(__file__))        # python/slotguard
+    tree = os.path.normpath(os.path.join(here, "..", "..", "build", "slotguard"))
+    if _is_binary(tree):
+        return tree
+    looked.append(tree)
+    raise BinaryNotFound("no slotguard binary; looked at %s. Build it with `make build` in a slotguard checkout, "
+                         "then run from that checkout, set SLOTGUARD=/path/to/build/slotguard, or copy it next to "
+                         "this Python (%s)" % (", ".join(looked), os.path.dirname(sys.executable)))
 
 
 def _shorten(lines, limit=60):

@@ -14,7 +14,9 @@ import slotguard  # noqa: E402
 
 def _binary():
     try:
-        return slotguard.find_binary()
+        found = slotguard.find_binary()
+        # Absolute: pytester's tests run in folders of their own.
+        return os.path.abspath(found) if os.sep in found else found
     except FileNotFoundError:
         return None
 

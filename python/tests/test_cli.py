@@ -8,20 +8,68 @@ import slotguard
 from conftest import ROOT
 
 
+def _executable(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n")
+    path.chmod(0o755)
+    return str(path)
+
+
 def test_find_binary_order(monkeypatch, tmp_path):
+    from slotguard import cli
     assert slotguard.find_binary("/x/y") == "/x/y"
-    monkeypatch.setenv("SLOTGUARD", "/from/env")
-    assert slotguard.find_binary() == "/from/env"
+    env = _executable(tmp_path / "env" / "slotguard")
+    monkeypatch.setenv("SLOTGUARD", env)
+    assert slotguard.find_binary() == env
     monkeypatch.delenv("SLOTGUARD")
-    fake = tmp_path / "slotguard"
-    fake.write_text("#!/bin/sh\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", str(tmp_path))
-    assert slotguard.find_binary() == str(fake)
+    # Next to the interpreter (a virtual environment's bin/), before PATH.
+    venv_bin = tmp_path / "venv" / "bin"
+    monkeypatch.setattr(cli.sys, "executable", str(venv_bin / "python"))
+    on_path = _executable(tmp_path / "path" / "slotguard")
+    monkeypatch.setenv("PATH", str(tmp_path / "path"))
+    assert slotguard.find_binary() == on_path
+    beside = _executable(venv_bin / "slotguard")
+    assert slotguard.find_binary() == beside
+    os.unlink(beside)
+    # The checkout the current folder is in: its build/, from a folder below it.
     monkeypatch.setenv("PATH", "/nonexistent")
+    checkout = _executable(tmp_path / "checkout" / "build" / "slotguard")
+    (tmp_path / "checkout" / "tests" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "checkout" / "tests" / "deep")
+    assert slotguard.find_binary() == checkout
+    # Else the source tree this package lives in.
+    monkeypatch.chdir(tmp_path)
     found = slotguard.find_binary() if os.access(os.path.join(ROOT, "build", "slotguard"), os.X_OK) else None
     if found:
         assert os.path.samefile(found, os.path.join(ROOT, "build", "slotguard"))
+
+
+def test_no_binary_names_every_place_it_looked(monkeypatch, tmp_path):
+    from slotguard import cli
+    import subprocess, sys
+    python = sys.executable
+    monkeypatch.delenv("SLOTGUARD", raising=False)
+    monkeypatch.setattr(cli.sys, "executable", str(tmp_path / "venv" / "bin" / "python"))
+    monkeypatch.setattr(cli, "__file__", str(tmp_path / "site" / "slotguard" / "cli.py"))
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(slotguard.BinaryNotFound) as e:
+        slotguard.find_binary()
+    message = str(e.value)
+    for place in ("$SLOTGUARD (not set)", str(tmp_path / "venv" / "bin" / "slotguard"), "slotguard on PATH",
+                  "build/slotguard in %s and the folders above it" % tmp_path,
+                  str(tmp_path / "build" / "slotguard"), "make build"):
+        assert place in message, message
+    # A $SLOTGUARD that is not an executable file is said so, not exec'd later.
+    monkeypatch.setenv("SLOTGUARD", str(tmp_path / "missing"))
+    with pytest.raises(slotguard.BinaryNotFound, match="SLOTGUARD=.*missing is not an executable file"):
+        slotguard.find_binary()
+    # python -m slotguard says so in one line, exit 2.
+    r = subprocess.run([python, "-m", "slotguard", "--version"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True,
+                       env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+    assert r.returncode == 2 and r.stderr.startswith("slotguard: error: no slotguard binary: SLOTGUARD="), r.stderr
+    assert len(r.stderr.splitlines()) == 1
 
 
 def test_check_holds_and_parses_the_json_report(binary, tmp_path):

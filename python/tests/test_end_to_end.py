@@ -74,7 +74,9 @@ def test_a_providers_reproducer_replays_as_its_hint_says_and_stays_green_once_fi
     assert text.splitlines()[0].startswith("slotguard fuzz found a bug: group kpool_tail: "), text
     hint = [l for l in text.splitlines() if l.startswith("reproduce it with: ")]
     assert hint and "--kernel-cmd" in hint[0] and "planted_bug_provider.py" in hint[0], text
-    assert f.result.replay_command.startswith("slotguard replay --backend host --kernel-cmd "), f.result.replay_command
+    # The command names the binary as it was run (here by find_binary()'s path).
+    assert f.result.replay_command.startswith(shlex.quote(kernel_cmd_binary) + " replay --backend host --kernel-cmd "), \
+        f.result.replay_command
     # The minimized batch, small, in the failure itself.
     assert "minimized batch (" in text and '"query_start_loc": [' in text, text
     # The hint, run as printed: it reproduces (exit 1), with the provider.
@@ -273,3 +275,49 @@ def test_a_crash_costs_a_fork_not_a_provider_start(kernel_cmd_binary, tmp_path):
             assert taken_over == (standbys == "1"), r.stderr
         else:
             assert n >= 10, "without the fork server each crash is a start: %d starts" % n
+
+
+ZERO_PROVIDER = '''
+import sys
+sys.path.insert(0, %r)
+import slotguard
+
+p = slotguard.Provider("zero-kpool-tail")
+
+@p.family("kpool_tail")
+def run(call):
+    for i in range(len(call.slot_mapping)):
+        call.slot_mapping[i] = 0     # every token into block 0
+
+if __name__ == "__main__":
+    p.serve()
+''' % os.path.join(ROOT, "python")
+
+
+def test_a_proofs_reproducer_records_the_provider_and_its_hint_reproduces(kernel_cmd_binary, tmp_path):
+    """prove's reproducers record their implementation as fuzz's do
+    (found_by): the replay command names the provider, and `replay FILE`
+    alone runs it (not slotguard's own kernels, which hold)."""
+    import shlex
+    import subprocess
+    provider = tmp_path / "zero_provider.py"
+    provider.write_text(ZERO_PROVIDER)
+    kernel_cmd = "%s %s" % (sys.executable, provider)
+    out = tmp_path / "found"
+    done = subprocess.run([kernel_cmd_binary, "prove", "--scope",
+                           os.path.join(ROOT, "scopes", "mutants", "rings-kpool-prefix-nearest.json"),
+                           "--family", "kpool_tail", "--backend", "host", "--kernel-cmd", kernel_cmd,
+                           "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, cwd=str(tmp_path))
+    assert done.returncode == 1, done.stdout
+    hint = done.stdout.splitlines()[-1].split("; replay one with: ")[1]
+    assert "--kernel-cmd " + shlex.quote(kernel_cmd) in hint, hint
+    [name] = os.listdir(str(out))
+    found_by = json.load(open(str(out / name)))["found_by"]
+    assert found_by["kernel_cmd"] == kernel_cmd and found_by["backend"] == "host", found_by
+    replayed = subprocess.run(hint, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True, cwd=str(tmp_path))
+    assert replayed.returncode == 1 and "zero-kpool-tail" in replayed.stdout, replayed.stdout
+    alone = subprocess.run([kernel_cmd_binary, "replay", str(out / name)], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True, cwd=str(tmp_path))
+    assert alone.returncode == 1 and "as it was found: --backend host --kernel-cmd" in alone.stdout, alone.stdout

@@ -123,15 +123,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   }
   campaign.implementation = ImplementationName(*backend);
   // What every reproducer records, so that its replay command reproduces.
-  campaign.found_by.present = true;
-  campaign.found_by.backend = backend->name();
-  campaign.found_by.kernel_lib = options.setup.provider.kernel_lib;
-  campaign.found_by.kernel_cubin = options.setup.provider.kernel_cubin;
-  campaign.found_by.kernel_spec = options.setup.provider.kernel_spec;
-  campaign.found_by.kernel_cmd = options.setup.provider.kernel_cmd;
-  campaign.found_by.writers = options.setup.writers;
-  if (options.setup.writers && options.setup.head_bytes != RunSetup().head_bytes)
-    campaign.found_by.head_bytes = options.setup.head_bytes;
+  campaign.found_by = FoundByOf(*backend, options.setup);
   // The regressions first: a bug that came back is found in the time it
   // takes to replay its reproducer.
   std::vector<ScenarioReport> regressions;

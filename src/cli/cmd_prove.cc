@@ -86,6 +86,8 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
       if (f.kernel) families.push_back(f.family);
   }
   run.campaign.implementation = ImplementationName(*backend);
+  // What every reproducer records, as fuzz's, so that its replay command reproduces.
+  run.campaign.found_by = FoundByOf(*backend, options.setup);
   run.count_only = options.count;
   ProveReport report;
   bool bad_input = false;

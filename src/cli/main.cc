@@ -21,6 +21,7 @@
 #include "fuzzing/campaign.h"
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
+#include "util/invoked_as.h"
 
 #ifndef SLOTGUARD_VERSION
 #define SLOTGUARD_VERSION "unknown"
@@ -319,6 +320,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "slotguard " SLOTGUARD_VERSION);
   app.require_subcommand(1);
   slotguard::SetWorkerExecutable(SelfExecutable(argv[0]));
+  slotguard::SetInvokedAs(argv[0]);  // the printed replay commands name the path it was run by
 
   slotguard::CommonOptions common;  // --family-file, any command that reads families
   slotguard::CheckOptions check;

@@ -16,6 +16,7 @@
 #include "scenario/scenario_json.h"
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
+#include "util/invoked_as.h"
 #include "util/output_file.h"
 #include "util/stop_signals.h"
 
@@ -69,7 +70,7 @@ std::string Describe(const CampaignOptions& o, const CampaignFinding& f, const B
                            JoinNames(f.fired) + "; minimized to keep " + f.invariant + " firing. " + Advice(o, f, run);
   // A proof's finding: the scope and batch it enumerated (prove/).
   if (o.source) return "found by " + o.source->FoundBy(f.finding_index) + ", backend " + backend.Describe() + "; " + what;
-  std::string command = "slotguard fuzz --seed " + std::to_string(o.settings.seed);
+  std::string command = InvokedAsWord() + " fuzz --seed " + std::to_string(o.settings.seed);
   for (Family family : o.generator.families) command += std::string(" --family ") + GetFamily(family).name;
   if (!o.settings.variant.empty()) command += " --variant " + o.settings.variant;
   if (o.generator.inconsistent) command += " --inconsistent";

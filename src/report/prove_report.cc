@@ -87,7 +87,7 @@ void PrintProveReport(const ProveReport& report, std::ostream& out) {
   const CampaignFinding* replayable = r.FirstWritten();
   out << "slotguard: prove: " << distinct << " distinct finding" << (distinct == 1 ? "" : "s") << " in " << checked
       << " of scope " << c.scope << " (" << r.finding_scenarios << " with findings)" << suppressed_text << where
-      << (replayable ? "; replay one with: slotguard replay " + EscapeText(replayable->file, 0)
+      << (replayable ? "; replay one with: " + EscapeText(replayable->replay_command, 0)
                      : "; no reproducer could be written")
       << "\n";
 }

@@ -122,9 +122,26 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
     for (int64_t t = 0; t < s.batch.num_tokens; ++t)
       if (kernel[t] >= 0 && KernelMaps(facts, t))
         written[run.request_of_token[gi][t]][kernel[t] / facts.slots_per_entry]++;
+    // A request is plain when it is live and wrote no null-block entry:
+    // past kReplayFoldRequests of them in a row, the run is one line.
+    auto plain = [&](int32_t r) {
+      if (r < 0 || s.batch.idx_mapping[r] == -1) return false;
+      auto it = written.find(r);
+      return it == written.end() || it->second.empty() || it->second.begin()->first >= facts.null_entries;
+    };
     for (int32_t r = -1; r < s.batch.num_reqs(); ++r) {
       auto it = written.find(r);
       if (r < 0 && it == written.end()) continue;
+      if (!all_tokens && plain(r)) {
+        int32_t last = r;
+        while (last + 1 < s.batch.num_reqs() && plain(last + 1)) ++last;
+        if (last - r + 1 >= kReplayFoldRequests) {
+          out << "    requests " << r << "-" << last << ": " << (last - r + 1)
+              << " live requests, none in the null block (--all-tokens lists them)\n";
+          r = last;
+          continue;
+        }
+      }
       out << "    " << (r < 0 ? std::string("no request") : "request " + std::to_string(r));
       if (r >= 0 && s.batch.idx_mapping[r] == -1) out << " (dummy)";
       else if (r >= 0 && s.batch.table_rows == TableRows::kIdxMapping) out << " (row " << s.batch.row_of(r) << ")";

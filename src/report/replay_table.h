@@ -30,6 +30,12 @@ constexpr size_t kReplayMaxFindings = 8;
 /// always among the listed.
 constexpr size_t kReplayMaxRanges = 64;
 
+/// Consecutive live requests that wrote no null-block entry, from this many
+/// on, are one line in "blocks written by the kernel" ("requests 5-300: 296
+/// live requests, none in the null block"), unless all_tokens: a replay of a
+/// batch of hundreds of requests stays a page.
+constexpr int32_t kReplayFoldRequests = 4;
+
 /// "1-64:16 65:6": blocks written -> tokens, consecutive block ids with the
 /// same count collapsed to a range; blocks under null_entries get "!".
 /// Past max_ranges ranges (0: no limit): " ... (N more ranges; --all-tokens

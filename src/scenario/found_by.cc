@@ -1,5 +1,6 @@
 #include "scenario/found_by.h"
 
+#include "util/invoked_as.h"
 #include "util/shell_quote.h"
 
 namespace slotguard {
@@ -13,7 +14,7 @@ std::string ImplementationFlags(const FoundBy& f) {
 }
 
 std::string ReplayCommand(const FoundBy& f, const std::string& file) {
-  std::string command = "slotguard replay";
+  std::string command = InvokedAsWord() + " replay";
   if (f.present) {
     if (!f.backend.empty()) command += " --backend " + ShellQuote(f.backend);
     if (f.writers) {

@@ -37,7 +37,8 @@ std::string ImplementationFlags(const FoundBy& found);
 
 /// A command that reproduces the finding in `file`: `slotguard replay` with
 /// the backend, the writers, the family files and the implementation it
-/// was found with.
+/// was found with; `slotguard` is the path this process was run by
+/// (util/invoked_as.h), so that the command runs as printed.
 std::string ReplayCommand(const FoundBy& found, const std::string& file);
 
 }  // namespace slotguard

@@ -138,4 +138,17 @@ RunFootprint FootprintOf(const Backend& backend, const RunSetup& setup) {
   return f;
 }
 
+FoundBy FoundByOf(const Backend& backend, const RunSetup& setup) {
+  FoundBy found;
+  found.present = true;
+  found.backend = backend.name();
+  found.kernel_lib = setup.provider.kernel_lib;
+  found.kernel_cubin = setup.provider.kernel_cubin;
+  found.kernel_spec = setup.provider.kernel_spec;
+  found.kernel_cmd = setup.provider.kernel_cmd;
+  found.writers = setup.writers;
+  if (setup.writers && setup.head_bytes != RunSetup().head_bytes) found.head_bytes = setup.head_bytes;
+  return found;
+}
+
 }  // namespace slotguard

@@ -12,6 +12,7 @@
 
 #include "backend/backend.h"
 #include "plugin/open_provider.h"  // ProviderSource
+#include "scenario/found_by.h"
 #include "scenario/memory_estimate.h"
 
 namespace slotguard {
@@ -40,6 +41,14 @@ struct RunSetup {
 /// writers on, it fills the caches.
 std::unique_ptr<Backend> OpenBackend(BackendKind kind, const RunSetup& setup, std::string* problem,
                                      bool* environment);
+
+/// What a reproducer found on `backend`, opened from `setup`, records
+/// (scenario/found_by.h), so that its replay command reproduces it: the
+/// backend that ran, the implementation (--kernel-lib, --kernel-cubin with
+/// --kernel-spec, --kernel-cmd) and the writers. Every command that writes
+/// reproducers (fuzz, prove) records it through this one function; the
+/// campaign adds the family files of each reproducer's families.
+FoundBy FoundByOf(const Backend& backend, const RunSetup& setup);
 
 /// What a backend opened from `setup` holds of each scenario besides the
 /// loaded one (a worker's copy, device copies, the writers' pools, graph

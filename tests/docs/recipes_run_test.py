@@ -8,14 +8,22 @@ Actions runs a step. Each runs twice: in a repository with no
 one (an empty list). Each must exit 0 (the curated scenarios hold, the fixed
 kernels' campaign finds nothing) and write every report it names.
 
+A block that checks the regressions folder (.slotguard/regressions) runs a
+third time with one there that fails (a planted bug's scenario without its
+expect): it must exit 1, so the folder is checked. A block that gates the
+user's own kernel (the slotguard-gate-own-kernel workflow, ci-recipes.md's
+section 4) names the implementation in every slotguard command.
+
 What this machine cannot run is replaced, and only that (printed per block):
   --backend gpu          -> --backend host   (no GPU here; the same kernel source)
   a --time budget        -> 2 s              ($BUDGET, 3600)
   nvidia-smi             -> a stand-in listing two GPUs
   `make build` lines     -> skipped (the build is this one; ci_recipes_test checks the targets)
   GitHub's ${{ ... }}    -> the job's env given here: SEED, SHARD, BUDGET
+  --kernel-cubin         -> the block is not run (a compiled kernel needs the GPU backend and nvcc)
 Usage: recipes_run_test.py SLOTGUARD_BINARY WORK_DIR (exit 77: no PyYAML)"""
 import glob
+import json
 import os
 import re
 import shutil
@@ -47,7 +55,8 @@ def markdown_blocks(path):
     for m in re.finditer(r"^```(sh|bash)\n(.*?)^```", text, re.S | re.M):
         if "build/slotguard" in m.group(2):
             line = text[:m.start()].count("\n") + 1
-            yield "%s:%d" % (os.path.relpath(path, ROOT), line), m.group(2)
+            headings = re.findall(r"^## (.*)$", text[:m.start()], re.M)
+            yield "%s:%d (%s)" % (os.path.relpath(path, ROOT), line, headings[-1] if headings else ""), m.group(2)
 
 
 def adapt(text):
@@ -81,17 +90,25 @@ def reports(text):
     return pats
 
 
-def layout(work, binary, suppressions):
+def layout(work, binary, suppressions, regression=False):
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(os.path.join(work, "build"))
     os.makedirs(os.path.join(work, "bin"))
     os.symlink(binary, os.path.join(work, "build", "slotguard"))
-    os.symlink(os.path.join(ROOT, "scenarios"), os.path.join(work, "scenarios"))
+    for name in ("scenarios", "examples", "include", "python"):
+        os.symlink(os.path.join(ROOT, name), os.path.join(work, name))
+    if regression:
+        os.makedirs(os.path.join(work, ".slotguard", "regressions"))
+        with open(os.path.join(ROOT, "scenarios", "rings", "mutants", "kpool-prefix.json")) as f:
+            doc = json.load(f)
+        del doc["expect"]  # a reproducer as fuzz writes it: it fails while the bug is there
+        with open(os.path.join(work, ".slotguard", "regressions", "kpool-prefix.json"), "w") as f:
+            json.dump(doc, f)
     with open(os.path.join(work, "bin", "nvidia-smi"), "w") as f:
         f.write(NVIDIA_SMI)
     os.chmod(os.path.join(work, "bin", "nvidia-smi"), 0o755)
     if suppressions:
-        os.makedirs(os.path.join(work, ".slotguard"))
+        os.makedirs(os.path.join(work, ".slotguard"), exist_ok=True)
         with open(os.path.join(work, ".slotguard", "suppressions.json"), "w") as f:
             f.write('{"slotguard_suppressions": 1, "suppressions": []}\n')
 
@@ -110,21 +127,46 @@ def main():
     if len(blocks) < 6:
         print("FAIL  only %d recipe blocks run build/slotguard: the extraction is broken" % len(blocks))
         failed += 1
+    own = 0
     for i, (where, text) in enumerate(blocks):
+        if "--kernel-cubin" in text:
+            print("skip  %s: --kernel-cubin needs the GPU backend and nvcc (the GPU machine runs it)" % where)
+            continue
         script, changes = adapt(text)
-        for suppressions in (False, True):
-            work = os.path.join(work_root, "%d-%s" % (i, "known" if suppressions else "none"))
-            layout(work, binary, suppressions)
+        if "own-kernel" in where or "own kernel" in where:
+            own += 1
+            joined = re.sub(r"\\\n\s*", " ", script)
+            commands = [l.strip() for l in joined.splitlines() if l.strip().startswith("build/slotguard ")]
+            unnamed = [c for c in commands if not re.search(r"--kernel-(cmd|lib|cubin)\b", c)]
+            if unnamed:
+                failed += 1
+                print("FAIL  %s: a command that does not name the implementation: %s" % (where, unnamed[0]))
+        variants = [(False, False), (True, False)]
+        if ".slotguard/regressions" in script:
+            variants.append((False, True))
+        for suppressions, regression in variants:
+            work = os.path.join(work_root, "%d-%s" % (i, "regression" if regression else
+                                                      "known" if suppressions else "none"))
+            layout(work, binary, suppressions, regression)
             env = dict(os.environ, **ENV)
             env["PATH"] = os.path.join(work, "bin") + os.pathsep + env.get("PATH", "")
             env.pop("CUDA_VISIBLE_DEVICES", None)
             done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=work,
                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   universal_newlines=True, timeout=600)
-            what = "%s (%s; %s)" % (where, "with .slotguard/suppressions.json" if suppressions
+            what = "%s (%s; %s)" % (where, "a failing reproducer in .slotguard/regressions" if regression
+                                    else "with .slotguard/suppressions.json" if suppressions
                                     else "no .slotguard/suppressions.json", ", ".join(changes) or "as written")
             missing = [p for p in reports(script) if not glob.glob(os.path.join(work, p))]
-            if done.returncode != 0:
+            if regression:
+                if done.returncode == 1 and "kpool-prefix.json" in done.stdout:
+                    passed += 1
+                    print("ok    %s: exit 1, the reproducer fails the gate" % what)
+                else:
+                    failed += 1
+                    print("FAIL  %s: exit %d, expected 1 with the regression named\n%s"
+                          % (what, done.returncode, "\n".join(done.stdout.splitlines()[-8:])))
+            elif done.returncode != 0:
                 failed += 1
                 print("FAIL  %s: exit %d\n%s" % (what, done.returncode, "\n".join(done.stdout.splitlines()[-8:])))
             elif missing:
@@ -133,6 +175,9 @@ def main():
             else:
                 passed += 1
                 print("ok    %s" % what)
+    if own < 2:
+        print("FAIL  only %d blocks gate the user's own kernel: the own-kernel recipes are missing" % own)
+        failed += 1
     print("recipes_run_test: %d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
 

@@ -73,6 +73,39 @@ TEST(ReplayTableTest, TheBlockPictureShowsRanges) {
   EXPECT_NE(std::string::npos, out.str().find("\n    request 0: 1-64:16 65:6\n")) << out.str();
 }
 
+TEST(ReplayTableTest, RunsOfPlainRequestsFoldIntoOneLine) {
+  // 324 one-token requests of their own blocks, request 200 a dummy whose
+  // token the prefix variant sends into block 0.
+  Scenario s = LoadTestScenario(kScenarios + "/rings/mutants/kpool-prefix.json");
+  const int32_t n = 324;
+  s.batch.query_start_loc.clear();
+  for (int32_t r = 0; r <= n; ++r) s.batch.query_start_loc.push_back(r);
+  s.batch.positions.assign(n, 0);
+  s.batch.seq_lens.assign(n, 1);
+  s.batch.idx_mapping.clear();
+  for (int32_t r = 0; r < n; ++r) s.batch.idx_mapping.push_back(r == 200 ? -1 : r);
+  s.batch.num_actual_tokens = s.batch.num_tokens = n;
+  s.batch.slot_mapping_in.assign(n, kPadSlot);
+  s.num_blocks = n + 1;
+  Group& g = s.groups[0];
+  g.table.rows = n;
+  g.table.width = 1;
+  g.table.entries.clear();
+  for (int32_t r = 0; r < n; ++r) g.table.entries.push_back(r == 200 ? 0 : r + 1);
+  s.expect = Expect();
+  std::ostringstream out;
+  PrintReplayGroup(s, 0, RunWholeOnHost(s), false, out);
+  const std::string text = out.str();
+  EXPECT_NE(std::string::npos, text.find("\n    requests 0-199: 200 live requests, none in the null block "
+                                         "(--all-tokens lists them)\n    request 200 (dummy): 0!:1\n    requests "
+                                         "201-323: 123 live requests, none in the null block"))
+      << text;
+  EXPECT_LT(std::count(text.begin(), text.end(), '\n'), 40) << text;
+  std::ostringstream all;
+  PrintReplayGroup(s, 0, RunWholeOnHost(s), true, all);
+  EXPECT_NE(std::string::npos, all.str().find("\n    request 57: 58:1\n")) << all.str();
+}
+
 /// A 5000-token batch whose one request has 4 tokens: with pad_from_n the
 /// 4996 padding tokens keep stale slots, a finding each in several
 /// invariants.
