@@ -1,0 +1,486 @@
+"""vLLM's own kernels behind `--kernel-cmd`, one binding per shipped vLLM family.
+
+Each binding names the engine file and the top-level definitions it compiles
+from it (source.EngineTree.bind: nothing of the engine is imported or
+copied), and an adapter that calls them as the engine's caller does: the
+caller's transforms first (a table gathered or clamped, a buffer filled),
+then the engine's launcher or function with the caller's arguments, then the
+engine's output buffers read back into slotguard's outputs. Every line that
+stands for the engine cites path:line at vLLM 81be2e09 (upstream main, read
+in the MatthewBonanni/vllm snapshot); what the adapter itself chooses says
+"adapter".
+
+The scenario's table is the engine's input table: request r reads row r; a
+persistent table (rows_by_idx_mapping) is gathered as the v2 runner gathers
+it (row idx_mapping[r]; a dummy, idx_mapping -1, gets the zeroed row the
+gather gives a padded row: vllm/v1/worker/gpu/block_table.py:240-245).
+
+A batch the engine never makes (a DFlash request without a context token, a
+state column past the engine's table) is skipped with the reason, never run.
+"""
+
+from ..provider import Skip
+
+__all__ = ["BINDINGS", "Binding"]
+
+ENGINE = "vllm"
+PAD_SLOT_ID = -1  # vllm/v1/attention/backends/utils.py: PAD_SLOT_ID = -1
+
+
+class Binding(object):
+    """One family's binding: the engine file, the definitions it compiles, the adapter that calls them."""
+
+    def __init__(self, family, path, names, run, needs, namespace=None, options=None):
+        self.family = family
+        self.path = path        # relative to the engine tree's root
+        self.names = names      # the definitions compiled from it ("Class.method" for a method); names[0] is bound
+        self.run = run          # run(call, fns, ops, options)
+        self.needs = needs      # "triton" (a GPU), "torch" (torch, CPU or GPU) or "python" (host code)
+        self.namespace = namespace or (lambda: {})  # the stand-ins the engine's code reads besides torch/triton
+        self.options = options or {}  # --option NAME=VALUE the binding takes, with their defaults
+
+    @property
+    def function(self):
+        return self.names[0]
+
+
+# ---------------------------------------------------------------------------
+# The caller's view of slotguard's batch, on the host.
+
+
+def _np():
+    import numpy as np
+    return np
+
+
+def input_rows(call, num_reqs=None):
+    """int32 [R, W]: the engine's input table, row r for request r (see the module's docstring)."""
+    np = _np()
+    R = call.num_reqs if num_reqs is None else num_reqs
+    W, stride = call.block_table_width, call.block_table_row_stride
+    flat = np.asarray(call.block_table, dtype=np.int32)
+    rows = np.zeros((R, W), dtype=np.int32)
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    for r in range(R):
+        row = int(idx[r]) if call.rows_by_idx_mapping else r
+        if row < 0:  # a padded row of the gathered table is zeroed (block_table.py:240-245)
+            continue
+        rows[r] = flat[row * stride:row * stride + W]
+    return rows
+
+
+def _ns(**kw):
+    import types
+    return types.SimpleNamespace(**kw)
+
+
+# ---------------------------------------------------------------------------
+# dflash: vllm/v1/worker/gpu/spec_decode/dflash/speculator.py
+
+
+def run_dflash(call, fns, ops, options):
+    """prepare_dflash_inputs (speculator.py:632-708), as DFlashSpeculator.propose calls it (speculator.py:376-399).
+
+    slotguard's batch holds request r's context tokens, then its num_query_per_req query tokens; the
+    engine's target batch is the context tokens alone, and its query buffer holds r * num_query_per_req + k."""
+    np = _np()
+    R, T = call.num_reqs, call.num_tokens
+    nq = call.num_query_per_req
+    context_out, query_out = call.outputs
+    context_out[:] = PAD_SLOT_ID  # adapter: padding tokens and the other output's tokens are PAD
+    query_out[:] = PAD_SLOT_ID
+    if R == 0:
+        raise Skip("prepare_dflash_inputs asserts num_reqs > 0 (speculator.py:667)")
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    pos = np.asarray(call.positions, dtype=np.int64)
+    q = qsl[1:] - qsl[:-1]
+    num_ctx = q - nq
+    if (num_ctx < 1).any():
+        raise Skip("a request with fewer than num_query_per_req + 1 tokens: every request of the engine's "
+                   "target batch has a context token (speculator.py:540-551 reads the last one)")
+    ctx_qsl = np.concatenate([[0], np.cumsum(num_ctx)]).astype(np.int32)
+    ctx_index = np.concatenate([np.arange(qsl[r], qsl[r] + num_ctx[r]) for r in range(R)])
+    target_positions = pos[ctx_index]
+    for r in range(R):  # the query positions the kernel computes: last_valid_pos + 1 + k (speculator.py:556)
+        first_query = qsl[r] + num_ctx[r]
+        expected = pos[first_query - 1] + 1 + np.arange(nq)
+        if not (pos[first_query:first_query + nq] == expected).all():
+            raise Skip("request %d's query positions are not last_valid + 1 + k, as the kernel computes them "
+                       "(speculator.py:556)" % r)
+    num_target_tokens = int(ctx_qsl[-1])
+    max_num_reqs = R               # adapter: the engine's per-request buffers hold at least num_reqs
+    max_num_tokens = R * nq        # adapter: the query buffer's padded length (the kernel PADs past R * nq)
+    num_speculative_steps = nq - 1  # speculator.py:46: num_query_per_req = 1 + num_speculative_steps
+    rows = input_rows(call)
+    # The engine's tables are [max_num_reqs, max_num_blocks] contiguous: the kernel clamps the column to
+    # block_table.stride(0) - 1 (speculator.py:544, 562; the launcher passes block_table.stride(0), :699).
+    block_table = ops.tensor(rows, "i32")
+    input_buffers = _ns(input_ids=ops.full((max(R * nq, 1),), 0, "i32"),
+                        positions=ops.full((max(R * nq, 1),), 0, "i64"),
+                        query_start_loc=ops.full((max_num_reqs + 1,), 0, "i32"),
+                        seq_lens=ops.full((max_num_reqs,), 0, "i32"))
+    query_slot_mapping = ops.full((max(max_num_tokens, 1),), 0, "i64")
+    context_positions = ops.full((max(num_target_tokens, 1),), 0, "i64")
+    context_slot_mapping = ops.full((max(num_target_tokens, 1),), 0, "i64")
+    samples = max(max_num_reqs * num_speculative_steps, 1)
+    input_batch = _ns(num_reqs=R,
+                      num_scheduled_tokens=num_ctx.astype(np.int32),  # host array (.max(), speculator.py:670)
+                      positions=ops.tensor(target_positions, "i64"),
+                      query_start_loc=ops.tensor(ctx_qsl, "i32"),
+                      idx_mapping=ops.tensor(np.arange(R), "i32"))  # adapter: request r's sampling state r
+    fns["prepare_dflash_inputs"](
+        input_buffers, query_slot_mapping, context_positions, context_slot_mapping,
+        ops.full((samples,), 0, "i64"), ops.full((samples,), 0, "i64"), ops.full((samples,), 0, "i32"),
+        ops.full((max_num_reqs,), 0, "i64"), ops.full((max_num_reqs,), 0, "i64"),
+        input_batch,
+        ops.full((R,), 1, "i32"),        # num_sampled: a decode step (the bonus token is sampled)
+        ops.full((R,), 0, "i32"),        # num_rejected: 0, so last_valid_pos is the last context position
+        ops.full((R,), 0, "i64"), ops.full((R,), 0, "i32"),   # last_sampled, next_prefill_tokens
+        ops.full((R,), 0, "i64"), ops.full((R,), 0, "i64"),   # temperature, seeds
+        block_table, call.block_size,
+        0,                               # parallel_drafting_token_id: a token id, no slot
+        nq, num_speculative_steps, max_num_reqs, max_num_tokens, call.max_model_len,
+        bool(options.get("sample_from_anchor", "0") == "1"))
+    ops.sync()
+    ctx_slots = ops.host(context_slot_mapping)
+    q_slots = ops.host(query_slot_mapping)
+    for r in range(R):
+        begin = int(qsl[r])
+        n = int(num_ctx[r])
+        context_out[begin:begin + n] = ctx_slots[ctx_qsl[r]:ctx_qsl[r] + n]
+        query_out[begin + n:begin + n + nq] = q_slots[r * nq:(r + 1) * nq]
+
+
+# ---------------------------------------------------------------------------
+# eagle_step: vllm/v1/spec_decode/utils.py
+
+
+def run_eagle_step(call, fns, ops, options):
+    """eagle_step_update_slot_mapping_and_metadata (utils.py:88-136), as LLMBaseProposer's
+    _update_positions_dependent_metadata calls it (llm_base_proposer.py:789-798): batch_size requests,
+    input_batch_size the CUDA-graph-padded count (here num_tokens: the rows past num_reqs are PAD)."""
+    np = _np()
+    R, T = call.num_reqs, call.num_tokens
+    out = call.slot_mapping
+    out[:] = PAD_SLOT_ID
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    if R and not ((qsl[1:] - qsl[:-1]) == 1).all():
+        raise Skip("an EAGLE draft step has one token per request")
+    if T == 0:
+        return  # adapter: no row to launch (a grid of 0 programs)
+    pos = np.asarray(call.positions, dtype=np.int64)[:R]
+    # common_attn_metadata.block_table_tensor: [batch_size, n_blocks_per_req]; the launcher reads its
+    # shape[1] and stride(0) (utils.py:121-125): the scenario's rows, in its layout.
+    if call.rows_by_idx_mapping:
+        table = ops.tensor(input_rows(call), "i32")
+    else:
+        flat = ops.tensor(np.asarray(call.block_table, dtype=np.int32), "i32")
+        if call.block_table_rows < R:
+            raise Skip("fewer table rows than requests")
+        table = ops.strided(flat, (R, call.block_table_width), (call.block_table_row_stride, 1))
+    slot_mapping = ops.full((T,), 0, "i64")   # the proposer's _slot_mapping_buffer[:input_batch_size]
+    fns["eagle_step_update_slot_mapping_and_metadata"](
+        positions_1d=ops.tensor(pos, "i64"),
+        block_table_tensor=table,
+        seq_lens=ops.tensor(np.asarray(call.seq_lens_i32, dtype=np.int32)[:R], "i32"),
+        block_size=call.block_size,
+        max_model_len=call.max_model_len,
+        out_clamped_positions=ops.full((max(R, 1),), 0, "i64"),
+        out_slot_mapping=slot_mapping,
+        input_batch_size=T)
+    ops.sync()
+    out[:] = ops.host(slot_mapping)[:T]
+
+
+# ---------------------------------------------------------------------------
+# dsv4_compressed: vllm/v1/attention/backends/mla/compressor_utils.py
+
+
+def run_dsv4_compressed(call, fns, ops, options):
+    """get_compressed_slot_mapping (compressor_utils.py:53-86) as a caller calls it:
+    --option caller=sparse_mla (default): DeepseekV4's sparse MLA builder, the table clamped in place first,
+    cm.block_table_tensor.clamp_(min=0), num_tokens = num_actual_tokens (sparse_mla.py:207-215);
+    --option caller=indexer: the indexer's builder, the table as it is, num_tokens = the batch's tokens
+    (indexer.py:797-805)."""
+    np = _np()
+    caller = options.get("caller", "sparse_mla")
+    if caller not in ("sparse_mla", "indexer"):
+        raise ValueError("--option caller=%s: expected sparse_mla or indexer" % caller)
+    R, T = call.num_reqs, call.num_tokens
+    rows = input_rows(call)
+    if caller == "sparse_mla":
+        rows = np.maximum(rows, 0)  # block_table_tensor.clamp_(min=0) (sparse_mla.py:212)
+        num_tokens = call.num_actual_tokens   # cm.num_actual_tokens (sparse_mla.py:209)
+    else:
+        num_tokens = T                        # num_tokens (indexer.py:798)
+    # out: the builder's compressed_slot_mapping_buffer; the launcher fills all of it with -1 first
+    # (compressor_utils.py:62-68); here its length is the batch's tokens.
+    buffer = ops.full((max(T, 1),), 0, "i64")
+    if R == 0:
+        call.slot_mapping[:] = -1  # adapter: no program to launch; the launcher's fill(-1) is all (:66)
+        return
+    fns["get_compressed_slot_mapping"](
+        num_tokens, ops.tensor(np.asarray(call.query_start_loc, dtype=np.int32)[:R + 1], "i32"),
+        ops.tensor(np.asarray(call.seq_lens_i32, dtype=np.int32)[:R], "i32"),   # cm.seq_lens: int32
+        ops.tensor(rows, "i32"), call.block_size, call.compress_ratio, out=buffer)
+    ops.sync()
+    out = ops.host(buffer)
+    call.slot_mapping[:] = out[:T]  # the buffer as the kernel left it (writes past num_tokens included)
+
+
+# ---------------------------------------------------------------------------
+# vllm_mamba, vllm_gdn, vllm_lightning: vllm/v1/attention/backends/utils.py
+
+
+STATE_PATH = "vllm/v1/attention/backends/utils.py"
+
+
+class MambaSpec(object):
+    """Stand-in for vllm.v1.kv_cache_interface.MambaSpec: the two fields mamba_get_block_table_tensor reads."""
+
+    def __init__(self, block_size, num_speculative_blocks=0):
+        self.block_size = block_size
+        self.num_speculative_blocks = num_speculative_blocks
+
+
+def run_state_index(call, fns, ops, options):
+    """mamba_get_block_table_tensor(block_table, seq_lens, spec, mode)[:, 0] (utils.py:998-1036), the state
+    index every Mamba-type builder takes: mamba_attn.py:513-532 (prefill [:, 0]; decodes [:, :1] without
+    speculative tokens), gdn_attn.py:182-219, linear_attn.py:72-77. A padded row (a dummy here) is the
+    runner's zeroed row (block_table.py:240-245); mamba_attn.py:707 and gdn_attn.py:478 then fill
+    NULL_BLOCK_ID (0) past num_decodes, the same 0."""
+    np = _np()
+    R = call.num_reqs
+    out = call.slot_mapping
+    if R == 0:
+        return
+    align = bool(call.params.get("align", 0))
+    rows = input_rows(call)
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    rows[idx < 0] = 0  # a dummy is a padded row: zeroed (block_table.py:240-245, :165-176)
+    seq_lens = np.asarray(call.seq_lens_i32, dtype=np.int32)[:R]
+    W = rows.shape[1]
+    if W == 0:
+        raise Skip("a table of no columns: the engine's Mamba table has 1 + num_speculative_blocks at least")
+    if align:
+        start = np.maximum((seq_lens.astype(np.int64) - 1) // call.block_size, 0)
+        if (start >= W).any():
+            raise Skip("align mode: a column past the table; the engine's table holds "
+                       "cdiv(max_model_len, block_size) columns, and torch.gather would raise")
+    mode = "align" if align else "none"
+    spec = MambaSpec(call.block_size)
+    table = fns["mamba_get_block_table_tensor"](ops.tensor(rows, "i32"), ops.tensor(seq_lens, "i32"), spec, mode)
+    ops.sync()
+    out[:] = ops.host(table)[:, 0]
+
+
+# ---------------------------------------------------------------------------
+# vllm_mamba_copy: vllm/v1/worker/mamba_utils.py (V2 align pre-copy)
+
+SENTINEL = -(2 ** 62)
+
+
+def run_mamba_copy(call, fns, ops, options):
+    """The V2 align pre-copy as MambaHybridModelState.preprocess_state runs it (mamba_hybrid.py:160-205):
+    preprocess_mamba_align_fused_kernel (mamba_utils.py:281-323) advances the running column and names
+    the source column; precopy_mamba_align_fused_kernel (mamba_utils.py:327-403) copies
+    state[bt[src_col]] into state[bt[dst_col]] through _copy_mamba_state_block (mamba_utils.py:27-150).
+
+    Which blocks it copied is read from the state it copied: the adapter hands it one conv state of
+    width 2, one int64 per token, token_bias 1, so block b holds [SENTINEL, b] and a copy writes
+    state[dst][0] = state[src][1] = src (mamba_utils.py:104-120). One launch per request, so each copy is
+    its request's. The previous running column is (num_computed - 1) // block_size, as V1's
+    preprocess_mamba derives it for a request it has not seen (mamba_utils.py:1084-1087)."""
+    np = _np()
+    R = call.num_reqs
+    src_out, dst_out = call.outputs
+    src_out[:] = -1
+    dst_out[:] = -1
+    if R == 0:
+        return  # preprocess_state returns on num_reqs == 0 (mamba_hybrid.py:176-177)
+    bs = call.block_size
+    rows = input_rows(call)
+    W = rows.shape[1]
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    q = qsl[1:] - qsl[:-1]
+    seq_lens = np.asarray(call.seq_lens, dtype=np.int64)[:R]
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    num_computed = seq_lens - q
+    if (num_computed < 0).any():
+        raise Skip("seq_len < query length: a negative num_computed_tokens")
+    curr = -(-seq_lens // bs) - 1
+    if (curr >= W).any():
+        raise Skip("a running column past the table: the engine's align-mode table holds "
+                   "cdiv(max_model_len, block_size) columns")
+    entries = rows.astype(np.int64)
+    lowest = min(0, int(entries.min())) if entries.size else 0
+    highest = int(entries.max()) if entries.size else 0
+    margin = -lowest                       # blocks before the pool that a negative id lands in
+    nblocks = highest + 1
+    for r in range(R):
+        if idx[r] < 0:
+            continue  # dummy runs skip preprocess_state (mamba_hybrid.py:167-169)
+        state = np.zeros((margin + nblocks, 2), dtype=np.int64)
+        state[:, 0] = SENTINEL
+        state[:, 1] = np.arange(-margin, nblocks)
+        state_t = ops.tensor(state.reshape(-1), "i64")
+        row_t = ops.tensor(rows[r], "i32")
+        state_idx = ops.tensor([(int(num_computed[r]) - 1) // bs], "i32")  # int32, as _mamba_state_idx_gpu
+        src_col = ops.full((1,), 0, "i32")
+        src_off = ops.full((1,), 0, "i32")
+        one = ops.tensor([0], "i32")  # adapter: request r alone, in slot 0 of its own arrays
+        block = 256
+        fns["preprocess_mamba_align_fused_kernel"][(1,)](
+            one, state_idx, ops.tensor([num_computed[r]], "i32"), ops.tensor([0, q[r]], "i32"),
+            ops.tensor([1], "i32"), src_col, src_off, 1, BLOCK_SIZE=block, MAMBA_BLOCK_SIZE=bs)
+        fns["precopy_mamba_align_fused_kernel"][(1, 1)](
+            state_idx, src_col, ops.tensor([1], "i32"),
+            ops.tensor([ops.data_ptr(row_t)], "i64"), W,              # block_table_ptrs: int64 (:591)
+            ops.tensor([ops.data_ptr(state_t) + margin * 16], "i64"),  # state_base_addrs: int64 (:558)
+            ops.tensor([16], "i64"), ops.tensor([8], "i32"),           # block stride (bytes), element size
+            ops.tensor([1], "i64"), ops.tensor([2], "i32"),            # inner size, conv width 2
+            ops.tensor([0], "i32"), ops.tensor([0], "i32"), ops.tensor([0], "i64"),  # group 0, no DS rows
+            one, 1, COPY_BLOCK_SIZE=1024, CONV_STATE_DIM_FIRST=False, HAS_IDX_MAPPING=True)
+        ops.sync()
+        after = ops.host(state_t).reshape(-1, 2)
+        written = np.nonzero(after[:, 0] != SENTINEL)[0]
+        if len(written) > 1:
+            raise RuntimeError("request %d: the copy wrote %d blocks; expected at most one" % (r, len(written)))
+        if len(written) == 1:
+            dst_out[r] = int(written[0]) - margin
+            src_out[r] = int(after[written[0], 0])
+        del row_t, state_t
+
+
+# ---------------------------------------------------------------------------
+# vllm_offload_store: vllm/distributed/kv_transfer/kv_connector/v1/offloading/scheduler.py
+
+OFFLOAD_PATH = "vllm/distributed/kv_transfer/kv_connector/v1/offloading/scheduler.py"
+OFFLOAD_NAMES = ["OffloadingConnectorScheduler._build_store_jobs",
+                 "OffloadingConnectorScheduler._calc_num_offloadable_tokens",
+                 "RequestOffloadState.storable_chunks", "RequestOffloadState.advance_stored_idx",
+                 "RequestOffloadState.update_offload_keys", "is_store_reachable_swa_chunk"]
+
+
+def offload_namespace():
+    """Stand-ins for what _build_store_jobs reads of the engine besides its own code: the spec classes it
+    builds (it only stores their fields), the logger, the request status enum."""
+    import itertools
+    import types
+
+    class Record(object):
+        def __init__(self, *args, **kw):
+            self.args = args
+            self.__dict__.update(kw)
+
+    class GPULoadStoreSpec(Record):
+        def __init__(self, block_ids, group_sizes=None, block_indices=None):
+            Record.__init__(self, block_ids=list(block_ids), group_sizes=group_sizes, block_indices=block_indices)
+
+    quiet = types.SimpleNamespace(debug=lambda *a, **k: None, warning=lambda *a, **k: None,
+                                  info=lambda *a, **k: None)
+    return {"chain": itertools.chain, "islice": itertools.islice, "logger": quiet,
+            "RequestStatus": types.SimpleNamespace(FINISHED_ABORTED="FINISHED_ABORTED"),
+            "GPULoadStoreSpec": GPULoadStoreSpec, "TransferJob": Record, "TransferJobStatus": Record,
+            "_ConnectorMetricName": types.SimpleNamespace(ALLOCATION_FAILURE="allocation_failure"),
+            "make_offload_key": lambda block_hash, group_idx: (block_hash, group_idx)}
+
+
+def run_offload_store(call, fns, ops, options):
+    """The store list of one scheduler step, as OffloadingConnectorScheduler.build_connector_meta builds it
+    (scheduler.py:1458): _build_store_jobs (scheduler.py:1229-1422) over every scheduled request, its
+    source blocks in GPULoadStoreSpec(src_block_ids) (:1375-1377). Host-side Python: it runs on either
+    device. The adapter's setting: one full-attention group, blocks_per_chunk 1 (an offloaded chunk is one
+    GPU block), no token cap; request r has seq_lens[r] tokens, all of them scheduled or computed
+    (num_computed = seq_len - q), a hash per full block (update_offload_keys, :351-365), its row as its
+    block ids, and the chunks stored up to its computed tokens at the previous step (next_stored_chunk_idx
+    = storable_chunks(num_computed), as :1371-1373 and advance_stored_idx :405-415 leave it). Operation k
+    of request r is table column k: the stored block's id there, -1 where the store list has none."""
+    import types
+    np = _np()
+    R = call.num_reqs
+    out = call.slot_mapping
+    out[:] = -1
+    if R == 0:
+        return
+    bs = call.block_size
+    rows = input_rows(call)
+    W = rows.shape[1]
+    ops_per_request = len(out) // R if R else 0
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    q = qsl[1:] - qsl[:-1]
+    seq_lens = np.asarray(call.seq_lens, dtype=np.int64)[:R]
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    if (seq_lens < q).any():
+        raise Skip("seq_len < query length: a negative num_computed_tokens")
+    group = types.SimpleNamespace(group_idx=0, tokens_per_block=bs, tokens_per_chunk=bs, hashes_per_chunk=1,
+                                  sliding_window_size_in_chunks=None, requires_cow_source=False,
+                                  alignment_chunk_count=None, is_eagle_group=False)
+    config = types.SimpleNamespace(kv_group_configs=[group], blocks_per_chunk=1, num_workers=1,
+                                   offload_prompt_only=False)
+    statuses = {}
+    scheduled = {}
+    for r in range(R):
+        if idx[r] < 0:
+            continue  # a dummy is no scheduled request
+        req = types.SimpleNamespace(request_id=r, status="RUNNING", is_finished=lambda: False,
+                                    num_computed_tokens=int(seq_lens[r] - q[r]), num_tokens=int(seq_lens[r]),
+                                    num_prompt_tokens=int(seq_lens[r]),
+                                    block_hashes=list(range(int(seq_lens[r]) // bs)))
+        state = types.SimpleNamespace(offload_keys=[], block_ids=[int(b) for b in rows[r]], next_stored_chunk_idx=0,
+                                      num_hit_chunks=0)
+        status = types.SimpleNamespace(config=config, req=req, req_context=None, group_states=(state,),
+                                       max_offload_tokens=None, transfer_jobs=set())
+        status.storable_chunks = types.MethodType(fns["RequestOffloadState.storable_chunks"], status)
+        status.advance_stored_idx = types.MethodType(fns["RequestOffloadState.advance_stored_idx"], status)
+        types.MethodType(fns["RequestOffloadState.update_offload_keys"], status)()
+        state.next_stored_chunk_idx = status.storable_chunks(group, state, req.num_computed_tokens)
+        statuses[r] = status
+        scheduled[r] = int(q[r])
+    jobs = iter(range(1, 1 << 30))
+    scheduler = types.SimpleNamespace(
+        config=config, _req_status=statuses,
+        manager=types.SimpleNamespace(prepare_store=lambda keys, ctx: types.SimpleNamespace(
+            keys_to_store=list(keys), store_spec=None)),
+        _connector_stats=types.SimpleNamespace(increase_counter=lambda *a, **k: None),
+        _events_tracker=types.SimpleNamespace(record_store=lambda *a, **k: None),
+        _touch=lambda status: None, _generate_job_id=lambda: next(jobs), _jobs={},
+        _block_id_to_pending_jobs={}, _current_batch_allocated_block_ids=set(), _current_batch_jobs_to_flush=set())
+    scheduler._calc_num_offloadable_tokens = types.MethodType(
+        fns["OffloadingConnectorScheduler._calc_num_offloadable_tokens"], scheduler)
+    output = types.SimpleNamespace(num_scheduled_tokens=scheduled, finished_req_ids=set())
+    store_jobs = fns["OffloadingConnectorScheduler._build_store_jobs"](scheduler, output)
+    for job in store_jobs.values():
+        r = job.req_id
+        col = 0
+        for block in job.src_spec.block_ids:  # the stored ids, in column order (:1351-1363): their columns
+            while col < W and int(rows[r, col]) != block:
+                col += 1
+            if col >= W or col >= ops_per_request:
+                raise RuntimeError("request %d: stored block %d is not in its row" % (r, block))
+            out[r * ops_per_request + col] = block
+            col += 1
+
+
+BINDINGS = {
+    "dflash": Binding("dflash", "vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
+                      ["prepare_dflash_inputs", "_prepare_dflash_inputs_kernel"], run_dflash, "triton",
+                      namespace=lambda: {"PAD_SLOT_ID": PAD_SLOT_ID}, options={"sample_from_anchor": "0"}),
+    "eagle_step": Binding("eagle_step", "vllm/v1/spec_decode/utils.py",
+                          ["eagle_step_update_slot_mapping_and_metadata", "eagle_step_slot_mapping_metadata_kernel"],
+                          run_eagle_step, "triton"),
+    "dsv4_compressed": Binding("dsv4_compressed", "vllm/v1/attention/backends/mla/compressor_utils.py",
+                               ["get_compressed_slot_mapping", "_compressed_slot_mapping_kernel"],
+                               run_dsv4_compressed, "triton", options={"caller": "sparse_mla"}),
+    "vllm_mamba": Binding("vllm_mamba", STATE_PATH, ["mamba_get_block_table_tensor"], run_state_index, "torch",
+                          namespace=lambda: {"MambaSpec": MambaSpec}),
+    "vllm_gdn": Binding("vllm_gdn", STATE_PATH, ["mamba_get_block_table_tensor"], run_state_index, "torch",
+                        namespace=lambda: {"MambaSpec": MambaSpec}),
+    "vllm_lightning": Binding("vllm_lightning", STATE_PATH, ["mamba_get_block_table_tensor"], run_state_index,
+                              "torch", namespace=lambda: {"MambaSpec": MambaSpec}),
+    "vllm_mamba_copy": Binding("vllm_mamba_copy", "vllm/v1/worker/mamba_utils.py",
+                               ["precopy_mamba_align_fused_kernel", "preprocess_mamba_align_fused_kernel",
+                                "_copy_mamba_state_block"], run_mamba_copy, "triton"),
+    "vllm_offload_store": Binding("vllm_offload_store", OFFLOAD_PATH, OFFLOAD_NAMES, run_offload_store, "python",
+                                  namespace=offload_namespace),
+}
