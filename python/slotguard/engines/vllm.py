@@ -53,6 +53,12 @@ def _np():
     return np
 
 
+def require_columns(call):
+    """The engine's block tables have max_num_blocks >= 1 columns: a table of none is no batch it makes."""
+    if call.block_table_width == 0 and call.num_reqs > 0:
+        raise Skip("a table of no columns: the engine's block tables have at least one")
+
+
 def input_rows(call, num_reqs=None):
     """int32 [R, W]: the engine's input table, row r for request r (see the module's docstring)."""
     np = _np()
@@ -83,6 +89,7 @@ def run_dflash(call, fns, ops, options):
 
     slotguard's batch holds request r's context tokens, then its num_query_per_req query tokens; the
     engine's target batch is the context tokens alone, and its query buffer holds r * num_query_per_req + k."""
+    require_columns(call)
     np = _np()
     R, T = call.num_reqs, call.num_tokens
     nq = call.num_query_per_req
@@ -159,6 +166,7 @@ def run_eagle_step(call, fns, ops, options):
     """eagle_step_update_slot_mapping_and_metadata (utils.py:88-136), as LLMBaseProposer's
     _update_positions_dependent_metadata calls it (llm_base_proposer.py:789-798): batch_size requests,
     input_batch_size the CUDA-graph-padded count (here num_tokens: the rows past num_reqs are PAD)."""
+    require_columns(call)
     np = _np()
     R, T = call.num_reqs, call.num_tokens
     out = call.slot_mapping
@@ -202,6 +210,7 @@ def run_dsv4_compressed(call, fns, ops, options):
     cm.block_table_tensor.clamp_(min=0), num_tokens = num_actual_tokens (sparse_mla.py:207-215);
     --option caller=indexer: the indexer's builder, the table as it is, num_tokens = the batch's tokens
     (indexer.py:797-805)."""
+    require_columns(call)
     np = _np()
     caller = options.get("caller", "sparse_mla")
     if caller not in ("sparse_mla", "indexer"):
