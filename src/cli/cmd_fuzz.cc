@@ -34,6 +34,7 @@ FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Su
   report.backend = backend.Describe();
   if (std::string(backend.name()) == "gpu") report.device = GpuDescription();
   report.variant = options.settings.variant;
+  report.conform = options.conform;
   report.max_requests = options.generator.max_requests;
   report.inconsistent = options.generator.inconsistent;
   report.keep_going = options.settings.keep_going;
@@ -79,6 +80,19 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   }
   campaign.generator.table_layout = options.setup.table_layout;
   if (!ParseShardFlag(options.shard, &campaign.settings, err)) return kExitBadInput;
+  // --conform judges an implementation against the engine variants: it needs one, and no forced variant.
+  if (options.conform && options.setup.provider.empty()) {
+    err << ErrorLine("--conform: no implementation to judge; expected the engine's kernel with --kernel-cmd "
+                     "(python3 -m slotguard.engines vllm --family F), --kernel-lib or --kernel-cubin");
+    return kExitBadInput;
+  }
+  if (options.conform && !options.settings.variant.empty()) {
+    err << ErrorLine("--conform with --variant " + options.settings.variant +
+                     ": conformance compares the implementation with each family's engine variant; expected no "
+                     "--variant");
+    return kExitBadInput;
+  }
+  campaign.conform = options.conform;
   if (!CheckSarifRoot(options.sarif_root, err)) return kExitBadInput;
   Suppressions suppressions;
   if (!CheckCampaignFiles(options.setup.provider, options.suppressions_path, options.json_path, options.sarif_path,

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "fuzzing/campaign_internal.h"
+#include "runner/conform_run.h"
 #include "runner/scenario_run.h"
 #include "util/error_line.h"
 #include "util/stop_signals.h"
@@ -62,8 +63,9 @@ Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classif
 
 namespace campaign_internal {
 
-bool RunOne(const Scenario& s, Backend& backend, ScenarioRun* run, std::string* err) {
-  return RunScenario(s, backend, 1, run, err);
+bool RunOne(const CampaignOptions& options, const Scenario& s, Backend& backend, ScenarioRun* run,
+            std::string* err) {
+  return options.conform ? RunConformance(s, backend, 1, run, err) : RunScenario(s, backend, 1, run, err);
 }
 
 void AddSkipped(const std::string& why, CampaignResult* result) {
