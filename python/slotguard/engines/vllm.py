@@ -321,19 +321,20 @@ def run_mamba_copy(call, fns, ops, options):
     if (curr >= W).any():
         raise Skip("a running column past the table: the engine's align-mode table holds "
                    "cdiv(max_model_len, block_size) columns")
-    entries = rows.astype(np.int64)
-    lowest = min(0, int(entries.min())) if entries.size else 0
-    highest = int(entries.max()) if entries.size else 0
-    margin = -lowest                       # blocks before the pool that a negative id lands in
-    nblocks = highest + 1
     for r in range(R):
         if idx[r] < 0:
             continue  # dummy runs skip preprocess_state (mamba_hybrid.py:167-169)
-        state = np.zeros((margin + nblocks, 2), dtype=np.int64)
+        # adapter: the row's block ids relabelled densely, their order kept and a negative id still before
+        # the pool, so that the state holds one block per id of the row (ids near 2^31 need no 2^31 blocks);
+        # the kernel addresses state_base + id * stride (mamba_utils.py:78-79, 107-109), the same for any ids.
+        ids = np.unique(rows[r].astype(np.int64))
+        margin = int((ids < 0).sum())      # blocks before the pool that a negative id lands in
+        dense = np.searchsorted(ids, rows[r].astype(np.int64)) - margin
+        state = np.zeros((len(ids), 2), dtype=np.int64)
         state[:, 0] = SENTINEL
-        state[:, 1] = np.arange(-margin, nblocks)
+        state[:, 1] = np.arange(len(ids)) - margin
         state_t = ops.tensor(state.reshape(-1), "i64")
-        row_t = ops.tensor(rows[r], "i32")
+        row_t = ops.tensor(dense, "i32")
         state_idx = ops.tensor([(int(num_computed[r]) - 1) // bs], "i32")  # int32, as _mamba_state_idx_gpu
         src_col = ops.full((1,), 0, "i32")
         src_off = ops.full((1,), 0, "i32")
@@ -356,8 +357,8 @@ def run_mamba_copy(call, fns, ops, options):
         if len(written) > 1:
             raise RuntimeError("request %d: the copy wrote %d blocks; expected at most one" % (r, len(written)))
         if len(written) == 1:
-            dst_out[r] = int(written[0]) - margin
-            src_out[r] = int(after[written[0], 0])
+            dst_out[r] = int(ids[written[0]])
+            src_out[r] = int(ids[int(after[written[0], 0]) + margin])
         del row_t, state_t
 
 
@@ -430,12 +431,14 @@ def run_offload_store(call, fns, ops, options):
     statuses = {}
     scheduled = {}
     for r in range(R):
-        if idx[r] < 0:
-            continue  # a dummy is no scheduled request
+        if idx[r] < 0 or q[r] == 0:
+            continue  # a dummy, or a request with no token this step, is not in num_scheduled_tokens
         req = types.SimpleNamespace(request_id=r, status="RUNNING", is_finished=lambda: False,
                                     num_computed_tokens=int(seq_lens[r] - q[r]), num_tokens=int(seq_lens[r]),
                                     num_prompt_tokens=int(seq_lens[r]),
-                                    block_hashes=list(range(int(seq_lens[r]) // bs)))
+                                    # a hash per full block; past the row's W blocks none is read
+                                    # (storable_chunks caps at the allocated blocks, :398-403)
+                                    block_hashes=list(range(min(int(seq_lens[r]) // bs, W + 1))))
         state = types.SimpleNamespace(offload_keys=[], block_ids=[int(b) for b in rows[r]], next_stored_chunk_idx=0,
                                       num_hit_chunks=0)
         status = types.SimpleNamespace(config=config, req=req, req_context=None, group_states=(state,),
