@@ -12,7 +12,11 @@
 #   DRY_RUN=1 scripts/gpu-conform.sh ...                   print the commands instead of running them
 #
 # RUNS (default 100000) scenarios each, --seed SEED (default 1), -j JOBS
-# (default 8), BACKEND (default gpu), SLOTGUARD (default build/slotguard).
+# (default 8), TIME (default 0: none; --time S caps each campaign), BACKEND
+# (default gpu), SLOTGUARD (default build/slotguard);
+# then CHECK (default 1; 0: not) runs the family's curated scenarios
+# (scenarios/engines/FAMILY/: the runner's dummy run, a batch near
+# max_model_len, ...) through the engine's code against the description.
 # Exit 0 when every family ran with no disagreement, 1 when one disagreed
 # (a description bug: its reproducer is under OUT/conform-FAMILY/), 2 on bad
 # use, 3 when a run failed otherwise.
@@ -40,7 +44,7 @@ case "${1:-}" in
     echo "$0: carried $(bindings | cut -f2 | sort -u | wc -l) files into $dest (commit $commit)"
     exit 0 ;;
   ""|-h|--help)
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
     [ -n "${1:-}" ] && exit 0 || exit 2 ;;
 esac
 
@@ -59,7 +63,7 @@ for family in "${families[@]}"; do
   provider="$PY -m slotguard.engines vllm --family $family --source $engine"
   # Bind first: a missing function is its own one line, not a failed handshake.
   bind=("$PY" -m slotguard.engines vllm --family "$family" --source "$engine" --check)
-  cmd=("$sg" fuzz --backend "${BACKEND:-gpu}" --family "$family" --conform --keep-going --runs "$runs" --time 0
+  cmd=("$sg" fuzz --backend "${BACKEND:-gpu}" --family "$family" --conform --keep-going --runs "$runs" --time "${TIME:-0}"
        --seed "${SEED:-1}" -j "${JOBS:-8}" --out "$out/conform-$family" --kernel-cmd "$provider")
   if [ -n "${DRY_RUN:-}" ]; then
     printf '%q ' "${bind[@]}"; echo
@@ -80,6 +84,18 @@ for family in "${families[@]}"; do
     grep -E '^(fuzz: conform:|fuzz: [0-9]+ scenarios skipped|slotguard: fuzz:|fuzz: finding [0-9]+ of)' \
       "$out/conform-$family.log" | sed 's/^/  /'
   } | tee -a "$summary"
+  compared=$(sed -n 's/^fuzz: conform: \([0-9]*\) scenarios compared.*/\1/p' "$out/conform-$family.log")
+  if [ "${compared:-0}" -lt "$runs" ]; then
+    echo "  note: ${compared:-0} of $runs scenarios compared (the rest skipped, or the campaign stopped)" | tee -a "$summary"
+  fi
   if [ $rc -eq 1 ]; then status=$(( status > 1 ? status : 1 )); elif [ $rc -ne 0 ]; then status=3; fi
+  # The curated scenarios (a dummy run, a batch near max_model_len, ...) through the engine's code, judged
+  # against the description itself: what the engine does on them, as kernel findings (informative).
+  if [ -n "${CHECK:-1}" ] && [ "${CHECK:-1}" != 0 ] && [ -d "scenarios/engines/$family" ]; then
+    "$sg" check --backend "${BACKEND:-gpu}" --kernel-cmd "$provider" "scenarios/engines/$family/" \
+      >"$out/check-$family.log" 2>&1
+    echo "  check scenarios/engines/$family/ through the engine's code (exit $?): $(tail -n 1 "$out/check-$family.log")" \
+      | tee -a "$summary"
+  fi
 done
 exit $status
