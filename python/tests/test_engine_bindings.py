@@ -149,6 +149,18 @@ def test_dflash_argument_mapping(tmp_path):
     assert list(call.outputs[1]) == [-1, -1, -1, 31, 28, -1, 3, 0, -1, -1]
 
 
+def test_dflash_rejected_context_and_a_dummy_run_row(tmp_path):
+    # request 0: context 4 5 6 7, queries 6 7: the last context token at 5 is index 1, so 2 are rejected;
+    # request 1 is a dummy (idx_mapping -1): its row is zeroed, as a dummy run's tables are.
+    call = make_call([0, 6, 9], [4, 5, 6, 7, 6, 7, 0, 1, 2], [8, 3], [0, -1], [[5, 7], [9, 9]], 2,
+                     params={"block_size": 4, "num_query_per_req": 2, "max_model_len": 100}, outputs=2)
+    record = run_binding(tmp_path, "dflash", DFLASH, call)
+    assert record["num_rejected"] == [2, 0]
+    # request 0: context 4..7 -> block 7 (28..31); queries 6 7 -> 30 31. request 1 (zero row): 0; 1 2.
+    assert list(call.outputs[0]) == [28, 29, 30, 31, -1, -1, 0, -1, -1]
+    assert list(call.outputs[1]) == [-1, -1, -1, -1, 30, 31, -1, 1, 2]
+
+
 def test_dflash_skips_a_request_without_context(tmp_path):
     call = make_call([0, 2], [7, 8], [9], [0], [[5, 7]], 2,
                      params={"block_size": 4, "num_query_per_req": 2, "max_model_len": 100}, outputs=2)

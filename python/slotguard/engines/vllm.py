@@ -108,17 +108,28 @@ def run_dflash(call, fns, ops, options):
     ctx_qsl = np.concatenate([[0], np.cumsum(num_ctx)]).astype(np.int32)
     ctx_index = np.concatenate([np.arange(qsl[r], qsl[r] + num_ctx[r]) for r in range(R)])
     target_positions = pos[ctx_index]
-    for r in range(R):  # the query positions the kernel computes: last_valid_pos + 1 + k (speculator.py:556)
-        first_query = qsl[r] + num_ctx[r]
-        expected = pos[first_query - 1] + 1 + np.arange(nq)
-        if not (pos[first_query:first_query + nq] == expected).all():
-            raise Skip("request %d's query positions are not last_valid + 1 + k, as the kernel computes them "
+    # The query positions the kernel computes are last_valid_pos + 1 + k, last_valid_pos the position of
+    # context token ctx_end - num_rejected - 1 (speculator.py:526-532, 556): num_rejected is the context
+    # tokens after the last one at the first query position - 1.
+    num_rejected = np.zeros(R, dtype=np.int32)
+    for r in range(R):
+        first_query = int(qsl[r] + num_ctx[r])
+        if not (pos[first_query:first_query + nq] == pos[first_query] + np.arange(nq)).all():
+            raise Skip("request %d's query positions are not consecutive, as the kernel computes them "
                        "(speculator.py:556)" % r)
+        context = pos[qsl[r]:first_query]
+        at = np.nonzero(context == pos[first_query] - 1)[0]
+        if len(at) == 0:
+            raise Skip("request %d: no context token at the position before its first query "
+                       "(the kernel's last_valid_pos, speculator.py:531-532)" % r)
+        num_rejected[r] = int(num_ctx[r]) - 1 - int(at[-1])
     num_target_tokens = int(ctx_qsl[-1])
     max_num_reqs = R               # adapter: the engine's per-request buffers hold at least num_reqs
     max_num_tokens = R * nq        # adapter: the query buffer's padded length (the kernel PADs past R * nq)
     num_speculative_steps = nq - 1  # speculator.py:46: num_query_per_req = 1 + num_speculative_steps
     rows = input_rows(call)
+    rows[np.asarray(call.idx_mapping, dtype=np.int64)[:R] < 0] = 0  # a dummy run's rows are zeroed
+    # (get_dummy_block_tables, block_table.py:165-176), its idx_mapping arange (input_batch.py:113-114)
     # The engine's tables are [max_num_reqs, max_num_blocks] contiguous: the kernel clamps the column to
     # block_table.stride(0) - 1 (speculator.py:544, 562; the launcher passes block_table.stride(0), :699).
     block_table = ops.tensor(rows, "i32")
@@ -141,7 +152,7 @@ def run_dflash(call, fns, ops, options):
         ops.full((max_num_reqs,), 0, "i64"), ops.full((max_num_reqs,), 0, "i64"),
         input_batch,
         ops.full((R,), 1, "i32"),        # num_sampled: a decode step (the bonus token is sampled)
-        ops.full((R,), 0, "i32"),        # num_rejected: 0, so last_valid_pos is the last context position
+        ops.tensor(num_rejected, "i32"),  # num_rejected (above)
         ops.full((R,), 0, "i64"), ops.full((R,), 0, "i32"),   # last_sampled, next_prefill_tokens
         ops.full((R,), 0, "i64"), ops.full((R,), 0, "i64"),   # temperature, seeds
         block_table, call.block_size,
@@ -423,11 +434,17 @@ def run_offload_store(call, fns, ops, options):
     idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
     if (seq_lens < q).any():
         raise Skip("seq_len < query length: a negative num_computed_tokens")
-    group = types.SimpleNamespace(group_idx=0, tokens_per_block=bs, tokens_per_chunk=bs, hashes_per_chunk=1,
-                                  sliding_window_size_in_chunks=None, requires_cow_source=False,
-                                  alignment_chunk_count=None, is_eagle_group=False)
-    config = types.SimpleNamespace(kv_group_configs=[group], blocks_per_chunk=1, num_workers=1,
-                                   offload_prompt_only=False)
+    # The group's settings: the description's parameters where it has them (GroupOffloadConfig,
+    # scheduler.py:83-105), else one full-attention group of one GPU block per chunk.
+    param = lambda name, default: int(call.params.get(name, default))  # noqa: E731
+    bpc = max(param("blocks_per_chunk", 1), 1)
+    align_chunks = param("align_chunks", 0)
+    group = types.SimpleNamespace(group_idx=0, tokens_per_block=bs, tokens_per_chunk=bs * bpc, hashes_per_chunk=bpc,
+                                  sliding_window_size_in_chunks=param("window_chunks", 0) if align_chunks else None,
+                                  requires_cow_source=False, alignment_chunk_count=align_chunks or None,
+                                  is_eagle_group=bool(param("eagle_group", 0)))
+    config = types.SimpleNamespace(kv_group_configs=[group], blocks_per_chunk=bpc, num_workers=1,
+                                   offload_prompt_only=bool(param("offload_prompt_only", 0)))
     statuses = {}
     scheduled = {}
     for r in range(R):
@@ -438,7 +455,7 @@ def run_offload_store(call, fns, ops, options):
                                     num_prompt_tokens=int(seq_lens[r]),
                                     # a hash per full block; past the row's W blocks none is read
                                     # (storable_chunks caps at the allocated blocks, :398-403)
-                                    block_hashes=list(range(min(int(seq_lens[r]) // bs, W + 1))))
+                                    block_hashes=list(range(min(int(seq_lens[r]) // bs, W + bpc))))
         state = types.SimpleNamespace(offload_keys=[], block_ids=[int(b) for b in rows[r]], next_stored_chunk_idx=0,
                                       num_hit_chunks=0)
         status = types.SimpleNamespace(config=config, req=req, req_context=None, group_states=(state,),
