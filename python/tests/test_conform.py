@@ -50,12 +50,19 @@ def test_conform_of_an_implementation_that_matches_finds_nothing(kernel_cmd_bina
     assert "fuzz: conform: 1500 scenarios compared with the engine variants, 0 skipped, 0 disagreeing" in r.stdout
 
 
-def test_conform_needs_an_implementation_and_no_variant(kernel_cmd_binary, tmp_path):
+def test_conform_needs_an_implementation(kernel_cmd_binary, tmp_path):
     r = fuzz(kernel_cmd_binary, "--family", "dflash", "--conform", "--runs", "10", "--out", str(tmp_path))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--conform: no implementation to judge" in r.stderr
-    r = fuzz(kernel_cmd_binary, "--family", "dflash", "--conform", "--variant", "engine_81be2e09", "--runs", "10",
-             "--out", str(tmp_path), "--kernel-cmd", "true")
-    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--conform with --variant" in r.stderr
+
+
+@pytest.mark.parametrize("variant,disagree", [("fixed", False), ("engine_81be2e09", True)])
+def test_conform_variant_names_the_reference_and_forces_nothing(kernel_cmd_binary, tmp_path, variant, disagree):
+    # The numpy provider implements dflash's fixed knobs. Compared with `fixed` it agrees; compared with
+    # engine_81be2e09 it disagrees, which it would not if the variant ran instead of the provider.
+    r = fuzz(kernel_cmd_binary, "--family", "dflash", "--conform", "--variant", variant, "--runs", "800", "--out",
+             str(tmp_path), "--kernel-cmd", example(os.path.join("families", "dflash_provider.py")))
+    assert r.returncode == (1 if disagree else 0), r.stdout + r.stderr
+    assert ("0 disagreeing" in r.stdout) != disagree and "provider numpy-dflash" in r.stdout
 
 
 def test_the_engine_binding_serves_a_conform_campaign(kernel_cmd_binary, tmp_path):

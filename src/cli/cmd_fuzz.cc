@@ -86,13 +86,11 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
                      "(python3 -m slotguard.engines vllm --family F), --kernel-lib or --kernel-cubin");
     return kExitBadInput;
   }
-  if (options.conform && !options.settings.variant.empty()) {
-    err << ErrorLine("--conform with --variant " + options.settings.variant +
-                     ": conformance compares the implementation with each family's engine variant; expected no "
-                     "--variant");
-    return kExitBadInput;
-  }
   campaign.conform = options.conform;
+  if (options.conform) {  // --variant names the variant compared; nothing is forced on the groups
+    campaign.conform_variant = options.settings.variant;
+    campaign.settings.variant.clear();
+  }
   if (!CheckSarifRoot(options.sarif_root, err)) return kExitBadInput;
   Suppressions suppressions;
   if (!CheckCampaignFiles(options.setup.provider, options.suppressions_path, options.json_path, options.sarif_path,
@@ -124,7 +122,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   // Fuzz what another implementation implements (its families by default)
   // on tables it can read.
   if (backend->provider() &&
-      !FitGeneratorToProvider(*backend->provider(), options.settings.variant, &campaign.generator, &problem)) {
+      !FitGeneratorToProvider(*backend->provider(), campaign.settings.variant, &campaign.generator, &problem)) {
     err << ErrorLine(problem);
     return kExitBadInput;
   }

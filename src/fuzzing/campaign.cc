@@ -65,7 +65,8 @@ namespace campaign_internal {
 
 bool RunOne(const CampaignOptions& options, const Scenario& s, Backend& backend, ScenarioRun* run,
             std::string* err) {
-  return options.conform ? RunConformance(s, backend, 1, run, err) : RunScenario(s, backend, 1, run, err);
+  return options.conform ? RunConformance(s, options.conform_variant, backend, 1, run, err)
+                         : RunScenario(s, backend, 1, run, err);
 }
 
 void AddSkipped(const std::string& why, CampaignResult* result) {

@@ -81,7 +81,7 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
         ScenarioRun& run = check_runs[w];
         run.kernel.swap(chk->outputs[i]);
         if (options.conform)
-          CheckConformance(chk->scenarios[i], 1, &run);
+          CheckConformance(chk->scenarios[i], options.conform_variant, 1, &run);
         else
           CheckKernelOutputs(chk->scenarios[i], 1, &run);
         chk->skipped[i] = run.skipped;

@@ -50,7 +50,7 @@ std::string Advice(const CampaignOptions& o, const CampaignFinding& f, const Sce
     std::string variants;
     for (const GroupReport& g : f.groups)
       variants += (variants.empty() ? "" : ", ") + std::string(GetFamily(g.family).name) + "'s " +
-                  GetVariant(EngineVariantOf(g.family)).name;
+                  GetVariant(ConformVariantOf(g.family, o.conform_variant)).name;
     return "A bug of the description, not of the kernel: on this scenario the engine's own kernel (" +
            o.implementation + ") and the description's engine variant (" +
            (variants.empty() ? std::string("its engine variant") : variants) +
@@ -87,7 +87,7 @@ std::string Describe(const CampaignOptions& o, const CampaignFinding& f, const B
   std::string command = "slotguard fuzz --seed " + std::to_string(o.settings.seed);
   for (Family family : o.generator.families) command += std::string(" --family ") + GetFamily(family).name;
   if (!o.settings.variant.empty()) command += " --variant " + o.settings.variant;
-  if (o.conform) command += " --conform";
+  if (o.conform) command += " --conform" + (o.conform_variant.empty() ? "" : " --variant " + o.conform_variant);
   if (o.generator.inconsistent) command += " --inconsistent";
   if (o.generator.table_layout) command += std::string(" --table-layout ") + TableLayoutName(*o.generator.table_layout);
   if (o.generator.max_requests != GeneratorOptions().max_requests)
@@ -270,7 +270,8 @@ bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignF
   // The reproducer's own findings, per group, as `check` reports them (and
   // the reference's outputs, for the advice).
   ScenarioRun run;
-  if (!(options.conform ? RunConformance(out, backend, 2, &run, err) : RunScenario(out, backend, 2, &run, err)))
+  if (!(options.conform ? RunConformance(out, options.conform_variant, backend, 2, &run, err)
+                        : RunScenario(out, backend, 2, &run, err)))
     return false;
   for (size_t g = 0; g < out.groups.size(); ++g) {
     if (run.findings[g].total() == 0) continue;

@@ -15,25 +15,32 @@ Variant EngineVariantOf(Family family) {
   return FixedVariant(family);
 }
 
-void CheckConformance(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run) {
+Variant ConformVariantOf(Family family, const std::string& variant) {
+  Variant v;
+  if (!variant.empty() && LookupVariant(family, variant, &v)) return v;
+  return EngineVariantOf(family);
+}
+
+void CheckConformance(const Scenario& scenario, const std::string& variant, size_t keep_per_invariant,
+                      ScenarioRun* run) {
   CheckKernelOutputs(scenario, keep_per_invariant, run);
   if (!run->skipped.empty() || !run->reference_error.empty()) return;
   for (const FindingSink& sink : run->findings)
     if (sink.counts().count(kInvariantNoFault)) return;  // the kernel failed: its no_fault stands
   // Each group's engine variant, interpreted, a gate's linked group first.
   Scenario engine = scenario;
-  for (Group& group : engine.groups) group.variant = EngineVariantOf(group.family);
+  for (Group& group : engine.groups) group.variant = ConformVariantOf(group.family, variant);
   const size_t n = engine.groups.size();
-  std::vector<GroupOutputs> variant(n);
+  std::vector<GroupOutputs> compared(n);
   std::vector<bool> done(n, false);
   for (const bool reads : {false, true})
     for (size_t i = 0; i < n; ++i) {
       const Group& group = engine.groups[i];
       const int gate = GateGroupIndex(engine, group);
       if ((gate >= 0) != reads || done[i]) continue;
-      const int64_t* linked = gate >= 0 ? variant[static_cast<size_t>(gate)].engine[0].data() : nullptr;
+      const int64_t* linked = gate >= 0 ? compared[static_cast<size_t>(gate)].engine[0].data() : nullptr;
       std::string err;
-      if (!RunDescribedGroup(engine, group, linked, &variant[i], &err)) {
+      if (!RunDescribedGroup(engine, group, linked, &compared[i], &err)) {
         run->reference_error = err;
         return;
       }
@@ -42,7 +49,7 @@ void CheckConformance(const Scenario& scenario, size_t keep_per_invariant, Scena
   run->findings.assign(n, FindingSink(keep_per_invariant));
   run->causes.assign(n, GroupCause());
   for (size_t i = 0; i < n; ++i) {
-    run->reference[i] = std::move(variant[i].engine);
+    run->reference[i] = std::move(compared[i].engine);
     GroupRun g;
     g.scenario = &scenario;
     g.group = &scenario.groups[i];
@@ -63,10 +70,10 @@ void CheckConformance(const Scenario& scenario, size_t keep_per_invariant, Scena
   }
 }
 
-bool RunConformance(const Scenario& scenario, Backend& backend, size_t keep_per_invariant, ScenarioRun* run,
-                    std::string* err) {
+bool RunConformance(const Scenario& scenario, const std::string& variant, Backend& backend,
+                    size_t keep_per_invariant, ScenarioRun* run, std::string* err) {
   if (!backend.Run(scenario, &run->kernel, err)) return false;
-  CheckConformance(scenario, keep_per_invariant, run);
+  CheckConformance(scenario, variant, keep_per_invariant, run);
   return true;
 }
 

@@ -20,16 +20,22 @@ namespace slotguard {
 /// description whose own knobs are the engine's).
 Variant EngineVariantOf(Family family);
 
+/// The variant a group is compared with: `variant` when its family
+/// declares one of that name (`fuzz --conform --variant V`), else its
+/// engine variant.
+Variant ConformVariantOf(Family family, const std::string& variant);
+
 /// The checking half of a conformance run: run->kernel holds the
 /// implementation's outputs. A skipped or faulted run is reported as
 /// CheckKernelOutputs reports it. Otherwise each group's reference becomes
-/// its engine variant's interpretation, and the only findings are
+/// its ConformVariantOf's interpretation, and the only findings are
 /// `differential`'s: where the kernel's output differs from it.
-void CheckConformance(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run);
+void CheckConformance(const Scenario& scenario, const std::string& variant, size_t keep_per_invariant,
+                      ScenarioRun* run);
 
 /// RunScenario with CheckConformance. False with *err when the backend failed.
-bool RunConformance(const Scenario& scenario, Backend& backend, size_t keep_per_invariant, ScenarioRun* run,
-                    std::string* err);
+bool RunConformance(const Scenario& scenario, const std::string& variant, Backend& backend,
+                    size_t keep_per_invariant, ScenarioRun* run, std::string* err);
 
 }  // namespace slotguard
 
