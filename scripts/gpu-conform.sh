@@ -17,6 +17,8 @@
 # then CHECK (default 1; 0: not) runs the family's curated scenarios
 # (scenarios/engines/FAMILY/: the runner's dummy run, a batch near
 # max_model_len, ...) through the engine's code against the description.
+# dsv4_compressed also runs against engine_<commit>_indexer with --option
+# caller=indexer when its description declares that variant.
 # Exit 0 when every family ran with no disagreement, 1 when one disagreed
 # (a description bug: its reproducer is under OUT/conform-FAMILY/), 2 on bad
 # use, 3 when a run failed otherwise.
@@ -44,7 +46,7 @@ case "${1:-}" in
     echo "$0: carried $(bindings | cut -f2 | sort -u | wc -l) files into $dest (commit $commit)"
     exit 0 ;;
   ""|-h|--help)
-    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
     [ -n "${1:-}" ] && exit 0 || exit 2 ;;
 esac
 
@@ -59,39 +61,54 @@ sg=${SLOTGUARD:-build/slotguard}
 runs=${RUNS:-100000}
 summary="$out/summary.txt"
 status=0
-for family in "${families[@]}"; do
-  provider="$PY -m slotguard.engines vllm --family $family --source $engine"
+# A family with a second caller: its variant for that caller, when the description declares it, runs as
+# one more campaign ("FAMILY:OPTION:VARIANT"): DeepSeek-V4's indexer calls the same launcher unclamped.
+runs_of() {
+  echo "$1::"
+  if [ "$1" = dsv4_compressed ] && "$sg" list --json 2>/dev/null | "$PY" -c '
+import json, sys
+f = [x for x in json.load(sys.stdin)["families"] if x["name"] == "dsv4_compressed"][0]
+sys.exit(0 if any(v["name"] == "engine_%s_indexer" % f["engine"]["commit"][:8] for v in f["variants"]) else 1)'; then
+    commit=$("$sg" list --json | "$PY" -c 'import json,sys; print([x for x in json.load(sys.stdin)["families"] if x["name"] == "dsv4_compressed"][0]["engine"]["commit"][:8])')
+    echo "dsv4_compressed:caller=indexer:engine_${commit}_indexer"
+  fi
+}
+for run in $(for f in "${families[@]}"; do runs_of "$f"; done); do
+  IFS=: read -r family option variant <<<"$run"
+  extra=(); name=$family
+  if [ -n "$option" ]; then extra=(--variant "$variant"); name="$family-${option#*=}"; fi
+  provider="$PY -m slotguard.engines vllm --family $family --source $engine${option:+ --option $option}"
   # Bind first: a missing function is its own one line, not a failed handshake.
   bind=("$PY" -m slotguard.engines vllm --family "$family" --source "$engine" --check)
-  cmd=("$sg" fuzz --backend "${BACKEND:-gpu}" --family "$family" --conform --keep-going --runs "$runs" --time "${TIME:-0}"
-       --seed "${SEED:-1}" -j "${JOBS:-8}" --out "$out/conform-$family" --kernel-cmd "$provider")
+  cmd=("$sg" fuzz --backend "${BACKEND:-gpu}" --family "$family" --conform "${extra[@]}" --keep-going --runs "$runs"
+       --time "${TIME:-0}" --seed "${SEED:-1}" -j "${JOBS:-8}" --out "$out/conform-$name" --kernel-cmd "$provider")
   if [ -n "${DRY_RUN:-}" ]; then
     printf '%q ' "${bind[@]}"; echo
     printf '%q ' "${cmd[@]}"; echo
     continue
   fi
   if ! line=$("${bind[@]}" 2>&1); then
-    echo "$family: $line" | tee -a "$summary"
+    echo "$name: $line" | tee -a "$summary"
     status=3
     continue
   fi
-  echo "=== $family: $line"
+  echo "=== $name: $line"
   start=$(date +%s)
-  "${cmd[@]}" >"$out/conform-$family.log" 2>&1
+  "${cmd[@]}" >"$out/conform-$name.log" 2>&1
   rc=$?
   {
-    echo "$family ($(( $(date +%s) - start )) s, exit $rc): $line"
+    echo "$name ($(( $(date +%s) - start )) s, exit $rc${variant:+, against $variant}): $line"
     grep -E '^(fuzz: conform:|fuzz: [0-9]+ scenarios skipped|slotguard: fuzz:|fuzz: finding [0-9]+ of)' \
-      "$out/conform-$family.log" | sed 's/^/  /'
+      "$out/conform-$name.log" | sed 's/^/  /'
   } | tee -a "$summary"
-  compared=$(sed -n 's/^fuzz: conform: \([0-9]*\) scenarios compared.*/\1/p' "$out/conform-$family.log")
+  compared=$(sed -n 's/^fuzz: conform: \([0-9]*\) scenarios compared.*/\1/p' "$out/conform-$name.log")
   if [ "${compared:-0}" -lt "$runs" ]; then
     echo "  note: ${compared:-0} of $runs scenarios compared (the rest skipped, or the campaign stopped)" | tee -a "$summary"
   fi
   if [ $rc -eq 1 ]; then status=$(( status > 1 ? status : 1 )); elif [ $rc -ne 0 ]; then status=3; fi
   # The curated scenarios (a dummy run, a batch near max_model_len, ...) through the engine's code, judged
   # against the description itself: what the engine does on them, as kernel findings (informative).
-  if [ -n "${CHECK:-1}" ] && [ "${CHECK:-1}" != 0 ] && [ -d "scenarios/engines/$family" ]; then
+  if [ -z "$option" ] && [ "${CHECK:-1}" != 0 ] && [ -d "scenarios/engines/$family" ]; then
     "$sg" check --backend "${BACKEND:-gpu}" --kernel-cmd "$provider" "scenarios/engines/$family/" \
       >"$out/check-$family.log" 2>&1
     echo "  check scenarios/engines/$family/ through the engine's code (exit $?): $(tail -n 1 "$out/check-$family.log")" \

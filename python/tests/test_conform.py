@@ -25,11 +25,11 @@ def fuzz(binary, *args):
 def test_conform_judges_against_the_engine_variant_and_blames_the_description(kernel_cmd_binary, tmp_path):
     provider = example(os.path.join("families", "dflash_provider.py"))
     # Against the description itself the numpy provider (written from its fixed knobs) holds ...
-    plain = fuzz(kernel_cmd_binary, "--family", "dflash", "--runs", "1500", "--out", str(tmp_path / "plain"),
+    plain = fuzz(kernel_cmd_binary, "--family", "dflash", "--runs", "500", "--out", str(tmp_path / "plain"),
                  "--kernel-cmd", provider)
     assert plain.returncode == 0 and "no finding" in plain.stdout, plain.stdout + plain.stderr
     # ... and the engine variant (engine_81be2e09: the column clamped, null entries written) disagrees with it.
-    r = fuzz(kernel_cmd_binary, "--family", "dflash", "--conform", "--runs", "1500", "--out", str(tmp_path / "c"),
+    r = fuzz(kernel_cmd_binary, "--family", "dflash", "--conform", "--runs", "500", "--out", str(tmp_path / "c"),
              "--kernel-cmd", provider)
     assert r.returncode == 1, r.stdout + r.stderr
     line = [l for l in r.stdout.splitlines() if l.startswith("fuzz: conform: ")]
@@ -44,10 +44,10 @@ def test_conform_judges_against_the_engine_variant_and_blames_the_description(ke
 def test_conform_of_an_implementation_that_matches_finds_nothing(kernel_cmd_binary, tmp_path):
     # vllm_lightning's engine variant changes only its consumers' skip tests, which are no output: the
     # numpy producer agrees with it element by element, while the variant's hazards are not judged.
-    r = fuzz(kernel_cmd_binary, "--family", "vllm_lightning", "--conform", "--runs", "1500", "--out",
+    r = fuzz(kernel_cmd_binary, "--family", "vllm_lightning", "--conform", "--runs", "500", "--out",
              str(tmp_path), "--kernel-cmd", example(os.path.join("families", "vllm_lightning_provider.py")))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "fuzz: conform: 1500 scenarios compared with the engine variants, 0 skipped, 0 disagreeing" in r.stdout
+    assert "fuzz: conform: 500 scenarios compared with the engine variants, 0 skipped, 0 disagreeing" in r.stdout
 
 
 def test_conform_needs_an_implementation(kernel_cmd_binary, tmp_path):
@@ -59,7 +59,7 @@ def test_conform_needs_an_implementation(kernel_cmd_binary, tmp_path):
 def test_conform_variant_names_the_reference_and_forces_nothing(kernel_cmd_binary, tmp_path, variant, disagree):
     # The numpy provider implements dflash's fixed knobs. Compared with `fixed` it agrees; compared with
     # engine_81be2e09 it disagrees, which it would not if the variant ran instead of the provider.
-    r = fuzz(kernel_cmd_binary, "--family", "dflash", "--conform", "--variant", variant, "--runs", "800", "--out",
+    r = fuzz(kernel_cmd_binary, "--family", "dflash", "--conform", "--variant", variant, "--runs", "400", "--out",
              str(tmp_path), "--kernel-cmd", example(os.path.join("families", "dflash_provider.py")))
     assert r.returncode == (1 if disagree else 0), r.stdout + r.stderr
     assert ("0 disagreeing" in r.stdout) != disagree and "provider numpy-dflash" in r.stdout
