@@ -90,14 +90,15 @@ def test_gpu_conform_script_on_the_host(kernel_cmd_binary, tmp_path):
     env = dict(os.environ, PYTHON=sys.executable, SLOTGUARD=kernel_cmd_binary, BACKEND="host", RUNS="300",
                CHECK="0", JOBS="2")
     files = subprocess.run([script, "--files"], stdout=subprocess.PIPE, universal_newlines=True, env=env, check=True)
-    assert files.stdout.split() == sorted({b.path for b in BINDINGS.values()})
-    src = write_tree(tmp_path / "checkout", dict((b.path, "X = 1\n") for b in BINDINGS.values()))
+    paths = sorted({path for b in BINDINGS.values() for path in b.paths})
+    assert files.stdout.split() == paths and "vllm/v1/attention/backends/mamba_attn.py" in paths
+    src = write_tree(tmp_path / "checkout", dict((path, "X = 1\n") for path in paths))
     carried = subprocess.run([script, "--carry", src, str(tmp_path / "carried"), "81be2e09"], stdout=subprocess.PIPE,
                              universal_newlines=True, env=env)
     assert carried.returncode == 0
     assert open(str(tmp_path / "carried" / "COMMIT")).read() == "81be2e09\n"
-    for b in BINDINGS.values():
-        assert os.path.isfile(str(tmp_path / "carried" / b.path))
+    for path in paths:
+        assert os.path.isfile(str(tmp_path / "carried" / path))
     dry = subprocess.run([script, str(tmp_path / "carried"), str(tmp_path / "dry")], stdout=subprocess.PIPE,
                          universal_newlines=True, env=dict(env, DRY_RUN="1"))
     assert dry.returncode == 0 and dry.stdout.count(" fuzz --backend host --family ") == len(BINDINGS)

@@ -188,6 +188,7 @@ EAGLE = {"vllm/v1/spec_decode/utils.py": '''
                 continue
             c = positions_1d[i] + 1
             c = 0 if c >= max_model_len else c
+            out_clamped_positions[i] = c
             slot = block_table_tensor[i, min(c // block_size, n - 1)] * block_size + c % block_size
             out_slot_mapping[i] = PADDING_SLOT_ID if positions_1d[i] + 1 >= max_model_len else slot
 '''}
@@ -201,6 +202,52 @@ def test_eagle_step_argument_mapping(tmp_path):
     record = run_binding(tmp_path, "eagle_step", EAGLE, call)
     assert record["input_batch_size"] == 4 and record["shape"] == (3, 2) and record["seq_lens"] == [4, 2, 9]
     assert list(call.slot_mapping) == [24, 2, -1, -1]
+
+
+def test_eagle_step_chain_argument_mapping(tmp_path):
+    # block 4, max_model_len 6; request 0's steps at positions 3 4 5: the kernel's c = 4, 5, then 6 reaches
+    # max_model_len (PAD, its clamped position 0), so no 4th step; request 1: one step at position 0 (c = 1).
+    call = make_call([0, 3, 4], [3, 4, 5, 0, 0], [4, 1], [0, 1], [[5, 6], [7, 8]], 2,
+                     params={"block_size": 4, "max_model_len": 6})
+    record = run_binding(tmp_path, "eagle_step_chain", EAGLE, call)
+    assert record["input_batch_size"] == 2
+    # step 0: c 4 -> column 1 (6): 24; step 1: c 5 -> 25; step 2: c 6 >= 6: PAD. Request 1: c 1 -> 29.
+    assert list(call.slot_mapping) == [24, 25, -1, 29, -1]
+
+
+EXTRACT = {"vllm/v1/worker/block_table.py": '''
+    @triton.jit(do_not_specialize=["num_tokens", "max_num_tokens"])
+    def _compute_slot_mapping_kernel(num_tokens, max_num_tokens, query_start_loc_ptr, positions_ptr, block_table_ptr,
+                                     block_table_stride, block_size, slot_mapping_ptr, KV_CACHE_BLOCK_SIZE,
+                                     BLOCKS_PER_KV_BLOCK, TOTAL_CP_WORLD_SIZE, TOTAL_CP_RANK,
+                                     CP_KV_CACHE_INTERLEAVE_SIZE, PAD_ID, BLOCK_SIZE):
+        RECORD.update(grid=GRID, num_tokens=num_tokens, max_num_tokens=max_num_tokens, stride=block_table_stride)
+        table = block_table_ptr.reshape(-1)
+        for r in range(GRID[0] - 1):                     # block_table.py:399-442 (no DCP)
+            for t in range(query_start_loc_ptr[r], query_start_loc_ptr[r + 1]):
+                p = positions_ptr[t]
+                slot_mapping_ptr[t] = table[r * block_table_stride + p // block_size] * block_size + p % block_size
+        slot_mapping_ptr[num_tokens:max_num_tokens] = PAD_ID
+''', "vllm/v1/spec_decode/extract_hidden_states.py": '''
+    PADDING_SLOT_ID = -1
+
+    class ExtractHiddenStatesProposer:
+        def _get_slot_mapping(self, num_tokens, slot_mapping=None):
+            num_actual = slot_mapping.shape[0]           # extract_hidden_states.py:182-198
+            self._slot_mapping_buffer[:num_actual] = slot_mapping
+            self._slot_mapping_buffer[num_actual:num_tokens] = PADDING_SLOT_ID
+            return {name: self._slot_mapping_buffer[:num_tokens] for name in self.attn_layer_names}
+'''}
+
+
+def test_extract_hidden_states_argument_mapping(tmp_path):
+    # block 4; request 0 at 5 6, request 1 at 2; 4 tokens, num_actual_tokens 2: the proposer copies the
+    # target's first 2 slots and PADs the rest (request 1's slot included).
+    call = make_call([0, 2, 3], [5, 6, 2, 0], [7, 3], [0, 1], [[3, 4], [8, 9]], 2, params={"block_size": 4},
+                     num_actual_tokens=2)
+    record = run_binding(tmp_path, "vllm_extract_hidden_states", EXTRACT, call)
+    assert (record["grid"], record["num_tokens"], record["max_num_tokens"], record["stride"]) == ((3,), 3, 4, 2)
+    assert list(call.slot_mapping) == [17, 18, -1, -1]
 
 
 DSV4 = {"vllm/v1/attention/backends/mla/compressor_utils.py": '''
@@ -233,7 +280,7 @@ def test_dsv4_compressed_argument_mapping(tmp_path, caller, num_tokens, slot):
     assert list(call.slot_mapping) == [-1, 7, -1, slot, -1]
 
 
-STATE = {"vllm/v1/attention/backends/utils.py": '''
+STATE_ONE = {"vllm/v1/attention/backends/utils.py": '''
     import torch
     from vllm.config import VllmConfig
 
@@ -258,6 +305,36 @@ def test_state_index_argument_mapping(tmp_path, family, align, expected, mode):
     record = run_binding(tmp_path, family, STATE, call)
     assert record["mode"] == mode
     assert record["table"][2] == [0, 0, 0]
+    assert list(call.slot_mapping) == expected
+
+
+STATE_ALL = dict(STATE_ONE, **{"vllm/v1/attention/backends/mamba_attn.py": '''
+    class BaseMambaAttentionMetadataBuilder:
+        def _compute_prefix_caching_block_indices(self, common_attn_metadata, mamba_block_size):
+            computed = common_attn_metadata.compute_num_computed_tokens()   # mamba_attn.py:380-417
+            last = np.maximum((computed + mamba_block_size - 1) // mamba_block_size - 1, 0)
+            return last, None, None
+'''})
+
+
+STATE = STATE_ALL
+
+
+@pytest.mark.parametrize("params,expected", [
+    ({"cache_all": 1}, [4, 0]),               # all mode: the last computed token's column (7 computed: 1)
+    ({"spec": 1, "num_accepted": 2}, [4, 0]),  # none mode, speculative: column num_accepted - 1
+    ({"align": 1, "spec": 1, "num_accepted": 2}, [5, 0]),  # align: columns 2 and 3 ((9 - 1) / 4 = 2), the second
+])
+def test_state_index_all_mode_and_speculative_columns(tmp_path, params, expected):
+    # block 4; request 0: 9 tokens, 2 scheduled (7 computed); request 1 a dummy (zeroed row).
+    rows = [[3, 4, 5, 6], [9, 9, 9, 9]]
+    if params.get("align"):
+        rows = [[3, 4, 0, 5], [9, 9, 9, 9]]  # align reads columns 2 and 3: the second, num_accepted - 1 = 1
+        expected = [5, 0]
+    call = make_call([0, 2, 3], [7, 8, 0], [9, 1], [0, -1], rows, 4,
+                     params=dict({"block_size": 4}, **params), output_length=2)
+    record = run_binding(tmp_path, "vllm_mamba", STATE_ALL, call)
+    assert record["mode"] == ("all" if params.get("cache_all") else "align" if params.get("align") else "none")
     assert list(call.slot_mapping) == expected
 
 
@@ -365,6 +442,13 @@ OFFLOAD = {"vllm/distributed/kv_transfer/kv_connector/v1/offloading/scheduler.py
 '''}
 
 
+OFFLOAD_CAPPED = {k: v.replace('''            return min(num_computed_tokens, req_status.req.num_tokens)''',
+                                '''            num = min(num_computed_tokens, req_status.req.num_tokens)
+            if req_status.max_offload_tokens is not None:
+                num = min(num, req_status.max_offload_tokens)
+            return num''') for k, v in OFFLOAD.items()}
+
+
 def test_offload_store_argument_mapping(tmp_path):
     # block 4, 4 columns. request 0: 12 tokens, 7 computed: chunks [1, 3): column 1 is null (skipped),
     # column 2 holds 7. request 1: 8 tokens, none computed: columns 0 and 1 (5, 6). request 2: a dummy.
@@ -372,6 +456,15 @@ def test_offload_store_argument_mapping(tmp_path):
                      4, params={"block_size": 4}, output_length=12)
     run_binding(tmp_path, "vllm_offload_store", OFFLOAD, call)
     assert list(call.slot_mapping) == [-1, -1, 7, -1, 5, 6, -1, -1, -1, -1, -1, -1]
+
+
+def test_offload_store_reads_the_descriptions_request_parameters(tmp_path):
+    # request 0 of test_offload_store_argument_mapping with stored_chunks 0 (nothing stored before this
+    # step: columns 0 and 2) and max_offload_tokens 8 (chunks [0, 2): column 0 only).
+    call = make_call([0, 5], [0] * 5, [12], [0], [[3, 0, 7, 8]], 4,
+                     params={"block_size": 4, "stored_chunks": 0, "max_offload_tokens": 8}, output_length=4)
+    run_binding(tmp_path, "vllm_offload_store", OFFLOAD_CAPPED, call)
+    assert list(call.slot_mapping) == [3, -1, -1, -1]
 
 
 # ---------------------------------------------------------------------------

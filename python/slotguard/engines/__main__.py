@@ -19,13 +19,15 @@ def main(argv=None):
     parser.add_argument("--option", action="append", default=[], metavar="K=V",
                         help="a binding's option (dsv4_compressed: caller=sparse_mla|indexer)")
     parser.add_argument("--check", action="store_true", help="bind, print one line per family, exit 0 (2 if missing)")
-    parser.add_argument("--list", action="store_true", help="print the bindings: family, file, functions, needs")
+    parser.add_argument("--list", action="store_true",
+                        help="print the bindings: family, files (comma-separated), functions, needs")
     args = parser.parse_args(argv)
     bindings = ENGINES[args.engine][1]
     if args.list:
         for family in sorted(bindings):
             b = bindings[family]
-            print("%s\t%s\t%s\t%s" % (family, b.path, " ".join(b.names), b.needs))
+            names = b.names + [name for _, extra in b.extra for name in extra]
+            print("%s\t%s\t%s\t%s" % (family, ",".join(b.paths), " ".join(names), b.needs))
         return 0
     if not args.family:
         parser.error("--family is required (see --list)")

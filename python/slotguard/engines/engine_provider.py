@@ -24,6 +24,10 @@ def bind(engine, family, source=None, ops=None):
     namespace = dict(ops.namespace()) if ops is not None else {}
     namespace.update(binding.namespace())
     fns = tree.bind(binding.path, binding.names, namespace)
+    for path, names in binding.extra:  # further files the adapter calls, each in a namespace of its own
+        extra = dict(ops.namespace()) if ops is not None else {}
+        extra.update(binding.namespace())
+        fns.update(tree.bind(path, names, extra))
     return binding, fns, tree
 
 

@@ -30,7 +30,7 @@ PAD_SLOT_ID = -1  # vllm/v1/attention/backends/utils.py: PAD_SLOT_ID = -1
 class Binding(object):
     """One family's binding: the engine file, the definitions it compiles, the adapter that calls them."""
 
-    def __init__(self, family, path, names, run, needs, namespace=None, options=None):
+    def __init__(self, family, path, names, run, needs, namespace=None, options=None, extra=None):
         self.family = family
         self.path = path        # relative to the engine tree's root
         self.names = names      # the definitions compiled from it ("Class.method" for a method); names[0] is bound
@@ -38,6 +38,11 @@ class Binding(object):
         self.needs = needs      # "triton" (a GPU), "torch" (torch, CPU or GPU) or "python" (host code)
         self.namespace = namespace or (lambda: {})  # the stand-ins the engine's code reads besides torch/triton
         self.options = options or {}  # --option NAME=VALUE the binding takes, with their defaults
+        self.extra = extra or []      # (path, names) of further engine files the adapter calls
+
+    @property
+    def paths(self):
+        return [self.path] + [path for path, _ in self.extra]
 
     @property
     def function(self):
@@ -212,6 +217,83 @@ def run_eagle_step(call, fns, ops, options):
 
 
 # ---------------------------------------------------------------------------
+# eagle_step_chain: the proposer's draft loop around the same launcher
+
+
+def run_eagle_step_chain(call, fns, ops, options):
+    """SpecDecodeBaseProposer.propose's draft loop (llm_base_proposer.py:685-703): step s launches
+    eagle_step_update_slot_mapping_and_metadata (utils.py:88-136) as _update_positions_dependent_metadata
+    does (llm_base_proposer.py:789-798), its positions_1d the previous step's out_clamped_positions
+    (:797, :809, used at :697) and the same seq_lens tensor, updated in place. Token s of request r is
+    step s; step 0 starts from the request's first position. Every request runs every step (the loop's
+    batch is the same), a request's later steps past its tokens are no token here."""
+    np = _np()
+    require_columns(call)
+    R, T = call.num_reqs, call.num_tokens
+    out = call.slot_mapping
+    out[:] = PAD_SLOT_ID
+    if R == 0 or T == 0:
+        return
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    q = qsl[1:] - qsl[:-1]
+    pos = np.asarray(call.positions, dtype=np.int64)
+    for r in range(R):
+        if q[r] and not (pos[qsl[r]:qsl[r + 1]] == pos[qsl[r]] + np.arange(q[r])).all():
+            raise Skip("request %d's steps are not consecutive positions, as the chained steps are" % r)
+    table = ops.tensor(input_rows(call), "i32")
+    seq_lens = ops.tensor(np.asarray(call.seq_lens_i32, dtype=np.int32)[:R], "i32")
+    positions = ops.tensor(np.array([pos[qsl[r]] if q[r] else 0 for r in range(R)]), "i64")
+    for step in range(int(q.max())):
+        clamped = ops.full((R,), 0, "i64")
+        slots = ops.full((R,), 0, "i64")
+        fns["eagle_step_update_slot_mapping_and_metadata"](
+            positions_1d=positions, block_table_tensor=table, seq_lens=seq_lens, block_size=call.block_size,
+            max_model_len=call.max_model_len, out_clamped_positions=clamped, out_slot_mapping=slots,
+            input_batch_size=R)
+        ops.sync()
+        host = ops.host(slots)
+        for r in range(R):
+            if step < q[r]:
+                out[qsl[r] + step] = host[r]
+        positions = clamped  # the next step reads this step's clamped positions (llm_base_proposer.py:697)
+
+
+# ---------------------------------------------------------------------------
+# vllm_extract_hidden_states: the target's slot mapping, copied into the proposer's buffer
+
+
+def run_extract_hidden_states(call, fns, ops, options):
+    """The target's slot mapping, as BlockTable.compute_slot_mapping launches _compute_slot_mapping_kernel
+    (vllm/v1/worker/block_table.py:182-211: one program per request and one that PAD-fills
+    [num_tokens, max_num_tokens); here one KV-cache block per kernel block and no DCP), then
+    ExtractHiddenStatesProposer._get_slot_mapping (vllm/v1/spec_decode/extract_hidden_states.py:182-198),
+    which copies it into the proposer's buffer and PAD-fills it to the padded token count."""
+    np = _np()
+    require_columns(call)
+    R, T = call.num_reqs, call.num_tokens
+    out = call.slot_mapping
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    if (idx < 0).any():
+        raise Skip("a dummy request: the drafter's metadata is the target's, unpadded, of live requests "
+                   "(gpu_model_runner.py:2616-2624)")
+    if T == 0:
+        return
+    qsl = np.asarray(call.query_start_loc, dtype=np.int32)[:R + 1]
+    real = int(qsl[-1]) if R else 0
+    target = ops.full((T,), 0, "i64")  # the target's slot_mapping buffer, max_num_batched_tokens here T
+    fns["_compute_slot_mapping_kernel"][(R + 1,)](
+        real, T, ops.tensor(qsl, "i32"), ops.tensor(np.asarray(call.positions, dtype=np.int64)[:max(real, 1)], "i64"),
+        ops.tensor(input_rows(call), "i32"), call.block_table_width, call.block_size, target,
+        KV_CACHE_BLOCK_SIZE=call.block_size, BLOCKS_PER_KV_BLOCK=1, TOTAL_CP_WORLD_SIZE=1, TOTAL_CP_RANK=0,
+        CP_KV_CACHE_INTERLEAVE_SIZE=1, PAD_ID=PAD_SLOT_ID, BLOCK_SIZE=1024)
+    proposer = _ns(_slot_mapping_buffer=ops.full((T,), 0, "i64"), attn_layer_names=["cache_only"])
+    num_actual = min(max(call.num_actual_tokens, 0), T)  # common_attn_metadata.slot_mapping: the actual tokens
+    views = fns["ExtractHiddenStatesProposer._get_slot_mapping"](proposer, T, target[:num_actual])
+    ops.sync()
+    out[:] = ops.host(views["cache_only"])[:T]
+
+
+# ---------------------------------------------------------------------------
 # dsv4_compressed: vllm/v1/attention/backends/mla/compressor_utils.py
 
 
@@ -264,34 +346,61 @@ class MambaSpec(object):
 
 
 def run_state_index(call, fns, ops, options):
-    """mamba_get_block_table_tensor(block_table, seq_lens, spec, mode)[:, 0] (utils.py:998-1036), the state
-    index every Mamba-type builder takes: mamba_attn.py:513-532 (prefill [:, 0]; decodes [:, :1] without
-    speculative tokens), gdn_attn.py:182-219, linear_attn.py:72-77. A padded row (a dummy here) is the
-    runner's zeroed row (block_table.py:240-245); mamba_attn.py:707 and gdn_attn.py:478 then fill
-    NULL_BLOCK_ID (0) past num_decodes, the same 0."""
+    """mamba_get_block_table_tensor(block_table, seq_lens, spec, mode) (utils.py:998-1036), the state table
+    every Mamba-type builder takes (mamba_attn.py:490-532, gdn_attn.py:182-219, linear_attn.py:72-77), then
+    the column the state kernels read:
+      - none and align modes: column 0 of it (mamba_attn.py:528-532 prefill [:, 0], gdn_attn.py:219,
+        linear_attn.py:77); with speculative decoding (`spec`), its 1 + num_speculative_blocks columns,
+        read at num_accepted - 1 (fused_sigmoid_gating.py:105-110; here num_speculative_blocks is
+        num_accepted - 1, the fewest that column needs);
+      - all mode (`cache_all`): the table as it is, read at block_idx_last_computed_token
+        (BaseMambaAttentionMetadataBuilder._compute_prefix_caching_block_indices, mamba_attn.py:375-417,
+        called at :497-503).
+    A padded row (a dummy here) is the runner's zeroed row (block_table.py:240-245, :165-176);
+    mamba_attn.py:707 and gdn_attn.py:478 then fill NULL_BLOCK_ID (0) past num_decodes, the same 0."""
     np = _np()
     R = call.num_reqs
     out = call.slot_mapping
     if R == 0:
         return
-    align = bool(call.params.get("align", 0))
+    params = call.params
+    align, cache_all = bool(params.get("align", 0)), bool(params.get("cache_all", 0))
+    spec, accepted = bool(params.get("spec", 0)), int(params.get("num_accepted", 1))
+    if align and cache_all:
+        raise Skip("align and all are two values of one mamba_cache_mode")
+    if cache_all and spec:
+        raise Skip("all mode with speculative decoding is not bound")
+    bs = call.block_size
     rows = input_rows(call)
     idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
     rows[idx < 0] = 0  # a dummy is a padded row: zeroed (block_table.py:240-245, :165-176)
     seq_lens = np.asarray(call.seq_lens_i32, dtype=np.int32)[:R]
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    q = (qsl[1:] - qsl[:-1]).astype(np.int32)
     W = rows.shape[1]
-    if W == 0:
-        raise Skip("a table of no columns: the engine's Mamba table has 1 + num_speculative_blocks at least")
+    extra = accepted - 1 if spec else 0
+    if W <= extra:
+        raise Skip("a table of %d columns: the engine's Mamba table has 1 + num_speculative_blocks at least" % W)
     if align:
-        start = np.maximum((seq_lens.astype(np.int64) - 1) // call.block_size, 0)
-        if (start >= W).any():
+        start = np.maximum((seq_lens.astype(np.int64) - 1) // bs, 0)
+        if (start + extra >= W).any():
             raise Skip("align mode: a column past the table; the engine's table holds "
                        "cdiv(max_model_len, block_size) columns, and torch.gather would raise")
-    mode = "align" if align else "none"
-    spec = MambaSpec(call.block_size)
-    table = fns["mamba_get_block_table_tensor"](ops.tensor(rows, "i32"), ops.tensor(seq_lens, "i32"), spec, mode)
+    mode = "all" if cache_all else "align" if align else "none"
+    seq_lens_t = ops.tensor(seq_lens, "i32")
+    table = fns["mamba_get_block_table_tensor"](ops.tensor(rows, "i32"), seq_lens_t, MambaSpec(bs, extra), mode)
+    if cache_all:
+        q_t = ops.tensor(q, "i32")
+        cm = _ns(seq_lens=seq_lens_t, compute_num_computed_tokens=lambda: seq_lens_t - q_t)
+        last = fns["BaseMambaAttentionMetadataBuilder._compute_prefix_caching_block_indices"](None, cm, bs)[0]
+        ops.sync()
+        cols = np.asarray(ops.host(last), dtype=np.int64)
+        if (cols >= W).any():
+            raise Skip("all mode: the last computed token's column is past the table")
+        out[:] = ops.host(table)[np.arange(R), cols]
+        return
     ops.sync()
-    out[:] = ops.host(table)[:, 0]
+    out[:] = ops.host(table)[:, extra]
 
 
 # ---------------------------------------------------------------------------
@@ -445,25 +554,40 @@ def run_offload_store(call, fns, ops, options):
                                   is_eagle_group=bool(param("eagle_group", 0)))
     config = types.SimpleNamespace(kv_group_configs=[group], blocks_per_chunk=bpc, num_workers=1,
                                    offload_prompt_only=bool(param("offload_prompt_only", 0)))
+    calc = fns["OffloadingConnectorScheduler._calc_num_offloadable_tokens"]
+    scheduler_calc = lambda status, n: calc(types.SimpleNamespace(config=config), status, n)  # noqa: E731
     statuses = {}
     scheduled = {}
+    # The requests' state, by the description's parameters where it has them: prompt_len (-1: still in its
+    # prompt), draft_tokens (a decoding request's scheduled drafts are not in req.num_tokens),
+    # max_offload_tokens (-1: no cap), stored_chunks (-1: what the previous step reached).
+    prompt_len, drafts = param("prompt_len", -1), param("draft_tokens", 0)
+    cap, stored = param("max_offload_tokens", -1), param("stored_chunks", -1)
     for r in range(R):
         if idx[r] < 0 or q[r] == 0:
             continue  # a dummy, or a request with no token this step, is not in num_scheduled_tokens
+        seq, computed = int(seq_lens[r]), int(seq_lens[r] - q[r])
+        prompt = seq if prompt_len < 0 else prompt_len
+        known = seq - (min(drafts, max(int(q[r]) - 1, 0)) if computed >= prompt else 0)
         req = types.SimpleNamespace(request_id=r, status="RUNNING", is_finished=lambda: False,
-                                    num_computed_tokens=int(seq_lens[r] - q[r]), num_tokens=int(seq_lens[r]),
-                                    num_prompt_tokens=int(seq_lens[r]),
-                                    # a hash per full block; past the row's W blocks none is read
-                                    # (storable_chunks caps at the allocated blocks, :398-403)
-                                    block_hashes=list(range(min(int(seq_lens[r]) // bs, W + bpc))))
+                                    num_computed_tokens=computed, num_tokens=known, num_prompt_tokens=prompt,
+                                    # a hash per full block of the known tokens; past the row's W blocks none
+                                    # is read (storable_chunks caps at the allocated blocks, :398-403)
+                                    block_hashes=list(range(min(known // bs, W + bpc))))
         state = types.SimpleNamespace(offload_keys=[], block_ids=[int(b) for b in rows[r]], next_stored_chunk_idx=0,
                                       num_hit_chunks=0)
         status = types.SimpleNamespace(config=config, req=req, req_context=None, group_states=(state,),
-                                       max_offload_tokens=None, transfer_jobs=set())
+                                       max_offload_tokens=None if cap < 0 else cap, transfer_jobs=set())
         status.storable_chunks = types.MethodType(fns["RequestOffloadState.storable_chunks"], status)
         status.advance_stored_idx = types.MethodType(fns["RequestOffloadState.advance_stored_idx"], status)
         types.MethodType(fns["RequestOffloadState.update_offload_keys"], status)()
-        state.next_stored_chunk_idx = status.storable_chunks(group, state, req.num_computed_tokens)
+        if stored >= 0:
+            state.next_stored_chunk_idx = stored
+        else:  # the previous step's advance (:1371-1373, :405-415), at its offloadable tokens and, for a
+            # prompt finished at a step's end, at the prompt's (storable_chunks' eagle exclusion, :392-397)
+            before = scheduler_calc(status, computed)
+            state.next_stored_chunk_idx = max(status.storable_chunks(group, state, before),
+                                              status.storable_chunks(group, state, min(before, prompt)))
         statuses[r] = status
         scheduled[r] = int(q[r])
     jobs = iter(range(1, 1 << 30))
@@ -502,7 +626,9 @@ BINDINGS = {
                                ["get_compressed_slot_mapping", "_compressed_slot_mapping_kernel"],
                                run_dsv4_compressed, "triton", options={"caller": "sparse_mla"}),
     "vllm_mamba": Binding("vllm_mamba", STATE_PATH, ["mamba_get_block_table_tensor"], run_state_index, "torch",
-                          namespace=lambda: {"MambaSpec": MambaSpec}),
+                          namespace=lambda: {"MambaSpec": MambaSpec},
+                          extra=[("vllm/v1/attention/backends/mamba_attn.py",
+                                  ["BaseMambaAttentionMetadataBuilder._compute_prefix_caching_block_indices"])]),
     "vllm_gdn": Binding("vllm_gdn", STATE_PATH, ["mamba_get_block_table_tensor"], run_state_index, "torch",
                         namespace=lambda: {"MambaSpec": MambaSpec}),
     "vllm_lightning": Binding("vllm_lightning", STATE_PATH, ["mamba_get_block_table_tensor"], run_state_index,
@@ -512,4 +638,12 @@ BINDINGS = {
                                 "_copy_mamba_state_block"], run_mamba_copy, "triton"),
     "vllm_offload_store": Binding("vllm_offload_store", OFFLOAD_PATH, OFFLOAD_NAMES, run_offload_store, "python",
                                   namespace=offload_namespace),
+    "eagle_step_chain": Binding("eagle_step_chain", "vllm/v1/spec_decode/utils.py",
+                                ["eagle_step_update_slot_mapping_and_metadata",
+                                 "eagle_step_slot_mapping_metadata_kernel"], run_eagle_step_chain, "triton"),
+    "vllm_extract_hidden_states": Binding(
+        "vllm_extract_hidden_states", "vllm/v1/spec_decode/extract_hidden_states.py",
+        ["ExtractHiddenStatesProposer._get_slot_mapping"], run_extract_hidden_states, "triton",
+        namespace=lambda: {"PADDING_SLOT_ID": PAD_SLOT_ID},
+        extra=[("vllm/v1/worker/block_table.py", ["_compute_slot_mapping_kernel"])]),
 }
