@@ -107,13 +107,16 @@ def _constant_assignment(node):
 
 
 def _git_commit(root):
+    """HEAD of the git checkout whose top is `root` (not of a repository `root` merely lies in)."""
     try:
-        out = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], stdout=subprocess.PIPE,
+        out = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel", "HEAD"], stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
-    text = out.stdout.decode("ascii", "replace").strip()
-    return text if out.returncode == 0 and len(text) == 40 else None
+    lines = out.stdout.decode("utf-8", "replace").split()
+    if out.returncode != 0 or len(lines) != 2 or os.path.realpath(lines[0]) != os.path.realpath(root):
+        return None
+    return lines[1] if len(lines[1]) == 40 else None
 
 
 def find_tree(package, source=None):
@@ -125,13 +128,14 @@ def find_tree(package, source=None):
             raise BindingError("--source %s: no %s/ directory there; expected a checkout of the engine's "
                                "repository (or a folder holding the engine's files under %s/)" %
                                (source, package, package))
-        # The commit: a git checkout's HEAD; a folder of carried files says it in COMMIT; else its name.
-        commit = _git_commit(root)
+        # The commit: a folder of carried files says it in COMMIT; a git checkout's HEAD; else its name.
+        commit = None
+        marker = os.path.join(root, "COMMIT")
+        if os.path.isfile(marker):
+            with open(marker) as f:
+                commit = f.read().strip() or None
         if commit is None:
-            marker = os.path.join(root, "COMMIT")
-            if os.path.isfile(marker):
-                with open(marker) as f:
-                    commit = f.read().strip() or None
+            commit = _git_commit(root)
         return EngineTree(root, "commit " + commit if commit else os.path.basename(root), "checkout")
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
