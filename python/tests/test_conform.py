@@ -34,7 +34,7 @@ def test_conform_judges_against_the_engine_variant_and_blames_the_description(ke
     assert r.returncode == 1, r.stdout + r.stderr
     line = [l for l in r.stdout.splitlines() if l.startswith("fuzz: conform: ")]
     assert len(line) == 1 and "(bugs of the description, not of the kernel)" in line[0], r.stdout
-    assert "differential" in r.stdout
+    assert "differential" in r.stdout and "dflash/fixed: differential (description)" in r.stdout
     (reproducer,) = [p for p in os.listdir(str(tmp_path / "c")) if p.endswith(".json")]
     text = json.load(open(str(tmp_path / "c" / reproducer)))["description"]
     assert "A bug of the description, not of the kernel" in text and "dflash's engine_81be2e09" in text, text

@@ -46,7 +46,8 @@ std::string ReferencePin(const ScenarioRun& run, size_t max_values) {
 /// the reference's output pinned; an expected finding would turn the fixed
 /// kernel's gate red.
 std::string Advice(const CampaignOptions& o, const CampaignFinding& f, const ScenarioRun& run) {
-  if (o.conform) {  // the engine's kernel is the judge: the description answers to it
+  const bool faulted = std::find(f.fired.begin(), f.fired.end(), kInvariantNoFault) != f.fired.end();
+  if (o.conform && !faulted) {  // the engine's kernel is the judge: the description answers to it
     std::string variants;
     for (const GroupReport& g : f.groups)
       variants += (variants.empty() ? "" : ", ") + std::string(GetFamily(g.family).name) + "'s " +
@@ -116,7 +117,7 @@ bool Smaller(const CampaignFinding& a, const CampaignFinding& b) {
 /// The suppression entry that covers this run of `s`, or -1.
 int Suppressed(const CampaignOptions& options, const Scenario& s, const ScenarioRun& run, bool shape_known) {
   if (!options.suppressions) return -1;  // every shrink candidate asks: no signature to build
-  const FindingSignature sig = SignatureOf(s, run.findings, options.implementation);
+  const FindingSignature sig = CampaignSignatureOf(options, s, run.findings);
   return SuppressedBy(options, s, shape_known ? sig : sig.Key());
 }
 
@@ -192,7 +193,7 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& b
   // then fires nothing came from faults that recur only now and then.
   if (!fired.count(target)) return not_recurred("its minimized reproducer ran again");
   finding->fired.assign(fired.begin(), fired.end());
-  finding->signature = SignatureOf(finding->minimized, run.findings, options.implementation);
+  finding->signature = CampaignSignatureOf(options, finding->minimized, run.findings);
   finding->suppressed_by = Suppressed(options, finding->minimized, run, true);
   return true;
 }
