@@ -58,6 +58,14 @@ def _np():
     return np
 
 
+def _parameters(fn):
+    import inspect
+    try:
+        return inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+
+
 def require_columns(call):
     """The engine's block tables have max_num_blocks >= 1 columns: a table of none is no batch it makes."""
     if call.block_table_width == 0 and call.num_reqs > 0:
@@ -151,19 +159,26 @@ def run_dflash(call, fns, ops, options):
                       positions=ops.tensor(target_positions, "i64"),
                       query_start_loc=ops.tensor(ctx_qsl, "i32"),
                       idx_mapping=ops.tensor(np.arange(R), "i32"))  # adapter: request r's sampling state r
-    fns["prepare_dflash_inputs"](
-        input_buffers, query_slot_mapping, context_positions, context_slot_mapping,
-        ops.full((samples,), 0, "i64"), ops.full((samples,), 0, "i64"), ops.full((samples,), 0, "i32"),
-        ops.full((max_num_reqs,), 0, "i64"), ops.full((max_num_reqs,), 0, "i64"),
-        input_batch,
-        ops.full((R,), 1, "i32"),        # num_sampled: a decode step (the bonus token is sampled)
-        ops.tensor(num_rejected, "i32"),  # num_rejected (above)
-        ops.full((R,), 0, "i64"), ops.full((R,), 0, "i32"),   # last_sampled, next_prefill_tokens
-        ops.full((R,), 0, "i64"), ops.full((R,), 0, "i64"),   # temperature, seeds
-        block_table, call.block_size,
-        0,                               # parallel_drafting_token_id: a token id, no slot
-        nq, num_speculative_steps, max_num_reqs, max_num_tokens, call.max_model_len,
-        bool(options.get("sample_from_anchor", "0") == "1"))
+    launcher = fns["prepare_dflash_inputs"]
+    # Newer upstream launchers (00746147) take the decode context-parallel setting after block_size: one
+    # rank of one here (cp_rank 0, cp_size 1, cp_interleave 1), passed by name where the launcher has it.
+    cp = {name: value for name, value in (("cp_rank", 0), ("cp_size", 1), ("cp_interleave", 1))
+          if name in _parameters(launcher)}
+    launcher(
+        input_buffers=input_buffers, query_slot_mapping=query_slot_mapping, context_positions=context_positions,
+        context_slot_mapping=context_slot_mapping, sample_indices=ops.full((samples,), 0, "i64"),
+        sample_pos=ops.full((samples,), 0, "i64"), sample_idx_mapping=ops.full((samples,), 0, "i32"),
+        temperature=ops.full((max_num_reqs,), 0, "i64"), seeds=ops.full((max_num_reqs,), 0, "i64"),
+        input_batch=input_batch,
+        num_sampled=ops.full((R,), 1, "i32"),          # a decode step: the bonus token was sampled
+        num_rejected=ops.tensor(num_rejected, "i32"),  # (above)
+        last_sampled=ops.full((R,), 0, "i64"), next_prefill_tokens=ops.full((R,), 0, "i32"),
+        input_temperature=ops.full((R,), 0, "i64"), input_seeds=ops.full((R,), 0, "i64"),
+        block_table=block_table, block_size=call.block_size,
+        parallel_drafting_token_id=0,                  # a token id, no slot
+        num_query_per_req=nq, num_speculative_steps=num_speculative_steps, max_num_reqs=max_num_reqs,
+        max_num_tokens=max_num_tokens, max_model_len=call.max_model_len,
+        sample_from_anchor=options.get("sample_from_anchor", "0") == "1", **cp)
     ops.sync()
     ctx_slots = ops.host(context_slot_mapping)
     q_slots = ops.host(query_slot_mapping)
