@@ -33,17 +33,17 @@ bindings() {  # family<TAB>path<TAB>functions<TAB>needs, from the package's own 
 
 case "${1:-}" in
   --files)
-    bindings | cut -f2 | sort -u
+    bindings | cut -f2 | tr , '\n' | sort -u
     exit 0 ;;
   --carry)
     [ $# -eq 4 ] || { echo "usage: $0 --carry SRC DEST COMMIT" >&2; exit 2; }
     src=$2; dest=$3; commit=$4
-    bindings | cut -f2 | sort -u | while read -r f; do
+    bindings | cut -f2 | tr , '\n' | sort -u | while read -r f; do
       [ -f "$src/$f" ] || { echo "$0: $src/$f: no such file; expected a checkout of vLLM" >&2; exit 2; }
       mkdir -p "$dest/$(dirname "$f")" && cp "$src/$f" "$dest/$f" || exit 3
     done || exit $?
     printf '%s\n' "$commit" >"$dest/COMMIT"
-    echo "$0: carried $(bindings | cut -f2 | sort -u | wc -l) files into $dest (commit $commit)"
+    echo "$0: carried $(bindings | cut -f2 | tr , '\n' | sort -u | wc -l) files into $dest (commit $commit)"
     exit 0 ;;
   ""|-h|--help)
     sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
