@@ -101,8 +101,12 @@ def test_gpu_conform_script_on_the_host(kernel_cmd_binary, tmp_path):
         assert os.path.isfile(str(tmp_path / "carried" / path))
     dry = subprocess.run([script, str(tmp_path / "carried"), str(tmp_path / "dry")], stdout=subprocess.PIPE,
                          universal_newlines=True, env=dict(env, DRY_RUN="1"))
-    assert dry.returncode == 0 and dry.stdout.count(" fuzz --backend host --family ") == len(BINDINGS)
-    assert dry.stdout.count("--conform --keep-going --runs 300 ") == len(BINDINGS)
+    # one campaign per binding, and dsv4_compressed's indexer caller against its variant when declared
+    indexer = "--variant engine_81be2e09_indexer --keep-going" in dry.stdout
+    campaigns = len(BINDINGS) + indexer
+    assert dry.returncode == 0 and dry.stdout.count(" fuzz --backend host --family ") == campaigns
+    assert dry.stdout.count("--keep-going --runs 300 ") == campaigns
+    assert indexer == ("--option\\ caller=indexer" in dry.stdout)
     tree = write_tree(tmp_path / "tree", OFFLOAD)
     out = tmp_path / "out"
     r = subprocess.run([script, tree, str(out), "vllm_offload_store", "dflash"], stdout=subprocess.PIPE,
