@@ -35,6 +35,7 @@ FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Su
   report.backend = backend.Describe();
   if (std::string(backend.name()) == "gpu") report.device = GpuDescription();
   report.variant = options.settings.variant;
+  report.conform = options.conform;
   report.max_requests = options.generator.max_requests;
   report.inconsistent = options.generator.inconsistent;
   report.keep_going = options.settings.keep_going;
@@ -80,6 +81,17 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   }
   campaign.generator.table_layout = options.setup.table_layout;
   if (!ParseShardFlag(options.shard, &campaign.settings, err)) return kExitBadInput;
+  // --conform judges an implementation against the engine variants: it needs one, and no forced variant.
+  if (options.conform && options.setup.provider.empty()) {
+    err << ErrorLine("--conform: no implementation to judge; expected the engine's kernel with --kernel-cmd "
+                     "(python3 -m slotguard.engines vllm --family F), --kernel-lib or --kernel-cubin");
+    return kExitBadInput;
+  }
+  campaign.conform = options.conform;
+  if (options.conform) {  // --variant names the variant compared; nothing is forced on the groups
+    campaign.conform_variant = options.settings.variant;
+    campaign.settings.variant.clear();
+  }
   if (!CheckSarifRoot(options.sarif_root, err)) return kExitBadInput;
   Suppressions suppressions;
   // The regression reproducers are inputs a report must not overwrite (a
@@ -117,7 +129,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   // Fuzz what another implementation implements (its families by default)
   // on tables it can read.
   if (backend->provider() &&
-      !FitGeneratorToProvider(*backend->provider(), options.settings.variant, &campaign.generator, &problem)) {
+      !FitGeneratorToProvider(*backend->provider(), campaign.settings.variant, &campaign.generator, &problem)) {
     err << ErrorLine(problem);
     return kExitBadInput;
   }

@@ -43,7 +43,10 @@ const std::vector<std::string> kKnobs = {"let",    "rows",   "owner",   "dummy",
                                          "null_page", "pad_value", "writer"};
 const std::vector<std::string> kParamKeys = {"name", "key", "type", "meaning", "min", "max", "default",
                                              "divides", "example", "shrinks", "family"};
-const std::vector<std::string> kEngineKeys = {"repo", "path", "function", "commit", "note", "cite"};
+// "bind" ("PATH:NAME"): what python -m slotguard.engines compiles from the
+// engine's tree and calls (docs/conformance.md); the binary checks it is a
+// string and has no other use for it. "cite" stays last (LoadEngine).
+const std::vector<std::string> kEngineKeys = {"repo", "path", "function", "commit", "note", "bind", "cite"};
 const std::vector<std::string> kKindNames = {"slot_mapping", "state_index", "block_op"};
 /// The per-request kinds' knobs (docs/state-and-block-ops.md).
 const std::vector<std::string> kStateKnobs = {"let", "dummy", "column", "range", "marker", "null_index",
@@ -332,7 +335,8 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
 bool FamilyReader::LoadEngine(const json& v, EngineRef* engine) {
   if (!Object(v, "/engine", "an object {repo, path, function, commit, note}") || !CheckKeys(v, "/engine", kEngineKeys))
     return false;
-  std::string* fields[] = {&engine->repo, &engine->path, &engine->function, &engine->commit, &engine->note};
+  std::string bind;  // read by the Python package, not by the binary
+  std::string* fields[] = {&engine->repo, &engine->path, &engine->function, &engine->commit, &engine->note, &bind};
   if (const json* c = Find(v, "cite")) {
     if (!Object(*c, "/engine/cite", "an object {knob: \"path:line what the code does\"}")) return false;
     for (auto it = c->begin(); it != c->end(); ++it) {

@@ -7,6 +7,8 @@
 #include <system_error>
 
 #include "fuzzing/campaign_internal.h"
+#include "registry/invariants.h"
+#include "runner/conform_run.h"
 #include "runner/scenario_run.h"
 #include "util/error_line.h"
 #include "util/stop_signals.h"
@@ -62,8 +64,20 @@ Scenario CampaignScenario(const CampaignOptions& options, int64_t index, Classif
 
 namespace campaign_internal {
 
-bool RunOne(const Scenario& s, Backend& backend, ScenarioRun* run, std::string* err) {
-  return RunScenario(s, backend, 1, run, err);
+FindingSignature CampaignSignatureOf(const CampaignOptions& options, const Scenario& s,
+                                     const std::vector<FindingSink>& findings) {
+  FindingSignature signature = SignatureOf(s, findings, options.implementation);
+  // --conform: a disagreement with the engine variant is the description's; a fault stays the kernel's.
+  if (options.conform && std::find(signature.invariants.begin(), signature.invariants.end(), kInvariantNoFault) ==
+                             signature.invariants.end())
+    signature.blames_description = true;
+  return signature;
+}
+
+bool RunOne(const CampaignOptions& options, const Scenario& s, Backend& backend, ScenarioRun* run,
+            std::string* err) {
+  return options.conform ? RunConformance(s, options.conform_variant, backend, 1, run, err)
+                         : RunScenario(s, backend, 1, run, err);
 }
 
 void AddSkipped(const std::string& why, CampaignResult* result) {
@@ -87,7 +101,7 @@ Judged Judge(const CampaignOptions& options, const Scenario& s, const ScenarioRu
     j.outcome = Outcome::kRunnerState;
     return j;
   }
-  j.key = SignatureOf(s, run.findings, options.implementation).Key();
+  j.key = CampaignSignatureOf(options, s, run.findings).Key();
   j.suppressed_by = SuppressedBy(options, s, j.key);
   if (j.suppressed_by < 0) {
     j.key_text = j.key.Text();

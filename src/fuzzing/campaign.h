@@ -54,6 +54,13 @@ struct CampaignOptions {
   /// filled per reproducer): the backend that ran, the implementation, the
   /// writers. Its replay command names them.
   FoundBy found_by;
+  /// --conform (runner/conform_run.h): each group is judged against its
+  /// family's engine variant, by `differential` alone; a finding is a bug
+  /// of the description, and its reproducer says so.
+  bool conform = false;
+  /// With conform: the variant compared where a family declares it (--conform --variant V, which then
+  /// forces nothing on the groups); "": each family's engine variant.
+  std::string conform_variant;
   /// A stop asked from outside: the signal (SIGINT, SIGTERM:
   /// util/stop_signals.h), 0 while none. Like --time's deadline it is
   /// checked before each scenario (on a batching backend, each chunk, sized

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "fuzzing/campaign_internal.h"
+#include "runner/conform_run.h"
 #include "runner/scenario_run.h"
 #include "util/parallel_for.h"
 
@@ -79,7 +80,10 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
       } else if (i < n_chk) {
         ScenarioRun& run = check_runs[w];
         run.kernel.swap(chk->outputs[i]);
-        CheckKernelOutputs(chk->scenarios[i], 1, &run);
+        if (options.conform)
+          CheckConformance(chk->scenarios[i], options.conform_variant, 1, &run);
+        else
+          CheckKernelOutputs(chk->scenarios[i], 1, &run);
         chk->skipped[i] = run.skipped;
         judged[i] = Judge(options, chk->scenarios[i], run);
         run.kernel.swap(chk->outputs[i]);

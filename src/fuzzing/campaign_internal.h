@@ -87,9 +87,15 @@ class Budget {
 /// within [least, most] and ending by the deadline.
 int64_t ChunkFor(const Budget& budget, int64_t scenarios, double took, double seconds, int64_t least, int64_t most);
 
-/// Runs one scenario into *run (its findings, whether it was skipped).
-/// False on an environment failure.
-bool RunOne(const Scenario& s, Backend& backend, ScenarioRun* run, std::string* err);
+/// The signature of a campaign's finding: SignatureOf, blamed on the
+/// description under --conform (but a no_fault, the kernel's).
+FindingSignature CampaignSignatureOf(const CampaignOptions& options, const Scenario& s,
+                                     const std::vector<FindingSink>& findings);
+/// Runs one scenario into *run (its findings, whether it was skipped), judged
+/// as the campaign judges (--conform: runner/conform_run.h). False on an
+/// environment failure.
+bool RunOne(const CampaignOptions& options, const Scenario& s, Backend& backend, ScenarioRun* run,
+            std::string* err);
 /// Counts a scenario the implementation did not take.
 void AddSkipped(const std::string& why, CampaignResult* result);
 

@@ -53,7 +53,7 @@ bool CheckChunk(const CampaignOptions& options, Backend& backend, const Budget& 
       }
       const Scenario s = CampaignScenario(options, StreamIndex(options, i), &work->classes[w]);
       std::string e;
-      if (!RunOne(s, backend, &run, &e)) {
+      if (!RunOne(options, s, backend, &run, &e)) {
         std::lock_guard<std::mutex> lock(mu);
         failure = e;
         Lower(&work->lowest, i);

@@ -12,6 +12,7 @@
 #include "fuzzing/shrink.h"
 #include "registry/families.h"
 #include "registry/invariants.h"
+#include "runner/conform_run.h"
 #include "runner/scenario_run.h"
 #include "scenario/scenario_json.h"
 #include "util/did_you_mean.h"
@@ -46,6 +47,21 @@ std::string ReferencePin(const ScenarioRun& run, size_t max_values) {
 /// the reference's output pinned; an expected finding would turn the fixed
 /// kernel's gate red.
 std::string Advice(const CampaignOptions& o, const CampaignFinding& f, const ScenarioRun& run) {
+  const bool faulted = std::find(f.fired.begin(), f.fired.end(), kInvariantNoFault) != f.fired.end();
+  if (o.conform && !faulted) {  // the engine's kernel is the judge: the description answers to it
+    std::string variants;
+    for (const GroupReport& g : f.groups)
+      variants += (variants.empty() ? "" : ", ") + std::string(GetFamily(g.family).name) + "'s " +
+                  GetVariant(ConformVariantOf(g.family, o.conform_variant)).name;
+    return "A bug of the description, not of the kernel: on this scenario the engine's own kernel (" +
+           o.implementation + ") and the description's engine variant (" +
+           (variants.empty() ? std::string("its engine variant") : variants) +
+           ") disagree element by element (the replay command prints the kernel's output; `slotguard replay FILE "
+           "--variant V`, without the implementation, prints the variant's). Fix "
+           "the description's knobs (its engine variant, or the description itself where the engine runs it) "
+           "until `fuzz --conform` finds no disagreement; then `fuzz --kernel-cmd` without --conform reports "
+           "the engine's own hazards as kernel findings.";
+  }
   if (!o.settings.variant.empty())
     return "To keep it as a regression scenario of the forced variant " + o.settings.variant +
            ", add \"expect\": {\"verdict\": \"finding\", \"findings\": [\"" + f.invariant +
@@ -73,6 +89,7 @@ std::string Describe(const CampaignOptions& o, const CampaignFinding& f, const B
   std::string command = InvokedAsWord() + " fuzz --seed " + std::to_string(o.settings.seed);
   for (Family family : o.generator.families) command += std::string(" --family ") + GetFamily(family).name;
   if (!o.settings.variant.empty()) command += " --variant " + o.settings.variant;
+  if (o.conform) command += " --conform" + (o.conform_variant.empty() ? "" : " --variant " + o.conform_variant);
   if (o.generator.inconsistent) command += " --inconsistent";
   if (o.generator.table_layout) command += std::string(" --table-layout ") + TableLayoutName(*o.generator.table_layout);
   if (o.generator.max_requests != GeneratorOptions().max_requests)
@@ -101,7 +118,7 @@ bool Smaller(const CampaignFinding& a, const CampaignFinding& b) {
 /// The suppression entry that covers this run of `s`, or -1.
 int Suppressed(const CampaignOptions& options, const Scenario& s, const ScenarioRun& run, bool shape_known) {
   if (!options.suppressions) return -1;  // every shrink candidate asks: no signature to build
-  const FindingSignature sig = SignatureOf(s, run.findings, options.implementation);
+  const FindingSignature sig = CampaignSignatureOf(options, s, run.findings);
   return SuppressedBy(options, s, shape_known ? sig : sig.Key());
 }
 
@@ -130,7 +147,7 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& b
     return true;
   };
   ScenarioRun run;
-  if (!RunOne(finding->original, backend, &run, err)) return false;
+  if (!RunOne(options, finding->original, backend, &run, err)) return false;
   std::set<std::string> fired = FiredInvariants(run);
   if (fired.empty()) return not_recurred("its scenario ran again");
   // The reproducer must blame the kernel as the finding did. On a batch a
@@ -158,7 +175,7 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& b
   finding->minimized = Shrink(finding->original, [&](const Scenario& candidate) {
     // --table-layout fixed the layout: the reproducer keeps it.
     if (fixed_layout && candidate.table_layout != *fixed_layout) return false;
-    if (!RunOne(candidate, backend, &candidate_run, &shrink_error)) return false;
+    if (!RunOne(options, candidate, backend, &candidate_run, &shrink_error)) return false;
     bool fires = false;
     for (const FindingSink& sink : candidate_run.findings) fires |= sink.counts().count(target) > 0;
     // Never into a known difference: a finding that shrinks into a
@@ -171,13 +188,13 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& b
                std::to_string(stream_index) + " was cut short by " +
                (options.stop && options.stop->load() ? SignalName(options.stop->load()) : std::string("--time")) +
                ": its reproducer is the smallest found until then (" + ScenarioShape(finding->minimized) + ")");
-  if (!RunOne(finding->minimized, backend, &run, err)) return false;
+  if (!RunOne(options, finding->minimized, backend, &run, err)) return false;
   fired = FiredInvariants(run);
   // Each candidate kept fired the target when it ran; a reproducer that
   // then fires nothing came from faults that recur only now and then.
   if (!fired.count(target)) return not_recurred("its minimized reproducer ran again");
   finding->fired.assign(fired.begin(), fired.end());
-  finding->signature = SignatureOf(finding->minimized, run.findings, options.implementation);
+  finding->signature = CampaignSignatureOf(options, finding->minimized, run.findings);
   finding->suppressed_by = Suppressed(options, finding->minimized, run, true);
   return true;
 }
@@ -255,7 +272,9 @@ bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignF
   // The reproducer's own findings, per group, as `check` reports them (and
   // the reference's outputs, for the advice).
   ScenarioRun run;
-  if (!RunScenario(out, backend, 2, &run, err)) return false;
+  if (!(options.conform ? RunConformance(out, options.conform_variant, backend, 2, &run, err)
+                        : RunScenario(out, backend, 2, &run, err)))
+    return false;
   for (size_t g = 0; g < out.groups.size(); ++g) {
     if (run.findings[g].total() == 0) continue;
     finding->groups.push_back(ReportGroup(out, run, g));

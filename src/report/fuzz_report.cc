@@ -114,6 +114,10 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
   const int64_t suppressed = r.SuppressedFindings();
   const std::string suppressed_text =
       suppressed ? ", " + std::to_string(suppressed) + " suppressed finding" + (suppressed == 1 ? "" : "s") : std::string();
+  if (report.conform)  // the summary of a conformance campaign: what it checked, and what disagreed
+    out << "fuzz: conform: " << r.scenarios - r.skipped << " scenarios compared with the engine variants, "
+        << r.skipped << " skipped, " << r.finding_scenarios << " disagreeing"
+        << (r.finding_scenarios ? " (bugs of the description, not of the kernel)" : "") << "\n";
   if (!found) {
     out << "slotguard: fuzz: " << r.scenarios << " scenarios, " << r.tokens << " token-groups, " << rate
         << ", no finding" << suppressed_text << where << "\n";

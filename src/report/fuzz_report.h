@@ -24,6 +24,7 @@ struct FuzzReport {
   std::string backend;       // Backend::Describe()
   std::string device;        // gpu backend: the GPU that ran (GpuDescription, its PCI bus id); "" on the host
   std::string variant;       // forced; "" for fixed
+  bool conform = false;      // --conform: findings are disagreements with the engine variants (description bugs)
   int32_t max_requests = 0;
   bool inconsistent = false;  // runner-state fault operators were on
   bool keep_going = false;    // --keep-going: the whole budget, every distinct finding

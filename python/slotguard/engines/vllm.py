@@ -1,0 +1,664 @@
+"""vLLM's own kernels behind `--kernel-cmd`, one binding per shipped vLLM family.
+
+Each binding names the engine file and the top-level definitions it compiles
+from it (source.EngineTree.bind: nothing of the engine is imported or
+copied), and an adapter that calls them as the engine's caller does: the
+caller's transforms first (a table gathered or clamped, a buffer filled),
+then the engine's launcher or function with the caller's arguments, then the
+engine's output buffers read back into slotguard's outputs. Every line that
+stands for the engine cites path:line at vLLM 81be2e09 (upstream main, read
+in the MatthewBonanni/vllm snapshot); what the adapter itself chooses says
+"adapter".
+
+The scenario's table is the engine's input table: request r reads row r; a
+persistent table (rows_by_idx_mapping) is gathered as the v2 runner gathers
+it (row idx_mapping[r]; a dummy, idx_mapping -1, gets the zeroed row the
+gather gives a padded row: vllm/v1/worker/gpu/block_table.py:240-245).
+
+A batch the engine never makes (a DFlash request without a context token, a
+state column past the engine's table) is skipped with the reason, never run.
+"""
+
+from ..provider import Skip
+
+__all__ = ["BINDINGS", "Binding"]
+
+ENGINE = "vllm"
+PAD_SLOT_ID = -1  # vllm/v1/attention/backends/utils.py: PAD_SLOT_ID = -1
+
+
+class Binding(object):
+    """One family's binding: the engine file, the definitions it compiles, the adapter that calls them."""
+
+    def __init__(self, family, path, names, run, needs, namespace=None, options=None, extra=None):
+        self.family = family
+        self.path = path        # relative to the engine tree's root
+        self.names = names      # the definitions compiled from it ("Class.method" for a method); names[0] is bound
+        self.run = run          # run(call, fns, ops, options)
+        self.needs = needs      # "triton" (a GPU), "torch" (torch, CPU or GPU) or "python" (host code)
+        self.namespace = namespace or (lambda: {})  # the stand-ins the engine's code reads besides torch/triton
+        self.options = options or {}  # --option NAME=VALUE the binding takes, with their defaults
+        self.extra = extra or []      # (path, names) of further engine files the adapter calls
+
+    @property
+    def paths(self):
+        return [self.path] + [path for path, _ in self.extra]
+
+    @property
+    def function(self):
+        return self.names[0]
+
+
+# ---------------------------------------------------------------------------
+# The caller's view of slotguard's batch, on the host.
+
+
+def _np():
+    import numpy as np
+    return np
+
+
+def _parameters(fn):
+    import inspect
+    try:
+        return inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+
+
+def require_columns(call):
+    """The engine's block tables have max_num_blocks >= 1 columns: a table of none is no batch it makes."""
+    if call.block_table_width == 0 and call.num_reqs > 0:
+        raise Skip("a table of no columns: the engine's block tables have at least one")
+
+
+def input_rows(call, num_reqs=None):
+    """int32 [R, W]: the engine's input table, row r for request r (see the module's docstring)."""
+    np = _np()
+    R = call.num_reqs if num_reqs is None else num_reqs
+    W, stride = call.block_table_width, call.block_table_row_stride
+    flat = np.asarray(call.block_table, dtype=np.int32)
+    rows = np.zeros((R, W), dtype=np.int32)
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    for r in range(R):
+        row = int(idx[r]) if call.rows_by_idx_mapping else r
+        if row < 0:  # a padded row of the gathered table is zeroed (block_table.py:240-245)
+            continue
+        rows[r] = flat[row * stride:row * stride + W]
+    return rows
+
+
+def _ns(**kw):
+    import types
+    return types.SimpleNamespace(**kw)
+
+
+# ---------------------------------------------------------------------------
+# dflash: vllm/v1/worker/gpu/spec_decode/dflash/speculator.py
+
+
+def run_dflash(call, fns, ops, options):
+    """prepare_dflash_inputs (speculator.py:632-708), as DFlashSpeculator.propose calls it (speculator.py:376-399).
+
+    slotguard's batch holds request r's context tokens, then its num_query_per_req query tokens; the
+    engine's target batch is the context tokens alone, and its query buffer holds r * num_query_per_req + k."""
+    require_columns(call)
+    np = _np()
+    R, T = call.num_reqs, call.num_tokens
+    nq = call.num_query_per_req
+    context_out, query_out = call.outputs
+    context_out[:] = PAD_SLOT_ID  # adapter: padding tokens and the other output's tokens are PAD
+    query_out[:] = PAD_SLOT_ID
+    if R == 0:
+        raise Skip("prepare_dflash_inputs asserts num_reqs > 0 (speculator.py:667)")
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    pos = np.asarray(call.positions, dtype=np.int64)
+    q = qsl[1:] - qsl[:-1]
+    num_ctx = q - nq
+    if (num_ctx < 1).any():
+        raise Skip("a request with fewer than num_query_per_req + 1 tokens: every request of the engine's "
+                   "target batch has a context token (speculator.py:540-551 reads the last one)")
+    ctx_qsl = np.concatenate([[0], np.cumsum(num_ctx)]).astype(np.int32)
+    ctx_index = np.concatenate([np.arange(qsl[r], qsl[r] + num_ctx[r]) for r in range(R)])
+    target_positions = pos[ctx_index]
+    # The query positions the kernel computes are last_valid_pos + 1 + k, last_valid_pos the position of
+    # context token ctx_end - num_rejected - 1 (speculator.py:526-532, 556): num_rejected is the context
+    # tokens after the last one at the first query position - 1.
+    num_rejected = np.zeros(R, dtype=np.int32)
+    for r in range(R):
+        first_query = int(qsl[r] + num_ctx[r])
+        if not (pos[first_query:first_query + nq] == pos[first_query] + np.arange(nq)).all():
+            raise Skip("request %d's query positions are not consecutive, as the kernel computes them "
+                       "(speculator.py:556)" % r)
+        context = pos[qsl[r]:first_query]
+        at = np.nonzero(context == pos[first_query] - 1)[0]
+        if len(at) == 0:
+            raise Skip("request %d: no context token at the position before its first query "
+                       "(the kernel's last_valid_pos, speculator.py:531-532)" % r)
+        num_rejected[r] = int(num_ctx[r]) - 1 - int(at[-1])
+    num_target_tokens = int(ctx_qsl[-1])
+    max_num_reqs = R               # adapter: the engine's per-request buffers hold at least num_reqs
+    max_num_tokens = R * nq        # adapter: the query buffer's padded length (the kernel PADs past R * nq)
+    num_speculative_steps = nq - 1  # speculator.py:46: num_query_per_req = 1 + num_speculative_steps
+    rows = input_rows(call)
+    rows[np.asarray(call.idx_mapping, dtype=np.int64)[:R] < 0] = 0  # a dummy run's rows are zeroed
+    # (get_dummy_block_tables, block_table.py:165-176), its idx_mapping arange (input_batch.py:113-114)
+    # The engine's tables are [max_num_reqs, max_num_blocks] contiguous: the kernel clamps the column to
+    # block_table.stride(0) - 1 (speculator.py:544, 562; the launcher passes block_table.stride(0), :699).
+    block_table = ops.tensor(rows, "i32")
+    input_buffers = _ns(input_ids=ops.full((max(R * nq, 1),), 0, "i32"),
+                        positions=ops.full((max(R * nq, 1),), 0, "i64"),
+                        query_start_loc=ops.full((max_num_reqs + 1,), 0, "i32"),
+                        seq_lens=ops.full((max_num_reqs,), 0, "i32"))
+    query_slot_mapping = ops.full((max(max_num_tokens, 1),), 0, "i64")
+    context_positions = ops.full((max(num_target_tokens, 1),), 0, "i64")
+    context_slot_mapping = ops.full((max(num_target_tokens, 1),), 0, "i64")
+    samples = max(max_num_reqs * num_speculative_steps, 1)
+    input_batch = _ns(num_reqs=R,
+                      num_scheduled_tokens=num_ctx.astype(np.int32),  # host array (.max(), speculator.py:670)
+                      positions=ops.tensor(target_positions, "i64"),
+                      query_start_loc=ops.tensor(ctx_qsl, "i32"),
+                      idx_mapping=ops.tensor(np.arange(R), "i32"))  # adapter: request r's sampling state r
+    launcher = fns["prepare_dflash_inputs"]
+    # Newer upstream launchers (00746147) take the decode context-parallel setting after block_size: one
+    # rank of one here (cp_rank 0, cp_size 1, cp_interleave 1), passed by name where the launcher has it.
+    cp = {name: value for name, value in (("cp_rank", 0), ("cp_size", 1), ("cp_interleave", 1))
+          if name in _parameters(launcher)}
+    launcher(
+        input_buffers=input_buffers, query_slot_mapping=query_slot_mapping, context_positions=context_positions,
+        context_slot_mapping=context_slot_mapping, sample_indices=ops.full((samples,), 0, "i64"),
+        sample_pos=ops.full((samples,), 0, "i64"), sample_idx_mapping=ops.full((samples,), 0, "i32"),
+        temperature=ops.full((max_num_reqs,), 0, "i64"), seeds=ops.full((max_num_reqs,), 0, "i64"),
+        input_batch=input_batch,
+        num_sampled=ops.full((R,), 1, "i32"),          # a decode step: the bonus token was sampled
+        num_rejected=ops.tensor(num_rejected, "i32"),  # (above)
+        last_sampled=ops.full((R,), 0, "i64"), next_prefill_tokens=ops.full((R,), 0, "i32"),
+        input_temperature=ops.full((R,), 0, "i64"), input_seeds=ops.full((R,), 0, "i64"),
+        block_table=block_table, block_size=call.block_size,
+        parallel_drafting_token_id=0,                  # a token id, no slot
+        num_query_per_req=nq, num_speculative_steps=num_speculative_steps, max_num_reqs=max_num_reqs,
+        max_num_tokens=max_num_tokens, max_model_len=call.max_model_len,
+        sample_from_anchor=options.get("sample_from_anchor", "0") == "1", **cp)
+    ops.sync()
+    ctx_slots = ops.host(context_slot_mapping)
+    q_slots = ops.host(query_slot_mapping)
+    for r in range(R):
+        begin = int(qsl[r])
+        n = int(num_ctx[r])
+        context_out[begin:begin + n] = ctx_slots[ctx_qsl[r]:ctx_qsl[r] + n]
+        query_out[begin + n:begin + n + nq] = q_slots[r * nq:(r + 1) * nq]
+
+
+# ---------------------------------------------------------------------------
+# eagle_step: vllm/v1/spec_decode/utils.py
+
+
+def run_eagle_step(call, fns, ops, options):
+    """eagle_step_update_slot_mapping_and_metadata (utils.py:88-136), as LLMBaseProposer's
+    _update_positions_dependent_metadata calls it (llm_base_proposer.py:789-798): batch_size requests,
+    input_batch_size the CUDA-graph-padded count (here num_tokens: the rows past num_reqs are PAD)."""
+    require_columns(call)
+    np = _np()
+    R, T = call.num_reqs, call.num_tokens
+    out = call.slot_mapping
+    out[:] = PAD_SLOT_ID
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    if R and not ((qsl[1:] - qsl[:-1]) == 1).all():
+        raise Skip("an EAGLE draft step has one token per request")
+    if T == 0:
+        return  # adapter: no row to launch (a grid of 0 programs)
+    pos = np.asarray(call.positions, dtype=np.int64)[:R]
+    # common_attn_metadata.block_table_tensor: [batch_size, n_blocks_per_req]; the launcher reads its
+    # shape[1] and stride(0) (utils.py:121-125): the scenario's rows, in its layout.
+    if call.rows_by_idx_mapping:
+        table = ops.tensor(input_rows(call), "i32")
+    else:
+        flat = ops.tensor(np.asarray(call.block_table, dtype=np.int32), "i32")
+        if call.block_table_rows < R:
+            raise Skip("fewer table rows than requests")
+        table = ops.strided(flat, (R, call.block_table_width), (call.block_table_row_stride, 1))
+    slot_mapping = ops.full((T,), 0, "i64")   # the proposer's _slot_mapping_buffer[:input_batch_size]
+    fns["eagle_step_update_slot_mapping_and_metadata"](
+        positions_1d=ops.tensor(pos, "i64"),
+        block_table_tensor=table,
+        seq_lens=ops.tensor(np.asarray(call.seq_lens_i32, dtype=np.int32)[:R], "i32"),
+        block_size=call.block_size,
+        max_model_len=call.max_model_len,
+        out_clamped_positions=ops.full((max(R, 1),), 0, "i64"),
+        out_slot_mapping=slot_mapping,
+        input_batch_size=T)
+    ops.sync()
+    out[:] = ops.host(slot_mapping)[:T]
+
+
+# ---------------------------------------------------------------------------
+# eagle_step_chain: the proposer's draft loop around the same launcher
+
+
+def run_eagle_step_chain(call, fns, ops, options):
+    """SpecDecodeBaseProposer.propose's draft loop (llm_base_proposer.py:685-703): step s launches
+    eagle_step_update_slot_mapping_and_metadata (utils.py:88-136) as _update_positions_dependent_metadata
+    does (llm_base_proposer.py:789-798), its positions_1d the previous step's out_clamped_positions
+    (:797, :809, used at :697) and the same seq_lens tensor, updated in place. Token s of request r is
+    step s; step 0 starts from the request's first position. Every request runs every step (the loop's
+    batch is the same), a request's later steps past its tokens are no token here."""
+    np = _np()
+    require_columns(call)
+    R, T = call.num_reqs, call.num_tokens
+    out = call.slot_mapping
+    out[:] = PAD_SLOT_ID
+    if R == 0 or T == 0:
+        return
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    q = qsl[1:] - qsl[:-1]
+    pos = np.asarray(call.positions, dtype=np.int64)
+    for r in range(R):
+        if q[r] and not (pos[qsl[r]:qsl[r + 1]] == pos[qsl[r]] + np.arange(q[r])).all():
+            raise Skip("request %d's steps are not consecutive positions, as the chained steps are" % r)
+    table = ops.tensor(input_rows(call), "i32")
+    seq_lens = ops.tensor(np.asarray(call.seq_lens_i32, dtype=np.int32)[:R], "i32")
+    positions = ops.tensor(np.array([pos[qsl[r]] if q[r] else 0 for r in range(R)]), "i64")
+    for step in range(int(q.max())):
+        clamped = ops.full((R,), 0, "i64")
+        slots = ops.full((R,), 0, "i64")
+        fns["eagle_step_update_slot_mapping_and_metadata"](
+            positions_1d=positions, block_table_tensor=table, seq_lens=seq_lens, block_size=call.block_size,
+            max_model_len=call.max_model_len, out_clamped_positions=clamped, out_slot_mapping=slots,
+            input_batch_size=R)
+        ops.sync()
+        host = ops.host(slots)
+        for r in range(R):
+            if step < q[r]:
+                out[qsl[r] + step] = host[r]
+        positions = clamped  # the next step reads this step's clamped positions (llm_base_proposer.py:697)
+
+
+# ---------------------------------------------------------------------------
+# vllm_extract_hidden_states: the target's slot mapping, copied into the proposer's buffer
+
+
+def run_extract_hidden_states(call, fns, ops, options):
+    """The target's slot mapping, as BlockTable.compute_slot_mapping launches _compute_slot_mapping_kernel
+    (vllm/v1/worker/block_table.py:182-211: one program per request and one that PAD-fills
+    [num_tokens, max_num_tokens); here one KV-cache block per kernel block and no DCP), then
+    ExtractHiddenStatesProposer._get_slot_mapping (vllm/v1/spec_decode/extract_hidden_states.py:182-198),
+    which copies it into the proposer's buffer and PAD-fills it to the padded token count."""
+    np = _np()
+    require_columns(call)
+    R, T = call.num_reqs, call.num_tokens
+    out = call.slot_mapping
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    if (idx < 0).any():
+        raise Skip("a dummy request: the drafter's metadata is the target's, unpadded, of live requests "
+                   "(gpu_model_runner.py:2616-2624)")
+    if T == 0:
+        return
+    qsl = np.asarray(call.query_start_loc, dtype=np.int32)[:R + 1]
+    real = int(qsl[-1]) if R else 0
+    target = ops.full((T,), 0, "i64")  # the target's slot_mapping buffer, max_num_batched_tokens here T
+    fns["_compute_slot_mapping_kernel"][(R + 1,)](
+        real, T, ops.tensor(qsl, "i32"), ops.tensor(np.asarray(call.positions, dtype=np.int64)[:max(real, 1)], "i64"),
+        ops.tensor(input_rows(call), "i32"), call.block_table_width, call.block_size, target,
+        KV_CACHE_BLOCK_SIZE=call.block_size, BLOCKS_PER_KV_BLOCK=1, TOTAL_CP_WORLD_SIZE=1, TOTAL_CP_RANK=0,
+        CP_KV_CACHE_INTERLEAVE_SIZE=1, PAD_ID=PAD_SLOT_ID, BLOCK_SIZE=1024)
+    proposer = _ns(_slot_mapping_buffer=ops.full((T,), 0, "i64"), attn_layer_names=["cache_only"])
+    num_actual = min(max(call.num_actual_tokens, 0), T)  # common_attn_metadata.slot_mapping: the actual tokens
+    views = fns["ExtractHiddenStatesProposer._get_slot_mapping"](proposer, T, target[:num_actual])
+    ops.sync()
+    out[:] = ops.host(views["cache_only"])[:T]
+
+
+# ---------------------------------------------------------------------------
+# dsv4_compressed: vllm/v1/attention/backends/mla/compressor_utils.py
+
+
+def run_dsv4_compressed(call, fns, ops, options):
+    """get_compressed_slot_mapping (compressor_utils.py:53-86) as a caller calls it:
+    --option caller=sparse_mla (default): DeepseekV4's sparse MLA builder, the table clamped in place first,
+    cm.block_table_tensor.clamp_(min=0), num_tokens = num_actual_tokens (sparse_mla.py:207-215);
+    --option caller=indexer: the indexer's builder, the table as it is, num_tokens = the batch's tokens
+    (indexer.py:797-805)."""
+    require_columns(call)
+    np = _np()
+    caller = options.get("caller", "sparse_mla")
+    if caller not in ("sparse_mla", "indexer"):
+        raise ValueError("--option caller=%s: expected sparse_mla or indexer" % caller)
+    R, T = call.num_reqs, call.num_tokens
+    rows = input_rows(call)
+    if caller == "sparse_mla":
+        rows = np.maximum(rows, 0)  # block_table_tensor.clamp_(min=0) (sparse_mla.py:212)
+        num_tokens = call.num_actual_tokens   # cm.num_actual_tokens (sparse_mla.py:209)
+    else:
+        num_tokens = T                        # num_tokens (indexer.py:798)
+    # out: the builder's compressed_slot_mapping_buffer; the launcher fills all of it with -1 first
+    # (compressor_utils.py:62-68); here its length is the batch's tokens.
+    buffer = ops.full((max(T, 1),), 0, "i64")
+    if R == 0:
+        call.slot_mapping[:] = -1  # adapter: no program to launch; the launcher's fill(-1) is all (:66)
+        return
+    fns["get_compressed_slot_mapping"](
+        num_tokens, ops.tensor(np.asarray(call.query_start_loc, dtype=np.int32)[:R + 1], "i32"),
+        ops.tensor(np.asarray(call.seq_lens_i32, dtype=np.int32)[:R], "i32"),   # cm.seq_lens: int32
+        ops.tensor(rows, "i32"), call.block_size, call.compress_ratio, out=buffer)
+    ops.sync()
+    out = ops.host(buffer)
+    call.slot_mapping[:] = out[:T]  # the buffer as the kernel left it (writes past num_tokens included)
+
+
+# ---------------------------------------------------------------------------
+# vllm_mamba, vllm_gdn, vllm_lightning: vllm/v1/attention/backends/utils.py
+
+
+STATE_PATH = "vllm/v1/attention/backends/utils.py"
+
+
+class MambaSpec(object):
+    """Stand-in for vllm.v1.kv_cache_interface.MambaSpec: the two fields mamba_get_block_table_tensor reads."""
+
+    def __init__(self, block_size, num_speculative_blocks=0):
+        self.block_size = block_size
+        self.num_speculative_blocks = num_speculative_blocks
+
+
+def run_state_index(call, fns, ops, options):
+    """mamba_get_block_table_tensor(block_table, seq_lens, spec, mode) (utils.py:998-1036), the state table
+    every Mamba-type builder takes (mamba_attn.py:490-532, gdn_attn.py:182-219, linear_attn.py:72-77), then
+    the column the state kernels read:
+      - none and align modes: column 0 of it (mamba_attn.py:528-532 prefill [:, 0], gdn_attn.py:219,
+        linear_attn.py:77); with speculative decoding (`spec`), its 1 + num_speculative_blocks columns,
+        read at num_accepted - 1 (fused_sigmoid_gating.py:105-110; here num_speculative_blocks is
+        num_accepted - 1, the fewest that column needs);
+      - all mode (`cache_all`): the table as it is, read at block_idx_last_computed_token
+        (BaseMambaAttentionMetadataBuilder._compute_prefix_caching_block_indices, mamba_attn.py:375-417,
+        called at :497-503).
+    A padded row (a dummy here) is the runner's zeroed row (block_table.py:240-245, :165-176);
+    mamba_attn.py:707 and gdn_attn.py:478 then fill NULL_BLOCK_ID (0) past num_decodes, the same 0."""
+    np = _np()
+    R = call.num_reqs
+    out = call.slot_mapping
+    if R == 0:
+        return
+    params = call.params
+    align, cache_all = bool(params.get("align", 0)), bool(params.get("cache_all", 0))
+    spec, accepted = bool(params.get("spec", 0)), int(params.get("num_accepted", 1))
+    if align and cache_all:
+        raise Skip("align and all are two values of one mamba_cache_mode")
+    if cache_all and spec:
+        raise Skip("all mode with speculative decoding is not bound")
+    bs = call.block_size
+    rows = input_rows(call)
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    rows[idx < 0] = 0  # a dummy is a padded row: zeroed (block_table.py:240-245, :165-176)
+    seq_lens = np.asarray(call.seq_lens_i32, dtype=np.int32)[:R]
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    q = (qsl[1:] - qsl[:-1]).astype(np.int32)
+    W = rows.shape[1]
+    extra = accepted - 1 if spec else 0
+    if W <= extra:
+        raise Skip("a table of %d columns: the engine's Mamba table has 1 + num_speculative_blocks at least" % W)
+    if align:
+        start = np.maximum((seq_lens.astype(np.int64) - 1) // bs, 0)
+        if (start + extra >= W).any():
+            raise Skip("align mode: a column past the table; the engine's table holds "
+                       "cdiv(max_model_len, block_size) columns, and torch.gather would raise")
+    mode = "all" if cache_all else "align" if align else "none"
+    seq_lens_t = ops.tensor(seq_lens, "i32")
+    table = fns["mamba_get_block_table_tensor"](ops.tensor(rows, "i32"), seq_lens_t, MambaSpec(bs, extra), mode)
+    if cache_all:
+        q_t = ops.tensor(q, "i32")
+        cm = _ns(seq_lens=seq_lens_t, compute_num_computed_tokens=lambda: seq_lens_t - q_t)
+        last = fns["BaseMambaAttentionMetadataBuilder._compute_prefix_caching_block_indices"](None, cm, bs)[0]
+        ops.sync()
+        cols = np.asarray(ops.host(last), dtype=np.int64)
+        if (cols >= W).any():
+            raise Skip("all mode: the last computed token's column is past the table")
+        out[:] = ops.host(table)[np.arange(R), cols]
+        return
+    ops.sync()
+    out[:] = ops.host(table)[:, extra]
+
+
+# ---------------------------------------------------------------------------
+# vllm_mamba_copy: vllm/v1/worker/mamba_utils.py (V2 align pre-copy)
+
+SENTINEL = -(2 ** 62)
+
+
+def run_mamba_copy(call, fns, ops, options):
+    """The V2 align pre-copy as MambaHybridModelState.preprocess_state runs it (mamba_hybrid.py:160-205):
+    preprocess_mamba_align_fused_kernel (mamba_utils.py:281-323) advances the running column and names
+    the source column; precopy_mamba_align_fused_kernel (mamba_utils.py:327-403) copies
+    state[bt[src_col]] into state[bt[dst_col]] through _copy_mamba_state_block (mamba_utils.py:27-150).
+
+    Which blocks it copied is read from the state it copied: the adapter hands it one conv state of
+    width 2, one int64 per token, token_bias 1, so block b holds [SENTINEL, b] and a copy writes
+    state[dst][0] = state[src][1] = src (mamba_utils.py:104-120). One launch per request, so each copy is
+    its request's. The previous running column is (num_computed - 1) // block_size, as V1's
+    preprocess_mamba derives it for a request it has not seen (mamba_utils.py:1084-1087)."""
+    np = _np()
+    R = call.num_reqs
+    src_out, dst_out = call.outputs
+    src_out[:] = -1
+    dst_out[:] = -1
+    if R == 0:
+        return  # preprocess_state returns on num_reqs == 0 (mamba_hybrid.py:176-177)
+    bs = call.block_size
+    rows = input_rows(call)
+    W = rows.shape[1]
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    q = qsl[1:] - qsl[:-1]
+    seq_lens = np.asarray(call.seq_lens, dtype=np.int64)[:R]
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    num_computed = seq_lens - q
+    if (num_computed < 0).any():
+        raise Skip("seq_len < query length: a negative num_computed_tokens")
+    curr = -(-seq_lens // bs) - 1
+    if (curr >= W).any():
+        raise Skip("a running column past the table: the engine's align-mode table holds "
+                   "cdiv(max_model_len, block_size) columns")
+    for r in range(R):
+        if idx[r] < 0:
+            continue  # dummy runs skip preprocess_state (mamba_hybrid.py:167-169)
+        # adapter: the row's block ids relabelled densely, their order kept and a negative id still before
+        # the pool, so that the state holds one block per id of the row (ids near 2^31 need no 2^31 blocks);
+        # the kernel addresses state_base + id * stride (mamba_utils.py:78-79, 107-109), the same for any ids.
+        ids = np.unique(rows[r].astype(np.int64))
+        margin = int((ids < 0).sum())      # blocks before the pool that a negative id lands in
+        dense = np.searchsorted(ids, rows[r].astype(np.int64)) - margin
+        state = np.zeros((len(ids), 2), dtype=np.int64)
+        state[:, 0] = SENTINEL
+        state[:, 1] = np.arange(len(ids)) - margin
+        state_t = ops.tensor(state.reshape(-1), "i64")
+        row_t = ops.tensor(dense, "i32")
+        state_idx = ops.tensor([(int(num_computed[r]) - 1) // bs], "i32")  # int32, as _mamba_state_idx_gpu
+        src_col = ops.full((1,), 0, "i32")
+        src_off = ops.full((1,), 0, "i32")
+        one = ops.tensor([0], "i32")  # adapter: request r alone, in slot 0 of its own arrays
+        block = 256
+        fns["preprocess_mamba_align_fused_kernel"][(1,)](
+            one, state_idx, ops.tensor([num_computed[r]], "i32"), ops.tensor([0, q[r]], "i32"),
+            ops.tensor([1], "i32"), src_col, src_off, 1, BLOCK_SIZE=block, MAMBA_BLOCK_SIZE=bs)
+        fns["precopy_mamba_align_fused_kernel"][(1, 1)](
+            state_idx, src_col, ops.tensor([1], "i32"),
+            ops.tensor([ops.data_ptr(row_t)], "i64"), W,              # block_table_ptrs: int64 (:591)
+            ops.tensor([ops.data_ptr(state_t) + margin * 16], "i64"),  # state_base_addrs: int64 (:558)
+            ops.tensor([16], "i64"), ops.tensor([8], "i32"),           # block stride (bytes), element size
+            ops.tensor([1], "i64"), ops.tensor([2], "i32"),            # inner size, conv width 2
+            ops.tensor([0], "i32"), ops.tensor([0], "i32"), ops.tensor([0], "i64"),  # group 0, no DS rows
+            one, 1, COPY_BLOCK_SIZE=1024, CONV_STATE_DIM_FIRST=False, HAS_IDX_MAPPING=True)
+        ops.sync()
+        after = ops.host(state_t).reshape(-1, 2)
+        written = np.nonzero(after[:, 0] != SENTINEL)[0]
+        if len(written) > 1:
+            raise RuntimeError("request %d: the copy wrote %d blocks; expected at most one" % (r, len(written)))
+        if len(written) == 1:
+            dst_out[r] = int(ids[written[0]])
+            src_out[r] = int(ids[int(after[written[0], 0]) + margin])
+        del row_t, state_t
+
+
+# ---------------------------------------------------------------------------
+# vllm_offload_store: vllm/distributed/kv_transfer/kv_connector/v1/offloading/scheduler.py
+
+OFFLOAD_PATH = "vllm/distributed/kv_transfer/kv_connector/v1/offloading/scheduler.py"
+OFFLOAD_NAMES = ["OffloadingConnectorScheduler._build_store_jobs",
+                 "OffloadingConnectorScheduler._calc_num_offloadable_tokens",
+                 "RequestOffloadState.storable_chunks", "RequestOffloadState.advance_stored_idx",
+                 "RequestOffloadState.update_offload_keys", "is_store_reachable_swa_chunk"]
+
+
+def offload_namespace():
+    """Stand-ins for what _build_store_jobs reads of the engine besides its own code: the spec classes it
+    builds (it only stores their fields), the logger, the request status enum."""
+    import itertools
+    import types
+
+    class Record(object):
+        def __init__(self, *args, **kw):
+            self.args = args
+            self.__dict__.update(kw)
+
+    class GPULoadStoreSpec(Record):
+        def __init__(self, block_ids, group_sizes=None, block_indices=None):
+            Record.__init__(self, block_ids=list(block_ids), group_sizes=group_sizes, block_indices=block_indices)
+
+    quiet = types.SimpleNamespace(debug=lambda *a, **k: None, warning=lambda *a, **k: None,
+                                  info=lambda *a, **k: None)
+    return {"chain": itertools.chain, "islice": itertools.islice, "logger": quiet,
+            "RequestStatus": types.SimpleNamespace(FINISHED_ABORTED="FINISHED_ABORTED"),
+            "GPULoadStoreSpec": GPULoadStoreSpec, "TransferJob": Record, "TransferJobStatus": Record,
+            "_ConnectorMetricName": types.SimpleNamespace(ALLOCATION_FAILURE="allocation_failure"),
+            "make_offload_key": lambda block_hash, group_idx: (block_hash, group_idx)}
+
+
+def run_offload_store(call, fns, ops, options):
+    """The store list of one scheduler step, as OffloadingConnectorScheduler.build_connector_meta builds it
+    (scheduler.py:1458): _build_store_jobs (scheduler.py:1229-1422) over every scheduled request, its
+    source blocks in GPULoadStoreSpec(src_block_ids) (:1375-1377). Host-side Python: it runs on either
+    device. The adapter's setting: one full-attention group, blocks_per_chunk 1 (an offloaded chunk is one
+    GPU block), no token cap; request r has seq_lens[r] tokens, all of them scheduled or computed
+    (num_computed = seq_len - q), a hash per full block (update_offload_keys, :351-365), its row as its
+    block ids, and the chunks stored up to its computed tokens at the previous step (next_stored_chunk_idx
+    = storable_chunks(num_computed), as :1371-1373 and advance_stored_idx :405-415 leave it). Operation k
+    of request r is table column k: the stored block's id there, -1 where the store list has none."""
+    import types
+    np = _np()
+    R = call.num_reqs
+    out = call.slot_mapping
+    out[:] = -1
+    if R == 0:
+        return
+    bs = call.block_size
+    rows = input_rows(call)
+    W = rows.shape[1]
+    ops_per_request = len(out) // R if R else 0
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    q = qsl[1:] - qsl[:-1]
+    seq_lens = np.asarray(call.seq_lens, dtype=np.int64)[:R]
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    if (seq_lens < q).any():
+        raise Skip("seq_len < query length: a negative num_computed_tokens")
+    # The group's settings: the description's parameters where it has them (GroupOffloadConfig,
+    # scheduler.py:83-105), else one full-attention group of one GPU block per chunk.
+    param = lambda name, default: int(call.params.get(name, default))  # noqa: E731
+    bpc = max(param("blocks_per_chunk", 1), 1)
+    align_chunks = param("align_chunks", 0)
+    group = types.SimpleNamespace(group_idx=0, tokens_per_block=bs, tokens_per_chunk=bs * bpc, hashes_per_chunk=bpc,
+                                  sliding_window_size_in_chunks=param("window_chunks", 0) if align_chunks else None,
+                                  requires_cow_source=False, alignment_chunk_count=align_chunks or None,
+                                  is_eagle_group=bool(param("eagle_group", 0)))
+    config = types.SimpleNamespace(kv_group_configs=[group], blocks_per_chunk=bpc, num_workers=1,
+                                   offload_prompt_only=bool(param("offload_prompt_only", 0)))
+    calc = fns["OffloadingConnectorScheduler._calc_num_offloadable_tokens"]
+    scheduler_calc = lambda status, n: calc(types.SimpleNamespace(config=config), status, n)  # noqa: E731
+    statuses = {}
+    scheduled = {}
+    # The requests' state, by the description's parameters where it has them: prompt_len (-1: still in its
+    # prompt), draft_tokens (a decoding request's scheduled drafts are not in req.num_tokens),
+    # max_offload_tokens (-1: no cap), stored_chunks (-1: what the previous step reached).
+    prompt_len, drafts = param("prompt_len", -1), param("draft_tokens", 0)
+    cap, stored = param("max_offload_tokens", -1), param("stored_chunks", -1)
+    for r in range(R):
+        if idx[r] < 0 or q[r] == 0:
+            continue  # a dummy, or a request with no token this step, is not in num_scheduled_tokens
+        seq, computed = int(seq_lens[r]), int(seq_lens[r] - q[r])
+        prompt = seq if prompt_len < 0 else prompt_len
+        known = seq - (min(drafts, max(int(q[r]) - 1, 0)) if computed >= prompt else 0)
+        req = types.SimpleNamespace(request_id=r, status="RUNNING", is_finished=lambda: False,
+                                    num_computed_tokens=computed, num_tokens=known, num_prompt_tokens=prompt,
+                                    # a hash per full block of the known tokens; past the row's W blocks none
+                                    # is read (storable_chunks caps at the allocated blocks, :398-403)
+                                    block_hashes=list(range(min(known // bs, W + bpc))))
+        state = types.SimpleNamespace(offload_keys=[], block_ids=[int(b) for b in rows[r]], next_stored_chunk_idx=0,
+                                      num_hit_chunks=0)
+        status = types.SimpleNamespace(config=config, req=req, req_context=None, group_states=(state,),
+                                       max_offload_tokens=None if cap < 0 else cap, transfer_jobs=set())
+        status.storable_chunks = types.MethodType(fns["RequestOffloadState.storable_chunks"], status)
+        status.advance_stored_idx = types.MethodType(fns["RequestOffloadState.advance_stored_idx"], status)
+        types.MethodType(fns["RequestOffloadState.update_offload_keys"], status)()
+        if stored >= 0:
+            state.next_stored_chunk_idx = stored
+        else:  # the previous step's advance (:1371-1373, :405-415), at its offloadable tokens and, for a
+            # prompt finished at a step's end, at the prompt's (storable_chunks' eagle exclusion, :392-397)
+            before = scheduler_calc(status, computed)
+            state.next_stored_chunk_idx = max(status.storable_chunks(group, state, before),
+                                              status.storable_chunks(group, state, min(before, prompt)))
+        statuses[r] = status
+        scheduled[r] = int(q[r])
+    jobs = iter(range(1, 1 << 30))
+    scheduler = types.SimpleNamespace(
+        config=config, _req_status=statuses,
+        manager=types.SimpleNamespace(prepare_store=lambda keys, ctx: types.SimpleNamespace(
+            keys_to_store=list(keys), store_spec=None)),
+        _connector_stats=types.SimpleNamespace(increase_counter=lambda *a, **k: None),
+        _events_tracker=types.SimpleNamespace(record_store=lambda *a, **k: None),
+        _touch=lambda status: None, _generate_job_id=lambda: next(jobs), _jobs={},
+        _block_id_to_pending_jobs={}, _current_batch_allocated_block_ids=set(), _current_batch_jobs_to_flush=set())
+    scheduler._calc_num_offloadable_tokens = types.MethodType(
+        fns["OffloadingConnectorScheduler._calc_num_offloadable_tokens"], scheduler)
+    output = types.SimpleNamespace(num_scheduled_tokens=scheduled, finished_req_ids=set())
+    store_jobs = fns["OffloadingConnectorScheduler._build_store_jobs"](scheduler, output)
+    for job in store_jobs.values():
+        r = job.req_id
+        col = 0
+        for block in job.src_spec.block_ids:  # the stored ids, in column order (:1351-1363): their columns
+            while col < W and int(rows[r, col]) != block:
+                col += 1
+            if col >= W or col >= ops_per_request:
+                raise RuntimeError("request %d: stored block %d is not in its row" % (r, block))
+            out[r * ops_per_request + col] = block
+            col += 1
+
+
+BINDINGS = {
+    "dflash": Binding("dflash", "vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
+                      ["prepare_dflash_inputs", "_prepare_dflash_inputs_kernel"], run_dflash, "triton",
+                      namespace=lambda: {"PAD_SLOT_ID": PAD_SLOT_ID}, options={"sample_from_anchor": "0"}),
+    "eagle_step": Binding("eagle_step", "vllm/v1/spec_decode/utils.py",
+                          ["eagle_step_update_slot_mapping_and_metadata", "eagle_step_slot_mapping_metadata_kernel"],
+                          run_eagle_step, "triton"),
+    "dsv4_compressed": Binding("dsv4_compressed", "vllm/v1/attention/backends/mla/compressor_utils.py",
+                               ["get_compressed_slot_mapping", "_compressed_slot_mapping_kernel"],
+                               run_dsv4_compressed, "triton", options={"caller": "sparse_mla"}),
+    "vllm_mamba": Binding("vllm_mamba", STATE_PATH, ["mamba_get_block_table_tensor"], run_state_index, "torch",
+                          namespace=lambda: {"MambaSpec": MambaSpec},
+                          extra=[("vllm/v1/attention/backends/mamba_attn.py",
+                                  ["BaseMambaAttentionMetadataBuilder._compute_prefix_caching_block_indices"])]),
+    "vllm_gdn": Binding("vllm_gdn", STATE_PATH, ["mamba_get_block_table_tensor"], run_state_index, "torch",
+                        namespace=lambda: {"MambaSpec": MambaSpec}),
+    "vllm_lightning": Binding("vllm_lightning", STATE_PATH, ["mamba_get_block_table_tensor"], run_state_index,
+                              "torch", namespace=lambda: {"MambaSpec": MambaSpec}),
+    "vllm_mamba_copy": Binding("vllm_mamba_copy", "vllm/v1/worker/mamba_utils.py",
+                               ["precopy_mamba_align_fused_kernel", "preprocess_mamba_align_fused_kernel",
+                                "_copy_mamba_state_block"], run_mamba_copy, "triton"),
+    "vllm_offload_store": Binding("vllm_offload_store", OFFLOAD_PATH, OFFLOAD_NAMES, run_offload_store, "python",
+                                  namespace=offload_namespace),
+    "eagle_step_chain": Binding("eagle_step_chain", "vllm/v1/spec_decode/utils.py",
+                                ["eagle_step_update_slot_mapping_and_metadata",
+                                 "eagle_step_slot_mapping_metadata_kernel"], run_eagle_step_chain, "triton"),
+    "vllm_extract_hidden_states": Binding(
+        "vllm_extract_hidden_states", "vllm/v1/spec_decode/extract_hidden_states.py",
+        ["ExtractHiddenStatesProposer._get_slot_mapping"], run_extract_hidden_states, "triton",
+        namespace=lambda: {"PADDING_SLOT_ID": PAD_SLOT_ID},
+        extra=[("vllm/v1/worker/block_table.py", ["_compute_slot_mapping_kernel"])]),
+}
