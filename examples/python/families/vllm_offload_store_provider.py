@@ -63,7 +63,8 @@ def store_columns(seq_len, q, width, p):
         chunk = k // bpc
         seg_pos = chunk % max(align, 1)
         reachable = align == 0 or seg_pos >= min(align, num_chunks - (chunk - seg_pos)) - (window + eagle)
-        cols.append(start <= chunk < num_chunks and reachable)
+        # Only a request scheduled this step (q >= 1) is walked (scheduler.py:1235-1238).
+        cols.append(q >= 1 and start <= chunk < num_chunks and reachable)
     return cols
 
 
