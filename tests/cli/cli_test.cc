@@ -229,7 +229,9 @@ TEST_F(CliTest, UnknownVariantSuggests) {
   EXPECT_EQ(kExitBadInput, Check(o));
   EXPECT_EQ("slotguard: error: unknown variant 'unguard', did you mean 'unguarded'?; expected one of all, "
             "fixed, unguarded, dummy_reads_row, pad_from_n, gathered_row, prefix, no_common_guard, clamp, "
-            "engine_81be2e09, engine_fb28d724, pr_23353, pre_39064, column0, unfiltered\n",
+            "engine_81be2e09, upstream_00746147, engine_81be2e09_indexer, engine_fb28d724, pr_23353, "
+            "sm90_writeback_043d19ef, pad_minus_one, engine_7b437aaa, pre_46301, pre_39064, column0, pre_49757, "
+            "unfiltered\n",
             err_.str());
 }
 
@@ -665,7 +667,7 @@ TEST_F(CliTest, ListShowsEachFamilysParameters) {
   EXPECT_NE(std::string::npos,
             out_.str().find("    param ring_block_size (i32, 1 .. 2147483647, divides capacity; default required)"));
   EXPECT_NE(std::string::npos, out_.str().find("    param dcp/rank (i32, 0 .. dcp_world - 1; default 0)"));
-  EXPECT_NE(std::string::npos, out_.str().find("    from families/compressor_ring.json (built in); slotguard's own kernel"));
+  EXPECT_NE(std::string::npos, out_.str().find("    from families/compressor_ring.json (built in); runs slotguard's own kernel"));
 }
 
 // `list --json`: every invariant and family of the registries, by name.
@@ -676,15 +678,16 @@ TEST_F(CliTest, ListJsonHoldsTheRegistries) {
   std::set<std::string> invariants, families;
   for (const auto& i : j["invariants"]) invariants.insert(i["name"].get<std::string>());
   for (const auto& f : j["families"]) families.insert(f["name"].get<std::string>());
-  EXPECT_EQ((std::set<std::string>{"differential", "null_block", "null_owner_pad", "pad_exact", "padding_tail",
+  EXPECT_EQ((std::set<std::string>{"differential", "null_block", "negative_lands", "null_owner_pad", "pad_exact", "padding_tail",
                                    "in_range", "own_block", "unique_slots", "row_bounds", "live_maps", "golden",
                                    "pad_marker", "skip_agrees", "live_state", "unique_state", "state_writes",
                                    "op_null_src", "op_null_dst", "op_foreign_dst", "null_bytes", "write_set",
                                    "no_fault"}),
             invariants);
   EXPECT_EQ((std::set<std::string>{"paged", "kpool_tail", "qsa_ring", "qsa_compressed", "compressor_ring",
-                                   "dsv4_compressed", "eagle_step", "dflash", "sglang_out_cache_loc",
-                                   "flashinfer_append", "vllm_mamba", "vllm_gdn", "vllm_lightning", "sglang_mamba",
+                                   "dsv4_compressed", "eagle_step", "eagle_step_chain", "dflash",
+                                   "vllm_extract_hidden_states", "sglang_out_cache_loc", "flashinfer_append",
+                                   "trtllm_paged", "vllm_mamba", "vllm_gdn", "vllm_lightning", "sglang_mamba",
                                    "vllm_mamba_copy", "vllm_offload_store"}),
             families);
   EXPECT_EQ("unguarded", j["families"][0]["variants"][1]["name"]);
@@ -790,7 +793,8 @@ TEST(BinaryTest, UnknownFamiliesAndVariantsSuggestTheirNames) {
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family kpool", &out));
   EXPECT_EQ("slotguard: error: --family: unknown kernel family 'kpool', did you mean 'kpool_tail'?; expected one of paged, "
             "kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
-            "flashinfer_append, sglang_mamba, sglang_out_cache_loc, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store\n",
+            "eagle_step_chain, flashinfer_append, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
+            "vllm_extract_hidden_states, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store\n",
             out);
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family pagd", &out));
   EXPECT_EQ(0u, out.find("slotguard: error: --family: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "))
@@ -1047,7 +1051,11 @@ TEST(BinaryTest, WriterFlags) {
   EXPECT_EQ(2, RunBinary("check --backend host --writers --head-bytes 12 scenarios/", &out));
   EXPECT_EQ("slotguard: error: --head-bytes: expected a multiple of 8 from 8 to 4096, got '12'\n", out);
   EXPECT_EQ(0, RunBinary("check --backend host --writers --quiet scenarios/", &out)) << out;
-  EXPECT_EQ(0, RunBinary("check --backend host --cuda-graph --isolate --jobs 2 --quiet scenarios/", &out)) << out;
+  // The graph protocol over slotguard's own kernels' scenarios: an engine
+  // variant whose dummy run writes block 0 fails its dummy-batch replay.
+  EXPECT_EQ(0, RunBinary("check --backend host --cuda-graph --isolate --jobs 2 --quiet scenarios/paged scenarios/rings",
+                         &out))
+      << out;
   EXPECT_NE(std::string::npos, out.find(" 0 fail)")) << out;
 }
 

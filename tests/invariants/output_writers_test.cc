@@ -284,5 +284,27 @@ TEST(RequestSinkTest, ALiveTokenNeverWritesTheDummysPage) {
     }
 }
 
+
+// A described variant without its range guard (range "none") reads past the
+// row as the engine's kernel does: the read is recorded, and row_bounds
+// names it, while the description itself (range pad) gives PAD.
+TEST(DescribedReadsTest, AVariantWithoutItsRangeGuardReadsPastTheRow) {
+  Register("unguarded_desc", R"({"slotguard_family": 1, "name": "unguarded_desc", "meaning": "m",
+    "params": [{"name": "block_size", "meaning": "b", "min": 1, "example": 4}],
+    "column": "pos / block_size", "offset": "pos % block_size", "page": "block_size",
+    "variants": [{"name": "no_guard", "meaning": "no range guard", "set": {"range": "none"}}]})");
+  // Row [3, 5]: position 9 addresses column 2, past the row.
+  const std::string text = R"({"slotguard": 1, "name": "past", "num_blocks": 8,
+    "batch": {"query_start_loc": [0, 1], "positions": [9]},
+    "groups": [{"name": "g", "kernel": "unguarded_desc", "block_size": 4, "block_table": [[3, 5]]VARIANT}]})";
+  std::string fixed = text, variant = text;
+  fixed.replace(fixed.find("VARIANT"), 7, "");
+  variant.replace(variant.find("VARIANT"), 7, R"(, "variant": "no_guard")");
+  EXPECT_TRUE(Fired(RunWithWriters(fixed)).empty());
+  const auto fired = Fired(RunWithWriters(variant));
+  ASSERT_EQ(1u, fired.count("row_bounds"));
+  EXPECT_EQ(1, fired.at("row_bounds"));
+}
+
 }  // namespace
 }  // namespace slotguard
