@@ -67,8 +67,9 @@ FindingSignature SignatureOf(const Scenario& scenario, const std::vector<Finding
 
 bool BlamesKernel(const std::set<std::string>& fired) {
   // skip_agrees: the implementation's consumers against its marker, whatever the batch.
+  // negative_lands: the engine's writer puts a negative slot somewhere, whatever the batch.
   return fired.count(kInvariantDifferential) || fired.count(kInvariantRowBounds) || fired.count(kInvariantNoFault) ||
-         fired.count(kInvariantSkipAgrees);
+         fired.count(kInvariantSkipAgrees) || fired.count(kInvariantNegativeLands);
 }
 
 }  // namespace slotguard

@@ -57,7 +57,9 @@ std::string ScenarioShape(const Scenario& scenario);
 
 /// Whether the findings blame the kernel whatever the batch's runner
 /// state: the kernel disagrees with the reference (differential), read past
-/// a row (row_bounds) or faulted (no_fault). The other invariants can fire
+/// a row (row_bounds), faulted (no_fault), its consumers skip what its
+/// producer does not mark (skip_agrees), or its writer puts a negative slot
+/// where it lands (negative_lands). The other invariants can fire
 /// on a batch a runner got wrong with a correct kernel (--inconsistent).
 bool BlamesKernel(const std::set<std::string>& fired);
 

@@ -50,21 +50,8 @@ void CheckConformance(const Scenario& scenario, const std::string& variant, size
   run->causes.assign(n, GroupCause());
   for (size_t i = 0; i < n; ++i) {
     run->reference[i] = std::move(compared[i].engine);
-    GroupRun g;
-    g.scenario = &scenario;
-    g.group = &scenario.groups[i];
-    g.request_of_token = &run->request_of_token[i];
-    g.read_past_row = &run->kernel[i].read_past_row;
-    g.row_bounds_evidence = run->kernel[i].row_bounds_evidence;
-    SetAddressing(&g);
-    for (size_t o = 0; o < run->output_names[i].size(); ++o) {
-      OutputRun out;
-      out.name = run->output_names[i][o];
-      out.kernel = &run->kernel[i].engine[o];
-      out.reference = &run->reference[i][o];  // the engine variant's; no flat geometry: the engine's one launch
-      out.facts = o < run->facts[i].size() ? &run->facts[i][o] : nullptr;
-      g.outputs.push_back(out);
-    }
+    // The reference is the engine variant's; no flat geometry: the engine's one launch.
+    const GroupRun g = GroupRunOf(scenario, *run, i, /*with_flat=*/false);
     CheckDifferential(g, &run->findings[i]);
     if (run->findings[i].total() > 0) run->causes[i] = FindCause(g, run->findings[i]);
   }

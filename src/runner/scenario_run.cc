@@ -91,6 +91,36 @@ bool HandWrittenReference(const Scenario& scenario, std::vector<Interpretation>*
 
 }  // namespace
 
+GroupRun GroupRunOf(const Scenario& scenario, const ScenarioRun& run, size_t i, bool with_flat) {
+  const Group& group = scenario.groups[i];
+  GroupRun g;
+  g.scenario = &scenario;
+  g.group = &group;
+  g.request_of_token = &run.request_of_token[i];
+  g.read_past_row = &run.kernel[i].read_past_row;
+  g.row_bounds_evidence = run.kernel[i].row_bounds_evidence;
+  SetAddressing(&g);
+  for (size_t o = 0; o < run.output_names[i].size(); ++o) {
+    OutputRun out;
+    out.name = run.output_names[i][o];
+    out.kernel = &run.kernel[i].engine[o];
+    out.flat = with_flat && o < run.kernel[i].flat.size() ? &run.kernel[i].flat[o] : nullptr;
+    out.reference = &run.reference[i][o];
+    out.facts = o < run.facts[i].size() ? &run.facts[i][o] : nullptr;
+    if (!PerRequest(group) && o < MappingOf(group).outputs.size()) {
+      out.writer = &WriterMappingOf(group).outputs[o].writer;
+      out.reference_writer = &MappingOf(group).outputs[o].writer;
+      const std::vector<uint8_t>* skips =
+          i < run.writer_skips.size() && o < run.writer_skips[i].size() ? &run.writer_skips[i][o] : nullptr;
+      out.writer_skips = skips && !skips->empty() ? skips : nullptr;
+    }
+    auto golden = scenario.expect.slot_mapping.find(out.name);
+    out.golden = golden == scenario.expect.slot_mapping.end() ? nullptr : &golden->second;
+    g.outputs.push_back(out);
+  }
+  return g;
+}
+
 void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, ScenarioRun* run,
                         ReferenceSource source) {
   run->request_of_token.clear();
@@ -158,30 +188,7 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
   }
   for (size_t i = 0; i < scenario.groups.size(); ++i) {
     const Group& group = scenario.groups[i];
-    GroupRun g;
-    g.scenario = &scenario;
-    g.group = &group;
-    g.request_of_token = &run->request_of_token[i];
-    g.read_past_row = &run->kernel[i].read_past_row;
-    g.row_bounds_evidence = run->kernel[i].row_bounds_evidence;
-    SetAddressing(&g);
-    for (size_t o = 0; o < run->output_names[i].size(); ++o) {
-      OutputRun out;
-      out.name = run->output_names[i][o];
-      out.kernel = &run->kernel[i].engine[o];
-      out.flat = o < run->kernel[i].flat.size() ? &run->kernel[i].flat[o] : nullptr;
-      out.reference = &run->reference[i][o];
-      out.facts = o < run->facts[i].size() ? &run->facts[i][o] : nullptr;
-      if (!PerRequest(group) && o < MappingOf(group).outputs.size()) {
-        out.writer = &WriterMappingOf(group).outputs[o].writer;
-        out.reference_writer = &MappingOf(group).outputs[o].writer;
-        const std::vector<uint8_t>& skips = run->writer_skips[i][o];
-        out.writer_skips = skips.empty() ? nullptr : &skips;
-      }
-      auto golden = scenario.expect.slot_mapping.find(out.name);
-      out.golden = golden == scenario.expect.slot_mapping.end() ? nullptr : &golden->second;
-      g.outputs.push_back(out);
-    }
+    const GroupRun g = GroupRunOf(scenario, *run, i, /*with_flat=*/true);
     CheckMappingInvariants(g, &run->findings[i]);
     const GroupOutputs& kernel = run->kernel[i];
     if (!kernel.cache.empty()) {

@@ -12,6 +12,7 @@
 #include "backend/backend.h"
 #include "invariants/finding.h"
 #include "invariants/group_cause.h"
+#include "invariants/group_run.h"
 #include "findings/finding_signature.h"
 #include "runner/null_block_effect.h"
 #include "scenario/family_params.h"  // OutputNames
@@ -119,6 +120,11 @@ struct ScenarioReport {
 /// expectation, as a report.
 ScenarioReport CheckScenario(const Scenario& scenario, const std::string& file,
                              Backend& backend, size_t keep_per_invariant, bool cuda_graph = false);
+
+/// What the invariants see of group i of a checked run (CheckKernelOutputs'
+/// outputs, references, facts and writer skips): its addressing and every
+/// output, with the flat geometry when `with_flat`.
+GroupRun GroupRunOf(const Scenario& scenario, const ScenarioRun& run, size_t i, bool with_flat);
 
 /// Judges fired invariants against the expectation: fills holds and verdict.
 /// Without `memory_checked` (no --writers: the memory invariants could not
