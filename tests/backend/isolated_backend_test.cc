@@ -80,15 +80,10 @@ TEST(IsolatedBackendTest, TheWorkerGivesWhatTheHostBackendGives) {
   }
 }
 
-// The graph protocol over slotguard's own kernels: a scenario that forces an
-// engine variant whose dummy run writes block 0 (dflash's query output)
-// fails the protocol's dummy-batch replay, as the engine does (cli.md).
 TEST(IsolatedBackendTest, GraphReplaysGoThroughTheWorkerToo) {
   std::unique_ptr<Backend> isolated = Isolated(SLOTGUARD_BINARY);
   isolated->set_writers(WriterOptions{64});
   for (const Scenario& s : Curated()) {
-    if (std::any_of(s.groups.begin(), s.groups.end(), [](const Group& g) { return !GetFamily(g.family).kernel; }))
-      continue;
     const ScenarioReport report = CheckScenario(s, s.name, *isolated, 8, /*cuda_graph=*/true);
     EXPECT_TRUE(report.holds) << s.name << ": " << report.verdict;
   }

@@ -47,11 +47,6 @@ TEST_P(CuratedScenarioTest, HoldsWithTheWritersAndThroughGraphReplays) {
   const ScenarioReport eager = CheckScenario(s, GetParam(), *host, 8);
   EXPECT_TRUE(eager.holds) << GetParam() << ": " << eager.verdict;
   if (s.expect.verdict == Verdict::kPass) EXPECT_EQ(0, eager.total_findings);
-  // The graph protocol adds a dummy-batch replay: a scenario that forces an
-  // engine's variant on a described family (dflash's engine_81be2e09, whose
-  // dummy run writes block 0) fails it, as the engine does (cli.md).
-  for (const Group& g : s.groups)
-    if (!GetFamily(g.family).kernel && GetVariant(g.variant).name != std::string("fixed")) return;
   const ScenarioReport graph = CheckScenario(s, GetParam(), *host, 8, /*cuda_graph=*/true);
   EXPECT_TRUE(graph.holds) << GetParam() << ": " << graph.verdict;
   if (s.expect.verdict == Verdict::kPass) EXPECT_EQ(0, graph.total_findings);
