@@ -34,7 +34,8 @@ void SetAddressing(GroupRun* run) {
 bool RowHolds(const GroupRun& run, int32_t r, int64_t id) {
   const Batch& b = run.batch();
   if (r < 0 || r >= b.num_reqs()) return false;
-  const int32_t row = b.row_of(r);
+  // A ragged (CSR) table's row r is request r's own; else row_of.
+  const int32_t row = MappingOf(*run.group).rows == RowsRule::kCsr ? r : b.row_of(r);
   const BlockTable& table = run.group->table;
   if (row < 0 || row >= table.rows) return false;
   for (int32_t c = 0; c < table.row_width(row); ++c)

@@ -80,7 +80,8 @@ struct MemoryRun {
 void SetAddressing(GroupRun* run);
 
 /// Whether request r's own row (row r, or idx_mapping[r] of a persistent
-/// table) holds block id `id`; a dummy of a persistent table holds none.
+/// table; row r of a ragged CSR table) holds block id `id`; a dummy of a
+/// persistent table holds none.
 bool RowHolds(const GroupRun& run, int32_t r, int64_t id);
 
 /// The state kernels of a per-request group: its variant's consumers (a

@@ -19,17 +19,6 @@ const char* NegativeRule(const WriterDesc& w) {
   return "as a tensor index, from the pool's end";
 }
 
-bool Owns(const GroupRun& run, int32_t r, int64_t entry) {
-  if (r < 0 || r >= run.batch().num_reqs()) return false;
-  const bool csr = MappingOf(*run.group).rows == RowsRule::kCsr;
-  const int32_t row = csr ? r : run.batch().row_of(r);
-  const BlockTable& table = run.group->table;
-  if (row < 0 || row >= table.rows) return false;
-  for (int32_t c = 0; c < table.row_width(row); ++c)
-    if (table.at(row, c) == entry) return true;
-  return false;
-}
-
 }  // namespace
 
 void CheckNegativeLands(const GroupRun& run, FindingSink* sink) {
@@ -54,7 +43,7 @@ void CheckNegativeLands(const GroupRun& run, FindingSink* sink) {
       }
       const int64_t entry = l.slot / run.slots_per_entry;
       const int32_t r = (*run.request_of_token)[t];
-      if (Owns(run, r, entry)) continue;
+      if (RowHolds(run, r, entry)) continue;
       sink->Add(TokenFinding(run, out, kInvariantNegativeLands, t,
                              at + " (block entry " + std::to_string(entry) + "), which " +
                                  (r < 0 ? std::string("no request of this token owns")

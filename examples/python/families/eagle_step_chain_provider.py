@@ -22,25 +22,11 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
-import numpy as np  # noqa: E402
 import slotguard  # noqa: E402
 
 
-def eagle_step(request_of_token, positions, idx_mapping, rows_by_idx_mapping, table, row_stride, width,
-               num_real_tokens, block_size, max_model_len, out):
-    """[cpu] Fills out (int64 [num_tokens]) with the draft step's slots."""
-    out[:] = -1
-    t = np.arange(num_real_tokens)
-    r = request_of_token[:num_real_tokens].astype(np.int64)
-    idx = idx_mapping[r].astype(np.int64)
-    row = idx if rows_by_idx_mapping else r
-    c = positions[:num_real_tokens] + 1
-    col = c // block_size
-    keep = (idx >= 0) & (row >= 0) & (c < max_model_len) & (col < width)
-    t, row, c, col = t[keep], row[keep], c[keep], col[keep]
-    entry = table[row * row_stride + col].astype(np.int64)
-    live = entry > 0
-    out[t[live]] = entry[live] * block_size + c[live] % block_size
+# Each token's mapping is one launch of the step kernel: eagle_step's own.
+from eagle_step_provider import eagle_step  # noqa: E402
 
 
 provider = slotguard.Provider("numpy-eagle-step-chain", arrays="numpy")
