@@ -30,9 +30,11 @@ for layout in padded tight strided; do
   step "scenarios_${layout}_rings_plugin" $sg check --backend gpu --quiet --table-layout "$layout" \
     --kernel-lib build/examples/libsg_rings.so scenarios/
 done
-for family in dsv4_compressed eagle_step dflash sglang_out_cache_loc flashinfer_append \
-  vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store; do
+# Every engine family with curated scenarios and a numpy provider (the sliding_window example family is below).
+for dir in scenarios/engines/*/; do
+  family=$(basename "$dir")
   provider="$PY examples/python/families/${family}_provider.py"
+  [ -f "examples/python/families/${family}_provider.py" ] || { echo "=== $family: no numpy provider"; status=1; continue; }
   step "${family}_check_gpu" $sg check --backend gpu --writers --quiet --kernel-cmd "$provider" "scenarios/engines/$family/"
   step "${family}_fuzz_gpu" $sg fuzz --backend gpu --family "$family" --kernel-cmd "$provider" --runs "$RUNS" \
     --seed 1 --out "$OUT/fuzz-$family"

@@ -6,6 +6,7 @@
 #                           # throughput by batch size), sanitizer, plugins, compiled kernels
 #   QUICK=1 scripts/gpu-verify.sh   # the same without the fuzz throughput sweep, the sanitizer
 #                                   # and the Triton recipe (a few minutes less)
+#   SKIP_CPU=1 scripts/gpu-verify.sh  # without the CPU tests (a slim build/ that left their binaries behind)
 # The build bakes absolute paths of the checkout it was configured in
 # (ctest files, the scenario directory of the tests); SLOTGUARD_BUILT_IN
 # names it so this script can link it to the current checkout.
@@ -28,7 +29,7 @@ step() {  # step NAME COMMAND...: runs, logs to $OUT/NAME.log, prints the tail
 }
 nvidia-smi -L
 step gpu_tests ctest --test-dir "$built_in/build" -L gpu --output-on-failure
-TAIL=3 step cpu_tests ctest --test-dir "$built_in/build" -L cpu -j 8
+[ -n "${SKIP_CPU:-}" ] || TAIL=3 step cpu_tests ctest --test-dir "$built_in/build" -L cpu -j 8
 TAIL=2 step check_gpu build/slotguard check --backend gpu --jobs 4 scenarios/
 TAIL=2 step check_gpu_writers build/slotguard check --backend gpu --writers --jobs 4 scenarios/
 TAIL=2 step check_gpu_writers_graph build/slotguard check --backend gpu --writers --cuda-graph --jobs 4 scenarios/
