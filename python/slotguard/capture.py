@@ -75,53 +75,6 @@ def _paths(x, what):
     return items
 
 
-def _formula(text, values):
-    """A family formula's value (docs/family-format.md: C's / and %, cdiv,
-    min, max, mod) over the parameters `values`, or None when it reads
-    something else or is not one this small reader follows."""
-    import ast
-
-    def ev(n):
-        if isinstance(n, ast.Expression):
-            return ev(n.body)
-        if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
-            return n.value
-        if isinstance(n, ast.Name):
-            v = values.get(n.id)
-            if v is None:
-                raise KeyError(n.id)
-            return int(v)
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
-            return -ev(n.operand)
-        if isinstance(n, ast.BinOp):
-            a, b = ev(n.left), ev(n.right)
-            if isinstance(n.op, ast.Add):
-                return a + b
-            if isinstance(n.op, ast.Sub):
-                return a - b
-            if isinstance(n.op, ast.Mult):
-                return a * b
-            if isinstance(n.op, (ast.Div, ast.Mod)):
-                q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)   # truncated, as in C
-                return q if isinstance(n.op, ast.Div) else a - q * b
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 2:
-            a, b = ev(n.args[0]), ev(n.args[1])
-            f = n.func.id
-            if f == "min":
-                return min(a, b)
-            if f == "max":
-                return max(a, b)
-            if f == "cdiv":
-                return -((-a) // b)
-            if f == "mod":
-                return a % b
-        raise ValueError(text)
-    try:
-        return ev(ast.parse(text, mode="eval"))
-    except (KeyError, ValueError, SyntaxError, ZeroDivisionError):
-        return None
-
-
 def _param_max(p):
     """A parameter's numeric max, or None when it is a formula over others."""
     try:
@@ -244,8 +197,8 @@ def _bool(v, what):
 def _expect(expect, outputs, known):
     """The scenario's expect block, checked: its invariant names against
     `known`, the binary's (`slotguard list --json`), so a misspelt one is
-    refused here, not later by check. `outputs` maps each output's name to
-    its length and what that length counts (None: not worked out here)."""
+    refused here, not later by check; `outputs`, the names of the outputs.
+    How many entries each output holds is the binary's to say (_validate)."""
     if isinstance(expect, str):
         expect = {"verdict": expect}
     if isinstance(expect, dict) and set(expect) - {"verdict", "findings", "slot_mapping"}:
@@ -285,9 +238,6 @@ def _expect(expect, outputs, known):
                 raise ValueError("expect slot_mapping: no output named %r (outputs: %s)"
                                  % (k, ", ".join(sorted(outputs))))
             sm[k] = _ints(v, "expect slot_mapping %r" % k, INT64_MIN, INT64_MAX)
-            length, what = outputs[k]
-            if length is not None and len(sm[k]) != length:
-                raise ValueError("expect slot_mapping %r: %d entries; %s is %d" % (k, len(sm[k]), what, length))
         e["slot_mapping"] = sm
     return e
 
@@ -414,12 +364,8 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint, known):
             if e > max_id:
                 max_id, max_at = e, (r, c)
         clean.append(row)
-    # The columns the family reads unguarded (its min_width formula).
-    min_width = _formula(fam.get("min_width", "0"), checked)
-    short = [len(row) for row in clean if min_width is not None and len(row) < min_width]
-    if short:
-        raise ValueError("%s: block_table rows of %d columns; %s reads %d (min_width %s)"
-                         % (where, short[0], family, min_width, fam.get("min_width")))
+    # The columns the family reads unguarded (its min_width) and every other
+    # shape rule of the family are the binary's to check (_validate).
     out["block_table"] = clean
     blocks_needed = (max_id + 1 + null_entries - 1) // null_entries if max_id >= 0 else 1
     return out, max(blocks_needed, 1), null_entries, (max_id, max_at)
@@ -433,9 +379,10 @@ _ARGUMENTS = ["query_start_loc", "positions", "seq_lens", "groups", "idx_mapping
 def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx_mapping=None,
                   num_actual_tokens=None, num_tokens=None, slot_mapping_in=None, num_blocks=None,
                   table_rows="request", name="captured-step", description=None, expect=None, table_layout=None,
-                  num_reqs=None, binary=None, family_files=(), **unknown):
+                  num_reqs=None, binary=None, family_files=(), validate=True, **unknown):
     """The scenario as a dict (what capture() writes), validated against the
-    families the slotguard binary knows (families())."""
+    families the slotguard binary knows (families()) and, unless validate is
+    False, loaded by the binary (`check --validate`)."""
     if unknown:
         raise _unknown_arguments("scenario_dict", unknown, _ARGUMENTS)
     family_files = _paths(family_files, "family_files")
@@ -542,36 +489,48 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
     s["batch"] = batch
     s["groups"] = out_groups
     if expect is not None:
-        outputs = {}
-        for g in out_groups:
-            length = _output_length(table[g["kernel"]], g, R, T)
-            for o in table[g["kernel"]]["outputs"]:
-                outputs[g["name"] + ("." + o if o else "")] = length
+        outputs = {g["name"] + ("." + o if o else "") for g in out_groups for o in table[g["kernel"]]["outputs"]}
         s["expect"] = _expect(expect, outputs, table["_invariants"])
+    if validate:
+        _validate(s, binary, family_files)
     return s
 
 
-def _output_length(fam, g, R, T):
-    """How many elements each output of group `g` holds, and what that
-    counts: a token's slot (num_tokens), a request's state index
-    (num_reqs), or a request's block operations (num_reqs * ops, the
-    family's ops formula over the parameters and the table's width; None
-    when this reader cannot work it out, and the binary checks it)."""
-    kind = fam.get("kind", "slot_mapping")
-    if kind == "state_index":
-        return R, "num_reqs"
-    if kind == "block_op":
-        values = {}
-        for p in fam["params"]:
-            v = g.get(p["key"], p.get("default"))
-            if isinstance(v, str) and v.lstrip("-").isdigit():
-                v = int(v)
-            values[p["name"]] = v
-        rows = g.get("block_table") or []
-        values["width"] = max([len(r) for r in rows] + [0])
-        ops = _formula(fam.get("ops") or "1", {k: v for k, v in values.items() if isinstance(v, int)})
-        return (None if ops is None else R * ops), "num_reqs * ops (%s)" % fam.get("ops")
-    return T, "num_tokens"
+def _validate(s, binary, family_files, path=None):
+    """The binary loads the scenario as a check would (`slotguard check
+    --validate`): the family's own rules (the columns it reads, its
+    parameters' constraints, each output's length) are checked by the one
+    model that has them, never by a copy here. `path`: the file written
+    (else a temporary one, named "scenario" in the error). ValueError with
+    the binary's line: the JSON pointer and what was expected."""
+    import subprocess
+    import tempfile
+    from .cli import find_binary
+    tmp = None
+    if path is None:
+        fd, tmp = tempfile.mkstemp(suffix=".json", prefix="slotguard-scenario-")
+        with os.fdopen(fd, "w") as f:
+            f.write(_dumps(s))
+        path = tmp
+    try:
+        args = [find_binary(binary), "check", "--validate"]
+        for f in family_files:
+            args += ["--family-file", os.fsdecode(f)]
+        done = subprocess.run(args + ["--", os.fsdecode(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    finally:
+        if tmp is not None:
+            os.unlink(tmp)
+    if done.returncode == 0:
+        return
+    lines = [l for l in done.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
+    line = lines[0] if lines else "slotguard check --validate: exit %d" % done.returncode
+    for prefix in ("slotguard: error: ", "slotguard: "):
+        if line.startswith(prefix):
+            line = line[len(prefix):]
+            break
+    if tmp is not None:
+        line = line.replace(tmp, "scenario")
+    raise ValueError(line)
 
 
 def _dumps(s):
@@ -625,18 +584,26 @@ def capture(path, *, query_start_loc, positions, seq_lens, groups, idx_mapping=N
     docstring; ValueError names what is wrong (the argument, the row and the
     column), TypeError an argument it does not take (with the closest
     name). A group may name a family of a description (family_files, each a
-    --family-file of the binary's). The binary checks the rest (a family's
-    constraints, its row widths) when it reads the file."""
+    --family-file of the binary's). The binary then loads the file as a
+    check would (`slotguard check --validate`): a family's own rules (the
+    columns it reads, its parameters' constraints, each output's length)
+    are its to check, and its line (the file, the JSON pointer, what was
+    expected) is the ValueError; no refused file is left behind."""
     if unknown:
         raise _unknown_arguments("capture", unknown, _ARGUMENTS)
     s = scenario_dict(query_start_loc=query_start_loc, positions=positions, seq_lens=seq_lens, groups=groups,
                       idx_mapping=idx_mapping, num_actual_tokens=num_actual_tokens, num_tokens=num_tokens,
                       slot_mapping_in=slot_mapping_in, num_blocks=num_blocks, table_rows=table_rows, name=name,
                       description=description, expect=expect, table_layout=table_layout, num_reqs=num_reqs,
-                      binary=binary, family_files=family_files)
+                      binary=binary, family_files=family_files, validate=False)
     folder = os.path.dirname(os.fspath(path))
     if folder:
         os.makedirs(folder, exist_ok=True)
     with open(path, "w") as f:
         f.write(_dumps(s))
+    try:
+        _validate(s, binary, _paths(family_files, "family_files"), path)
+    except ValueError:
+        os.unlink(path)   # no file the binary would refuse is left behind
+        raise
     return s

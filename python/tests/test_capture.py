@@ -1,5 +1,6 @@
 """capture(): engine tensors -> a scenario file the real loader accepts."""
 import json
+import os
 
 import pytest
 
@@ -86,7 +87,8 @@ def test_torch_cuda_tensors_move_to_the_cpu(tmp_path):
      "does not divide"),
     (dict(groups=[dict(name="a", family="paged", block_size=4, block_table=[[1]])]), "has 1 rows"),
     (dict(groups=[dict(name="a", family="paged", block_size=4, block_table=[[1], [1, 2]])]), "row 1 has 2"),
-    (dict(groups=[dict(name="a", family="kpool_tail", kpool=4, block_table=[[], []])]), "kpool_tail reads 1"),
+    (dict(groups=[dict(name="a", family="kpool_tail", kpool=4, block_table=[[], []])]),
+     "x.json:/groups/0/block_table/0: row too narrow; expected 1 column"),
     (dict(groups=[dict(name="q", family="qsa_compressed", block_size=4, compress_ratio=2, common="x",
                        block_table=[[1], [1]])]), "names no paged group"),
     (dict(table_rows="persistent"), "table_rows"),
@@ -235,7 +237,8 @@ def test_state_indices_and_block_operations_are_captured_per_request(binary, tmp
     slotguard.capture(mamba, binary=binary, groups=[dict(name="ssm", family="vllm_mamba", block_size=16,
                                                          block_table=[[4], [9], [0]])],
                       expect={"slot_mapping": {"ssm": [4, 9, 0]}}, **batch)
-    with pytest.raises(ValueError, match="expect slot_mapping 'ssm': 2 entries; num_reqs is 3"):
+    with pytest.raises(ValueError, match=r"x.json:/expect/slot_mapping/ssm: length disagrees with the number of "
+                                         r"requests \(a state index per request\); expected 3 entries, got 2"):
         slotguard.capture(str(tmp_path / "x.json"), binary=binary,
                           groups=[dict(name="ssm", family="vllm_mamba", block_size=16, block_table=[[4], [9], [0]])],
                           expect={"slot_mapping": {"ssm": [4, 9]}}, **batch)
@@ -314,3 +317,32 @@ def test_one_family_file_is_one_path(binary, tmp_path):
     assert s["groups"][0]["kernel"] == "sliding_window"
     from slotguard.capture import families
     assert "bad\\xff" in families(binary, [os.path.join(odd, b"sliding_window.json")])["sliding_window"]["file"]
+
+
+# Issue 36, item 2: capture() keeps no model of a family's shapes; the binary
+# that checks the file says what a family reads. Python's own formula reader
+# followed + - * / % and four functions only, so a min_width with a
+# comparison (here: 3 columns when window_blocks > 2, else 1) went
+# unchecked, and the file was written for the binary to refuse later.
+def test_the_binary_judges_every_family_rule_and_no_refused_file_stays(binary, tmp_path):
+    fam = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "families",
+                                      "sliding_window.json")))
+    fam["name"] = "window_cmp"
+    fam["min_width"] = "(window_blocks > 2) * 2 + 1"
+    path = tmp_path / "window_cmp.json"
+    path.write_text(json.dumps(fam))
+    step = dict(query_start_loc=[0, 1], positions=[5], seq_lens=[6], num_blocks=8, binary=binary,
+                family_files=[str(path)])
+    out = tmp_path / "w.json"
+    with pytest.raises(ValueError, match=r"w.json:/groups/0/block_table/0: row too narrow; expected 3 columns"):
+        slotguard.capture(str(out), groups=[dict(name="w", family="window_cmp", block_size=4, window_blocks=3,
+                                                 block_table=[[2, 3]])], **step)
+    assert not out.exists()
+    # window_blocks 2: (2 > 2) * 2 + 1 = 1 column is enough.
+    slotguard.capture(str(out), groups=[dict(name="w", family="window_cmp", block_size=4, window_blocks=2,
+                                             block_table=[[2, 3]])], **step)
+    assert out.exists()
+    # scenario_dict writes no file; the binary's line names it "scenario".
+    with pytest.raises(ValueError, match=r"^scenario:/groups/0/block_table/0: row too narrow"):
+        slotguard.scenario_dict(groups=[dict(name="w", family="window_cmp", block_size=4, window_blocks=3,
+                                             block_table=[[2, 3]])], **step)

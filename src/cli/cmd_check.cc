@@ -8,9 +8,31 @@
 #include "registry/families.h"
 #include "report/report.h"
 #include "runner/check_run.h"
+#include "scenario/scenario_json.h"
 #include "util/error_line.h"
 
 namespace slotguard {
+
+namespace {
+
+/// --validate: each file loaded as a check would load it, nothing run.
+int ValidateScenarioFiles(const std::vector<std::string>& files, const LoadLimits& limits, std::ostream& out,
+                          std::ostream& err) {
+  int64_t bad = 0;
+  for (const std::string& file : files) {
+    Scenario scenario;
+    std::string problem;
+    if (LoadScenarioFile(file, limits, &scenario, &problem)) continue;
+    err << ErrorLine(problem);
+    ++bad;
+  }
+  const int64_t n = static_cast<int64_t>(files.size());
+  out << "slotguard: check --validate: " << n - bad << " of " << n << " scenario file" << (n == 1 ? "" : "s")
+      << " load" << (n == 1 ? "s" : "") << ", nothing run\n";
+  return bad ? kExitBadInput : kExitHolds;
+}
+
+}  // namespace
 
 int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) {
   const auto start = std::chrono::steady_clock::now();
@@ -21,6 +43,7 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   }
   std::vector<std::string> files;
   if (!OpenScenarioFiles(options.paths, &files, err)) return kExitBadInput;
+  if (options.validate) return ValidateScenarioFiles(files, options.limits, out, err);
   std::vector<NamedFile> inputs = ImplementationFiles(options.setup.provider);
   inputs.push_back({"--suppressions", options.suppressions_path});
   for (const std::string& f : files) inputs.push_back({"scenario file", f});

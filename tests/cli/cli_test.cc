@@ -76,6 +76,29 @@ TEST_F(CliTest, BadInputExits2WithItsPointerAndStillChecksTheRest) {
   EXPECT_NE(std::string::npos, LastLine(out_.str()).find("1 bad input")) << out_.str();
 }
 
+// --validate loads each file as a check would and runs nothing: a mutant
+// (a finding under check) loads, a bad file is its one line, and no backend
+// is opened (the GPU backend asked for on a machine without one is no error).
+TEST_F(CliTest, ValidateLoadsEveryFileAndRunsNothing) {
+  fs::copy(kScenarios + "/paged/mutants/dummy-reads-row.json", dir_ / "mutant.json");
+  CheckOptions o;
+  o.paths = {dir_.string()};
+  o.validate = true;
+  o.backend = BackendKind::kGpu;
+  EXPECT_EQ(kExitHolds, Check(o)) << out_.str() << err_.str();
+  EXPECT_EQ("slotguard: check --validate: 1 of 1 scenario file loads, nothing run\n", out_.str());
+  EXPECT_EQ("", err_.str());
+  Write("narrow.json", R"({"slotguard": 1, "name": "n", "num_blocks": 8,
+      "batch": {"query_start_loc": [0, 1], "positions": [3]},
+      "groups": [{"name": "a", "kernel": "kpool_tail", "kpool": 4, "block_table": [[]]}]})");
+  EXPECT_EQ(kExitBadInput, Check(o));
+  EXPECT_EQ("slotguard: check --validate: 1 of 2 scenario files load, nothing run\n", out_.str());
+  EXPECT_EQ("slotguard: error: " + (dir_ / "narrow.json").string() +
+                ":/groups/0/block_table/0: row too narrow; expected 1 column (its family reads them unguarded: "
+                "min_width 1), got 0\n",
+            err_.str());
+}
+
 TEST_F(CliTest, MutantWithoutExpectExits1AndNamesEveryFinding) {
   std::ifstream in(kScenarios + "/paged/mutants/dummy-reads-row.json");
   nlohmann::json doc = nlohmann::json::parse(in);
