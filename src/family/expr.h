@@ -76,6 +76,10 @@ class Expr {
   /// True with *value when the formula is a constant (after Bind).
   bool IsConstant(int64_t* value) const;
   bool empty() const { return code_.empty(); }
+  /// Alive exactly as long as this formula's text (shared by its copies and
+  /// bound copies): a cache of what was derived from a formula checks it, so
+  /// a formula freed and another parsed at the same address never meet.
+  std::weak_ptr<const void> Lifetime() const { return src_; }
   const std::string& text() const;
   /// The names it was parsed against (a variable's index is its place here).
   const std::vector<std::string>& names() const;

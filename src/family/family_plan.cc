@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <unordered_map>
+#include <utility>
 
 namespace slotguard {
 namespace {
@@ -57,9 +59,9 @@ struct BoundMapping {
 /// Binds the mapping's formulas to the group's constants in `vars`: the
 /// parameters and the batch's sizes, then every let they alone decide
 /// (whose values it writes into *vars).
-std::unique_ptr<const BoundMapping> BindMapping(const FamilyDesc& desc, const MappingDesc& m,
+std::shared_ptr<const BoundMapping> BindMapping(const FamilyDesc& desc, const MappingDesc& m,
                                                 std::vector<int64_t>* vars) {
-  auto out = std::make_unique<BoundMapping>();
+  auto out = std::make_shared<BoundMapping>();
   std::vector<std::optional<int64_t>> constants(desc.variables.size());
   for (size_t v = 0; v < constants.size(); ++v)
     if (GroupVariable(static_cast<int32_t>(v)) && !std::any_of(m.lets.begin(), m.lets.end(), [&](const LetDesc& l) {
@@ -110,6 +112,64 @@ std::unique_ptr<const BoundMapping> BindMapping(const FamilyDesc& desc, const Ma
     out->output_select.push_back(selects(o.select));
   }
   return out;
+}
+
+/// A mapping bound to one set of group constants, with the values of the
+/// lets those constants decide.
+struct BoundEntry {
+  std::shared_ptr<const BoundMapping> bound;
+  std::vector<std::pair<int32_t, int64_t>> let_values;
+  std::weak_ptr<const void> lifetime;  // the mapping's formulas: expired once the description is freed
+};
+
+/// The values BindMapping folds into the formulas: every group variable a
+/// let does not assign (the others INT64_MIN). A mapping's binding is a
+/// function of them alone. Into *key, whose storage is reused.
+void BindKey(const FamilyDesc& desc, const MappingDesc& m, const std::vector<int64_t>& vars,
+             std::vector<int64_t>* key) {
+  key->assign(desc.variables.size(), INT64_MIN);
+  for (size_t v = 0; v < key->size(); ++v)
+    if (GroupVariable(static_cast<int32_t>(v))) (*key)[v] = vars[v];
+  for (const LetDesc& l : m.lets) (*key)[static_cast<size_t>(l.var)] = INT64_MIN;
+}
+
+struct BindKeyHash {
+  size_t operator()(const std::pair<const MappingDesc*, std::vector<int64_t>>& k) const {
+    uint64_t h = std::hash<const void*>()(k.first);
+    for (int64_t x : k.second) h = (h ^ static_cast<uint64_t>(x)) * 0x100000001b3ull;
+    return static_cast<size_t>(h);
+  }
+};
+
+/// BindMapping, remembered per thread: a campaign binds the same mapping
+/// to the same group constants over and over (a scope's configurations, a
+/// fuzz campaign's parameter draws), and binding (folding every formula,
+/// allocating its program) was the larger part of interpreting a small
+/// batch. Writes the lets' constant values into *vars as BindMapping does.
+std::shared_ptr<const BoundMapping> Bound(const FamilyDesc& desc, const MappingDesc& m, std::vector<int64_t>* vars) {
+  std::weak_ptr<const void> lifetime = m.column.Lifetime();
+  if (lifetime.expired()) lifetime = m.offset.Lifetime();
+  if (lifetime.expired()) return BindMapping(desc, m, vars);  // nothing to tell its formulas apart by
+  using Key = std::pair<const MappingDesc*, std::vector<int64_t>>;
+  thread_local std::unordered_map<Key, BoundEntry, BindKeyHash> cache;
+  thread_local Key key;  // the lookup's, its storage reused: a hit allocates nothing
+  constexpr size_t kMaxEntries = 4096;
+  key.first = &m;
+  BindKey(desc, m, *vars, &key.second);
+  auto it = cache.find(key);
+  if (it != cache.end() && !it->second.lifetime.expired() && !it->second.lifetime.owner_before(lifetime) &&
+      !lifetime.owner_before(it->second.lifetime)) {
+    for (const auto& [var, value] : it->second.let_values) (*vars)[var] = value;
+    return it->second.bound;
+  }
+  BoundEntry entry;
+  entry.bound = BindMapping(desc, m, vars);
+  for (const BoundLet& let : entry.bound->lets)
+    if (let.constant) entry.let_values.emplace_back(let.var, (*vars)[let.var]);
+  entry.lifetime = lifetime;
+  if (cache.size() >= kMaxEntries) cache.clear();
+  cache[key] = entry;
+  return entry.bound;
 }
 
 }  // namespace
@@ -168,7 +228,7 @@ class Run {
  public:
   Run(const GroupPlan& plan, const Batch& batch, const BlockTable& table, const int64_t* linked, bool facts,
       Interpretation* out)
-      : plan_(plan), m_(*plan.mapping), v_(plan.vars), bound_(BindMapping(*plan.desc, m_, &v_)), prog_(*bound_),
+      : plan_(plan), m_(*plan.mapping), v_(plan.vars), bound_(Bound(*plan.desc, m_, &v_)), prog_(*bound_),
         b_(batch), table_(table), linked_(linked), facts_(facts),
         out_(out) {}
 
@@ -373,7 +433,7 @@ class Run {
   const GroupPlan& plan_;
   const MappingDesc& m_;
   std::vector<int64_t> v_;
-  const std::unique_ptr<const BoundMapping> bound_;
+  const std::shared_ptr<const BoundMapping> bound_;
   const BoundMapping& prog_;
   const Batch& b_;
   const BlockTable& table_;
@@ -481,7 +541,7 @@ void ForEachAddress(const GroupPlan& plan, const Batch& batch,
                     const std::function<void(int64_t t, int32_t r, bool selected, int64_t column)>& fn) {
   const MappingDesc& m = *plan.mapping;
   std::vector<int64_t> v = plan.vars;
-  const std::unique_ptr<const BoundMapping> bound = BindMapping(*plan.desc, m, &v);
+  const std::shared_ptr<const BoundMapping> bound = Bound(*plan.desc, m, &v);
   const std::vector<int32_t> owner = OwnersOf(m, batch, plan.mapped_end);
   ExprError error = ExprError::kNone;
   auto holds = [&](const std::vector<Step>& steps, bool per_token) {
