@@ -13,6 +13,7 @@
 #include "report/report.h"
 #include "util/error_line.h"
 #include "util/output_file.h"
+#include "util/utc_time.h"
 
 namespace slotguard {
 
@@ -227,11 +228,13 @@ std::string FuzzJson(const FuzzReport& report) {
   ordered_json j;
   j["slotguard_fuzz"] = 1;
   j["slotguard_version"] = kSlotguardVersion;
+  j["finished"] = report.finished.empty() ? UtcNow() : report.finished;
   j["seed"] = report.seed;
   if (!report.shard.empty()) j["shard"] = report.shard;
   j["backend"] = report.backend;
   if (!report.device.empty()) j["device"] = report.device;
   j["variant"] = report.variant.empty() ? "fixed" : report.variant;
+  j["families"] = report.families;
   j["max_requests"] = report.max_requests;
   j["keep_going"] = report.keep_going;
   j["scenarios"] = r.scenarios;
