@@ -436,5 +436,38 @@ TEST(MergeRealReportsTest, TheShardsOfACampaignMergeIntoTheirSignatures) {
   EXPECT_EQ(fingerprints, merged_fingerprints);
 }
 
+// Real prove reports: two shards of the small scope over a planted bug, one
+// campaign (the scope), its signature met in both.
+TEST(MergeRealReportsTest, TheShardsOfAProofMergeAsOneCampaign) {
+  const std::filesystem::path dir = ScratchDir();
+  std::vector<std::string> jsons;
+  for (int shard = 0; shard < 2; ++shard) {
+    ProveOptions p;
+    p.scope = "small";
+    p.families = {"kpool_tail"};
+    p.settings.variant = "prefix";
+    p.backend = BackendKind::kHost;
+    p.shard = std::to_string(shard) + "/2";
+    p.settings.out_dir = (dir / ("proof-" + std::to_string(shard))).string();
+    p.json_path = (dir / ("prove-" + std::to_string(shard) + ".json")).string();
+    std::ostringstream out, err;
+    ASSERT_EQ(kExitFindings, RunProve(p, out, err)) << out.str() << err.str();
+    jsons.push_back(p.json_path);
+  }
+  MergeOptions o;
+  o.reports = jsons;
+  o.json_path = (dir / "merged.json").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(kExitFindings, RunMerge(o, out, err)) << out.str() << err.str();
+  const json m = ReadJson(o.json_path);
+  ASSERT_EQ(1u, m["campaigns"].size());
+  EXPECT_EQ("prove", m["campaigns"][0]["kind"]);
+  EXPECT_EQ("small", m["campaigns"][0]["scope"]);
+  EXPECT_EQ(json({"0/2", "1/2"}), m["campaigns"][0]["shards"]);
+  ASSERT_EQ(1u, m["findings"].size());
+  EXPECT_EQ(kA, m["findings"][0]["signature"]) << "kpool_tail/prefix: null_block (kernel); implementation slotguard";
+  EXPECT_EQ(2, m["findings"][0]["reports"]);
+}
+
 }  // namespace
 }  // namespace slotguard
