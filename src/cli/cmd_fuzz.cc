@@ -23,14 +23,22 @@
 #include "util/error_line.h"
 #include "util/output_file.h"
 #include "util/stop_signals.h"
+#include "util/utc_time.h"
 
 namespace slotguard {
 namespace {
 
-FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Suppressions* suppressions,
+FuzzReport ReportOf(const FuzzOptions& options, const CampaignOptions& campaign, const Backend& backend,
                     CampaignResult result) {
   FuzzReport report;
+  report.finished = UtcNow();  // the end, or the checkpoint's time of a run killed later
   report.seed = options.settings.seed;
+  // The families it generated: --family's or the implementation's, else
+  // those of slotguard's own kernels (as the generator takes none).
+  for (Family f : campaign.generator.families) report.families.push_back(GetFamily(f).name);
+  if (report.families.empty())
+    for (const FamilyInfo& f : AllFamilies())
+      if (f.kernel) report.families.push_back(f.name);
   report.shard = options.shard;
   report.backend = backend.Describe();
   if (std::string(backend.name()) == "gpu") report.device = GpuDescription();
@@ -39,7 +47,7 @@ FuzzReport ReportOf(const FuzzOptions& options, const Backend& backend, const Su
   report.max_requests = options.generator.max_requests;
   report.inconsistent = options.generator.inconsistent;
   report.keep_going = options.settings.keep_going;
-  report.suppressions = suppressions;
+  report.suppressions = campaign.suppressions;
   report.sarif_root = options.sarif_root;
   report.verbose = options.verbose;
   report.regressions_dir = options.regressions;
@@ -170,7 +178,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
   if (!options.json_path.empty())
     campaign.checkpoint = [&](const CampaignResult& snapshot) {
       std::string why;
-      if (!WriteFuzzJson(options.json_path, ReportOf(options, *backend, campaign.suppressions, snapshot), &why))
+      if (!WriteFuzzJson(options.json_path, ReportOf(options, campaign, *backend, snapshot), &why))
         err << ErrorLine(why);
     };
   CampaignResult result;
@@ -179,7 +187,7 @@ int RunFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err) {
     err << ErrorLine("fuzz: " + problem);
     return kExitEnvironment;
   }
-  FuzzReport report = ReportOf(options, *backend, campaign.suppressions, std::move(result));
+  FuzzReport report = ReportOf(options, campaign, *backend, std::move(result));
   report.regressions = std::move(regressions);
   report.campaign_ran = campaign_runs;
   if (!options.regressions.empty() &&

@@ -19,6 +19,7 @@
 #include "util/error_line.h"
 #include "util/output_file.h"
 #include "util/stop_signals.h"
+#include "util/utc_time.h"
 
 namespace slotguard {
 
@@ -105,6 +106,7 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
   report.campaign.keep_going = true;
   report.campaign.suppressions = run.campaign.suppressions;
   report.campaign.shard = options.shard;
+  report.campaign.finished = UtcNow();
   // The summary (and the reproducers' names) first, whatever happens to the reports.
   PrintProveReport(report, out);
   bool unwritten = false;

@@ -152,6 +152,23 @@ struct ProveOptions {
 /// (a scope file, a flag), 3 environment.
 int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err);
 
+struct MergeOptions {
+  // The flags table's rows of MergeOptions (cli/flags.def, cli/flag_members.h).
+#undef SG_MEMBER_MergeOptions
+#define SG_MEMBER_MergeOptions SG_MEMBER_ON
+#define SG_FLAG SG_FLAG_MEMBER
+#include "cli/flags.def"
+#undef SG_FLAG
+#undef SG_MEMBER_MergeOptions
+#define SG_MEMBER_MergeOptions SG_MEMBER_OFF
+};
+/// `slotguard merge`: the --json reports of campaigns' shards and nights
+/// into one list of distinct signatures (report/merge_report.h). Exit 0
+/// when no unsuppressed finding remains, 1 when one does, 2 bad input (a
+/// report, the suppressions file, a flag), 3 a report that cannot be
+/// written.
+int RunMerge(const MergeOptions& options, std::ostream& out, std::ostream& err);
+
 struct ImportOptions {
   // The flags table's rows of ImportOptions (cli/flags.def, cli/flag_members.h).
 #undef SG_MEMBER_ImportOptions

@@ -19,6 +19,7 @@
 #define SG_MEMBER_MutantsOptions SG_MEMBER_OFF
 #define SG_MEMBER_FuzzOptions SG_MEMBER_OFF
 #define SG_MEMBER_ProveOptions SG_MEMBER_OFF
+#define SG_MEMBER_MergeOptions SG_MEMBER_OFF
 #define SG_MEMBER_ImportOptions SG_MEMBER_OFF
 #define SG_MEMBER_ListOptions SG_MEMBER_OFF
 #define SG_MEMBER_BenchOptions SG_MEMBER_OFF

@@ -50,7 +50,7 @@ enum class FlagKind {
 };
 
 /// The docs/cli.md table that lists a row.
-enum class FlagDoc { kDocNone, kDocShared, kDocLimits, kDocCheck, kDocFuzz, kDocProve, kDocBench };
+enum class FlagDoc { kDocNone, kDocShared, kDocLimits, kDocCheck, kDocFuzz, kDocProve, kDocMerge, kDocBench };
 
 struct FlagRow {
   const char* options;   // the struct's name, as the table writes it

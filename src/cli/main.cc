@@ -387,6 +387,16 @@ int main(int argc, char** argv) {
   AddFlags(prove_cmd, &prove.setup);
   AddFlags(prove_cmd, &common);
 
+  slotguard::MergeOptions merge;
+  CLI::App* merge_cmd = app.add_subcommand(
+      "merge", "merge the --json reports of fuzz and prove campaigns (the shards of a night, several nights) into "
+               "one list of distinct findings by signature: first and last seen, counts, reproducers, suppressions, "
+               "one SARIF log");
+  merge_cmd->footer(Footer("  slotguard merge fuzz-0.json fuzz-1.json fuzz-2.json fuzz-3.json\n"
+"  slotguard merge --suppressions .slotguard/suppressions.json --json merged.json --sarif merged.sarif nights/*/fuzz-*.json\n",
+                           "0 no unsuppressed finding in any report; 1 a finding no suppression covers; 2 bad input or usage (a report that cannot be read, is not JSON or not a fuzz or prove report, or misses a key: one line with its JSON pointer, or a bad --suppressions file); 3 environment (a --json or --sarif that cannot be written)"));
+  AddFlags(merge_cmd, &merge);
+
   slotguard::ImportOptions import;
   CLI::App* import_cmd =
       app.add_subcommand("import", "turn a fuzz_mapping libFuzzer artifact into a scenario file");
@@ -457,6 +467,7 @@ int main(int argc, char** argv) {
     if (*mutants_cmd) return slotguard::RunMutants(mutants, std::cout, std::cerr);
     if (*fuzz_cmd) return slotguard::RunFuzz(fuzz, std::cout, std::cerr);
     if (*prove_cmd) return slotguard::RunProve(prove, std::cout, std::cerr);
+    if (*merge_cmd) return slotguard::RunMerge(merge, std::cout, std::cerr);
     if (*import_cmd) return slotguard::RunImport(import, std::cout, std::cerr);
     if (*bench_cmd) return slotguard::RunBench(bench, std::cout, std::cerr);
     if (*worker_cmd) return slotguard::RunWorker(worker, std::cerr);
@@ -478,8 +489,8 @@ int main(int argc, char** argv) {
     } else if (*bench_cmd) {
       what = "bench";
       advice = "smaller batches with --tokens and --host-tokens";
-    } else if (*import_cmd) {
-      what = "import";
+    } else if (*import_cmd || *merge_cmd) {
+      what = *import_cmd ? "import" : "merge";
     }
     std::cerr << slotguard::ErrorLine(slotguard::OutOfMemoryText(what, advice));
     return slotguard::kExitEnvironment;

@@ -21,6 +21,8 @@ namespace slotguard {
 struct FuzzReport {
   uint64_t seed = 1;
   std::string shard;         // --shard I/N, "" for the whole stream
+  std::string finished;      // when the report was made (UtcNow(), util/utc_time.h); "": when it is written
+  std::vector<std::string> families;  // the families the campaign generated (fuzz)
   std::string backend;       // Backend::Describe()
   std::string device;        // gpu backend: the GPU that ran (GpuDescription, its PCI bus id); "" on the host
   std::string variant;       // forced; "" for fixed

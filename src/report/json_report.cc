@@ -1,5 +1,6 @@
-// The JSON reports: of a `check` run (--json) and of a `fuzz` campaign
-// (--json), built and written here, one writer for both.
+// The JSON reports: of a `check` run (--json), of a `fuzz` campaign
+// (--json) and of a `merge` of campaigns' reports (--json), built and
+// written here, one writer for them.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -10,9 +11,11 @@
 #include "registry/families.h"
 #include "report/cause_lines.h"
 #include "report/fuzz_report.h"
+#include "report/merge_report.h"
 #include "report/report.h"
 #include "util/error_line.h"
 #include "util/output_file.h"
+#include "util/utc_time.h"
 
 namespace slotguard {
 
@@ -227,11 +230,13 @@ std::string FuzzJson(const FuzzReport& report) {
   ordered_json j;
   j["slotguard_fuzz"] = 1;
   j["slotguard_version"] = kSlotguardVersion;
+  j["finished"] = report.finished.empty() ? UtcNow() : report.finished;
   j["seed"] = report.seed;
   if (!report.shard.empty()) j["shard"] = report.shard;
   j["backend"] = report.backend;
   if (!report.device.empty()) j["device"] = report.device;
   j["variant"] = report.variant.empty() ? "fixed" : report.variant;
+  j["families"] = report.families;
   j["max_requests"] = report.max_requests;
   j["keep_going"] = report.keep_going;
   j["scenarios"] = r.scenarios;
@@ -322,6 +327,104 @@ ordered_json CampaignSuppressionsJson(const FuzzReport& report) {
 
 bool WriteFuzzJson(const std::string& path, const FuzzReport& report, std::string* err) {
   return WriteReportFile(path, FuzzJson(report), "JSON", err);
+}
+
+namespace {
+
+/// Where a signature was seen: the report's file, its time, its index.
+ordered_json SeenJson(const MergeResult& m, size_t report) {
+  const CampaignReportFile& r = m.reports[report];
+  return {{"report", r.path}, {"index", report}, {"finished", OrNull(r.finished)}};
+}
+
+}  // namespace
+
+std::string MergeJson(const MergeResult& m) {
+  ordered_json j;
+  j["slotguard_merge"] = 1;
+  j["slotguard_version"] = kSlotguardVersion;
+  j["finished"] = UtcNow();
+  j["ordered_by"] = m.by_finished ? "finished" : "arguments";
+  ordered_json reports = ordered_json::array();
+  for (size_t i = 0; i < m.reports.size(); ++i) {
+    const CampaignReportFile& r = m.reports[i];
+    size_t campaign = 0;
+    for (size_t k = 0; k < m.campaigns.size(); ++k)
+      for (size_t ri : m.campaigns[k].reports)
+        if (ri == i) campaign = k;
+    reports.push_back({{"file", r.path},
+                       {"kind", r.kind},
+                       {"finished", OrNull(r.finished)},
+                       {"shard", OrNull(r.shard)},
+                       {"campaign", campaign},
+                       {"findings", r.findings.size()}});
+  }
+  j["reports"] = reports;
+  ordered_json campaigns = ordered_json::array();
+  for (const MergedCampaign& c : m.campaigns) {
+    ordered_json cj = c.campaign;
+    std::vector<std::string> shards;
+    for (size_t i : c.reports)
+      if (!m.reports[i].shard.empty()) shards.push_back(m.reports[i].shard);
+    cj["shards"] = shards;
+    cj["reports"] = c.reports;
+    campaigns.push_back(cj);
+  }
+  j["campaigns"] = campaigns;
+  j["distinct_findings"] = m.Unsuppressed();
+  j["suppressed_signatures"] = static_cast<int64_t>(m.findings.size()) - m.Unsuppressed();
+  ordered_json findings = ordered_json::array();
+  for (const MergedFinding& f : m.findings) {
+    const ReportFinding& last = m.Last(f);
+    const FindingSignature& sig = last.signature;
+    ordered_json fj;
+    fj["signature"] = last.id;
+    fj["text"] = sig.Text();
+    fj["implementation"] = sig.implementation;
+    fj["families"] = sig.families;
+    fj["variants"] = sig.variants;
+    fj["invariants"] = sig.invariants;
+    fj["cause"] = sig.Cause();
+    fj["blame"] = sig.Blame();
+    fj["shape"] = sig.shape;
+    fj["first_seen"] = SeenJson(m, f.seen.front().report);
+    fj["last_seen"] = SeenJson(m, f.seen.back().report);
+    fj["reports"] = f.seen.size();
+    fj["count"] = f.count;
+    ordered_json seen = ordered_json::array();
+    for (const Sighting& s : f.seen) {
+      const ReportFinding& rf = m.reports[s.report].findings[s.finding];
+      seen.push_back({{"report", s.report},
+                      {"count", rf.count},
+                      {"shape", rf.signature.shape},
+                      {"file", OrNull(rf.file)},
+                      {"suppressed_by", s.entry < 0 ? ordered_json(nullptr)
+                                                    : ordered_json(m.suppressions[static_cast<size_t>(s.entry)].id)}});
+    }
+    fj["seen"] = seen;
+    fj["reproducers"] = f.reproducers;
+    fj["replay_command"] = OrNull(last.replay_command);
+    fj["causes"] = last.causes;
+    fj["suppressed_by"] =
+        f.entry < 0 ? ordered_json(nullptr) : ordered_json(m.suppressions[static_cast<size_t>(f.entry)].id);
+    findings.push_back(fj);
+  }
+  j["findings"] = findings;
+  j["suppressions_file"] = OrNull(m.suppressions_file);
+  ordered_json entries = ordered_json::array();
+  for (const MergedSuppression& e : m.suppressions)
+    entries.push_back({{"id", e.id},
+                       {"reason", e.reason},
+                       {"pointer", e.pointer},
+                       {"matched", e.matched},
+                       {"matched_in_reports", e.matched_in_reports},
+                       {"stale", e.stale()}});
+  j["suppressions"] = entries;
+  return Text(j);
+}
+
+bool WriteMergeJson(const std::string& path, const MergeResult& merge, std::string* err) {
+  return WriteReportFile(path, MergeJson(merge), "JSON", err);
 }
 
 }  // namespace slotguard

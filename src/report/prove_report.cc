@@ -8,6 +8,7 @@
 #include "report/report.h"
 #include "util/did_you_mean.h"
 #include "util/error_line.h"
+#include "util/utc_time.h"
 
 namespace slotguard {
 
@@ -135,6 +136,7 @@ std::string ProveJson(const ProveReport& report) {
   const CampaignResult& r = report.campaign.result;
   ordered_json j;
   j["slotguard_prove"] = 1;
+  j["finished"] = report.campaign.finished.empty() ? UtcNow() : report.campaign.finished;
   j["scope"] = ClaimJson(report.claim);
   j["backend"] = report.campaign.backend;
   j["batches"] = r.scenarios;

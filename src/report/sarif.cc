@@ -15,7 +15,9 @@
 // fingerprinted by their signatures (findings/finding_signature.h), not by
 // the seed or the stream index that found them. A finding a suppression
 // covers is a result with a SARIF suppression (kind external, the entry's
-// reason as its justification): code scanning shows it dismissed.
+// reason as its justification): code scanning shows it dismissed. A merge
+// of campaigns' reports gives each distinct signature one result, with the
+// same fingerprint as the campaigns' own.
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +32,7 @@
 #include "registry/invariants.h"
 #include "report/cause_lines.h"
 #include "report/fuzz_report.h"
+#include "report/merge_report.h"
 #include "report/report.h"
 #include "util/did_you_mean.h"
 #include "util/fingerprint.h"
@@ -201,6 +204,34 @@ std::string Log(const Locator& at, ordered_json results, ordered_json properties
   return ReportJsonText(std::move(root));
 }
 
+/// A campaign's distinct finding as a result: its rule the signature's
+/// cause, at `file` (its reproducer, on `pointer`'s line; or the entry that
+/// suppresses it), fingerprinted by the signature's text: what it is, not
+/// where in the stream it was found (another seed, shard or night that finds
+/// the same bug gives the same one). Fuzz, prove and merge results alike.
+ordered_json FindingResult(Locator& at, const std::string& cause, const std::string& text, const std::string& message,
+                           const std::string& file, const std::string& pointer, const Suppression* entry) {
+  ordered_json res = Result(at, "slotguard/" + cause, "error", message, file, pointer, text);
+  if (entry) Suppress(entry->id, entry->reason, &res);
+  return res;
+}
+
+/// "/groups/K" of the reproducer's group its first cause line names
+/// ("group NAME: ..."), "" when the file cannot be read or has none.
+std::string ReproducerPointer(const std::string& file, const std::vector<std::string>& causes) {
+  if (file.empty()) return "";
+  std::ifstream in(file, std::ios::binary);
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (!doc.is_object() || !doc.contains("groups") || !doc["groups"].is_array()) return "";
+  const nlohmann::json& groups = doc["groups"];
+  for (const std::string& cause : causes)
+    for (size_t i = 0; i < groups.size(); ++i)
+      if (groups[i].is_object() && groups[i].contains("name") && groups[i]["name"].is_string() &&
+          cause.rfind("group " + groups[i]["name"].get<std::string>() + ": ", 0) == 0)
+        return "/groups/" + std::to_string(i);
+  return "";
+}
+
 std::string Fired(const GroupReport& g) {
   std::set<std::string> names;
   for (const auto& [name, count] : g.counts) names.insert(name);
@@ -299,17 +330,61 @@ nlohmann::ordered_json CampaignSarifResults(const FuzzReport& report,
                                 (!f.reproducer_error.empty() ? "; " + f.reproducer_error
                                  : f.file.empty()            ? ""
                                                              : "; reproduce it with: " + f.replay_command);
-    // The finding's signature: what it is, not where in the stream it was
-    // found (another seed that finds the same bug gives the same one). A
-    // suppressed signature has no reproducer: its result is at the entry
+    // A suppressed signature has no reproducer: its result is at the entry
     // that suppresses it.
     const Suppression* e =
         f.suppressed_by >= 0 ? &report.suppressions->entries[static_cast<size_t>(f.suppressed_by)] : nullptr;
-    results.push_back(Result(at, "slotguard/" + f.signature.Cause(), "error", message,
-                             e ? report.suppressions->file : f.file, e ? e->pointer : pointer, f.signature.Text()));
-    if (e) Suppress(e->id, e->reason, &results.back());
+    results.push_back(FindingResult(at, f.signature.Cause(), f.signature.Text(), message,
+                                    e ? report.suppressions->file : f.file, e ? e->pointer : pointer, e));
   }
   return results;
+}
+
+std::string MergeSarif(const MergeResult& m) {
+  Locator at(m.sarif_root);
+  ordered_json results = ordered_json::array();
+  for (const MergedFinding& f : m.findings) {
+    const ReportFinding& last = m.Last(f);
+    const CampaignReportFile& first_report = m.reports[f.seen.front().report];
+    const CampaignReportFile& last_report = m.reports[f.seen.back().report];
+    std::string headline;
+    for (const std::string& c : last.causes) headline += (headline.empty() ? "" : "; ") + c;
+    const auto seen = [](const CampaignReportFile& r) {
+      return r.path + (r.finished.empty() ? "" : " (" + r.finished + ")");
+    };
+    const std::string message =
+        "merge of " + std::to_string(m.reports.size()) + " reports: seen in " + std::to_string(f.seen.size()) +
+        ", first " + seen(first_report) + ", last " + seen(last_report) + "; signature " + last.id + ": " +
+        last.signature.Text() + (headline.empty() ? "" : "; " + headline) + "; " + std::to_string(f.count) +
+        " findings; the reproducer fires " + JoinNames(last.fired) +
+        (last.file.empty() ? "" : "; reproduce it with: " + last.replay_command);
+    // At the entry that suppresses it (merge's --suppressions); else at the
+    // last reproducer, on its group's line; else (no reproducer, or a
+    // report's own entry, whose file the report does not name) at the
+    // finding in the last report that lists it.
+    const Suppression* entry = nullptr;
+    Suppression own;
+    std::string file = last.file, pointer = ReproducerPointer(last.file, last.causes);
+    if (f.entry >= 0) {
+      const MergedSuppression& e = m.suppressions[static_cast<size_t>(f.entry)];
+      own.id = e.id;
+      own.reason = e.reason;
+      own.pointer = e.pointer;
+      entry = &own;
+      file = m.suppressions_file;
+      pointer = e.pointer;
+    }
+    if (file.empty()) {
+      file = last_report.path;
+      pointer = "/findings/" + std::to_string(f.seen.back().finding);
+    }
+    results.push_back(FindingResult(at, last.signature.Cause(), last.signature.Text(), message, file, pointer, entry));
+  }
+  return SarifLogText(std::move(results), {{"merged_reports", m.reports.size()}}, m.sarif_root);
+}
+
+bool WriteMergeSarif(const std::string& path, const MergeResult& merge, std::string* err) {
+  return WriteReportFile(path, MergeSarif(merge), "SARIF", err);
 }
 
 std::string FuzzSarif(const FuzzReport& report) {

@@ -50,11 +50,17 @@ constexpr int64_t kMaxSuppressionsFileBytes = 256 << 10;
 /// JSON pointer and what was expected.
 bool LoadSuppressions(const std::string& path, Suppressions* out, std::string* err);
 
+/// A scenario's measures, as the suppression entries' num_* keys read them.
+struct ScenarioMeasures {
+  int64_t num_reqs = 0, num_tokens = 0, num_groups = 0;
+};
+
 /// What a finding is matched on.
 struct SuppressionSubject {
   const FindingSignature* signature = nullptr;  // its shape "" when not known yet (a fuzz finding before shrinking)
   const Scenario* scenario = nullptr;           // for the measures
   std::string file;                             // "" in a campaign: entries with "files" never match
+  const ScenarioMeasures* measures = nullptr;   // without a scenario: a report's reproducer shape (merge)
 };
 
 /// The index of the first entry that matches, or -1. An entry with a

@@ -43,13 +43,15 @@ bool Matches(const Suppression& e, const SuppressionSubject& s) {
                           fnmatch(e.files.c_str(), s.file.c_str(), 0) != 0)))
     return false;
   if (!e.signature.empty() && (sig.shape.empty() || sig.Id() != e.signature)) return false;
+  ScenarioMeasures m;
   if (s.scenario) {
-    const Scenario& sc = *s.scenario;
-    if (!e.num_reqs.Holds(sc.batch.num_reqs()) || !e.num_tokens.Holds(sc.batch.num_tokens) ||
-        !e.num_groups.Holds(static_cast<int64_t>(sc.groups.size())))
-      return false;
+    m = {s.scenario->batch.num_reqs(), s.scenario->batch.num_tokens, static_cast<int64_t>(s.scenario->groups.size())};
+  } else if (s.measures) {
+    m = *s.measures;
+  } else {
+    return true;
   }
-  return true;
+  return e.num_reqs.Holds(m.num_reqs) && e.num_tokens.Holds(m.num_tokens) && e.num_groups.Holds(m.num_groups);
 }
 
 }  // namespace

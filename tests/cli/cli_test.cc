@@ -797,10 +797,10 @@ TEST(BinaryTest, UnknownCommandsAndFlagsSuggestTheirNames) {
       {"chek", 2, "slotguard: error: unknown command 'chek'; did you mean 'check'?"},
       {"mutant scenarios/", 2, "slotguard: error: unknown command 'mutant'; did you mean 'mutants'?"},
       {"frobnicate", 2,
-       "slotguard: error: unknown command 'frobnicate'; expected one of check, replay, mutants, fuzz, prove, import, "
-       "list, bench"},
+       "slotguard: error: unknown command 'frobnicate'; expected one of check, replay, mutants, fuzz, prove, merge, "
+       "import, list, bench"},
       {"", 2,
-       "slotguard: error: expected a command: one of check, replay, mutants, fuzz, prove, import, list, bench; see "
+       "slotguard: error: expected a command: one of check, replay, mutants, fuzz, prove, merge, import, list, bench; see "
        "slotguard --help"},
       {"check --junt x", 2, "slotguard: error: check: unknown option '--junt'; did you mean '--junit'?"},
       {"check --backend host --writters scenarios/", 2,

@@ -57,6 +57,7 @@ const Section kSections[] = {
     {FlagDoc::kDocCheck, "## check", 0},
     {FlagDoc::kDocFuzz, "## fuzz", 0},
     {FlagDoc::kDocProve, "## prove", 0},
+    {FlagDoc::kDocMerge, "## merge", 0},
     {FlagDoc::kDocBench, "## bench", 0},
 };
 
@@ -144,7 +145,7 @@ std::map<std::string, std::string> HelpFlags(const std::string& command) {
 }
 
 TEST(FlagsTableTest, EachCommandsHelpListsExactlyTheTablesFlags) {
-  for (const char* command : {"check", "replay", "mutants", "fuzz", "prove", "import", "list", "bench"}) {
+  for (const char* command : {"check", "replay", "mutants", "fuzz", "prove", "merge", "import", "list", "bench"}) {
     std::map<std::string, std::string> help = HelpFlags(command);
     ASSERT_TRUE(help.count("--help")) << command << ": no --help line parsed";
     help.erase("--help");

@@ -8,6 +8,17 @@ Actions runs a step. Each runs twice: in a repository with no
 one (an empty list). Each must exit 0 (the curated scenarios hold, the fixed
 kernels' campaign finds nothing) and write every report it names.
 
+A block that merges shards' reports (`slotguard merge`, the final job of
+the nightly workflow, and the merge scripts of ci-recipes.md's Kubernetes
+and Slurm recipes) runs after its shards: the blocks of the same workflow or
+section that run one shard by its index (`$SHARD`, `$JOB_COMPLETION_INDEX`,
+`$SLURM_ARRAY_TASK_ID`) run four times first, in the same folder, as shards
+0/4 to 3/4 (the index variables set as each engine sets them, 1 s each), and
+the merge, with a suppressions file, must exit 0, write its reports and merge
+four reports of one campaign. The
+scripts inside ci-recipes.md's ```yaml blocks (a Kubernetes Job's args) run
+as the ```sh blocks do.
+
 A block that checks the regressions folder (.slotguard/regressions) runs a
 third time with one there that fails (a planted bug's scenario without its
 expect): it must exit 1, so the folder is checked. A block that gates the
@@ -19,7 +30,9 @@ What this machine cannot run is replaced, and only that (printed per block):
   a --time budget        -> 2 s              ($BUDGET, 3600)
   nvidia-smi             -> a stand-in listing two GPUs
   `make build` lines     -> skipped (the build is this one; ci_recipes_test checks the targets)
-  GitHub's ${{ ... }}    -> the job's env given here: SEED, SHARD, BUDGET
+  GitHub's ${{ ... }}    -> the job's env given here: SEED, SHARD, BUDGET (and SHARDS,
+                            JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT:
+                            what a Kubernetes Job's env and Slurm set)
   --kernel-cubin         -> the block is not run (a compiled kernel needs the GPU backend and nvcc)
 Usage: recipes_run_test.py SLOTGUARD_BINARY WORK_DIR (exit 77: no PyYAML)"""
 import glob
@@ -37,26 +50,81 @@ except ImportError:
     sys.exit(77)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-ENV = {"SEED": "20250101", "SHARD": "0", "BUDGET": "2"}
+ENV = {"SEED": "20250101", "SHARD": "0", "BUDGET": "2", "SHARDS": "4",
+       "JOB_COMPLETION_INDEX": "0", "SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "4"}
+# The shards a merge block's producers run as.
+MERGED_SHARDS = 4
+INDEX_VARS = ("SHARD", "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID")
 NVIDIA_SMI = "#!/bin/sh\necho 'GPU 0: stand-in'\necho 'GPU 1: stand-in'\n"
 
 
 def workflow_blocks(path):
+    """(where, text, group): each step that runs build/slotguard; a workflow is one group."""
     doc = yaml.safe_load(open(path))
     for job_name, job in (doc.get("jobs") or {}).items():
         for step in job.get("steps") or []:
             text = step.get("run") or ""
             if "build/slotguard" in text:
-                yield "%s: job %s, step %r" % (os.path.relpath(path, ROOT), job_name, step.get("name", "")), text
+                yield ("%s: job %s, step %r" % (os.path.relpath(path, ROOT), job_name, step.get("name", "")), text,
+                       path)
+
+
+def yaml_scripts(value):
+    """Every string in a YAML document that runs build/slotguard (a container's args)."""
+    if isinstance(value, str):
+        if "build/slotguard" in value:
+            yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from yaml_scripts(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from yaml_scripts(v)
 
 
 def markdown_blocks(path):
+    """(where, text, group): each ```sh/```bash block that runs build/slotguard, and each script of a
+    ```yaml block that does; a section (its ## heading) is one group."""
     text = open(path).read()
-    for m in re.finditer(r"^```(sh|bash)\n(.*?)^```", text, re.S | re.M):
-        if "build/slotguard" in m.group(2):
-            line = text[:m.start()].count("\n") + 1
-            headings = re.findall(r"^## (.*)$", text[:m.start()], re.M)
-            yield "%s:%d (%s)" % (os.path.relpath(path, ROOT), line, headings[-1] if headings else ""), m.group(2)
+    for m in re.finditer(r"^```(sh|bash|yaml)\n(.*?)^```", text, re.S | re.M):
+        if "build/slotguard" not in m.group(2):
+            continue
+        line = text[:m.start()].count("\n") + 1
+        headings = re.findall(r"^## (.*)$", text[:m.start()], re.M)
+        heading = headings[-1] if headings else ""
+        where = "%s:%d (%s)" % (os.path.relpath(path, ROOT), line, heading)
+        if m.group(1) != "yaml":
+            yield where, m.group(2), (path, heading)
+            continue
+        for d, doc in enumerate(yaml.safe_load_all(m.group(2))):
+            for script in yaml_scripts(doc):
+                yield "%s, YAML document %d's script" % (where, d + 1), script, (path, heading)
+
+
+def is_merge(text):
+    return "build/slotguard merge" in text
+
+
+def is_shard(text):
+    """A block that runs one shard, by an index an engine sets."""
+    return "slotguard fuzz" in text and "--shard" in text and any(
+        re.search(r"\$\{?%s\b" % v, text) for v in INDEX_VARS)
+
+
+def run_script(script, work, env):
+    return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=work, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
+
+
+def merged_json(script):
+    """The --json path of the block's slotguard merge."""
+    joined = re.sub(r"\\\n\s*", " ", script)
+    for line in joined.splitlines():
+        if "build/slotguard merge" in line:
+            m = re.search(r"--json\s+(\"[^\"]+\"|\S+)", line)
+            if m:
+                return m.group(1).strip('"')
+    return None
 
 
 def adapt(text):
@@ -127,8 +195,61 @@ def main():
     if len(blocks) < 6:
         print("FAIL  only %d recipe blocks run build/slotguard: the extraction is broken" % len(blocks))
         failed += 1
-    own = 0
-    for i, (where, text) in enumerate(blocks):
+    own = merges = 0
+    for i, (where, text, group) in enumerate(blocks):
+        if is_merge(text) and "slotguard fuzz" not in text:
+            # The final job after the shards: they run first, in the same folder.
+            merges += 1
+            producers = [(w, t) for (w, t, g) in blocks if g == group and is_shard(t)]
+            if not producers:
+                failed += 1
+                print("FAIL  %s: merges shards' reports, but no block of its workflow or section runs a shard" % where)
+                continue
+            script, changes = adapt(text)
+            # With a suppressions file only (the shard blocks run without one on their own): a
+            # merge of four shards per recipe, each shard 1 s, keeps the test short.
+            for suppressions in (True,):
+                work = os.path.join(work_root, "%d-%s" % (i, "known" if suppressions else "none"))
+                layout(work, binary, suppressions)
+                problems = []
+                for shard in range(MERGED_SHARDS):
+                    env = dict(os.environ, **ENV)
+                    env.update({v: str(shard) for v in INDEX_VARS})
+                    env["PATH"] = os.path.join(work, "bin") + os.pathsep + env.get("PATH", "")
+                    env.pop("CUDA_VISIBLE_DEVICES", None)
+                    for pw, pt in producers:
+                        done = run_script(adapt(pt)[0].replace("--time 2", "--time 1"), work, env)
+                        if done.returncode != 0:
+                            problems.append("shard %d/%d (%s): exit %d\n%s" % (
+                                shard, MERGED_SHARDS, pw, done.returncode, "\n".join(done.stdout.splitlines()[-8:])))
+                env = dict(os.environ, **ENV)
+                env["PATH"] = os.path.join(work, "bin") + os.pathsep + env.get("PATH", "")
+                done = run_script(script, work, env)
+                what = "%s (after %d shards of %s; %s; %s)" % (
+                    where, MERGED_SHARDS, ", ".join(w for w, _ in producers),
+                    "with .slotguard/suppressions.json" if suppressions else "no .slotguard/suppressions.json",
+                    ", ".join(changes) or "as written")
+                if not problems and done.returncode != 0:
+                    problems.append("merge: exit %d\n%s" % (done.returncode, "\n".join(done.stdout.splitlines()[-8:])))
+                missing = [p for p in reports(script) if not glob.glob(os.path.join(work, p))]
+                if not problems and missing:
+                    problems.append("no report %s" % ", ".join(missing))
+                out = merged_json(script)
+                if not problems and out:
+                    merged = json.load(open(os.path.join(work, out)))
+                    shards = [c["shards"] for c in merged["campaigns"]]
+                    expected = ["%d/%d" % (k, MERGED_SHARDS) for k in range(MERGED_SHARDS)]
+                    if len(merged["reports"]) != MERGED_SHARDS or shards != [expected]:
+                        problems.append("the merged report has %d reports, campaigns' shards %s; expected %d reports "
+                                        "of one campaign, shards %s" % (len(merged["reports"]), shards,
+                                                                         MERGED_SHARDS, expected))
+                if problems:
+                    failed += 1
+                    print("FAIL  %s: %s" % (what, "\n".join(problems)))
+                else:
+                    passed += 1
+                    print("ok    %s" % what)
+            continue
         if "--kernel-cubin" in text:
             print("skip  %s: --kernel-cubin needs the GPU backend and nvcc (the GPU machine runs it)" % where)
             continue
@@ -177,6 +298,10 @@ def main():
                 print("ok    %s" % what)
     if own < 2:
         print("FAIL  only %d blocks gate the user's own kernel: the own-kernel recipes are missing" % own)
+        failed += 1
+    if merges < 3:
+        print("FAIL  only %d blocks merge shards after they ran (the workflow, Kubernetes, Slurm): the merge "
+              "recipes are missing" % merges)
         failed += 1
     print("recipes_run_test: %d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1

@@ -5,6 +5,7 @@
 // batches it checked.
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 #include <map>
 #include <mutex>
 #include <set>
@@ -301,6 +302,9 @@ TEST(ProveCommandTest, TheReportsStateTheScopeAsAClaim) {
   EXPECT_NE(std::string::npos, text.find("replay one with: slotguard replay", summary)) << text;
   nlohmann::json report = nlohmann::json::parse(std::ifstream(o.json_path));
   const nlohmann::json& scope = report["scope"];
+  EXPECT_TRUE(std::regex_match(report.value("finished", ""),
+                               std::regex("20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]Z")))
+      << report.value("finished", "(none)");
   EXPECT_EQ("small", scope["name"]);
   EXPECT_EQ(nlohmann::json::array({"kpool_tail"}), scope["families"]);
   EXPECT_EQ("slotguard", scope["implementation"]);

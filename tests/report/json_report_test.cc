@@ -174,6 +174,8 @@ TEST(JsonReportTest, CheckReportBytes) {
 
 TEST(JsonReportTest, FuzzReportBytes) {
   FuzzReport r;
+  r.finished = "2026-12-05T03:14:07Z";
+  r.families = {"paged", "kpool_tail"};
   r.seed = 3;
   r.backend = "gpu";
   r.max_requests = 64;
@@ -187,9 +189,14 @@ TEST(JsonReportTest, FuzzReportBytes) {
   EXPECT_EQ(R"({
   "slotguard_fuzz": 1,
   "slotguard_version": ")" + std::string(kSlotguardVersion) + R"(",
+  "finished": "2026-12-05T03:14:07Z",
   "seed": 3,
   "backend": "gpu",
   "variant": "fixed",
+  "families": [
+    "paged",
+    "kpool_tail"
+  ],
   "max_requests": 64,
   "keep_going": false,
   "scenarios": 8,
@@ -272,9 +279,14 @@ TEST(JsonReportTest, FuzzReportBytes) {
   const std::string expected = R"({
   "slotguard_fuzz": 1,
   "slotguard_version": ")" + std::string(kSlotguardVersion) + R"(",
+  "finished": "2026-12-05T03:14:07Z",
   "seed": 3,
   "backend": "gpu",
   "variant": "prefix",
+  "families": [
+    "paged",
+    "kpool_tail"
+  ],
   "max_requests": 64,
   "keep_going": true,
   "scenarios": 8,
@@ -413,9 +425,9 @@ TEST(JsonReportTest, AFuzzReportNamesTheGpuThatRan) {
   EXPECT_EQ("NVIDIA H200 (sm_90, 132 SMs, PCI 0000:18:00.0)", j.at("device"));
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
-  ASSERT_GE(keys.size(), 5u);
-  EXPECT_EQ("backend", keys[3]);
-  EXPECT_EQ("device", keys[4]);
+  ASSERT_GE(keys.size(), 6u);
+  EXPECT_EQ("backend", keys[4]);  // after slotguard_fuzz, slotguard_version, finished, seed
+  EXPECT_EQ("device", keys[5]);
   std::ostringstream out;
   PrintFuzzReport(r, {}, out);
   EXPECT_EQ("slotguard: fuzz: 8 scenarios, 100 token-groups, 4 scenarios/s, 2.00 s, no finding, backend gpu on NVIDIA H200 "

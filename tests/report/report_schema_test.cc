@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -157,7 +158,14 @@ TEST(FuzzReportSchemaTest, RealReportsValidate) {
     for (const std::string& e : Errors(schema, report)) text += e + "\n";
     EXPECT_TRUE(text.empty()) << "run " << i << ":\n" << text;
     EXPECT_EQ(kSlotguardVersion, report["slotguard_version"]);
+    // When it ended, in UTC, to the second (slotguard merge orders nights by it).
+    EXPECT_TRUE(std::regex_match(report["finished"].get<std::string>(),
+                                 std::regex("20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]Z")))
+        << report["finished"];
   }
+  // The families generated: every family with a kernel of slotguard's own (none named).
+  EXPECT_EQ(json({"paged", "kpool_tail", "qsa_ring", "qsa_compressed", "compressor_ring"}),
+            ReadJson(runs[0].json_path)["families"]);
   const json kept = ReadJson(runs[2].json_path);
   EXPECT_GT(kept["findings"].size(), 1u);
   EXPECT_FALSE(kept["regressions"]["added"].empty());
