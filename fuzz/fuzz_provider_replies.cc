@@ -22,7 +22,7 @@
 
 #include "fuzzing/generators.h"
 #include "plugin/provider_protocol.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 
 namespace {
 

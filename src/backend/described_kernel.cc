@@ -4,7 +4,7 @@
 
 #include "family/family_plan.h"
 #include "family/request_plan.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 
 namespace slotguard {
 
@@ -21,20 +21,11 @@ bool AnyRunsDescription(const Scenario& scenario, const MappingProvider* provide
 
 bool RunDescribedGroup(const Scenario& scenario, const Group& group, const int64_t* linked, GroupOutputs* out,
                        std::string* err) {
-  const FamilyDesc& desc = DescOf(group.family);
-  const MappingDesc* mapping = GetVariant(group.variant).mapping;
-  if (!mapping) mapping = &desc.mapping;
-  const RequestDesc* request = GetVariant(group.variant).request;
-  if (!request) request = &desc.request;
-  GroupPlan plan;
+  const GroupModel model(group);
   Interpretation result;
   std::string why;
-  const bool ok = desc.kind != FamilyKind::kSlotMapping
-                      ? InterpretRequests(desc, *request, group.params, scenario.batch, group.table, false, &result, &why)
-                      : MakeGroupPlan(desc, *mapping, group.params, scenario.batch, &plan, &why) &&
-                            Interpret(plan, scenario.batch, group.table, linked, /*with_facts=*/false, &result, &why);
-  if (!ok) {
-    *err = "group " + group.name + " (" + desc.name + ", variant " + GetVariant(group.variant).name + "): " + why;
+  if (!model.Interpret(scenario.batch, linked, /*with_facts=*/false, /*variant=*/true, &result, &why)) {
+    *err = "group " + group.name + " (" + model.name() + ", variant " + GetVariant(group.variant).name + "): " + why;
     return false;
   }
   out->engine = std::move(result.slots);
@@ -42,13 +33,17 @@ bool RunDescribedGroup(const Scenario& scenario, const Group& group, const int64
   // A description whose kernel reads past the row (range "none": an engine
   // variant without its range guard) reads there, as the engine does: the
   // reads are recorded as the host backend records a kernel's, for row_bounds.
-  if (desc.kind == FamilyKind::kSlotMapping && mapping->range == RangeRule::kNone) {
+  const MappingDesc* mapping = GetVariant(group.variant).mapping;
+  if (!mapping) mapping = &model.mapping();
+  GroupPlan plan;
+  if (model.kind().ReadsPastRows(*mapping) && model.MakePlan(*mapping, scenario.batch, &plan, &why)) {
+    const bool ragged = model.RaggedRows(*mapping);
     const int64_t n = scenario.batch.num_tokens;
     if (static_cast<int64_t>(out->read_past_row.size()) != n) out->read_past_row.assign(static_cast<size_t>(n), 0);
     const BlockTable& table = group.table;
     const int64_t min_width = plan.min_width;
     ForEachAddress(plan, scenario.batch, [&](int64_t t, int32_t r, bool selected, int64_t col) {
-      const int32_t row = mapping->rows == RowsRule::kCsr ? r : scenario.batch.row_of(r);
+      const int32_t row = ragged ? r : scenario.batch.row_of(r);
       if (!selected || col < 0 || row < 0 || row >= table.rows) return;
       if (col >= std::max<int64_t>(table.row_width(row), min_width)) out->read_past_row[t] = 1;
     });
@@ -58,14 +53,14 @@ bool RunDescribedGroup(const Scenario& scenario, const Group& group, const int64
 }
 
 std::vector<uint8_t> WriterSkips(const Scenario& scenario, const Group& group, int output, const int64_t* linked) {
-  const FamilyDesc& desc = DescOf(group.family);
+  const GroupModel model(group);
   const MappingDesc& mapping = WriterMappingOf(group);
   const WriterDesc& writer = mapping.outputs[output].writer;
   if (!(writer.gate.present() && linked) && writer.dummies != WriterDummies::kSkip && writer.token_skip.empty())
     return {};
   GroupPlan plan;
   std::string unused;
-  if (!MakeGroupPlan(desc, mapping, group.params, scenario.batch, &plan, &unused)) return {};
+  if (!model.MakePlan(mapping, scenario.batch, &plan, &unused)) return {};
   return WriterSkipMask(plan, output, scenario.batch, linked);
 }
 

@@ -16,7 +16,7 @@
 #include "backend/cuda_check.h"
 #include "kernels/launchers.h"
 #include "registry/families.h"
-#include "scenario/family_params.h"  // ReadsAnotherGroup
+#include "family/group_model.h"  // ReadsAnotherGroup
 
 namespace slotguard {
 

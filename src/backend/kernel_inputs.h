@@ -8,7 +8,7 @@
 
 #include "kernels/family_slots.h"  // generated from registry/families.def
 #include "kernels/mapping_batch.h"
-#include "scenario/family_params.h"  // ParamOf
+#include "family/group_model.h"  // ParamOf
 #include "scenario/scenario.h"
 
 namespace slotguard {

@@ -1,5 +1,6 @@
 #include "backend/worker_protocol.h"
 
+#include "family/group_model.h"
 #include "registry/families.h"
 
 namespace slotguard {
@@ -61,7 +62,7 @@ bool GetScenario(WireBuffer* in, Scenario* s) {
     g.table.rows = ints[2];
     g.table.width = ints[3];
     uint32_t links;
-    if (!in->GetVector(&g.params) || g.params.size() != DescOf(g.family).params.size() || !in->GetU32(&links) ||
+    if (!in->GetVector(&g.params) || g.params.size() != FamilyModel(g.family).params().size() || !in->GetU32(&links) ||
         links != g.params.size())
       return false;
     g.links.resize(links);

@@ -4,7 +4,7 @@
 #include <random>
 
 #include "family/family_plan.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 
 namespace slotguard {
 

@@ -5,7 +5,7 @@
 
 #include "backend/cuda_check.h"
 #include "backend/device_batch.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "backend/kernel_inputs.h"
 #include "bench/bench_scenario.h"
 #include "plan/scenario_plan.h"

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "registry/families.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "runner/scenario_run.h"
 
 namespace slotguard {

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "family/kind_model.h"
 #include "family/request_plan.h"
 #include "util/error_line.h"
 #include "util/json_reader.h"
@@ -36,23 +37,12 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 const std::vector<std::string> kTopKeys = {"slotguard_family", "name",        "meaning",
                                            "engine",           "kind",        "one_token_per_request",
                                            "params",           "constraints", "variants"};
-/// The mapping's knobs: top-level keys, and what a variant's "set" may replace.
-const std::vector<std::string> kKnobs = {"let",    "rows",   "owner",   "dummy",     "select",
-                                         "column", "range",  "min_width", "entry_map", "pad_entry", "offset",
-                                         "page",   "manager_page", "gate", "tail",    "outputs",
-                                         "null_page", "pad_value", "writer"};
 const std::vector<std::string> kParamKeys = {"name", "key", "type", "meaning", "min", "max", "default",
                                              "divides", "example", "shrinks", "family"};
 // "bind" ("PATH:NAME"): what python -m slotguard.engines compiles from the
 // engine's tree and calls (docs/conformance.md); the binary checks it is a
 // string and has no other use for it. "cite" stays last (LoadEngine).
 const std::vector<std::string> kEngineKeys = {"repo", "path", "function", "commit", "note", "bind", "cite"};
-const std::vector<std::string> kKindNames = {"slot_mapping", "state_index", "block_op"};
-/// The per-request kinds' knobs (docs/state-and-block-ops.md).
-const std::vector<std::string> kStateKnobs = {"let", "dummy", "column", "range", "marker", "null_index",
-                                              "consumers", "null_page"};
-const std::vector<std::string> kBlockOpKnobs = {"let", "dummy", "select", "op", "ops", "src", "dst", "range",
-                                                "null_index", "skip_null_src", "null_page"};
 const std::vector<std::string> kBlockOpNames = {"copy", "load", "store", "zero"};
 const std::vector<std::string> kRequestDummyNames = {"pad", "row"};
 const std::vector<std::string> kRequestRangeNames = {"pad", "clamp"};
@@ -225,15 +215,15 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
   if (!Object(root, "", "a family description object")) return false;
   const json* v;
   int64_t x;
-  // The kind decides which knobs the description has.
+  // The kind (its model's name) decides which knobs the description has.
   if ((v = Find(root, "kind"))) {
+    std::vector<std::string> kinds;
+    for (const KindModel* model : AllKindModels()) kinds.push_back(model->name());
     std::string kind;
-    if (!Name(*v, "/kind", "family kind", kKindNames, &kind)) return false;
-    d->kind = IndexOf<FamilyKind>(kKindNames, kind);
+    if (!Name(*v, "/kind", "family kind", kinds, &kind)) return false;
+    d->kind = IndexOf<FamilyKind>(kinds, kind);
   }
-  const std::vector<std::string>& knobs = d->kind == FamilyKind::kStateIndex ? kStateKnobs
-                                          : d->kind == FamilyKind::kBlockOp  ? kBlockOpKnobs
-                                                                             : kKnobs;
+  const std::vector<std::string>& knobs = KindModelOf(d->kind).knobs();
   std::vector<std::string> allowed = kTopKeys;
   allowed.insert(allowed.end(), knobs.begin(), knobs.end());
   if (!CheckKeys(root, "", allowed)) return false;
@@ -258,7 +248,7 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
     d->one_token_per_request = v->get<bool>();
     if (d->one_token_per_request && d->kind != FamilyKind::kSlotMapping)
       return Fail("/one_token_per_request", "a per-request kind with one token per request",
-                  "no one_token_per_request beside \"kind\": \"" + kKindNames[static_cast<int>(d->kind)] + "\"");
+                  "no one_token_per_request beside \"kind\": \"" + std::string(KindModelOf(d->kind).name()) + "\"");
   }
   d->variables = FixedVariableNames();
   if (!Require(root, "", "params", "an array of parameters", &v) || !LoadParams(*v, d)) return false;

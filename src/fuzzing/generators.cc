@@ -8,7 +8,7 @@
 #include "family/family_plan.h"
 #include "family/request_plan.h"
 #include "registry/families.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 
 namespace slotguard {
 
@@ -439,11 +439,12 @@ constexpr int64_t kMaxGeneratedWidth = 4096;
 constexpr int64_t kMaxManagerEntries = 8;
 
 std::optional<int64_t> Builder::DrawInt(const Group& g, size_t p) {
-  const ParamDesc& param = DescOf(g.family).params[p];
+  const FamilyModel model(g.family);
+  const ParamDesc& param = model.params()[p];
   const int64_t lo = param.min, hi = ParamMax(g, p);
   if (hi < lo) return lo;
   if (!param.divides.empty()) {
-    const int64_t whole = g.params[DescOf(g.family).FindParam(param.divides)];
+    const int64_t whole = g.params[model.FindParam(param.divides)];
     if (!param.default_value.empty() && c.Chance(60)) return std::min<int64_t>(whole, hi);  // its default, mostly
     int64_t d = Divisor(whole);
     while (d > hi) d = Divisor(whole);
@@ -468,15 +469,16 @@ std::optional<int64_t> Builder::DrawInt(const Group& g, size_t p) {
 /// earlier ones), until the family's constraints hold and its rows stay
 /// narrow enough to lay out; false when no draw fits.
 bool Builder::Params(Group* g) {
-  const FamilyDesc& d = DescOf(g->family);
+  const GroupModel model(*g);
+  const std::vector<ParamDesc>& params = model.params();
   for (int attempt = 0; attempt < 8; ++attempt) {
     const bool last = attempt == 7;  // the examples, at last
-    g->params.assign(d.params.size(), 0);
-    g->links.assign(d.params.size(), std::string());
-    std::vector<bool> given(d.params.size(), false);
+    g->params.assign(params.size(), 0);
+    g->links.assign(params.size(), std::string());
+    std::vector<bool> given(params.size(), false);
     bool changed = false;
-    for (size_t p = 0; p < d.params.size(); ++p) {
-      const ParamDesc& param = d.params[p];
+    for (size_t p = 0; p < params.size(); ++p) {
+      const ParamDesc& param = params[p];
       ApplyDefaults(g, given);  // the defaults of the earlier ones: a later max or divisor reads them
       if (param.type == ParamType::kBool) {
         if (!last && !param.default_value.empty() && c.Chance(5)) {
@@ -501,16 +503,9 @@ bool Builder::Params(Group* g) {
     }
     ApplyDefaults(g, given);
     // The constraints, and rows narrow enough to lay out.
-    std::vector<int64_t> vars(d.variables.size(), 0);
-    for (size_t p = 0; p < d.params.size(); ++p) vars[d.param_var(p)] = g->params[p];
-    bool ok = true;
-    for (const ConstraintDesc& constraint : d.constraints) {
-      int64_t holds = 0;
-      ExprError error = ExprError::kNone;
-      ok = ok && constraint.holds.Evaluate(vars.data(), &holds, &error) && holds != 0;
-    }
-    for (size_t p = 0; p < d.params.size() && ok; ++p)
-      if (d.params[p].is_int()) ok = g->params[p] >= d.params[p].min && g->params[p] <= ParamMax(*g, p);
+    bool ok = model.ConstraintsHold();
+    for (size_t p = 0; p < params.size() && ok; ++p)
+      if (params[p].is_int()) ok = g->params[p] >= params[p].min && g->params[p] <= ParamMax(*g, p);
     const GroupShape shape = ShapeOf(*g);
     // A manager block of a few entries at most (hybrid blocks): a row holds
     // whole manager blocks.
@@ -528,12 +523,12 @@ bool Builder::Params(Group* g) {
 /// A group parameter names a group of its family that reads no other, as
 /// the engine wires them, mostly; sometimes none (the gate's absent rule).
 void Builder::Links(Group* g) {
-  const FamilyDesc& d = DescOf(g->family);
-  for (size_t p = 0; p < d.params.size(); ++p) {
-    if (d.params[p].type != ParamType::kGroup) continue;
+  const std::vector<ParamDesc>& params = FamilyModel(g->family).params();
+  for (size_t p = 0; p < params.size(); ++p) {
+    if (params[p].type != ParamType::kGroup) continue;
     std::vector<std::string> targets;
     for (const Group& other : s.groups)
-      if (d.params[p].family == GetFamily(other.family).name && !ReadsAnotherGroup(other.family))
+      if (params[p].family == GetFamily(other.family).name && !ReadsAnotherGroup(other.family))
         targets.push_back(other.name);
     if (!targets.empty() && c.Chance(85)) {
       g->links[p] = c.Pick(targets);
@@ -549,8 +544,7 @@ void Builder::Links(Group* g) {
 /// lay out and the family reads past rows (no range guard to pad it).
 bool Builder::Table(Group* g) {
   const slotguard::Batch& b = s.batch;
-  const FamilyDesc& d = DescOf(g->family);
-  const MappingDesc& m = d.mapping;
+  const GroupModel model(*g);
   const GroupShape shape = ShapeOf(*g);
   const int64_t bpk = shape.null_entries;
   // Per request: the columns its selected tokens (or, for a per-request
@@ -558,7 +552,7 @@ bool Builder::Table(Group* g) {
   std::vector<int64_t> needed(static_cast<size_t>(b.num_reqs()), 0);
   std::vector<std::vector<int64_t>> columns;  // per-request kinds: each request's columns
   std::vector<std::vector<int64_t>> sources;  // the columns block operations read
-  if (PerRequest(*g)) {
+  if (model.kind().columns_read_width()) {
     // A formula may read the row's width: from a few columns, grown to what they address.
     columns.assign(needed.size(), {});
     int64_t width = c.Range(1, 8);
@@ -567,7 +561,7 @@ bool Builder::Table(Group* g) {
       for (auto& cols : columns) cols.clear();
       sources.assign(needed.size(), {});
       int64_t widest = 0;
-      ForEachRequestColumn(d, d.request, g->params, b, width, [&](int32_t r, int64_t col, bool source) {
+      model.ForEachColumn(b, width, [&](int32_t r, int64_t col, bool source, bool) {
         if (col < 0) return;
         if (col >= kMaxGeneratedWidth) {
           unaddressable = true;  // a live request's state past any row slotguard lays out
@@ -586,11 +580,8 @@ bool Builder::Table(Group* g) {
     for (size_t r = 0; r < columns.size(); ++r)
       for (int64_t col : columns[r]) needed[r] = std::max(needed[r], col + 1);
   } else {
-    GroupPlan plan;
-    std::string unused;
-    if (!MakeGroupPlan(d, m, g->params, b, &plan, &unused)) return false;
     bool unselected = false;
-    ForEachAddress(plan, b, [&](int64_t, int32_t r, bool selected, int64_t col) {
+    const bool bound = model.ForEachColumn(b, 0, [&](int32_t r, int64_t col, bool, bool selected) {
       if (dummy[r]) return;
       if (!selected) {
         unselected = true;
@@ -598,6 +589,7 @@ bool Builder::Table(Group* g) {
       }
       if (col >= 0 && col < (int64_t{1} << 40)) needed[r] = std::max<int64_t>(needed[r], col + 1);
     });
+    if (!bound) return false;
     if (unselected) Note(Op::token_not_selected);
   }
   int64_t most = shape.min_width;
@@ -607,7 +599,7 @@ bool Builder::Table(Group* g) {
   most = whole(most);
   // A per-request kind's live request must find its columns (a consistent
   // batch gives it its state): no row narrower than what it reads.
-  const bool guarded = m.range != RangeRule::kNone && !PerRequest(*g);
+  const bool guarded = model.rows_guarded();
   bool truncated = false;
   if (most > kMaxGeneratedWidth) {
     if (!guarded) return false;
@@ -616,7 +608,7 @@ bool Builder::Table(Group* g) {
     truncated = true;
     Note(Op::past_the_row);
   }
-  const bool ragged = m.rows == RowsRule::kCsr;
+  const bool ragged = model.ragged_rows();
   int32_t width = static_cast<int32_t>(most);
   if (guarded && !truncated && most > 0 && b.num_reqs() > 0 && shape.min_width == 0 && PerTenThousand(200)) {
     width = 0;  // a row of no columns: every token is past it
@@ -654,7 +646,7 @@ bool Builder::Table(Group* g) {
 
 void Builder::Fill(Group* g, const std::vector<int32_t>& widths, int32_t width, int64_t bpk) {
   const int32_t R = s.batch.num_reqs();
-  const bool ragged = MappingOf(*g).rows == RowsRule::kCsr;
+  const bool ragged = FamilyModel(g->family).ragged_rows();
   const bool by_idx = persistent && !ragged;
   const int32_t rows = ragged ? R : table_rows;
   if (rows == 0) width = 0;  // a table without rows has no columns
@@ -826,7 +818,7 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
   // A family that reads another group's output mostly brings a group of the
   // family it reads (the engine's shape), even when only it is fuzzed.
   for (size_t i = 0; i < chosen.size(); ++i)
-    for (const ParamDesc& p : DescOf(chosen[i]).params) {
+    for (const ParamDesc& p : FamilyModel(chosen[i]).params()) {
       if (p.type != ParamType::kGroup) continue;
       Family target;
       std::string unused;
@@ -836,8 +828,9 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
     }
   // A family of one token per request makes the whole batch a decode step.
   for (Family f : chosen) {
-    b.decode_only |= DescOf(f).one_token_per_request;
-    b.ragged_rows |= DescOf(f).mapping.rows == RowsRule::kCsr;
+    const FamilyModel model(f);
+    b.decode_only |= model.one_token_per_request();
+    b.ragged_rows |= model.ragged_rows();
   }
   b.Batch();
   // Groups that read no other first: a later one may name them.

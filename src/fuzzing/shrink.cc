@@ -6,7 +6,7 @@
 #include <numeric>
 #include <set>
 
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "scenario/scenario_json.h"
 
 namespace slotguard {
@@ -95,7 +95,7 @@ Scenario DropRows(const Scenario& in, const std::vector<int32_t>& rows) {
 
 /// The persistent table turned into the per-request one (format 1's): row
 /// r is the row request r read, a dummy's row holds `null` in every column.
-Scenario PerRequest(const Scenario& in, int32_t null) {
+Scenario PerRequestTable(const Scenario& in, int32_t null) {
   Scenario s = in;
   Batch& b = s.batch;
   b.table_rows = TableRows::kRequest;
@@ -194,7 +194,7 @@ int64_t RingPeriod(const Scenario& s) {
 Scenario HalveParam(const Scenario& in, size_t index, size_t p) {
   Scenario s = in;
   int64_t& value = s.groups[index].params[p];
-  value = std::max<int64_t>(DescOf(s.groups[index].family).params[p].min, value / 2);
+  value = std::max<int64_t>(FamilyModel(s.groups[index].family).params()[p].min, value / 2);
   return s;
 }
 
@@ -308,7 +308,7 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, const Sh
         if (Try(DropRows(best, std::vector<int32_t>(unread.begin() + begin, unread.begin() + end)))) progress = true;
       }
     }
-    if (Persistent(best) && (Try(PerRequest(best, 0)) || Try(PerRequest(best, -1)))) progress = true;
+    if (Persistent(best) && (Try(PerRequestTable(best, 0)) || Try(PerRequestTable(best, -1)))) progress = true;
     // Sizes, each to its boundary: the padding (a padded batch can hold
     // millions of tokens), then each request's tokens from its end and from
     // its start.
@@ -360,7 +360,7 @@ Scenario Shrink(const Scenario& failing, const StillFails& still_fails, const Sh
       if (!(renumbered == best) && Try(renumbered)) progress = true;
     }
     for (size_t g = 0; g < best.groups.size(); ++g) {
-      const std::vector<ParamDesc>& params = DescOf(best.groups[g].family).params;
+      const std::vector<ParamDesc>& params = FamilyModel(best.groups[g].family).params();
       for (size_t p = 0; p < params.size(); ++p)
         while (params[p].shrinks && best.groups[g].params[p] > params[p].min) {
           if (!Try(HalveParam(best, g, p))) break;

@@ -2,9 +2,9 @@
 
 namespace slotguard {
 
-bool OpsWrite(const Group& group) { return DescOf(group.family).request.op != BlockOpKind::kStore; }
+bool OpsWrite(const Group& group) { return FamilyModel(group.family).request().op != BlockOpKind::kStore; }
 bool OpsRead(const Group& group) {
-  const BlockOpKind op = DescOf(group.family).request.op;
+  const BlockOpKind op = FamilyModel(group.family).request().op;
   return op == BlockOpKind::kCopy || op == BlockOpKind::kStore;
 }
 

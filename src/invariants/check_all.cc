@@ -3,10 +3,10 @@
 namespace slotguard {
 
 void CheckMappingInvariants(const GroupRun& run, FindingSink* sink) {
-  // The invariants of the group's kind: a slot per token, or per request.
-  const InvariantKinds skip = PerRequest(*run.group) ? InvariantKinds::kSlots : InvariantKinds::kRequests;
+  // The invariants that judge the group's kind (invariants.def's kinds column).
+  const uint32_t kind = KindModelOf(*run.group).invariant_bit();
 #define SG_MAPPING_INVARIANT(id, name, rank, kinds, description) \
-  if (InvariantKinds::kinds != skip) Check##id(run, sink);
+  if (JudgesKind(InvariantKinds::kinds, kind)) Check##id(run, sink);
 #include "registry/invariants.def"
 #undef SG_MAPPING_INVARIANT
 }

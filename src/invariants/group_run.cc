@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "family/request_plan.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 
 namespace slotguard {
 
@@ -22,11 +22,10 @@ void SetAddressing(GroupRun* run) {
   run->null_page = m.null_page;
   run->pad_value = m.pad_value;
   run->ops_per_request = 0;
-  if (PerRequest(*run->group)) {
-    const FamilyDesc& d = DescOf(run->group->family);
+  const GroupModel model(*run->group);
+  if (model.kind().per_request()) {  // elements per request: 1 for a state index, ops for block operations
     std::string unused;
-    if (!OpsPerRequest(d, d.request, run->group->params, run->group->table.width, &run->ops_per_request, &unused))
-      run->ops_per_request = 1;
+    if (!model.RequestElements(&run->ops_per_request, &unused)) run->ops_per_request = 1;
     run->ops_per_request = std::max<int64_t>(run->ops_per_request, 1);
   }
 }
@@ -35,7 +34,7 @@ bool RowHolds(const GroupRun& run, int32_t r, int64_t id) {
   const Batch& b = run.batch();
   if (r < 0 || r >= b.num_reqs()) return false;
   // A ragged (CSR) table's row r is request r's own; else row_of.
-  const int32_t row = MappingOf(*run.group).rows == RowsRule::kCsr ? r : b.row_of(r);
+  const int32_t row = FamilyModel(run.group->family).RowOf(b, r);
   const BlockTable& table = run.group->table;
   if (row < 0 || row >= table.rows) return false;
   for (int32_t c = 0; c < table.row_width(row); ++c)
@@ -45,7 +44,7 @@ bool RowHolds(const GroupRun& run, int32_t r, int64_t id) {
 
 const std::vector<ConsumerDesc>& ConsumersOf(const Group& group) {
   const RequestDesc* request = GetVariant(group.variant).request;
-  return request ? request->consumers : DescOf(group.family).request.consumers;
+  return request ? request->consumers : FamilyModel(group.family).request().consumers;
 }
 
 std::vector<int32_t> RequestOfToken(const Batch& batch, const Group& group) {

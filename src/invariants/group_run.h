@@ -10,7 +10,7 @@
 
 #include "family/family_plan.h"
 #include "invariants/finding.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {

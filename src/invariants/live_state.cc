@@ -9,10 +9,9 @@
 namespace slotguard {
 
 void CheckLiveState(const GroupRun& run, FindingSink* sink) {
-  if (KindOf(*run.group) != FamilyKind::kStateIndex || run.outputs.empty()) return;
-  const Group& group = *run.group;
-  const FamilyDesc& d = DescOf(group.family);
-  const int64_t marker = MarkerOf(d, d.request, group.params);
+  if (run.outputs.empty()) return;
+  const GroupModel model(*run.group);
+  const int64_t marker = model.Marker();
   const OutputRun& out = run.outputs[0];
   for (size_t e = 0; e < out.kernel->size(); ++e) {
     const int64_t t = static_cast<int64_t>(e);
@@ -22,7 +21,7 @@ void CheckLiveState(const GroupRun& run, FindingSink* sink) {
     std::string why;
     if (index == marker) {
       why = "a live request holds the producer's marker " + std::to_string(marker);
-    } else if (IsNullIndex(d, d.request, group.params, index)) {
+    } else if (model.IsNullIndex(index)) {
       why = "a live request holds the null id " + std::to_string(index);
     } else if (index < 0) {
       why = "a live request holds a negative index";

@@ -8,11 +8,11 @@
 namespace slotguard {
 
 void CheckOpForeignDst(const GroupRun& run, FindingSink* sink) {
-  if (KindOf(*run.group) != FamilyKind::kBlockOp || run.outputs.empty() || !OpsWrite(*run.group)) return;
-  const FamilyDesc& d = DescOf(run.group->family);
+  if (run.outputs.empty() || !OpsWrite(*run.group)) return;
+  const GroupModel model(*run.group);
   const OutputRun& out = run.outputs.back();
   ForEachDoneOp(run, [&](int64_t e, const BlockOp& op) {
-    if (op.dst < 0 || IsNullIndex(d, d.request, run.group->params, op.dst)) return;
+    if (op.dst < 0 || model.IsNullIndex(op.dst)) return;
     if (!RowHolds(run, (*run.request_of_token)[e], op.dst))
       sink->Add(TokenFinding(run, out, kInvariantOpForeignDst, e,
                              "the operation writes block " + std::to_string(op.dst) +

@@ -8,12 +8,12 @@
 namespace slotguard {
 
 void CheckOpNullDst(const GroupRun& run, FindingSink* sink) {
-  if (KindOf(*run.group) != FamilyKind::kBlockOp || run.outputs.empty() || !OpsWrite(*run.group)) return;
-  const FamilyDesc& d = DescOf(run.group->family);
+  if (run.outputs.empty() || !OpsWrite(*run.group)) return;
+  const GroupModel model(*run.group);
   const OutputRun& out = run.outputs.back();
   ForEachDoneOp(run, [&](int64_t e, const BlockOp& op) {
-    if (!IsNullIndex(d, d.request, run.group->params, op.dst)) return;
-    if (HasFact(out, e, kFactNoState) && d.request.null_page == NullPage::kSink) return;  // the sink
+    if (!model.IsNullIndex(op.dst)) return;
+    if (HasFact(out, e, kFactNoState) && model.null_page() == NullPage::kSink) return;  // the sink
     sink->Add(TokenFinding(run, out, kInvariantOpNullDst, e, "the operation writes the null block " + std::to_string(op.dst)));
   });
 }

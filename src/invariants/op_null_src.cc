@@ -9,10 +9,10 @@
 namespace slotguard {
 
 void CheckOpNullSrc(const GroupRun& run, FindingSink* sink) {
-  if (KindOf(*run.group) != FamilyKind::kBlockOp || run.outputs.empty() || !OpsRead(*run.group)) return;
-  const FamilyDesc& d = DescOf(run.group->family);
+  if (run.outputs.empty() || !OpsRead(*run.group)) return;
+  const GroupModel model(*run.group);
   ForEachDoneOp(run, [&](int64_t e, const BlockOp& op) {
-    if (IsNullIndex(d, d.request, run.group->params, op.src))
+    if (model.IsNullIndex(op.src))
       sink->Add(TokenFinding(run, run.outputs[0], kInvariantOpNullSrc, e, "the operation reads the null block " + std::to_string(op.src)));
   });
 }

@@ -11,7 +11,7 @@ namespace slotguard {
 
 void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
   const BlockTable& table = run.group->table;
-  const bool csr = MappingOf(*run.group).rows == RowsRule::kCsr;
+  const bool csr = FamilyModel(run.group->family).ragged_rows();
   const int64_t null_entries = HasNullBlock(run.null_page) ? run.null_entries : 0;
   // Under a request sink, the pages a dummy row holds are the sink's: a
   // live token never writes them (a dummy's own row is checked as any row).

@@ -9,17 +9,14 @@
 namespace slotguard {
 
 void CheckPadMarker(const GroupRun& run, FindingSink* sink) {
-  const bool state = KindOf(*run.group) == FamilyKind::kStateIndex;
+  const KindModel& kind = KindModelOf(*run.group);
   for (const OutputRun& out : run.outputs)
     for (size_t e = 0; e < out.kernel->size(); ++e) {
       if (!HasFact(out, static_cast<int64_t>(e), kFactMarker) || (*out.kernel)[e] == (*out.reference)[e]) continue;
       const bool owns_none = HasFact(out, static_cast<int64_t>(e), kFactNoState);
       sink->Add(TokenFinding(
           run, out, kInvariantPadMarker, static_cast<int64_t>(e),
-          state ? std::string(owns_none ? "a row that owns no state" : "a request without a state index here") +
-                      " must hold the producer's marker " + std::to_string((*out.reference)[e])
-                : std::string(owns_none ? "a request that owns no state" : "a request") +
-                      " has no operation here: expected -1"));
+          kind.MarkerText(owns_none, (*out.reference)[e])));
     }
 }
 

@@ -12,9 +12,9 @@
 namespace slotguard {
 
 void CheckSkipAgrees(const GroupRun& run, FindingSink* sink) {
-  if (KindOf(*run.group) != FamilyKind::kStateIndex || run.outputs.empty()) return;
+  if (run.outputs.empty()) return;
   const Group& group = *run.group;
-  const FamilyDesc& d = DescOf(group.family);
+  const GroupModel model(group);
   const std::vector<ConsumerDesc>& consumers = ConsumersOf(group);
   const OutputRun& out = run.outputs[0];
   for (size_t e = 0; e < out.kernel->size(); ++e) {
@@ -23,8 +23,8 @@ void CheckSkipAgrees(const GroupRun& run, FindingSink* sink) {
     if (HasFact(out, t, kFactMarker)) {
       std::string readers;
       for (const ConsumerDesc& c : consumers) {
-        if (ConsumerSkips(d, c, group.params, index)) continue;
-        if (c.writes_sink && d.request.null_page == NullPage::kSink && IsNullIndex(d, d.request, group.params, index))
+        if (model.ConsumerSkips(c, index)) continue;
+        if (c.writes_sink && model.null_page() == NullPage::kSink && model.IsNullIndex(index))
           continue;  // a sink write by design
         readers += (readers.empty() ? "" : ", ") + c.name;
       }
@@ -36,7 +36,7 @@ void CheckSkipAgrees(const GroupRun& run, FindingSink* sink) {
     } else if (HasFact(out, t, kFactLiveIndex)) {
       std::string skippers;
       for (const ConsumerDesc& c : consumers)
-        if (ConsumerSkips(d, c, group.params, index)) skippers += (skippers.empty() ? "" : ", ") + c.name;
+        if (model.ConsumerSkips(c, index)) skippers += (skippers.empty() ? "" : ", ") + c.name;
       if (!skippers.empty())
         sink->Add(TokenFinding(run, out, kInvariantSkipAgrees, t,
                                skippers + " skip" + (skippers.find(',') == std::string::npos ? "s" : "") +

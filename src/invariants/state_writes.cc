@@ -14,9 +14,9 @@
 namespace slotguard {
 
 void CheckStateWrites(const GroupRun& run, FindingSink* sink) {
-  if (KindOf(*run.group) != FamilyKind::kStateIndex || run.outputs.empty()) return;
+  if (run.outputs.empty()) return;
   const Group& group = *run.group;
-  const FamilyDesc& d = DescOf(group.family);
+  const GroupModel model(group);
   const OutputRun& out = run.outputs[0];
   const int64_t pool = run.scenario->num_blocks;
   // The states the live requests hold, as the reference says.
@@ -30,12 +30,12 @@ void CheckStateWrites(const GroupRun& run, FindingSink* sink) {
     const int32_t r = (*run.request_of_token)[e];
     const bool owns_none = HasFact(out, t, kFactNoState);
     for (const ConsumerDesc& c : ConsumersOf(group)) {
-      if (ConsumerSkips(d, c, group.params, index)) continue;
+      if (model.ConsumerSkips(c, index)) continue;
       const int64_t target = index < 0 ? pool + index : index;
       if (target < 0 || target >= pool) continue;  // past the pool: the engine's kernel faults there
       std::string why;
-      if (IsNullIndex(d, d.request, group.params, target)) {
-        if (owns_none && d.request.null_page == NullPage::kSink) continue;  // the sink
+      if (model.IsNullIndex(target)) {
+        if (owns_none && model.null_page() == NullPage::kSink) continue;  // the sink
         why = std::string(owns_none ? "the row owns no state, and the null page is no sink: " : "a live request: ") +
               c.name + " writes the null state " + std::to_string(target);
       } else if (auto it = live.find(target); it != live.end() && it->second != r) {

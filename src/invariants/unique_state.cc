@@ -9,7 +9,7 @@
 namespace slotguard {
 
 void CheckUniqueState(const GroupRun& run, FindingSink* sink) {
-  if (KindOf(*run.group) != FamilyKind::kStateIndex || run.outputs.empty()) return;
+  if (run.outputs.empty()) return;
   const OutputRun& out = run.outputs[0];
   std::map<int64_t, int32_t> holder;  // index -> the first live request holding it
   for (size_t e = 0; e < out.kernel->size(); ++e) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "registry/families.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "writers/cache_pool.h"
 
 namespace slotguard {
@@ -65,7 +65,7 @@ void PlanTable(const Scenario& s, const PlanStep& step, bool gather, PlannedTabl
 void PlanWriter(const Scenario& s, const WriterOptions& writers, PlanStep* step) {
   const Group& group = s.groups[step->group];
   step->writers.clear();
-  if (!PerRequest(group))
+  if (KindModelOf(group).writes_cache())
     for (int o = 0; o < static_cast<int>(MappingOf(group).outputs.size()); ++o) {
       const WriterDesc& desc = MappingOf(group).outputs[o].writer;
       if (!desc.writes) continue;
@@ -80,7 +80,8 @@ void PlanWriter(const Scenario& s, const WriterOptions& writers, PlanStep* step)
   step->cache = CacheGeometry(s, group, writers.head_bytes);
   // A per-request kind (state indices, block operations) has no KV pool:
   // its consumers' writes are judged from the indices (state_writes).
-  step->writes = writers.head_bytes > 0 && !PerRequest(group) && CacheFits(step->cache, writers.max_cache_bytes);
+  step->writes =
+      writers.head_bytes > 0 && KindModelOf(group).writes_cache() && CacheFits(step->cache, writers.max_cache_bytes);
 }
 
 void WriteAbsent(const Batch& batch, GateAbsent rule, std::vector<int64_t>* out) {
@@ -130,7 +131,7 @@ void BuildPlan(const Scenario& s, const PlanOptions& options, ScenarioPlan* plan
     if (step.gate_absent) absent[static_cast<int>(gate.absent)] = true;
     plan->step_of_group[order[k]] = static_cast<int32_t>(k);
     plan->provided |= step.runner == StepRunner::kProvider;
-    plan->host_only |= step.runner == StepRunner::kDescription || PerRequest(group);
+    plan->host_only |= step.runner == StepRunner::kDescription || !KindModelOf(group).runs_on_gpu();
     PlanWriter(s, options.writers, &step);
     for (const OutputWriter& w : step.writers) plan->host_only |= options.writers.head_bytes > 0 && w.masked();
   }

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "plan/batch_arrays.h"  // MarkPoisonReads
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "scenario/table_extent.h"
 
 namespace slotguard {
@@ -186,7 +186,7 @@ void MarkOutputReadsPastRow(const Scenario& scenario, const Group& group, GroupO
   // A per-request kind's output is indexed by request (and operation), not
   // by token: row_bounds does not judge it, and a read past a row shows in
   // its own invariants (the poison id is no block of the request's row).
-  if (PerRequest(group)) return;
+  if (KindModelOf(group).per_request()) return;
   const int64_t slots = SlotsPerEntry(group);
   auto mark_poison = [&] {
     for (const std::vector<int64_t>& o : out->engine) MarkPoisonReads(o, slots, &out->read_past_row);

@@ -9,7 +9,7 @@
 
 #include "registry/families.h"
 #include "plugin/mapping_call.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "util/did_you_mean.h"
 #include "util/json_reader.h"
 
@@ -346,7 +346,7 @@ class SpecReader : public JsonReader {
   /// The spec names of one family's parameters (the table's plugin fields).
   static std::vector<std::string> FamilySpecNames(Family family) {
     std::vector<std::string> names;
-    for (const ParamDesc& p : DescOf(family).params)
+    for (const ParamDesc& p : FamilyModel(family).params())
       if (p.type != ParamType::kGroup) names.push_back(p.name);
     return names;
   }

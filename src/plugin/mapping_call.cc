@@ -2,12 +2,15 @@
 
 #include <algorithm>
 
-#include "family/request_plan.h"
 #include "plan/scenario_plan.h"
 #include "registry/families.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 
 namespace slotguard {
+
+// The kind models' wire kinds are the ABI's.
+static_assert(kAbiKindSlotMapping == SG_KIND_SLOT_MAPPING && kAbiKindStateIndex == SG_KIND_STATE_INDEX &&
+              kAbiKindBlockOp == SG_KIND_BLOCK_OP);
 
 const std::vector<Abi2Field>& Abi2Fields() {
   // The members of sg_mapping_call that carry the built-in families'
@@ -76,22 +79,21 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
     if (f.family == group.family) f.set(&call, ParamOf(group, f.param));
   if (group.family == Family::kQsaCompressed) call.qsa_compressed.common_slot_mapping = common;
   // ABI 3: the family-neutral call.
-  const FamilyDesc& desc = DescOf(group.family);
-  call.num_params = static_cast<int32_t>(desc.params.size());
-  call.param_names = desc.param_name_ptrs.data();
+  const GroupModel model(group);
+  call.num_params = static_cast<int32_t>(model.params().size());
+  call.param_names = model.param_name_ptrs().data();
   call.param_values = group.params.data();
-  call.num_outputs = static_cast<int32_t>(desc.mapping.outputs.size());
-  for (int32_t o = 0; o < call.num_outputs && o < 2; ++o) call.output_names[o] = desc.output_name_ptrs[o];
-  call.gate_slot_mapping = desc.mapping.gate.present() ? common : nullptr;
+  call.num_outputs = static_cast<int32_t>(model.mapping().outputs.size());
+  for (int32_t o = 0; o < call.num_outputs && o < 2; ++o) call.output_names[o] = model.output_name_ptrs()[o];
+  call.gate_slot_mapping = model.mapping().gate.present() ? common : nullptr;
   call.block_table_row_widths = stream == nullptr && !group.table.lengths.empty() ? group.table.lengths.data() : nullptr;
-  call.kind = desc.kind == FamilyKind::kStateIndex ? SG_KIND_STATE_INDEX
-              : desc.kind == FamilyKind::kBlockOp  ? SG_KIND_BLOCK_OP
-                                                   : SG_KIND_SLOT_MAPPING;
-  int64_t ops = 1;
+  // What the family computes and how long each output is: its kind's model
+  // (0 when a block operation's ops formula fails), as the plan's step says.
+  call.kind = model.kind().abi_kind();
+  int64_t length = 0;
   std::string unused;
-  if (desc.kind == FamilyKind::kBlockOp && !OpsPerRequest(desc, desc.request, group.params, group.table.width, &ops, &unused))
-    ops = 0;
-  call.output_length = desc.kind == FamilyKind::kSlotMapping ? call.num_tokens : ops * call.num_reqs;
+  if (!model.OutputLength(call.num_tokens, call.num_reqs, &length, &unused)) length = 0;
+  call.output_length = length;
   call.stream = stream;
   call.request_of_token = batch.request_of_token;
   return call;

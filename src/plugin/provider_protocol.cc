@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "registry/families.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "util/error_line.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -25,8 +25,10 @@ int64_t LengthOf(const ProviderRecord& r, const ProviderGroupInput& g) {
 /// HELLO's family flags.
 constexpr uint32_t kFlagGate = 1;        // the family's gate reads another group's output
 constexpr uint32_t kFlagRaggedRows = 2;  // the family's rows are ragged (CSR): row widths come with each group
-constexpr uint32_t kFlagStateIndex = 4;  // a state index per request (output_length = num_reqs)
-constexpr uint32_t kFlagBlockOp = 8;     // block operations per request (output_length = num_reqs * ops)
+// The per-request kinds' bits are their kind models' (family/kind_model.h):
+// 4 a state index per request (output_length = num_reqs), 8 block
+// operations per request (output_length = num_reqs * ops).
+static_assert(kProtocolFlagStateIndex == 4 && kProtocolFlagBlockOp == 8, "python/slotguard/protocol.py's FLAG_*");
 /// A group's flags in RUN.
 constexpr uint32_t kGroupGateInline = 1;  // the gate's mapping is at gate_offset
 constexpr uint32_t kGroupRowWidths = 2;   // each row's width is at row_widths
@@ -52,7 +54,7 @@ bool GetText(WireBuffer* in, std::string* s) {
 /// parameters, in its description's order (their indices there).
 std::vector<size_t> WireParams(Family family) {
   std::vector<size_t> params;
-  const std::vector<ParamDesc>& all = DescOf(family).params;
+  const std::vector<ParamDesc>& all = FamilyModel(family).params();
   for (size_t p = 0; p < all.size(); ++p)
     if (all[p].type != ParamType::kGroup) params.push_back(p);
   return params;
@@ -83,17 +85,16 @@ void PutHello(const std::string& device, WireBuffer* out) {
   PutText(out, device);
   out->PutU32(static_cast<uint32_t>(AllFamilies().size()));
   for (const FamilyInfo& f : AllFamilies()) {
+    const FamilyModel model(f.family);
     PutText(out, f.name);
     out->PutU32(static_cast<uint32_t>(f.family));
     out->PutU32(static_cast<uint32_t>(OutputCount(f.family)));
-    for (const OutputDesc& o : f.desc->mapping.outputs) PutText(out, o.name);
+    for (const OutputDesc& o : model.mapping().outputs) PutText(out, o.name);
     const std::vector<size_t> params = WireParams(f.family);
     out->PutU32(static_cast<uint32_t>(params.size()));
-    for (size_t p : params) PutText(out, f.desc->params[p].name);
-    out->PutU32((f.desc->mapping.gate.present() ? kFlagGate : 0) |
-                (f.desc->mapping.rows == RowsRule::kCsr ? kFlagRaggedRows : 0) |
-                (f.desc->kind == FamilyKind::kStateIndex ? kFlagStateIndex : 0) |
-                (f.desc->kind == FamilyKind::kBlockOp ? kFlagBlockOp : 0));
+    for (size_t p : params) PutText(out, model.params()[p].name);
+    out->PutU32((model.mapping().gate.present() ? kFlagGate : 0) | (model.ragged_rows() ? kFlagRaggedRows : 0) |
+                model.kind().protocol_flag());
   }
 }
 
@@ -219,7 +220,7 @@ void PutRun(uint32_t sequence, uint32_t flags, const std::vector<ProviderRecord>
       std::vector<int64_t> values(params.size());
       for (size_t i = 0; i < params.size(); ++i) values[i] = group.params[params[i]];
       // A ragged (CSR) family's groups carry their rows' widths, none too (a table of no rows).
-      const bool widths = MappingOf(group).rows == RowsRule::kCsr;
+      const bool widths = FamilyModel(group.family).ragged_rows();
       out->PutU32(static_cast<uint32_t>(values.size()));
       out->PutU32((g.common ? kGroupGateInline : 0) | (widths ? kGroupRowWidths : 0));
       out->PutU64(blob.Add(values));

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "family/family_desc.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 
 namespace slotguard {
 namespace {
@@ -29,12 +29,13 @@ void AddDivisors(int64_t whole, std::vector<int64_t>* out) {
 
 /// Parameter p's boundary set given the earlier parameters (in `g`).
 std::vector<int64_t> Candidates(const Group& g, size_t p, const ScopePart& scope) {
-  const FamilyDesc& d = DescOf(g.family);
-  const ParamDesc& param = d.params[p];
+  const FamilyModel model(g.family);
+  const std::vector<ParamDesc>& params = model.params();
+  const ParamDesc& param = params[p];
   if (param.type == ParamType::kBool) return {0, 1};
   std::vector<int64_t> values;
   const int64_t lo = param.min, hi = ParamMax(g, p);
-  const int64_t whole = param.divides.empty() ? 0 : g.params[static_cast<size_t>(d.FindParam(param.divides))];
+  const int64_t whole = param.divides.empty() ? 0 : g.params[static_cast<size_t>(model.FindParam(param.divides))];
   for (ParamClass c : scope.params) switch (c) {
       case ParamClass::kMin:
         values.push_back(lo);
@@ -48,7 +49,7 @@ std::vector<int64_t> Candidates(const Group& g, size_t p, const ScopePart& scope
       case ParamClass::kDefault:
         if (!param.default_value.empty()) {
           Group with_default = g;
-          std::vector<bool> given(d.params.size(), false);
+          std::vector<bool> given(params.size(), false);
           for (size_t q = 0; q < p; ++q) given[q] = true;
           ApplyDefaults(&with_default, given);
           values.push_back(with_default.params[p]);
@@ -79,7 +80,7 @@ std::vector<int64_t> Candidates(const Group& g, size_t p, const ScopePart& scope
     // No class gives a value in range: the example (the default where the
     // description gives one), as any scenario would have it.
     Group example = g;
-    std::vector<bool> given(d.params.size(), false);
+    std::vector<bool> given(params.size(), false);
     for (size_t q = 0; q < p; ++q) given[q] = true;
     if (param.default_value.empty()) {
       example.params[p] = std::min(std::max(param.example, lo), hi);
@@ -94,28 +95,23 @@ std::vector<int64_t> Candidates(const Group& g, size_t p, const ScopePart& scope
 }
 
 bool Acceptable(const Group& g) {
-  const FamilyDesc& d = DescOf(g.family);
-  std::vector<int64_t> vars(d.variables.size(), 0);
-  for (size_t p = 0; p < d.params.size(); ++p) vars[static_cast<size_t>(d.param_var(static_cast<int32_t>(p)))] = g.params[p];
-  for (const ConstraintDesc& constraint : d.constraints) {
-    int64_t holds = 0;
-    ExprError error = ExprError::kNone;
-    if (!constraint.holds.Evaluate(vars.data(), &holds, &error) || holds == 0) return false;
-  }
-  for (size_t p = 0; p < d.params.size(); ++p)
-    if (d.params[p].is_int() && (g.params[p] < d.params[p].min || g.params[p] > ParamMax(g, p))) return false;
+  const GroupModel model(g);
+  if (!model.ConstraintsHold()) return false;
+  const std::vector<ParamDesc>& params = model.params();
+  for (size_t p = 0; p < params.size(); ++p)
+    if (params[p].is_int() && (g.params[p] < params[p].min || g.params[p] > ParamMax(g, p))) return false;
   const GroupShape shape = ShapeOf(g);
   return shape.page >= 1 && shape.manager_page % shape.page == 0 && shape.min_width <= kMaxProveWidth &&
          shape.null_entries <= kMaxProveWidth;
 }
 
 void Expand(Group* g, size_t p, const ScopePart& scope, std::vector<std::vector<int64_t>>* out) {
-  const FamilyDesc& d = DescOf(g->family);
-  if (p == d.params.size()) {
+  const std::vector<ParamDesc>& params = FamilyModel(g->family).params();
+  if (p == params.size()) {
     if (Acceptable(*g)) out->push_back(g->params);
     return;
   }
-  if (d.params[p].type == ParamType::kGroup) {
+  if (params[p].type == ParamType::kGroup) {
     Expand(g, p + 1, scope, out);
     return;
   }
@@ -123,20 +119,11 @@ void Expand(Group* g, size_t p, const ScopePart& scope, std::vector<std::vector<
   // (a max or a default of this one reads only earlier ones).
   for (int64_t v : Candidates(*g, p, scope)) {
     g->params[p] = v;
-    std::vector<bool> given(d.params.size(), false);
+    std::vector<bool> given(params.size(), false);
     for (size_t q = 0; q <= p; ++q) given[q] = true;
     ApplyDefaults(g, given);
     Expand(g, p + 1, scope, out);
   }
-}
-
-/// Whether a subtree reads only `fixed` variables.
-bool ReadsOnly(const Expr& e, int32_t node, const std::vector<bool>& fixed) {
-  const Expr::Node& n = e.nodes()[static_cast<size_t>(node)];
-  if (n.op == Expr::kVariable) return n.var < static_cast<int32_t>(fixed.size()) && fixed[static_cast<size_t>(n.var)];
-  for (int32_t a : n.args)
-    if (a >= 0 && !ReadsOnly(e, a, fixed)) return false;
-  return true;
 }
 
 }  // namespace
@@ -151,50 +138,10 @@ std::vector<std::vector<int64_t>> ParamTuples(Family family, const ScopePart& sc
 std::vector<int64_t> FormulaBoundaries(const Group& group) {
   std::vector<int64_t> out = GroupDivisors(group);
   // The comparisons: a side fixed for the group (the parameters, and the
-  // lets of them) is a threshold the other side crosses.
-  const FamilyDesc& d = DescOf(group.family);
-  const MappingDesc& m = d.mapping;
-  std::vector<bool> fixed(d.variables.size(), false);
-  std::vector<int64_t> vars(d.variables.size(), 0);
-  for (size_t p = 0; p < d.params.size(); ++p) {
-    const size_t var = static_cast<size_t>(d.param_var(static_cast<int32_t>(p)));
-    vars[var] = p < group.params.size() ? group.params[p] : 0;
-    fixed[var] = true;
-  }
-  // A per-request kind (state index, block operations): its request
-  // formulas; a slot mapping: its mapping's.
-  const bool per_request = d.kind != FamilyKind::kSlotMapping;
-  const RequestDesc& q = d.request;
-  const std::vector<LetDesc>& lets = per_request ? q.lets : m.lets;
-  for (const LetDesc& let : lets)
-    if (ReadsOnly(let.value, let.value.root(), fixed) &&
-        let.value.EvaluateNode(let.value.root(), vars.data(), &vars[static_cast<size_t>(let.var)]))
-      fixed[static_cast<size_t>(let.var)] = true;
-  std::vector<const Expr*> formulas;
-  for (const LetDesc& let : lets) formulas.push_back(&let.value);
-  if (per_request) {
-    for (const Expr& e : q.select) formulas.push_back(&e);
-    for (const Expr* e : {&q.column, &q.src, &q.dst, &q.ops})
-      if (!e->nodes().empty()) formulas.push_back(e);
-  } else {
-    for (const Expr& e : m.select) formulas.push_back(&e);
-    formulas.push_back(&m.column);
-    formulas.push_back(&m.offset);
-    for (const OutputDesc& o : m.outputs)
-      for (const Expr& e : o.select) formulas.push_back(&e);
-  }
-  for (const Expr* e : formulas)
-    for (const Expr::Node& n : e->nodes()) {
-      if (n.op != Expr::kLt && n.op != Expr::kLe && n.op != Expr::kGt && n.op != Expr::kGe && n.op != Expr::kEq &&
-          n.op != Expr::kNe)
-        continue;
-      for (int side = 0; side < 2; ++side) {
-        int64_t v;
-        if (n.args[side] >= 0 && !ReadsOnly(*e, n.args[1 - side], fixed) && ReadsOnly(*e, n.args[side], fixed) &&
-            e->EvaluateNode(n.args[side], vars.data(), &v))
-          out.push_back(v);
-      }
-    }
+  // lets of them) is a threshold the other side crosses (its kind's
+  // addressing formulas).
+  const std::vector<int64_t> thresholds = GroupModel(group).Thresholds();
+  out.insert(out.end(), thresholds.begin(), thresholds.end());
   out.erase(std::remove_if(out.begin(), out.end(), [](int64_t v) { return v <= 1 || v > kMaxPosition; }), out.end());
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -8,7 +8,7 @@
 #include "family/request_plan.h"
 #include "prove/boundaries.h"
 #include "registry/families.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 
 namespace slotguard {
 namespace {
@@ -22,32 +22,11 @@ constexpr int64_t kFarColumn = int64_t{1} << 40;
 constexpr int64_t kBeforeCellBudget = int64_t{1} << 23;
 constexpr int64_t kBeforeBudget = int64_t{1} << 25;
 
-/// A per-request kind (a state index, block operations): a live request
-/// must find its columns in its row, so its rows are as wide as it reads.
-bool Guarded(const Group& g) { return !PerRequest(g) && MappingOf(g).range != RangeRule::kNone; }
-bool Csr(const Group& g) { return !PerRequest(g) && MappingOf(g).rows == RowsRule::kCsr; }
-
-/// Per request of `b`: the columns a per-request kind's description reads
-/// (its state index's column, each operation's source and destination),
-/// the farthest + 1, with rows as wide as that (a formula may read the
-/// width: grown to what it addresses, as the generator does).
-std::vector<int64_t> RequestColumns(const Group& g, const Batch& b) {
-  const FamilyDesc& d = DescOf(g.family);
-  std::vector<int64_t> needed(static_cast<size_t>(b.num_reqs()), 0);
-  int64_t width = 1;
-  for (int round = 0; round < 4; ++round) {
-    std::fill(needed.begin(), needed.end(), 0);
-    int64_t widest = 0;
-    ForEachRequestColumn(d, d.request, g.params, b, width, [&](int32_t r, int64_t col, bool) {
-      if (col < 0 || col >= kFarColumn) return;
-      needed[static_cast<size_t>(r)] = std::max(needed[static_cast<size_t>(r)], col + 1);
-      widest = std::max(widest, col + 1);
-    });
-    if (widest <= width) break;
-    width = widest;
-  }
-  return needed;
-}
+/// Whether a group's rows may be narrower than what its requests address
+/// (a range guard pads past them; a per-request kind's live request must
+/// find its columns), and whether they are ragged (CSR): its kind's model.
+bool Guarded(const Group& g) { return FamilyModel(g.family).rows_guarded(); }
+bool Csr(const Group& g) { return FamilyModel(g.family).ragged_rows(); }
 
 /// One request of `tokens` tokens after `context`, then `padding` padding
 /// tokens, num_actual_tokens as `actual` says: the batch the column walks
@@ -75,16 +54,9 @@ Batch OneRequestBatch(int32_t tokens, int64_t context, int32_t padding, NumActua
 int64_t NeededColumns(const Group& g, int32_t tokens, int64_t context, int32_t padding = 0,
                       NumActual actual = NumActual::kRealTokens) {
   const Batch b = OneRequestBatch(tokens, context, padding, actual);
-  if (PerRequest(g)) return RequestColumns(g, b)[0];
-  const FamilyDesc& d = DescOf(g.family);
-  GroupPlan plan;
-  std::string err;
-  if (!MakeGroupPlan(d, d.mapping, g.params, b, &plan, &err)) return -1;
-  int64_t most = 0;
-  ForEachAddress(plan, b, [&](int64_t, int32_t, bool, int64_t col) {
-    if (col >= 0) most = std::max(most, std::min(col, kFarColumn) + 1);
-  });
-  return most;
+  std::vector<int64_t> needed;
+  if (!GroupModel(g).NeededColumns(b, kFarColumn, &needed)) return -1;
+  return needed[0];
 }
 
 /// Whether `g` is a block operation kind with sources and one entry per
@@ -92,7 +64,7 @@ int64_t NeededColumns(const Group& g, int32_t tokens, int64_t context, int32_t p
 /// operation reads (a state block freed two steps ago, a prefix hit's null
 /// columns), a state of the engine the enumeration gives its own symbol.
 bool NullSourceGroup(const Group& g) {
-  return KindOf(g) == FamilyKind::kBlockOp && !DescOf(g.family).request.src.nodes().empty() && NullEntries(g) == 1;
+  return FamilyModel(g.family).reads_source_columns() && NullEntries(g) == 1;
 }
 
 /// The source columns in [0, n) of a request of `tokens` tokens after
@@ -101,9 +73,8 @@ bool NullSourceGroup(const Group& g) {
 std::vector<int64_t> SourceColumns(const Group& g, int32_t tokens, int64_t context, int64_t width, int64_t n,
                                    int32_t padding = 0, NumActual actual = NumActual::kRealTokens) {
   const Batch b = OneRequestBatch(tokens, context, padding, actual);
-  const FamilyDesc& d = DescOf(g.family);
   std::vector<int64_t> cols;
-  ForEachRequestColumn(d, d.request, g.params, b, width, [&](int32_t, int64_t col, bool source) {
+  GroupModel(g).ForEachColumn(b, width, [&](int32_t, int64_t col, bool source, bool) {
     if (source && col >= 0 && col < n) cols.push_back(col);
   });
   std::sort(cols.begin(), cols.end());
@@ -113,23 +84,16 @@ std::vector<int64_t> SourceColumns(const Group& g, int32_t tokens, int64_t conte
 
 /// Per request of `batch`: the columns its tokens read in `g` (as NeededColumns).
 std::vector<int64_t> NeededInBatch(const Group& g, const Batch& batch) {
-  if (PerRequest(g)) return RequestColumns(g, batch);
-  std::vector<int64_t> needed(static_cast<size_t>(batch.num_reqs()), 0);
-  const FamilyDesc& d = DescOf(g.family);
-  GroupPlan plan;
-  std::string err;
-  if (!MakeGroupPlan(d, d.mapping, g.params, batch, &plan, &err)) return needed;
-  ForEachAddress(plan, batch, [&](int64_t, int32_t r, bool, int64_t col) {
-    if (col >= 0) needed[static_cast<size_t>(r)] = std::max(needed[static_cast<size_t>(r)], std::min(col, kFarColumn) + 1);
-  });
+  std::vector<int64_t> needed;
+  if (!GroupModel(g).NeededColumns(batch, kFarColumn, &needed)) needed.assign(static_cast<size_t>(batch.num_reqs()), 0);
   return needed;
 }
 
 std::string ParamsText(const Group& g) {
-  const FamilyDesc& d = DescOf(g.family);
+  const std::vector<ParamDesc>& params = FamilyModel(g.family).params();
   std::string text;
-  for (size_t p = 0; p < d.params.size(); ++p) {
-    const ParamDesc& param = d.params[p];
+  for (size_t p = 0; p < params.size(); ++p) {
+    const ParamDesc& param = params[p];
     std::string value;
     if (param.type == ParamType::kGroup)
       value = g.links[p].empty() ? "absent" : g.links[p];
@@ -182,7 +146,7 @@ bool Enumeration::Build(const Scope& scope, const EnumerationOptions& options, s
 }
 
 bool Enumeration::AddFamily(size_t part, Family family, std::string* err) {
-  const FamilyDesc& d = DescOf(family);
+  const std::vector<ParamDesc>& family_params = FamilyModel(family).params();
   const ScopePart& scope_part = scope_.parts[part];
   for (const std::vector<int64_t>& params : ParamTuples(family, scope_part)) {
     Group main = ExampleGroup(family, GetFamily(family).name);
@@ -192,13 +156,13 @@ bool Enumeration::AddFamily(size_t part, Family family, std::string* err) {
     // is not linked to (the engines wire a gate to a plain group).
     std::vector<size_t> link_params;
     std::vector<std::vector<Group>> choices;  // per link: the groups it may name (an empty name: none)
-    for (size_t p = 0; p < d.params.size(); ++p) {
-      if (d.params[p].type != ParamType::kGroup) continue;
+    for (size_t p = 0; p < family_params.size(); ++p) {
+      if (family_params[p].type != ParamType::kGroup) continue;
       link_params.push_back(p);
       std::vector<Group> these;
       Family target;
       std::string unused;
-      const bool can = FindFamily(d.params[p].family, &target, &unused) && !ReadsAnotherGroup(target);
+      const bool can = FindFamily(family_params[p].family, &target, &unused) && !ReadsAnotherGroup(target);
       for (LinkMode mode : scope_part.links) {
         if (mode == LinkMode::kAbsent) these.push_back(Group());
         if (mode == LinkMode::kPresent && can) these.push_back(ExampleGroup(target, GetFamily(target).name));
@@ -250,7 +214,7 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
   config.contexts = contexts;
   // The requests' spans: tokens and context, with the columns they read.
   bool one_token = false;
-  for (const Group& g : config.groups) one_token |= DescOf(g.family).one_token_per_request;
+  for (const Group& g : config.groups) one_token |= FamilyModel(g.family).one_token_per_request();
   std::vector<Span> spans;
   for (int32_t q : s.tokens) {
     if (one_token && q != 1) continue;
@@ -861,8 +825,7 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
         for (int32_t r = 0; r < R; ++r)
           if (a.symbols[static_cast<size_t>(tuple[static_cast<size_t>(r)])].state == kLiveNullSources) any = true;
         if (any) {
-          const FamilyDesc& d = DescOf(g.family);
-          ForEachRequestColumn(d, d.request, g.params, b, W, [&](int32_t r, int64_t col, bool src) {
+          GroupModel(g).ForEachColumn(b, W, [&](int32_t r, int64_t col, bool src, bool) {
             if (src && col >= 0 && col < W &&
                 a.symbols[static_cast<size_t>(tuple[static_cast<size_t>(r)])].state == kLiveNullSources)
               nulled[static_cast<size_t>(r)].push_back(col);

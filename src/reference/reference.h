@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "family/family_plan.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {

@@ -4,27 +4,17 @@
 
 #include <functional>
 
-#include "family/request_plan.h"
 
 namespace slotguard {
 
 bool GroupReference(const Scenario& scenario, const Group& group, const int64_t* linked, bool facts,
                     Interpretation* out, std::string* err) {
-  const FamilyDesc& desc = DescOf(group.family);
-  GroupPlan plan;
+  // The family's own description, run by its kind's interpreter.
+  const GroupModel model(group);
   std::string why;
-  if (desc.kind != FamilyKind::kSlotMapping) {  // a state index or block operations per request
-    if (InterpretRequests(desc, desc.request, group.params, scenario.batch, group.table, facts, out, &why))
-      return true;
-    *err = "group " + group.name + " (" + desc.name + "): " + why;
-    return false;
-  }
-  if (!MakeGroupPlan(desc, desc.mapping, group.params, scenario.batch, &plan, &why) ||
-      !Interpret(plan, scenario.batch, group.table, linked, facts, out, &why)) {
-    *err = "group " + group.name + " (" + desc.name + "): " + why;
-    return false;
-  }
-  return true;
+  if (model.Interpret(scenario.batch, linked, facts, /*variant=*/false, out, &why)) return true;
+  *err = "group " + group.name + " (" + model.name() + "): " + why;
+  return false;
 }
 
 bool ScenarioReference(const Scenario& scenario, bool facts, std::vector<Interpretation>* out, std::string* err) {

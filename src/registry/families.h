@@ -42,8 +42,6 @@ const std::vector<VariantInfo>& AllVariants();
 
 const FamilyInfo& GetFamily(Family family);
 const VariantInfo& GetVariant(Variant variant);
-/// The description of a family.
-inline const FamilyDesc& DescOf(Family family) { return *GetFamily(family).desc; }
 /// Variants of one family, `fixed` first.
 std::vector<Variant> VariantsOf(Family family);
 Variant FixedVariant(Family family);

@@ -3,6 +3,7 @@
 #ifndef SLOTGUARD_REGISTRY_INVARIANTS_H_
 #define SLOTGUARD_REGISTRY_INVARIANTS_H_
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,9 +13,12 @@ namespace slotguard {
 // kMapping: on the slot mapping; kMemory: on the cache after the writers
 // (`--writers`); kRun: about the run itself (no_fault).
 enum class InvariantStage { kMapping, kMemory, kRun };
-// The families a mapping invariant judges: a slot per token, a state index
-// or block operations per request, or both.
-enum class InvariantKinds { kSlots, kRequests, kAny };
+// The kinds of family a mapping invariant judges, a bit each (the kind
+// models' invariant_bit, family/kind_model.h): slot_mapping (a slot per
+// token), state_index, block_op; kRequests both per-request kinds; kAny all.
+enum class InvariantKinds : uint32_t { kSlots = 1, kStateIndex = 2, kBlockOp = 4, kRequests = 6, kAny = 0xffffffff };
+/// Whether an invariant of `kinds` judges a kind whose bit is `kind_bit`.
+inline bool JudgesKind(InvariantKinds kinds, uint32_t kind_bit) { return (static_cast<uint32_t>(kinds) & kind_bit) != 0; }
 
 struct InvariantInfo {
   const char* name;

@@ -5,7 +5,7 @@
 #include "registry/families.h"
 #include "report/report.h"
 #include "registry/invariants.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "util/error_line.h"
 
 namespace slotguard {
@@ -40,32 +40,6 @@ std::string DefaultCell(const ParamDesc& p) {
   return p.default_value.text();
 }
 
-const char* KindName(FamilyKind kind) {
-  switch (kind) {
-    case FamilyKind::kStateIndex:
-      return "state_index";
-    case FamilyKind::kBlockOp:
-      return "block_op";
-    case FamilyKind::kSlotMapping:
-      break;
-  }
-  return "slot_mapping";
-}
-
-const char* OpName(BlockOpKind op) {
-  switch (op) {
-    case BlockOpKind::kLoad:
-      return "load";
-    case BlockOpKind::kStore:
-      return "store";
-    case BlockOpKind::kZero:
-      return "zero";
-    case BlockOpKind::kCopy:
-      break;
-  }
-  return "copy";
-}
-
 const char* WriterKindName(const WriterDesc& w) { return w.style == WriterStyle::kPaged ? "paged" : "ring"; }
 const char* WriterSkipName(const WriterDesc& w) {
   return w.skip == WriterSkip::kNegative ? "slot < 0" : w.skip == WriterSkip::kMinusOne ? "slot == -1" : "none";
@@ -85,19 +59,6 @@ std::string WriterLine(const WriterDesc& w) {
   if (w.skip != WriterSkip::kNegative) text += std::string(", a negative slot lands as ") + WriterNegativeName(w);
   if (w.dummies == WriterDummies::kSkip) text += ", not run for dummies";
   return text;
-}
-
-/// What a per-request family computes, in one line of `slotguard list`.
-std::string RequestLine(const FamilyDesc& d) {
-  const RequestDesc& r = d.request;
-  if (d.kind == FamilyKind::kStateIndex) {
-    std::string consumers;
-    for (const ConsumerDesc& c : r.consumers)
-      consumers += (consumers.empty() ? "" : ", ") + c.name + " skips " + c.skip.text();
-    return "a state index per request: column " + r.column.text() + ", marker " + r.marker.text() + "; " + consumers;
-  }
-  return std::string("block operations per request: ") + r.ops.text() + " " + OpName(r.op) +
-         (r.src.empty() ? "" : ", src column " + r.src.text()) + (r.dst.empty() ? "" : ", dst column " + r.dst.text());
 }
 
 }  // namespace
@@ -120,12 +81,13 @@ void WriteRegistryListing(std::ostream& out) {
           << EscapeText(e.function, 0) << "\n";
       if (!e.note.empty()) out << "      " << EscapeText(e.note, 0) << "\n";
     }
-    if (family.desc->kind == FamilyKind::kSlotMapping)
-      for (const OutputDesc& o : family.desc->mapping.outputs)
+    const FamilyModel model(family.family);
+    if (model.kind().writes_cache())
+      for (const OutputDesc& o : model.mapping().outputs)
         out << "    output " << (o.name.empty() ? "(the group's)" : EscapeText(o.name, 0)) << ": dummy " << DummyName(o.dummy)
             << ", writer " << WriterLine(o.writer) << "\n";
-    if (family.desc->kind != FamilyKind::kSlotMapping) {
-      out << "    " << RequestLine(*family.desc) << "\n";
+    if (!model.Summary().empty()) {
+      out << "    " << model.Summary() << "\n";
     } else if (ReadsColumn0Only(family.family)) {
       out << "    reads column 0 of its row only\n";
     }
@@ -163,10 +125,11 @@ void WriteRegistryJson(std::ostream& out) {
     if (!d.engine.commit.empty()) engine["commit"] = d.engine.commit;
     if (!d.engine.note.empty()) engine["note"] = d.engine.note;
     family["engine"] = engine;
-    family["kind"] = KindName(d.kind);
-    family["rows"] = d.mapping.rows == RowsRule::kCsr ? "csr" : "table";
+    const FamilyModel model(f.family);
+    family["kind"] = model.kind().name();
+    family["rows"] = model.ragged_rows() ? "csr" : "table";
     family["one_token_per_request"] = d.one_token_per_request;
-    family["null_page"] = NullPageName(d.kind == FamilyKind::kSlotMapping ? d.mapping.null_page : d.request.null_page);
+    family["null_page"] = NullPageName(model.null_page());
     json params = json::array();
     for (const ParamDesc& p : d.params) {
       json param;
@@ -191,12 +154,12 @@ void WriteRegistryJson(std::ostream& out) {
     family["min_width"] = d.mapping.min_width.text();
     // A block_op group has `ops` operations per request (a formula over the
     // parameters and width); its outputs hold num_reqs * ops elements.
-    family["ops"] = d.kind == FamilyKind::kBlockOp ? json(d.request.ops.text()) : json();
+    family["ops"] = d.request.ops.empty() ? json() : json(d.request.ops.text());  // block_op only
     family["gate"] = d.mapping.gate.present() ? json(d.params[d.mapping.gate.param].name) : json();
     // Each output's writer (writer.gate: the group parameter it reads, or null).
     json writers = json::array();
     for (const OutputDesc& o : d.mapping.outputs)
-      writers.push_back(d.kind != FamilyKind::kSlotMapping || !o.writer.writes
+      writers.push_back(!model.kind().writes_cache() || !o.writer.writes
                             ? json()
                             : json{{"output", o.name},
                                    {"kind", WriterKindName(o.writer)},

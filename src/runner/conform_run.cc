@@ -3,13 +3,14 @@
 #include "backend/described_kernel.h"
 #include "invariants/group_cause.h"
 #include "invariants/invariants.h"
+#include "family/group_model.h"
 #include "registry/families.h"
 #include "registry/invariants.h"
 
 namespace slotguard {
 
 Variant EngineVariantOf(Family family) {
-  const std::string& commit = DescOf(family).engine.commit;
+  const std::string& commit = FamilyModel(family).engine().commit;
   Variant v;
   if (!commit.empty() && LookupVariant(family, "engine_" + commit.substr(0, 8), &v)) return v;
   return FixedVariant(family);

@@ -5,7 +5,7 @@
 #include "invariants/invariants.h"
 #include "reference/reference.h"
 #include "runner/scenario_run.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 
 namespace slotguard {
 
@@ -30,7 +30,7 @@ Scenario PadToCaptureSize(const Scenario& scenario) {
   // The tokens added are padding: each output's golden holds its family's
   // tail value there (PAD; slot_mapping_in, PAD here; or a sink's null slot 0).
   for (const Group& group : padded.groups) {
-    if (PerRequest(group)) continue;  // a state index (or operations) per request: no more requests
+    if (KindModelOf(group).per_request()) continue;  // a state index (or operations) per request: no more requests
     const int64_t tail = MappingOf(group).tail_value == TailValue::kNullSlot ? 0 : kPadSlot;
     for (const std::string& name : OutputNames(group)) {
       auto golden = padded.expect.slot_mapping.find(name);
@@ -110,7 +110,7 @@ bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t k
         o.kernel = &out.engine[k];
         o.reference = &reference[i].slots[k];
         o.facts = k < reference[i].facts.size() ? &reference[i].facts[k] : nullptr;
-        if (!PerRequest(s.groups[i])) o.writer = &WriterMappingOf(s.groups[i]).outputs[k].writer;
+        if (KindModelOf(s.groups[i]).writes_cache()) o.writer = &WriterMappingOf(s.groups[i]).outputs[k].writer;
         g.outputs.push_back(o);
       }
       // The block-0 slots this replay dirtied: a slot already dirty before

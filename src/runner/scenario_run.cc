@@ -83,8 +83,8 @@ bool HandWrittenReference(const Scenario& scenario, std::vector<Interpretation>*
           return false;
         continue;
       }
-      const FamilyDesc& desc = DescOf(group.family);
-      one.owner = OwnersOf(desc.mapping, scenario.batch, MappedEnd(desc.mapping, scenario.batch));
+      const MappingDesc& mapping = MappingOf(group);
+      one.owner = OwnersOf(mapping, scenario.batch, MappedEnd(mapping, scenario.batch));
     }
   return true;
 }
@@ -107,7 +107,7 @@ GroupRun GroupRunOf(const Scenario& scenario, const ScenarioRun& run, size_t i, 
     out.flat = with_flat && o < run.kernel[i].flat.size() ? &run.kernel[i].flat[o] : nullptr;
     out.reference = &run.reference[i][o];
     out.facts = o < run.facts[i].size() ? &run.facts[i][o] : nullptr;
-    if (!PerRequest(group) && o < MappingOf(group).outputs.size()) {
+    if (KindModelOf(group).writes_cache() && o < MappingOf(group).outputs.size()) {
       out.writer = &WriterMappingOf(group).outputs[o].writer;
       out.reference_writer = &MappingOf(group).outputs[o].writer;
       const std::vector<uint8_t>* skips =
@@ -174,12 +174,12 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
   for (size_t i = 0; i < scenario.groups.size(); ++i) {
     const Group& group = scenario.groups[i];
     run->writer_skips.emplace_back(run->output_names[i].size());
-    if (PerRequest(group)) continue;
-    const FamilyDesc& desc = DescOf(group.family);
+    const GroupModel model(group);
+    if (!model.kind().writes_cache()) continue;
     const MappingDesc& mapping = WriterMappingOf(group);
     GroupPlan plan;
     std::string unused;
-    if (!MakeGroupPlan(desc, mapping, group.params, scenario.batch, &plan, &unused)) continue;
+    if (!model.MakePlan(mapping, scenario.batch, &plan, &unused)) continue;
     for (size_t o = 0; o < run->writer_skips.back().size() && o < mapping.outputs.size(); ++o) {
       const int gate = WriterGateGroupIndex(scenario, group, static_cast<int>(o));
       run->writer_skips.back()[o] = WriterSkipMask(plan, static_cast<int>(o), scenario.batch,

@@ -15,7 +15,7 @@
 #include "invariants/group_run.h"
 #include "findings/finding_signature.h"
 #include "runner/null_block_effect.h"
-#include "scenario/family_params.h"  // OutputNames
+#include "family/group_model.h"  // OutputNames
 #include "scenario/scenario.h"
 
 namespace slotguard {

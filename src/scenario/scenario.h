@@ -78,7 +78,7 @@ struct BlockTable {
 /// The parameters are the family description's (family/family_desc.h), in
 /// its order: `params[p]` holds an integer or bool parameter's value,
 /// `links[p]` a group parameter's (the name of another group, "" when the
-/// scenario gives none). registry/family_params.h reads them by name.
+/// scenario gives none). family/group_model.h reads them by name.
 struct Group {
   std::string name;
   Family family = Family::kPaged;

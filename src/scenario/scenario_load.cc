@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "registry/invariants.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "scenario/scenario_json.h"
 #include "scenario/table_extent.h"
 #include "util/did_you_mean.h"
@@ -184,7 +184,7 @@ bool Loader::Load(const json& root, Scenario* s) {
   // A group parameter names a group of its target family, which depends on
   // nothing (so the run order has no cycle).
   for (size_t i = 0; i < s->groups.size(); ++i) {
-    const std::vector<ParamDesc>& params = DescOf(s->groups[i].family).params;
+    const std::vector<ParamDesc>& params = FamilyModel(s->groups[i].family).params();
     for (size_t p = 0; p < params.size(); ++p)
       if (params[p].type == ParamType::kGroup && !CheckGroupParam(*s, i, p)) return false;
   }
@@ -428,12 +428,12 @@ bool Loader::LoadGroup(const json& v, const std::string& ptr, const Scenario& s,
 }
 
 bool Loader::LoadParams(const json& v, const std::string& ptr, Group* g) {
-  const FamilyDesc& d = DescOf(g->family);
-  std::vector<bool> given(d.params.size(), false);
-  g->params.assign(d.params.size(), 0);
-  g->links.assign(d.params.size(), std::string());
-  for (size_t i = 0; i < d.params.size(); ++i) {
-    const ParamDesc& p = d.params[i];
+  const std::vector<ParamDesc>& params = FamilyModel(g->family).params();
+  std::vector<bool> given(params.size(), false);
+  g->params.assign(params.size(), 0);
+  g->links.assign(params.size(), std::string());
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamDesc& p = params[i];
     const std::string top = p.top_key(), at = ParamPointer(ptr, p);
     const json* f = Find(v, top);
     if (f && p.nested()) {
@@ -478,35 +478,34 @@ bool Loader::LoadParams(const json& v, const std::string& ptr, Group* g) {
 }
 
 bool Loader::LoadIntParam(const json& f, const std::string& ptr, size_t index, Group* g) {
-  const FamilyDesc& d = DescOf(g->family);
-  const ParamDesc& p = d.params[index];
+  const FamilyModel model(g->family);
+  const ParamDesc& p = model.params()[index];
   const std::string leaf = p.leaf_key();
   int64_t x;
   if (!Int(f, ptr, p.min, ParamMax(*g, index), leaf, &x)) return false;
   g->params[index] = x;
   if (!p.divides.empty()) {
-    const int32_t other = d.FindParam(p.divides);
+    const int32_t other = model.FindParam(p.divides);
     const int64_t whole = g->params[other];
     if (whole % x != 0)
-      return Fail(ptr, leaf + " does not divide " + d.params[other].leaf_key(), "a divisor of " + std::to_string(whole),
+      return Fail(ptr, leaf + " does not divide " + model.params()[other].leaf_key(), "a divisor of " + std::to_string(whole),
                   std::to_string(x));
   }
   return true;
 }
 
 bool Loader::CheckConstraints(const std::string& ptr, const Group& g) {
-  const FamilyDesc& d = DescOf(g.family);
-  std::vector<int64_t> vars(d.variables.size(), 0);
-  for (size_t p = 0; p < d.params.size(); ++p) vars[d.param_var(p)] = g.params[p];
-  for (const ConstraintDesc& c : d.constraints) {
+  const FamilyModel model(g.family);
+  const std::vector<int64_t> vars = model.ParamVars(g.params);
+  for (const ConstraintDesc& c : model.constraints()) {
     int64_t holds = 0;
     std::string why;
     const bool ok = c.holds.Evaluate(vars.data(), &holds, &why);
     if (ok && holds) continue;
-    const ParamDesc& at = d.params[c.at];
+    const ParamDesc& at = model.params()[c.at];
     std::string values;
     for (const std::string& name : c.holds.Variables()) {
-      const int32_t p = d.FindParam(name);
+      const int32_t p = model.FindParam(name);
       if (p >= 0) values += (values.empty() ? "" : ", ") + name + " = " + std::to_string(g.params[p]);
     }
     return Fail(ParamPointer(ptr, at), "violates " + c.holds.text() + (ok ? "" : " (" + why + ")"),
@@ -516,7 +515,7 @@ bool Loader::CheckConstraints(const std::string& ptr, const Group& g) {
 }
 
 bool Loader::CheckGroupParam(const Scenario& s, size_t index, size_t p_index) {
-  const ParamDesc& p = DescOf(s.groups[index].family).params[p_index];
+  const ParamDesc& p = FamilyModel(s.groups[index].family).params()[p_index];
   const std::string& name = s.groups[index].links[p_index];
   if (name.empty()) return true;
   const std::string& family = p.family;
@@ -562,7 +561,7 @@ bool Loader::CheckOutputNames(const Scenario& s) {
 bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s, const Group& g,
                        BlockTable* table) {
   // A CSR family's rows are ragged, one per request whatever table_rows says.
-  const bool ragged = MappingOf(g).rows == RowsRule::kCsr;
+  const bool ragged = FamilyModel(g.family).ragged_rows();
   const bool persistent = !ragged && s.batch.table_rows == TableRows::kIdxMapping;
   if (!Array(v, ptr, persistent ? "an array of rows (the persistent table)" : "an array of rows, one per request"))
     return false;
@@ -673,7 +672,7 @@ bool Loader::LoadTable(const json& v, const std::string& ptr, const Scenario& s,
   // A per-request kind's outputs hold num_reqs elements (a state index) or
   // num_reqs x ops (block operations, ops a formula over the width): their
   // own term, the batch's per-token one does not bound them.
-  if (PerRequest(g)) {
+  if (KindModelOf(g).per_request()) {
     const int64_t length = OutputLength(g, s.batch);
     if (length > 0 && !Budget(length, costs_.per_output_token * std::max(1, OutputCount(g)), ptr,
                               "the outputs of group " + QuoteName(g.name) + " (" + std::to_string(length) +
@@ -765,10 +764,7 @@ bool Loader::LoadExpect(const json& v, const Scenario& s, Expect* e) {
       const Group& owner = s.groups[output_group_.at(it.key())];
       const int64_t length = OutputLength(owner, s.batch);
       if (!Length(*it, key_ptr, length,
-                  !PerRequest(owner) ? "num_tokens"
-                  : KindOf(owner) == FamilyKind::kStateIndex
-                      ? "the number of requests (a state index per request)"
-                      : "the number of requests times the operations per request"))
+                  KindModelOf(owner).length_text()))
         return false;
       e->slot_mapping[it.key()] = std::move(slots);
     }

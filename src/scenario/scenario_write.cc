@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "registry/families.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "scenario/scenario_json.h"
 #include "util/error_line.h"
 
@@ -71,9 +71,9 @@ std::string GroupJson(const Group& g) {
     nested_key.clear();
     nested.clear();
   };
-  const FamilyDesc& d = DescOf(g.family);
-  for (size_t i = 0; i < d.params.size(); ++i) {
-    const ParamDesc& p = d.params[i];
+  const std::vector<ParamDesc>& params = FamilyModel(g.family).params();
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamDesc& p = params[i];
     if (p.type == ParamType::kGroup && g.links[i].empty()) continue;
     const std::string value = p.type == ParamType::kGroup  ? Quote(g.links[i])
                               : p.type == ParamType::kBool ? (g.params[i] ? "true" : "false")

@@ -13,8 +13,8 @@ int64_t PaddedRowStride(const Batch& batch, const Group& group) {
   int64_t farthest_col = 0;
   GroupPlan plan;
   std::string unused;
-  const FamilyDesc& desc = DescOf(group.family);
-  if (MakeGroupPlan(desc, desc.mapping, group.params, batch, &plan, &unused))
+  const GroupModel model(group);
+  if (model.MakePlan(model.mapping(), batch, &plan, &unused))
     farthest_col = std::max<int64_t>(0, FarthestColumn(plan, batch));
   // Past kMaxPoisonColumns the poison stops: a read that far misses the
   // allocation (the host backend still sees it; a GPU faults or reads

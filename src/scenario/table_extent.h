@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "scenario/family_params.h"  // SlotsPerEntry, NullEntries
+#include "family/group_model.h"  // SlotsPerEntry, NullEntries
 #include "scenario/scenario.h"
 
 namespace slotguard {

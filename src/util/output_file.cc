@@ -15,7 +15,7 @@
 namespace slotguard {
 namespace {
 
-std::string KindOf(mode_t mode) {
+std::string FileTypeOf(mode_t mode) {
   if (S_ISREG(mode)) return "";
   if (S_ISDIR(mode)) return PathErrorText(EISDIR);
   const char* kind = S_ISFIFO(mode)   ? "a FIFO"
@@ -37,13 +37,13 @@ std::string FolderOf(const std::string& path) {
 std::string NotARegularFile(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return PathErrorText(errno);
-  return KindOf(st.st_mode);
+  return FileTypeOf(st.st_mode);
 }
 
 std::string OutputPathProblem(const std::string& path) {
   if (!path.empty() && path.back() == '/') return "names a directory (ends in '/'); expected a file path";
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0) return KindOf(st.st_mode);
+  if (::stat(path.c_str(), &st) == 0) return FileTypeOf(st.st_mode);
   if (errno != ENOENT) return PathErrorText(errno);
   struct stat lst;
   if (::lstat(path.c_str(), &lst) == 0) return "a dangling symbolic link";  // writing would create its target
@@ -64,7 +64,7 @@ std::string OutputDirProblem(const std::string& path) {
     struct stat st;
     if (::stat(p.c_str(), &st) == 0) {
       if (S_ISDIR(st.st_mode)) return "";
-      const std::string kind = KindOf(st.st_mode);
+      const std::string kind = FileTypeOf(st.st_mode);
       const std::string what = kind.empty() ? "a regular file" : kind;
       return p.string() == std::filesystem::absolute(path, ec).string()
                  ? "not a directory (" + what + ")"
@@ -81,12 +81,12 @@ bool WriteOutputFile(const std::string& path, const std::string& text, std::stri
   // reader (ENXIO) or is refused below, never waited on.
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
   if (fd < 0) {
-    *problem = errno == ENXIO ? KindOf(S_IFIFO) : PathErrorText(errno);
+    *problem = errno == ENXIO ? FileTypeOf(S_IFIFO) : PathErrorText(errno);
     return false;
   }
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    *problem = KindOf(st.st_mode);
+    *problem = FileTypeOf(st.st_mode);
     ::close(fd);
     return false;
   }

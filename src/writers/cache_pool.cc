@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "scenario/table_extent.h"
 
 namespace slotguard {

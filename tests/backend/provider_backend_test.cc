@@ -632,8 +632,8 @@ TEST(ProviderBackendTest, AScenarioOfNoTokensHoldsThroughAProviderInEveryFamily)
       // A slot per token: none; per request (a state index, block
       // operations): its length all the same.
       const size_t length = static_cast<size_t>(OutputLength(s.groups[g], s.batch));
-      per_request |= PerRequest(s.groups[g]);
-      EXPECT_EQ(PerRequest(s.groups[g]) ? length : 0u, length) << info.name;
+      per_request |= KindModelOf(s.groups[g]).per_request();
+      EXPECT_EQ(KindModelOf(s.groups[g]).per_request() ? length : 0u, length) << info.name;
       for (const std::vector<int64_t>& o : outputs[g].engine) EXPECT_EQ(length, o.size()) << info.name;
     }
     if (per_request) continue;  // the test provider's PAD is no right state index

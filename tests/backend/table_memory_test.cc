@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "plan/table_memory.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "scenario/table_extent.h"
 #include "testing/scenario_fixtures.h"
 

@@ -11,7 +11,7 @@
 #include "fuzzing/generators.h"
 #include "registry/families.h"
 #include "runner/scenario_run.h"
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "scenario/scenario_json.h"
 
 namespace slotguard {
@@ -140,7 +140,7 @@ TEST(GeneratorTest, EveryOperatorIsExercised) {
   bool decode_only = false, ragged = false;
   for (const FamilyInfo& f : AllFamilies()) {
     decode_only |= f.desc->one_token_per_request;
-    ragged |= f.desc->mapping.rows == RowsRule::kCsr;
+    ragged |= FamilyModel(f.family).ragged_rows();
   }
   for (const std::string& op : GeneratorOperators()) {
     if (op == "grid_past_2_16") continue;  // one in a million: GridPastTwoTo16Programs forces it
@@ -274,7 +274,7 @@ TEST(GeneratorTest, EveryFamilyGetsTheEngineShapes) {
     // the page is the constant 1 (SGLang's token table).
     const MappingDesc& m = family.desc->mapping;
     const bool one_token = family.desc->one_token_per_request;
-    const bool csr = m.rows == RowsRule::kCsr;
+    const bool csr = FamilyModel(family.family).ragged_rows();
     const bool page_one = m.page.text() == "1";
     auto cannot = [&](const std::string& op) {
       return (one_token && (op == "long_request" || op == "tile_sized_request")) ||
@@ -296,7 +296,7 @@ TEST(GeneratorTest, EveryFamilyGetsTheEngineShapes) {
     probe.family = family.family;
     SetParam(&probe, "capacity", 1);
     SetParam(&probe, "ring_block_size", 1);
-    if (family.desc->kind != FamilyKind::kSlotMapping) {
+    if (FamilyModel(family.family).kind().per_request()) {
       // Rows as wide as the live requests' columns: none when every request is a dummy or
       // copies nothing (PerRequestFamiliesFuzzClean checks the batches stay consistent).
     } else if (MinWidth(probe) == 0) {
@@ -314,7 +314,7 @@ TEST(GeneratorTest, EveryFamilyGetsTheEngineShapes) {
 // first such batch is vllm_mamba's seed 41290: 60000 seeds, about 8 s).
 TEST(GeneratorTest, PerRequestFamiliesFuzzClean) {
   for (const FamilyInfo& family : AllFamilies()) {
-    if (family.desc->kind == FamilyKind::kSlotMapping) continue;
+    if (!FamilyModel(family.family).kind().per_request()) continue;
     GeneratorOptions options;
     options.families = {family.family};
     int live = 0;

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "backend/isolated_backend.h"
 #include "cli/commands.h"
 #include "plan/mapping_provider.h"

@@ -1,7 +1,7 @@
 // Loader tests: every malformed input is one exact line with its pointer
 // (compared as whole strings, like ninja's parser tests); valid input gets
 // its defaults derived as docs/scenario-format.md says.
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 #include "scenario/found_by.h"
 #include "scenario/scenario_json.h"
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 
 namespace slotguard {
 namespace testing {
@@ -20,17 +20,17 @@ inline Group MakeGroup(Family family, const std::string& name,
                        const std::vector<std::pair<std::string, int64_t>>& params = {},
                        const std::vector<std::pair<std::string, std::string>>& links = {}) {
   Group g = ExampleGroup(family, name);
-  const FamilyDesc& d = DescOf(family);
-  std::vector<bool> given(d.params.size(), false);
-  for (size_t p = 0; p < d.params.size(); ++p) {
-    if (d.params[p].is_int() && d.params[p].default_value.empty()) given[p] = true;  // its example
+  const std::vector<ParamDesc>& desc_params = FamilyModel(family).params();
+  std::vector<bool> given(desc_params.size(), false);
+  for (size_t p = 0; p < desc_params.size(); ++p) {
+    if (desc_params[p].is_int() && desc_params[p].default_value.empty()) given[p] = true;  // its example
     for (const auto& [name_given, value] : params)
-      if (name_given == d.params[p].name) {
+      if (name_given == desc_params[p].name) {
         g.params[p] = value;
         given[p] = true;
       }
     for (const auto& [name_given, link] : links)
-      if (name_given == d.params[p].name) g.links[p] = link;
+      if (name_given == desc_params[p].name) g.links[p] = link;
     ApplyDefaults(&g, given);
   }
   return g;

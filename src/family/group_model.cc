@@ -1,4 +1,4 @@
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 
 #include <algorithm>
 
@@ -6,6 +6,9 @@
 
 namespace slotguard {
 namespace {
+
+/// The description of a family: behind the models, read here only.
+const FamilyDesc& DescOf(Family family) { return *GetFamily(family).desc; }
 
 /// Variables for a group-level formula: the parameters filled in.
 std::vector<int64_t> ParamVars(const FamilyDesc& d, const Group& group) {
@@ -153,13 +156,9 @@ std::vector<std::string> OutputNames(const Group& group) {
 }
 
 int64_t OutputLength(const Group& group, const Batch& batch) {
-  if (!PerRequest(group)) return batch.num_tokens;
-  const FamilyDesc& d = DescOf(group.family);
   int64_t length = -1;
   std::string unused;
-  if (!RequestOutputLength(d, d.request, group.params, group.table.width, batch.num_reqs(), &length, &unused))
-    return -1;
-  return length;
+  return GroupModel(group).OutputLength(batch, &length, &unused) ? length : -1;
 }
 
 int OutputCount(Family family) { return static_cast<int>(DescOf(family).mapping.outputs.size()); }
@@ -188,34 +187,6 @@ std::string ParamPointer(const std::string& group_pointer, const ParamDesc& p) {
 
 namespace {
 
-/// Every formula of a mapping, with the lets first.
-std::vector<const Expr*> MappingFormulas(const MappingDesc& m) {
-  std::vector<const Expr*> out;
-  for (const LetDesc& let : m.lets) out.push_back(&let.value);
-  for (const Expr& e : m.select) out.push_back(&e);
-  out.push_back(&m.column);
-  out.push_back(&m.offset);
-  if (!m.pad_entry.empty()) out.push_back(&m.pad_entry);
-  for (const OutputDesc& o : m.outputs)
-    for (const Expr& e : o.select) out.push_back(&e);
-  return out;
-}
-
-/// Every formula of a per-request kind's knobs, with the lets first.
-std::vector<const Expr*> RequestFormulas(const RequestDesc& r) {
-  std::vector<const Expr*> out;
-  for (const LetDesc& let : r.lets) out.push_back(&let.value);
-  for (const Expr& e : r.select) out.push_back(&e);
-  for (const Expr* e : {&r.column, &r.src, &r.dst})
-    if (!e->empty()) out.push_back(e);
-  return out;
-}
-
-/// The formulas a family addresses by, whatever its kind.
-std::vector<const Expr*> AddressFormulas(const FamilyDesc& d) {
-  return d.kind == FamilyKind::kSlotMapping ? MappingFormulas(d.mapping) : RequestFormulas(d.request);
-}
-
 /// Whether a subtree reads only `fixed` variables.
 bool ReadsOnly(const Expr& e, int32_t node, const std::vector<bool>& fixed) {
   const Expr::Node& n = e.nodes()[node];
@@ -229,16 +200,17 @@ bool ReadsOnly(const Expr& e, int32_t node, const std::vector<bool>& fixed) {
 
 std::vector<int64_t> GroupDivisors(const Group& group) {
   const FamilyDesc& d = DescOf(group.family);
-  const MappingDesc& m = d.mapping;
   // The variables fixed for the group: the parameters, and the lets of them.
   std::vector<bool> fixed(d.variables.size(), false);
   std::vector<int64_t> vars = ParamVars(d, group);
   for (size_t p = 0; p < d.params.size(); ++p) fixed[d.param_var(p)] = true;
-  for (const LetDesc& let : d.kind == FamilyKind::kSlotMapping ? m.lets : d.request.lets)
-    if (ReadsOnly(let.value, let.value.root(), fixed) && let.value.EvaluateNode(let.value.root(), vars.data(), &vars[let.var]))
-      fixed[let.var] = true;
+  const KindModel& kind = KindModelOf(d.kind);
+  for (const LetDesc* let : kind.Lets(d))
+    if (ReadsOnly(let->value, let->value.root(), fixed) &&
+        let->value.EvaluateNode(let->value.root(), vars.data(), &vars[let->var]))
+      fixed[let->var] = true;
   std::vector<int64_t> out;
-  for (const Expr* e : AddressFormulas(d))
+  for (const Expr* e : kind.BoundaryFormulas(d, BoundaryKind::kDivisors))
     for (const Expr::Node& n : e->nodes()) {
       if (n.op != Expr::kDiv && n.op != Expr::kRem && n.op != Expr::kMod && n.op != Expr::kCdiv) continue;
       int64_t v;
@@ -252,7 +224,9 @@ std::vector<int64_t> GroupDivisors(const Group& group) {
 }
 
 bool ReadsPositions(Family family) {
-  for (const Expr* e : MappingFormulas(DescOf(family).mapping))
+  const FamilyDesc& d = DescOf(family);
+  if (d.kind != FamilyKind::kSlotMapping) return false;  // no per-token formula
+  for (const Expr* e : SlotMappingModel().BoundaryFormulas(d, BoundaryKind::kDivisors))
     for (int32_t v : e->VariableIndices())
       if (v == FamilyDesc::kPos) return true;
   return false;
@@ -279,9 +253,130 @@ int WriterGateGroupIndex(const Scenario& scenario, const Group& group, int outpu
   return LinkedGroupIndex(scenario, group, WriterMappingOf(group).outputs[output].writer.gate.param);
 }
 
+const MappingDesc& MappingOf(const Group& group) { return DescOf(group.family).mapping; }
+const KindModel& KindModelOf(const Group& group) { return KindModelOf(DescOf(group.family).kind); }
+
 const MappingDesc& WriterMappingOf(const Group& group) {
   const MappingDesc* variant = GetVariant(group.variant).mapping;
   return variant ? *variant : MappingOf(group);
+}
+
+// --- The models.
+
+FamilyModel::FamilyModel(Family family)
+    : family_(family), desc_(&DescOf(family)), kind_(&KindModelOf(desc_->kind)) {}
+
+const std::string& FamilyModel::name() const { return desc_->name; }
+const EngineRef& FamilyModel::engine() const { return desc_->engine; }
+const std::vector<ParamDesc>& FamilyModel::params() const { return desc_->params; }
+int32_t FamilyModel::FindParam(const std::string& name) const { return desc_->FindParam(name); }
+const std::vector<ConstraintDesc>& FamilyModel::constraints() const { return desc_->constraints; }
+bool FamilyModel::one_token_per_request() const { return desc_->one_token_per_request; }
+const MappingDesc& FamilyModel::mapping() const { return desc_->mapping; }
+const RequestDesc& FamilyModel::request() const { return desc_->request; }
+const std::vector<const char*>& FamilyModel::param_name_ptrs() const { return desc_->param_name_ptrs; }
+const std::vector<const char*>& FamilyModel::output_name_ptrs() const { return desc_->output_name_ptrs; }
+
+std::vector<int64_t> FamilyModel::ParamVars(const std::vector<int64_t>& params) const {
+  std::vector<int64_t> vars(desc_->variables.size(), 0);
+  for (size_t p = 0; p < desc_->params.size() && p < params.size(); ++p) vars[desc_->param_var(p)] = params[p];
+  return vars;
+}
+
+GroupModel::GroupModel(const Group& group) : FamilyModel(group.family), group_(&group) {}
+
+bool GroupModel::RequestElements(int64_t* elements, std::string* why) const {
+  return kind().RequestElements(desc(), request(), group_->params, group_->table.width, elements, why);
+}
+
+bool GroupModel::OutputLength(const Batch& batch, int64_t* length, std::string* why) const {
+  return OutputLength(batch.num_tokens, batch.num_reqs(), length, why);
+}
+
+bool GroupModel::OutputLength(int64_t num_tokens, int64_t num_reqs, int64_t* length, std::string* why) const {
+  return kind().OutputLength(desc(), request(), group_->params, group_->table.width, num_tokens, num_reqs, length, why);
+}
+
+bool GroupModel::Interpret(const Batch& batch, const int64_t* linked, bool with_facts, bool variant,
+                           Interpretation* out, std::string* why) const {
+  const VariantInfo& v = GetVariant(group_->variant);
+  const MappingDesc& m = variant && v.mapping ? *v.mapping : mapping();
+  const RequestDesc& r = variant && v.request ? *v.request : request();
+  return kind().Interpret(desc(), m, r, group_->params, batch, group_->table, linked, with_facts, out, why);
+}
+
+bool GroupModel::MakePlan(const MappingDesc& m, const Batch& batch, GroupPlan* plan, std::string* why) const {
+  return MakeGroupPlan(desc(), m, group_->params, batch, plan, why);
+}
+
+bool GroupModel::ForEachColumn(const Batch& batch, int64_t width, const ColumnFn& fn) const {
+  return kind().ForEachColumn(desc(), group_->params, batch, width, fn);
+}
+
+bool GroupModel::NeededColumns(const Batch& batch, int64_t far, std::vector<int64_t>* needed) const {
+  needed->assign(static_cast<size_t>(batch.num_reqs()), 0);
+  // A formula may read the row's width: from one column, grown to what it
+  // addresses (a column that far is left out: it would widen the rows
+  // without end); else each token's column, clamped at `far`.
+  const bool grows = kind().columns_read_width();
+  int64_t width = 1;
+  for (int round = 0; round < 4; ++round) {
+    std::fill(needed->begin(), needed->end(), 0);
+    int64_t widest = 0;
+    const bool bound = ForEachColumn(batch, width, [&](int32_t r, int64_t col, bool, bool) {
+      if (col < 0 || (grows && col >= far)) return;
+      const int64_t n = std::min(col, far) + 1;
+      (*needed)[static_cast<size_t>(r)] = std::max((*needed)[static_cast<size_t>(r)], n);
+      widest = std::max(widest, n);
+    });
+    if (!bound) return false;
+    if (!grows || widest <= width) break;
+    width = widest;
+  }
+  return true;
+}
+
+bool GroupModel::IsNullIndex(int64_t index) const {
+  return slotguard::IsNullIndex(desc(), request(), group_->params, index);
+}
+bool GroupModel::ConsumerSkips(const ConsumerDesc& consumer, int64_t index) const {
+  return slotguard::ConsumerSkips(desc(), consumer, group_->params, index);
+}
+int64_t GroupModel::Marker() const { return MarkerOf(desc(), request(), group_->params); }
+
+std::vector<int64_t> GroupModel::Thresholds() const {
+  const FamilyDesc& d = desc();
+  std::vector<bool> fixed(d.variables.size(), false);
+  std::vector<int64_t> vars = ParamVars(group_->params);
+  for (size_t p = 0; p < d.params.size(); ++p) fixed[static_cast<size_t>(d.param_var(static_cast<int32_t>(p)))] = true;
+  for (const LetDesc* let : kind().Lets(d))
+    if (ReadsOnly(let->value, let->value.root(), fixed) &&
+        let->value.EvaluateNode(let->value.root(), vars.data(), &vars[static_cast<size_t>(let->var)]))
+      fixed[static_cast<size_t>(let->var)] = true;
+  std::vector<int64_t> out;
+  for (const Expr* e : kind().BoundaryFormulas(d, BoundaryKind::kThresholds))
+    for (const Expr::Node& n : e->nodes()) {
+      if (n.op != Expr::kLt && n.op != Expr::kLe && n.op != Expr::kGt && n.op != Expr::kGe && n.op != Expr::kEq &&
+          n.op != Expr::kNe)
+        continue;
+      for (int side = 0; side < 2; ++side) {
+        int64_t v;
+        if (n.args[side] >= 0 && !ReadsOnly(*e, n.args[1 - side], fixed) && ReadsOnly(*e, n.args[side], fixed) &&
+            e->EvaluateNode(n.args[side], vars.data(), &v))
+          out.push_back(v);
+      }
+    }
+  return out;
+}
+
+bool GroupModel::ConstraintsHold() const {
+  const std::vector<int64_t> vars = ParamVars(group_->params);
+  for (const ConstraintDesc& constraint : constraints()) {
+    int64_t holds = 0;
+    ExprError error = ExprError::kNone;
+    if (!constraint.holds.Evaluate(vars.data(), &holds, &error) || holds == 0) return false;
+  }
+  return true;
 }
 
 }  // namespace slotguard

@@ -1,7 +1,7 @@
-// A group's family as data (scenario/family_params.h): the keys, defaults,
+// A group's family as data (family/group_model.h): the keys, defaults,
 // shapes and outputs the loader, the writer and the bindings read from the
 // built-in descriptions (families/*.json).
-#include "scenario/family_params.h"
+#include "family/group_model.h"
 
 #include <algorithm>
 
@@ -58,12 +58,13 @@ TEST(FamilyParamsTest, DefaultsReadEarlierParametersAndMaxFormulasBound) {
   // kernel_block_size defaults to block_size; its max is block_size too.
   const Group paged = MakeGroup(Family::kPaged, "attn", {{"block_size", 32}});
   EXPECT_EQ(32, ParamOf(paged, "kernel_block_size"));
-  EXPECT_EQ(32, ParamMax(paged, DescOf(Family::kPaged).FindParam("kernel_block_size")));
+  const FamilyModel paged_model(Family::kPaged);
+  EXPECT_EQ(32, ParamMax(paged, paged_model.FindParam("kernel_block_size")));
   EXPECT_EQ(1, ParamOf(paged, "dcp_world"));
   EXPECT_EQ(1, ParamOf(paged, "enabled"));
   const Group dcp = MakeGroup(Family::kPaged, "attn", {{"block_size", 32}, {"dcp_world", 4}});
-  EXPECT_EQ(3, ParamMax(dcp, DescOf(Family::kPaged).FindParam("dcp_rank")));
-  const ParamDesc& rank = DescOf(Family::kPaged).params[DescOf(Family::kPaged).FindParam("dcp_rank")];
+  EXPECT_EQ(3, ParamMax(dcp, paged_model.FindParam("dcp_rank")));
+  const ParamDesc& rank = paged_model.params()[paged_model.FindParam("dcp_rank")];
   EXPECT_EQ("dcp", rank.top_key());
   EXPECT_EQ("rank", rank.leaf_key());
   EXPECT_EQ("dcp/rank", rank.key);
