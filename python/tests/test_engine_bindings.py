@@ -241,13 +241,24 @@ EXTRACT = {"vllm/v1/worker/block_table.py": '''
 
 
 def test_extract_hidden_states_argument_mapping(tmp_path):
-    # block 4; request 0 at 5 6, request 1 at 2; 4 tokens, num_actual_tokens 2: the proposer copies the
-    # target's first 2 slots and PADs the rest (request 1's slot included).
+    # block 4; request 0 at 5 6, request 1 at 2; 4 tokens. The drafter's common_attn_metadata.slot_mapping is
+    # the target's over the scheduled tokens, query_start_loc[R] = 3 (gpu_model_runner.py:2616-2624 unpads to
+    # num_tokens), whatever the scenario's num_actual_tokens (2 here): the proposer copies 3 slots (request 1's
+    # 8 * 4 + 2 = 34 included) and PADs the 4th.
     call = make_call([0, 2, 3], [5, 6, 2, 0], [7, 3], [0, 1], [[3, 4], [8, 9]], 2, params={"block_size": 4},
                      num_actual_tokens=2)
     record = run_binding(tmp_path, "vllm_extract_hidden_states", EXTRACT, call)
     assert (record["grid"], record["num_tokens"], record["max_num_tokens"], record["stride"]) == ((3,), 3, 4, 2)
-    assert list(call.slot_mapping) == [17, 18, -1, -1]
+    assert list(call.slot_mapping) == [17, 18, 34, -1]
+
+
+def test_extract_hidden_states_skips_a_token_past_its_row(tmp_path):
+    # block 4, rows of 2 columns: request 1's position 8 is column 2, past its row; the engine's kernel would
+    # read the next row (or past the table), but its rows hold cdiv(max_model_len, block_size) columns and
+    # the scheduler keeps positions below max_model_len, so no batch of it gets there.
+    call = make_call([0, 1, 2], [5, 8], [6, 9], [0, 1], [[3, 4], [8, 9]], 2, params={"block_size": 4})
+    with pytest.raises(Skip, match="request 1 has a token past its row"):
+        run_binding(tmp_path, "vllm_extract_hidden_states", EXTRACT, call)
 
 
 DSV4 = {"vllm/v1/attention/backends/mla/compressor_utils.py": '''
@@ -338,6 +349,32 @@ def test_state_index_all_mode_and_speculative_columns(tmp_path, params, expected
     assert list(call.slot_mapping) == expected
 
 
+def with_seq_lens(call, seq_lens):
+    """The call with int64 seq_lens past int32 and seq_lens_i32 saturated, as slotguard sends them."""
+    call.seq_lens = np.array(seq_lens, dtype=np.int64)
+    call.seq_lens_i32 = np.minimum(call.seq_lens, 2 ** 31 - 1).astype(np.int32)
+    return call
+
+
+@pytest.mark.parametrize("family", ["vllm_mamba", "vllm_gdn", "vllm_lightning"])
+def test_state_index_skips_a_seq_len_past_int32(tmp_path, family):
+    # seq_len 2^31 + 5, block 2^28: the engine's seq_lens are int32, so it holds no such request; the
+    # saturated int32 would read column 7 where the int64 description reads column 8.
+    call = with_seq_lens(make_call([0, 1], [2 ** 31 + 4], [1], [0], [[1, 2, 3, 4, 5, 6, 7, 8, 9]], 9,
+                                   params={"block_size": 2 ** 28, "align": 1}, output_length=1), [2 ** 31 + 5])
+    with pytest.raises(Skip, match="seq_len past int32"):
+        run_binding(tmp_path, family, STATE, call)
+
+
+def test_state_index_skips_all_mode_num_computed_wrapping_int32(tmp_path):
+    # all mode, block 10^9 + 7: 2147483596 computed tokens + block - 1 is past int32, which the engine's
+    # int32 torch.div wraps to a negative column clamped to 0 (mamba_attn.py:380-388, 409).
+    call = make_call([0, 1], [2147483596], [2147483597], [0], [[1, 0, 6]], 3,
+                     params={"block_size": 10 ** 9 + 7, "cache_all": 1}, output_length=1)
+    with pytest.raises(Skip, match="past int32"):
+        run_binding(tmp_path, "vllm_mamba", STATE_ALL, call)
+
+
 def test_state_index_skips_a_column_past_the_table(tmp_path):
     call = make_call([0, 1], [12], [13], [0], [[1, 2, 3]], 3, params={"block_size": 4, "align": 1},
                      output_length=1)
@@ -400,6 +437,14 @@ def test_mamba_copy_argument_mapping(tmp_path):
     assert record["grids"] == [(1, 1)] * 4                # one launch per live request
     assert list(call.outputs[0]) == [6, -1, 0, -1, -1]     # sources
     assert list(call.outputs[1]) == [8, -1, 3, 5, -1]      # destinations
+
+
+def test_mamba_copy_skips_a_seq_len_past_int32(tmp_path):
+    # V2's num_computed_tokens and seq_lens are int32: a request of 2^31 tokens is none the engine holds.
+    call = with_seq_lens(make_call([0, 1], [0], [1], [0], [[4, 6, 8]], 3, params={"block_size": 2 ** 30},
+                                   outputs=2, output_length=1), [2 ** 31])
+    with pytest.raises(Skip, match="seq_len past int32"):
+        run_binding(tmp_path, "vllm_mamba_copy", MAMBA_COPY, call)
 
 
 OFFLOAD = {"vllm/distributed/kv_transfer/kv_connector/v1/offloading/scheduler.py": '''

@@ -295,6 +295,14 @@ def run_extract_hidden_states(call, fns, ops, options):
         return
     qsl = np.asarray(call.query_start_loc, dtype=np.int32)[:R + 1]
     real = int(qsl[-1]) if R else 0
+    pos = np.asarray(call.positions, dtype=np.int64)[:real]
+    req = np.repeat(np.arange(R), np.diff(qsl.astype(np.int64)))
+    if real and (pos // call.block_size >= call.block_table_width).any():
+        r = int(req[np.argmax(pos // call.block_size >= call.block_table_width)])
+        raise Skip("request %d has a token past its row: the engine's rows hold cdiv(max_model_len, block_size) "
+                   "columns (kv_cache_interface.py:139-149, block_table.py:103-106) and the scheduler keeps every "
+                   "position below max_model_len (scheduler.py:526-533); the kernel's load has no column bound "
+                   "(block_table.py:430-435)" % r)
     target = ops.full((T,), 0, "i64")  # the target's slot_mapping buffer, max_num_batched_tokens here T
     fns["_compute_slot_mapping_kernel"][(R + 1,)](
         real, T, ops.tensor(qsl, "i32"), ops.tensor(np.asarray(call.positions, dtype=np.int64)[:max(real, 1)], "i64"),
@@ -302,8 +310,10 @@ def run_extract_hidden_states(call, fns, ops, options):
         KV_CACHE_BLOCK_SIZE=call.block_size, BLOCKS_PER_KV_BLOCK=1, TOTAL_CP_WORLD_SIZE=1, TOTAL_CP_RANK=0,
         CP_KV_CACHE_INTERLEAVE_SIZE=1, PAD_ID=PAD_SLOT_ID, BLOCK_SIZE=1024)
     proposer = _ns(_slot_mapping_buffer=ops.full((T,), 0, "i64"), attn_layer_names=["cache_only"])
-    num_actual = min(max(call.num_actual_tokens, 0), T)  # common_attn_metadata.slot_mapping: the actual tokens
-    views = fns["ExtractHiddenStatesProposer._get_slot_mapping"](proposer, T, target[:num_actual])
+    # common_attn_metadata.slot_mapping is the target's over the scheduled tokens, query_start_loc[R]: the
+    # drafter gets the metadata unpadded to num_tokens (gpu_model_runner.py:2616-2624, backend.py:568-588
+    # slot_mapping[:num_actual_tokens]), or unsliced when num_tokens == num_tokens_padded.
+    views = fns["ExtractHiddenStatesProposer._get_slot_mapping"](proposer, T, target[:real])
     ops.sync()
     out[:] = ops.host(views["cache_only"])[:T]
 
@@ -350,6 +360,7 @@ def run_dsv4_compressed(call, fns, ops, options):
 
 
 STATE_PATH = "vllm/v1/attention/backends/utils.py"
+INT32_MAX = 2 ** 31 - 1
 
 
 class MambaSpec(object):
@@ -389,6 +400,9 @@ def run_state_index(call, fns, ops, options):
     rows = input_rows(call)
     idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
     rows[idx < 0] = 0  # a dummy is a padded row: zeroed (block_table.py:240-245, :165-176)
+    if (np.asarray(call.seq_lens, dtype=np.int64)[:R] > INT32_MAX).any():
+        raise Skip("a seq_len past int32: the engine's seq_lens are int32 (gpu_model_runner.py:780-782, "
+                   "V2 gpu/input_batch.py:29), so no request of it is that long")
     seq_lens = np.asarray(call.seq_lens_i32, dtype=np.int32)[:R]
     qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
     q = (qsl[1:] - qsl[:-1]).astype(np.int32)
@@ -405,6 +419,10 @@ def run_state_index(call, fns, ops, options):
     seq_lens_t = ops.tensor(seq_lens, "i32")
     table = fns["mamba_get_block_table_tensor"](ops.tensor(rows, "i32"), seq_lens_t, MambaSpec(bs, extra), mode)
     if cache_all:
+        if ((seq_lens.astype(np.int64) - q) + bs - 1 > INT32_MAX).any():
+            raise Skip("all mode: num_computed + block_size - 1 past int32, which the engine's int32 torch.div "
+                       "wraps to a negative column clamped to 0 (mamba_attn.py:380-388, 409); only a max_model_len "
+                       "within mamba_block_size of 2^31 gets there (not modelled)")
         q_t = ops.tensor(q, "i32")
         cm = _ns(seq_lens=seq_lens_t, compute_num_computed_tokens=lambda: seq_lens_t - q_t)
         last = fns["BaseMambaAttentionMetadataBuilder._compute_prefix_caching_block_indices"](None, cm, bs)[0]
@@ -449,6 +467,9 @@ def run_mamba_copy(call, fns, ops, options):
     q = qsl[1:] - qsl[:-1]
     seq_lens = np.asarray(call.seq_lens, dtype=np.int64)[:R]
     idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    if (seq_lens > INT32_MAX).any():
+        raise Skip("a seq_len past int32: V2's num_computed_tokens and seq_lens are int32 (gpu/states.py:58-60, "
+                   "gpu/input_batch.py:29), so no request of it is that long")
     num_computed = seq_lens - q
     if (num_computed < 0).any():
         raise Skip("seq_len < query length: a negative num_computed_tokens")
