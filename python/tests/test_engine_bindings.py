@@ -215,6 +215,23 @@ def test_eagle_step_chain_argument_mapping(tmp_path):
     assert list(call.slot_mapping) == [24, 25, -1, 29, -1]
 
 
+def test_eagle_step_chain_skips_a_chain_starting_at_max_model_len(tmp_path):
+    # the proposer's first position is a target token's, below max_model_len: a chain from 6 (= max_model_len)
+    # is no batch the engine makes (the kernel would PAD it and restart at 0, a different lap than c % 6)
+    call = make_call([0, 1, 3], [3, 6, 7], [4, 7], [0, 1], [[5, 6], [7, 8]], 2,
+                     params={"block_size": 4, "max_model_len": 6})
+    with pytest.raises(Skip, match="request 1's first step starts at position 6"):
+        run_binding(tmp_path, "eagle_step_chain", EAGLE, call)
+
+
+def test_eagle_step_chain_skips_a_dummy_of_a_persistent_table(tmp_path):
+    # a persistent table's dummy (idx_mapping -1) has no row of the proposer's table; none reaches the drafter
+    call = make_call([0, 1, 2], [3, 0], [4, 1], [1, -1], [[5, 6], [7, 8]], 2, rows_by_idx=True,
+                     params={"block_size": 4, "max_model_len": 6})
+    with pytest.raises(Skip, match="a dummy request of a persistent table"):
+        run_binding(tmp_path, "eagle_step_chain", EAGLE, call)
+
+
 EXTRACT = {"vllm/v1/worker/block_table.py": '''
     @triton.jit(do_not_specialize=["num_tokens", "max_num_tokens"])
     def _compute_slot_mapping_kernel(num_tokens, max_num_tokens, query_start_loc_ptr, positions_ptr, block_table_ptr,

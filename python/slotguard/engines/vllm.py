@@ -255,6 +255,17 @@ def run_eagle_step_chain(call, fns, ops, options):
     for r in range(R):
         if q[r] and not (pos[qsl[r]:qsl[r + 1]] == pos[qsl[r]] + np.arange(q[r])).all():
             raise Skip("request %d's steps are not consecutive positions, as the chained steps are" % r)
+        if q[r] and not 0 <= pos[qsl[r]] < call.max_model_len:
+            # The first step starts from the position of the target's last accepted token
+            # (llm_base_proposer.py:632-635), one the scheduler kept below max_model_len
+            # (vllm/v1/core/sched/scheduler.py:526-533); the later steps wrap from there.
+            raise Skip("request %d's first step starts at position %d, outside [0, max_model_len): the "
+                       "proposer's first position is a target token's (llm_base_proposer.py:632-635), which "
+                       "the scheduler keeps below max_model_len (scheduler.py:526-533)" % (r, int(pos[qsl[r]])))
+    if call.rows_by_idx_mapping and (np.asarray(call.idx_mapping, dtype=np.int64)[:R] < 0).any():
+        raise Skip("a dummy request of a persistent table: the proposer's block_table_tensor holds the "
+                   "batch's live requests' rows, and no dummy request reaches the drafter "
+                   "(gpu_model_runner.py:2616-2624)")
     table = ops.tensor(input_rows(call), "i32")
     seq_lens = ops.tensor(np.asarray(call.seq_lens_i32, dtype=np.int32)[:R], "i32")
     positions = ops.tensor(np.array([pos[qsl[r]] if q[r] else 0 for r in range(R)]), "i64")
