@@ -204,6 +204,14 @@ def test_eagle_step_argument_mapping(tmp_path):
     assert list(call.slot_mapping) == [24, 2, -1, -1]
 
 
+def test_eagle_step_skips_a_dummy_of_a_persistent_table(tmp_path):
+    # a persistent table's dummy (idx_mapping -1) has no row of the proposer's table; none reaches the drafter
+    call = make_call([0, 1, 2], [3, 0], [4, 1], [1, -1], [[5, 6], [7, 8]], 2, rows_by_idx=True,
+                     params={"block_size": 4, "max_model_len": 9})
+    with pytest.raises(Skip, match="a dummy request of a persistent table"):
+        run_binding(tmp_path, "eagle_step", EAGLE, call)
+
+
 def test_eagle_step_chain_argument_mapping(tmp_path):
     # block 4, max_model_len 6; request 0's steps at positions 3 4 5: the kernel's c = 4, 5, then 6 reaches
     # max_model_len (PAD, its clamped position 0), so no 4th step; request 1: one step at position 0 (c = 1).

@@ -211,6 +211,10 @@ def run_eagle_step(call, fns, ops, options):
     # common_attn_metadata.block_table_tensor: [batch_size, n_blocks_per_req]; the launcher reads its
     # shape[1] and stride(0) (utils.py:121-125): the scenario's rows, in its layout.
     if call.rows_by_idx_mapping:
+        if (np.asarray(call.idx_mapping, dtype=np.int64)[:R] < 0).any():
+            raise Skip("a dummy request of a persistent table: the proposer's block_table_tensor holds the "
+                       "batch's live requests' rows, and no dummy request reaches the drafter "
+                       "(gpu_model_runner.py:2616-2624)")
         table = ops.tensor(input_rows(call), "i32")
     else:
         flat = ops.tensor(np.asarray(call.block_table, dtype=np.int32), "i32")
