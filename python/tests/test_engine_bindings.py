@@ -151,14 +151,24 @@ def test_dflash_argument_mapping(tmp_path):
 
 def test_dflash_rejected_context_and_a_dummy_run_row(tmp_path):
     # request 0: context 4 5 6 7, queries 6 7: the last context token at 5 is index 1, so 2 are rejected;
-    # request 1 is a dummy (idx_mapping -1): its row is zeroed, as a dummy run's tables are.
-    call = make_call([0, 6, 9], [4, 5, 6, 7, 6, 7, 0, 1, 2], [8, 3], [0, -1], [[5, 7], [9, 9]], 2,
+    # request 1 is a dummy (idx_mapping -1) on a zeroed row, as a dummy run's tables are.
+    call = make_call([0, 6, 9], [4, 5, 6, 7, 6, 7, 0, 1, 2], [8, 3], [0, -1], [[5, 7], [0, 0]], 2,
                      params={"block_size": 4, "num_query_per_req": 2, "max_model_len": 100}, outputs=2)
     record = run_binding(tmp_path, "dflash", DFLASH, call)
     assert record["num_rejected"] == [2, 0]
     # request 0: context 4..7 -> block 7 (28..31); queries 6 7 -> 30 31. request 1 (zero row): 0; 1 2.
     assert list(call.outputs[0]) == [28, 29, 30, 31, -1, -1, 0, -1, -1]
     assert list(call.outputs[1]) == [-1, -1, -1, -1, 30, 31, -1, 1, 2]
+
+
+def test_dflash_skips_a_dummy_whose_row_is_not_zeroed(tmp_path):
+    # the engine's dummies read rows get_dummy_block_tables zeroed: a dummy on [-1] (or a persistent table's
+    # dummy, which reads no row) is no batch it makes
+    for table, by_idx in (([[5, 7], [-1, 0]], False), ([[5, 7], [0, 0]], True)):
+        call = make_call([0, 3, 6], [4, 5, 6, 0, 1, 2], [6, 3], [0, -1], table, 2, rows_by_idx=by_idx,
+                         params={"block_size": 4, "num_query_per_req": 2, "max_model_len": 100}, outputs=2)
+        with pytest.raises(Skip, match="request 1: a dummy whose row is not zeroed"):
+            run_binding(tmp_path, "dflash", DFLASH, call)
 
 
 def test_dflash_skips_a_request_without_context(tmp_path):

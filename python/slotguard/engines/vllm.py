@@ -141,8 +141,14 @@ def run_dflash(call, fns, ops, options):
     max_num_tokens = R * nq        # adapter: the query buffer's padded length (the kernel PADs past R * nq)
     num_speculative_steps = nq - 1  # speculator.py:46: num_query_per_req = 1 + num_speculative_steps
     rows = input_rows(call)
-    rows[np.asarray(call.idx_mapping, dtype=np.int64)[:R] < 0] = 0  # a dummy run's rows are zeroed
-    # (get_dummy_block_tables, block_table.py:165-176), its idx_mapping arange (input_batch.py:113-114)
+    # The engine's dummies are a dummy run's requests, on rows get_dummy_block_tables zeroes
+    # (vllm/v1/worker/gpu/block_table.py:165-176), idx_mapping arange (input_batch.py:113-114): the
+    # description reads a dummy's row as the scenario gives it (a persistent table's dummy: no row, all -1).
+    for r in np.nonzero(np.asarray(call.idx_mapping, dtype=np.int64)[:R] < 0)[0]:
+        if call.rows_by_idx_mapping or rows[r].any():
+            raise Skip("request %d: a dummy whose row is not zeroed: the engine's dummies are a dummy run's "
+                       "requests, whose rows get_dummy_block_tables zeroes (vllm/v1/worker/gpu/block_table.py:"
+                       "165-176)" % r)
     # The engine's tables are [max_num_reqs, max_num_blocks] contiguous: the kernel clamps the column to
     # block_table.stride(0) - 1 (speculator.py:544, 562; the launcher passes block_table.stride(0), :699).
     block_table = ops.tensor(rows, "i32")
