@@ -326,6 +326,24 @@ def test_dsv4_compressed_argument_mapping(tmp_path, caller, num_tokens, slot):
     assert list(call.slot_mapping) == [-1, 7, -1, slot, -1]
 
 
+@pytest.mark.parametrize("ratio,qsl,seq_lens,idx,by_idx,num_actual,why", [
+    (1, [0, 2], [4], [0], False, 2, "compress_ratio 1: both callers launch it only for a compressed layer"),
+    (2, [0, 3], [2], [0], False, 3, "request 0: 3 tokens, seq_len 2"),
+    (2, [0, 2], [9], [0], False, 2, "request 0 reads column 2 of a 2-column table"),
+    (2, [0, 1, 2], [4, 2], [0, -1], True, 2, "a dummy request of a persistent table"),
+    (2, [0, 2], [4], [0], False, 0, "num_actual_tokens 0 below query_start_loc"),
+])
+def test_dsv4_compressed_skips_what_the_engine_never_launches(tmp_path, ratio, qsl, seq_lens, idx, by_idx,
+                                                              num_actual, why):
+    # compress_ratio 1 (no caller launches it), seq_len below the query, a column past the table (the engine's
+    # covers max_model_len), a persistent table's dummy (the engine's padded row is zeroed), num_actual_tokens
+    # below the requests' tokens (sparse_mla's num_tokens; the engine's is the padded count)
+    call = make_call(qsl, list(range(qsl[-1])), seq_lens, idx, [[3, 4], [5, 6]], 2, rows_by_idx=by_idx,
+                     params={"block_size": 2, "compress_ratio": ratio, "state": 0}, num_actual_tokens=num_actual)
+    with pytest.raises(Skip, match=why):
+        run_binding(tmp_path, "dsv4_compressed", DSV4, call)
+
+
 STATE_ONE = {"vllm/v1/attention/backends/utils.py": '''
     import torch
     from vllm.config import VllmConfig

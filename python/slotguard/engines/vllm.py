@@ -355,7 +355,31 @@ def run_dsv4_compressed(call, fns, ops, options):
     if caller not in ("sparse_mla", "indexer"):
         raise ValueError("--option caller=%s: expected sparse_mla or indexer" % caller)
     R, T = call.num_reqs, call.num_tokens
+    ratio, S = call.compress_ratio, call.block_size
+    if ratio < 2:
+        raise Skip("compress_ratio %d: both callers launch it only for a compressed layer, compress_ratio > 1 "
+                   "(sparse_mla.py:207, indexer.py:793; DeepSeek-V4's ratios are 4 and 128)" % ratio)
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    seq = np.asarray(call.seq_lens, dtype=np.int64)[:R]
+    for r in range(R):
+        q = int(qsl[r + 1] - qsl[r])
+        if q > seq[r]:
+            raise Skip("request %d: %d tokens, seq_len %d: the engine's seq_len counts the request's scheduled "
+                       "tokens (the kernel's start_pos = seq_len - query_len >= 0, compressor_utils.py:30-31)"
+                       % (r, q, int(seq[r])))
+        last = int(seq[r]) - 1  # the kernel's column grows with pos: the last position's is the largest
+        if q and last // ratio // S >= call.block_table_width:
+            raise Skip("request %d reads column %d of a %d-column table: the engine's table covers "
+                       "max_model_len >= seq_len (vllm/v1/worker/block_table.py:20-40), and the kernel has no "
+                       "column bound (compressor_utils.py:41-45)" % (r, last // ratio // S, call.block_table_width))
+    if call.rows_by_idx_mapping and (np.asarray(call.idx_mapping, dtype=np.int64)[:R] < 0).any():
+        raise Skip("a dummy request of a persistent table: the description reads it no row (PAD), the engine "
+                   "hands the kernel a zeroed padded row (vllm/v1/worker/gpu/block_table.py:241-246)")
     rows = input_rows(call)
+    if caller == "sparse_mla" and R and call.num_actual_tokens < qsl[R]:
+        raise Skip("num_actual_tokens %d below query_start_loc[num_reqs] = %d: the engine's is the padded token "
+                   "count (gpu_model_runner.py:2446), never fewer than the requests' tokens (with 0 the kernel "
+                   "stores through an empty view's null pointer)" % (call.num_actual_tokens, int(qsl[R])))
     if caller == "sparse_mla":
         rows = np.maximum(rows, 0)  # block_table_tensor.clamp_(min=0) (sparse_mla.py:212)
         num_tokens = call.num_actual_tokens   # cm.num_actual_tokens (sparse_mla.py:209)
