@@ -500,6 +500,16 @@ def test_mamba_copy_skips_a_seq_len_past_int32(tmp_path):
         run_binding(tmp_path, "vllm_mamba_copy", MAMBA_COPY, call)
 
 
+def test_mamba_copy_skips_the_running_column_wrapping_int32(tmp_path):
+    # seq_len 2^31 - 10 fits int32, and its running column 7 fits the row of 8, but seq_len + block 2^28 - 1
+    # does not: the kernel's int32 (computed_after + MAMBA_BLOCK_SIZE - 1) // MAMBA_BLOCK_SIZE wraps
+    # (mamba_utils.py:318-320).
+    call = make_call([0, 1], [0], [2 ** 31 - 10], [0], [[1, 2, 3, 4, 5, 6, 7, 8]], 8, params={"block_size": 2 ** 28},
+                     outputs=2, output_length=1)
+    with pytest.raises(Skip, match="past int32"):
+        run_binding(tmp_path, "vllm_mamba_copy", MAMBA_COPY, call)
+
+
 OFFLOAD = {"vllm/distributed/kv_transfer/kv_connector/v1/offloading/scheduler.py": '''
     from vllm.v1.request import Request, RequestStatus
 

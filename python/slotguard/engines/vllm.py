@@ -515,6 +515,10 @@ def run_mamba_copy(call, fns, ops, options):
     if (seq_lens > INT32_MAX).any():
         raise Skip("a seq_len past int32: V2's num_computed_tokens and seq_lens are int32 (gpu/states.py:58-60, "
                    "gpu/input_batch.py:29), so no request of it is that long")
+    if (seq_lens + bs - 1 > INT32_MAX).any():
+        raise Skip("seq_len + block_size - 1 past int32, which preprocess_mamba_align_fused_kernel's int32 "
+                   "(computed_after + MAMBA_BLOCK_SIZE - 1) // MAMBA_BLOCK_SIZE wraps (mamba_utils.py:318-320); "
+                   "only a max_model_len within block_size of 2^31 gets there (not modelled)")
     num_computed = seq_lens - q
     if (num_computed < 0).any():
         raise Skip("seq_len < query length: a negative num_computed_tokens")
