@@ -344,6 +344,19 @@ def test_dsv4_compressed_skips_what_the_engine_never_launches(tmp_path, ratio, q
         run_binding(tmp_path, "dsv4_compressed", DSV4, call)
 
 
+@pytest.mark.parametrize("family,files,params", [
+    ("eagle_step", EAGLE, {"max_model_len": 100}),
+    ("eagle_step_chain", EAGLE, {"max_model_len": 100}),
+    ("dsv4_compressed", DSV4, {"compress_ratio": 2, "state": 0}),
+])
+def test_a_slot_past_int32_is_skipped_where_the_kernel_multiplies_in_int32(tmp_path, family, files, params):
+    # entry 3 * block_size 10^9 = 3 * 10^9 > 2^31 - 1: the kernel's int32 product would wrap; no engine cache
+    # has 2^31 slots a layer
+    call = make_call([0, 1], [1], [2], [0], [[3, 4]], 2, params=dict(params, block_size=10 ** 9))
+    with pytest.raises(Skip, match="an entry whose slot is past int32"):
+        run_binding(tmp_path, family, files, call)
+
+
 STATE_ONE = {"vllm/v1/attention/backends/utils.py": '''
     import torch
     from vllm.config import VllmConfig

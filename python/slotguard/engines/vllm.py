@@ -227,6 +227,12 @@ def run_eagle_step(call, fns, ops, options):
         if call.block_table_rows < R:
             raise Skip("fewer table rows than requests")
         table = ops.strided(flat, (R, call.block_table_width), (call.block_table_row_stride, 1))
+    rows_read = np.abs(np.asarray(input_rows(call), dtype=np.int64))
+    if rows_read.size and int(rows_read.max()) * call.block_size > 2 ** 31 - 1:
+        raise Skip("an entry whose slot is past int32 (%d * block_size %d): the kernel multiplies the "
+                   "int32 entry by block_size in int32 (utils.py:73-74), which would wrap; no engine cache "
+                   "holds 2^31 slots a layer (over 256 GiB a layer at 128 bytes a slot)"
+                   % (int(rows_read.max()), call.block_size))
     slot_mapping = ops.full((T,), 0, "i64")   # the proposer's _slot_mapping_buffer[:input_batch_size]
     fns["eagle_step_update_slot_mapping_and_metadata"](
         positions_1d=ops.tensor(pos, "i64"),
@@ -276,6 +282,12 @@ def run_eagle_step_chain(call, fns, ops, options):
         raise Skip("a dummy request of a persistent table: the proposer's block_table_tensor holds the "
                    "batch's live requests' rows, and no dummy request reaches the drafter "
                    "(gpu_model_runner.py:2616-2624)")
+    rows_read = np.abs(np.asarray(input_rows(call), dtype=np.int64))
+    if rows_read.size and int(rows_read.max()) * call.block_size > 2 ** 31 - 1:
+        raise Skip("an entry whose slot is past int32 (%d * block_size %d): the kernel multiplies the "
+                   "int32 entry by block_size in int32 (utils.py:73-74), which would wrap; no engine cache "
+                   "holds 2^31 slots a layer (over 256 GiB a layer at 128 bytes a slot)"
+                   % (int(rows_read.max()), call.block_size))
     table = ops.tensor(input_rows(call), "i32")
     seq_lens = ops.tensor(np.asarray(call.seq_lens_i32, dtype=np.int32)[:R], "i32")
     positions = ops.tensor(np.array([pos[qsl[r]] if q[r] else 0 for r in range(R)]), "i64")
@@ -385,6 +397,12 @@ def run_dsv4_compressed(call, fns, ops, options):
         num_tokens = call.num_actual_tokens   # cm.num_actual_tokens (sparse_mla.py:209)
     else:
         num_tokens = T                        # num_tokens (indexer.py:798)
+    rows_read = np.abs(np.asarray(rows, dtype=np.int64))
+    if rows_read.size and int(rows_read.max()) * call.block_size > 2 ** 31 - 1:
+        raise Skip("an entry whose slot is past int32 (%d * block_size %d): the kernel multiplies the "
+                   "int32 entry by block_size in int32 (compressor_utils.py:46), which would wrap; no engine cache "
+                   "holds 2^31 slots a layer (over 256 GiB a layer at 128 bytes a slot)"
+                   % (int(rows_read.max()), call.block_size))
     # out: the builder's compressed_slot_mapping_buffer; the launcher fills all of it with -1 first
     # (compressor_utils.py:62-68); here its length is the batch's tokens.
     buffer = ops.full((max(T, 1),), 0, "i64")
