@@ -124,6 +124,7 @@ void Budget::EndShrink() {
   if (shrink_started_ < 0) return;
   shrink_spent_ += Elapsed() - shrink_started_;
   shrink_started_ = -1;
+  share_spent_ = false;  // a shrink at the end is cut short by the deadline alone
 }
 
 bool Budget::ShrinkStopping() const {

@@ -134,8 +134,16 @@ int CrashClasses::Classify(const Scenario& s, double now, bool* sample) {
     const Class& c = classes_[i];
     if (!c.report.active || c.report.retired || !c.Matches(s)) continue;
     std::lock_guard<std::mutex> lock(sample_mu_);
-    if (now >= classes_[i].next_sample) {
-      classes_[i].next_sample = now + sample_seconds_;
+    Class& mut = classes_[i];
+    if (!mut.confirmed) {  // probation: one sample, the rest run until it is judged
+      if (mut.probing) return -1;
+      mut.probing = true;
+      mut.next_sample = now + sample_seconds_;
+      *sample = true;
+      return static_cast<int>(i);
+    }
+    if (now >= mut.next_sample) {
+      mut.next_sample = now + sample_seconds_;
       *sample = true;
     }
     return static_cast<int>(i);
@@ -146,6 +154,8 @@ int CrashClasses::Classify(const Scenario& s, double now, bool* sample) {
 void CrashClasses::Sampled(int cls, bool crashed) {
   Class& c = classes_[static_cast<size_t>(cls)];
   ++c.report.sampled;
+  c.probing = false;
+  if (crashed) c.confirmed = true;
   if (!crashed) {
     c.report.retired = true;
     c.report.active = false;

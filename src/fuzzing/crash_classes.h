@@ -5,8 +5,8 @@
 // that crashes on a kind of batch would spend the night restarting. Once a
 // crash's signature has recurred (seen again once a finding shrank to it), its
 // class is described by the batch features every crash of it seen so far
-// agrees on, and the campaign defers the scenarios that have them: it does
-// not run them but a rate-limited sample, counts the rest per class, and
+// agrees on, and once a first sample of it has crashed the campaign defers
+// the scenarios that have them: it does not run them but a rate-limited sample, counts the rest per class, and
 // reports them as deferred, never as checked.
 //
 // The description is the most specific conjunction of features consistent
@@ -84,11 +84,13 @@ class CrashClasses {
   /// other; else the active class it is of, with *sample true when it runs
   /// all the same as that class's sample (none of that class in the last
   /// sample_seconds of `now`, the campaign's clock), false when deferred.
+  /// A class defers only once a sample of it has crashed: until then its
+  /// first match is its sample and the others run as any scenario.
   int Classify(const Scenario& s, double now, bool* sample);
 
   /// Between chunks, in stream order: a sample's outcome (crashed: no_fault
-  /// fired), and the deferred scenarios counted. A sample that did not
-  /// crash retires its class.
+  /// fired), and the deferred scenarios counted. A sample that crashed
+  /// confirms its class; one that did not retires it.
   void Sampled(int cls, bool crashed);
   void Deferred(int cls) { ++classes_[static_cast<size_t>(cls)].report.deferred; }
 
@@ -106,6 +108,10 @@ class CrashClasses {
     uint32_t care = 0, value = 0;                 // the features all its crashes agree on, and their values
     int64_t shrunk = 0;                           // findings shrunk to its signature
     double next_sample = 0;
+    // Probation: an active class defers nothing until a sample of it has
+    // crashed (confirmed); its first match runs as that sample, and the
+    // matches met before its outcome is known run as any scenario.
+    bool probing = false, confirmed = false;
     bool Matches(const Scenario& s) const;
     void Generalize(uint32_t features);  // Find-S: keep only the features `features` agrees on
   };
