@@ -91,6 +91,21 @@ CLI::Validator NonNegativeNumber() {
       "");
 }
 
+// A number from 0 to 1 (a share).
+CLI::Validator Fraction() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const std::string got = "expected a number from 0 to 1, got " + slotguard::QuoteName(value);
+        if (value.empty() || !(std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '.')) return got;
+        char* end = nullptr;
+        errno = 0;
+        const double d = std::strtod(value.c_str(), &end);
+        if (errno != 0 || *end != 0 || !std::isfinite(d) || d < 0 || d > 1) return got;
+        return "";
+      },
+      "");
+}
+
 // An empty value is most often an unset variable in a CI script
 // (--suppressions "$KNOWN"): taken as "none" it would turn the suppressions
 // or the report off and let the job pass.

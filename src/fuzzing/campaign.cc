@@ -102,6 +102,7 @@ Judged Judge(const CampaignOptions& options, const Scenario& s, const ScenarioRu
     return j;
   }
   j.key = CampaignSignatureOf(options, s, run.findings).Key();
+  if (options.crash_classes && fired.count(kInvariantNoFault)) j.crash_features = CrashFeaturesOf(s);
   j.suppressed_by = SuppressedBy(options, s, j.key);
   if (j.suppressed_by < 0) {
     j.key_text = j.key.Text();
@@ -135,17 +136,35 @@ bool Account(const CampaignOptions& options, int64_t stream_index, const Judged&
       break;
   }
   ++r->finding_scenarios;
+  // A crash of a known class's signature: the class recurred, and learns its features.
+  if (options.crash_classes && Crashed(judged)) options.crash_classes->Observe(judged.key, judged.crash_features);
   auto it = std::find_if(r->keys.begin(), r->keys.end(),
                          [&](const CampaignResult::KeyTally& k) { return k.text == judged.key_text; });
   if (it == r->keys.end()) {
-    r->keys.push_back({judged.key, judged.key_text, 0, {}});
+    r->keys.push_back({judged.key, judged.key_text, 0, {}, 0, {}});
     it = std::prev(r->keys.end());
   }
   ++it->count;
-  if (static_cast<int>(it->first.size()) < (options.settings.keep_going ? kShrinksPerKey : 1))
+  // (Not a key of an active crash class: its reproducer stands for the rest.)
+  if (static_cast<int>(it->first.size()) < (options.settings.keep_going ? kShrinksPerKey : 1) &&
+      !(options.crash_classes && it->shrunk > 0 && options.crash_classes->Covers(it->key)))
     it->first.push_back(stream_index);
   return !options.settings.keep_going;
 }
+
+bool ShrinkDue(const CampaignOptions& options, const Budget& budget, const CampaignResult& result) {
+  if (!options.shrink_as_found || budget.Stopping() || budget.ShrinkSecondsLeft() <= 0) return false;
+  for (const CampaignResult::KeyTally& key : result.keys)
+    if (key.shrunk < key.first.size()) return true;
+  return false;
+}
+
+bool Crashed(const Judged& judged) {
+  if (judged.outcome != Outcome::kFinding && judged.outcome != Outcome::kSuppressed) return false;
+  const std::vector<std::string>& fired = judged.key.invariants;
+  return std::find(fired.begin(), fired.end(), kInvariantNoFault) != fired.end();
+}
+
 
 void AddTallies(const std::vector<Classification>& classes, const std::vector<int64_t>& tokens,
                 CampaignResult* result) {
@@ -181,10 +200,22 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
   Budget budget(options, progress);
   if (options.suppressions) result->suppression_matches.resize(options.suppressions->entries.size());
   CampaignOptions run = options;
+  run.shrink_as_found = options.settings.keep_going && options.settings.shrink_share > 0;
+  // Crash classes: a fuzz campaign that goes on past its findings (a
+  // proof's claim is every batch of its scope: nothing is deferred there).
+  CrashClasses crash_classes(options.settings.crash_sample);
+  if (options.settings.keep_going && options.settings.crash_sample > 0 && !options.source)
+    run.crash_classes = &crash_classes;
   for (;;) {
+    result->resume_at = -1;
     const bool ran = backend.Batches() ? RunBatched(run, backend, budget, result, err)
                                        : RunOneAtATime(run, backend, budget, result, err);
     if (!ran) return false;
+    if (result->resume_at >= 0) {  // paused: shrink what it found, within the share, and go on
+      if (!ShrinkFindings(run, backend, budget, result, err, nullptr, /*final=*/false)) return false;
+      run.start = result->resume_at;
+      continue;
+    }
     result->seconds = budget.Elapsed();
     budget.Note(result);
     // What it found is in the checkpoint before it is shrunk.
@@ -210,6 +241,7 @@ bool RunCampaign(const CampaignOptions& options, Backend& backend, std::ostream&
   for (const auto& [key, n] : result->known_key_findings)
     for (CampaignFinding& f : result->findings)
       if (f.signature.Id() == run.known_keys.at(key).signature) f.count += n;
+  result->crash_classes = crash_classes.Report();
   for (const CampaignFinding& f : result->findings)  // the signature entries' matches
     if (f.suppressed_by >= 0) result->suppression_matches[static_cast<size_t>(f.suppressed_by)] += f.count;
   budget.EndLine();

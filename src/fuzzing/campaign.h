@@ -12,11 +12,13 @@
 #include <functional>
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "backend/backend.h"
 #include "fuzzing/campaign_settings.h"
+#include "fuzzing/crash_classes.h"
 #include "fuzzing/generators.h"
 #include "findings/finding_signature.h"
 #include "runner/scenario_run.h"
@@ -79,6 +81,15 @@ struct CampaignOptions {
   // Without keep_going, a campaign that stops at such a finding goes on
   // past it.
   int64_t start = 0;
+  /// Each new finding is shrunk when the scheduler meets it (keep_going and
+  /// a shrink share): the scheduler pauses after the chunk it was found in
+  /// (CampaignResult::resume_at) while the budget's share allows
+  /// (fuzzing.md#shrinking-within-the-budget).
+  bool shrink_as_found = false;
+  /// The campaign's crash classes (keep_going with a crash sample, not a
+  /// proof's): the schedulers ask them before each scenario runs, and
+  /// ShrinkFindings teaches them each crash it shrinks. Null: none.
+  CrashClasses* crash_classes = nullptr;
   struct KnownKey {
     int entry = -1;
     std::string signature;  // FindingSignature::Id
@@ -125,7 +136,11 @@ inline int64_t StreamIndex(const CampaignOptions& options, int64_t k) {
 }
 
 struct CampaignResult {
-  int64_t scenarios = 0;
+  int64_t scenarios = 0;  // checked: the deferred ones are not among them
+  // Scenarios of a known crash class not run (fuzzing/crash_classes.h), and
+  // each class once, with its counts.
+  int64_t deferred = 0;
+  std::vector<CrashClassReport> crash_classes;
   // What ended it before its budget: a stop signal (CampaignOptions::stop),
   // or the deadline of --time reached while it checked or shrank.
   int stop_signal = 0;
@@ -165,12 +180,18 @@ struct CampaignResult {
     std::string text;  // key.Text()
     int64_t count = 0;
     std::vector<int64_t> first;  // stream indices of the first kShrinksPerKey (1 without keep_going)
+    size_t shrunk = 0;           // of `first`, those shrunk already (a prefix)
+    std::set<std::string> gave;  // the signatures (Id) they gave
   };
   std::vector<KeyTally> keys;
   // Without keep_going: the findings of keys taken as known (their shrunk
   // finding's signature is suppressed), by key text; RunCampaign adds them
   // to that signature's count.
   std::map<std::string, int64_t> known_key_findings;
+  // Set by a scheduler that paused to let RunCampaign shrink what it found
+  // (CampaignOptions::shrink_as_found): the campaign's position it goes on
+  // from; -1 when it ran to its end.
+  int64_t resume_at = -1;
   /// The first finding no suppression covers (its signature), or null.
   const CampaignFinding* FirstFound() const {
     for (const CampaignFinding& f : findings)

@@ -25,6 +25,10 @@ struct Chunk {
   std::vector<std::pair<int64_t, Judged>> judged;  // (index in the chunk, not clean), in order
   std::vector<std::string> skipped;                // per scenario: why the implementation did not take it
   std::vector<uint8_t> not_run;                    // per scenario: 1 = the stop came before it was run
+  // Crash classes (CrashClasses::Classify), per scenario: the class + 1 it
+  // was deferred as (not sent to the backend), or sampled for; 0: none.
+  std::vector<int> deferred, sampled;
+  std::vector<int64_t> output_of;                  // per scenario: its entry of `outputs`; -1: deferred
 };
 
 /// Runs a chunk on the backend. A provider is asked the campaign's stop
@@ -63,9 +67,10 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
     if (gen) {
       gen->base = base;
       gen->scenarios.resize(n_gen);
-      gen->pointers.resize(n_gen);
       gen->classes.assign(jobs, Classification());
       gen->tokens.assign(jobs, 0);
+      gen->deferred.assign(n_gen, 0);
+      gen->sampled.assign(n_gen, 0);
     }
     std::vector<Judged> judged(n_chk);
     if (chk) {
@@ -75,18 +80,21 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
     std::vector<double> gen_seconds(jobs, 0), chk_seconds(jobs, 0);
     ParallelForWorkers(std::max(n_gen, n_chk), jobs, [&](size_t i, int w) {
       auto t0 = Clock::now();
-      if (i < n_chk && NotRun(chk->outputs[i])) {
+      const int64_t o = i < n_chk ? chk->output_of[i] : -1;
+      if (i < n_chk && o < 0) {
+        // deferred: not run, nothing to check
+      } else if (i < n_chk && NotRun(chk->outputs[static_cast<size_t>(o)])) {
         chk->not_run[i] = 1;  // neither checked nor counted
       } else if (i < n_chk) {
         ScenarioRun& run = check_runs[w];
-        run.kernel.swap(chk->outputs[i]);
+        run.kernel.swap(chk->outputs[static_cast<size_t>(o)]);
         if (options.conform)
           CheckConformance(chk->scenarios[i], options.conform_variant, 1, &run);
         else
           CheckKernelOutputs(chk->scenarios[i], 1, &run);
         chk->skipped[i] = run.skipped;
         judged[i] = Judge(options, chk->scenarios[i], run);
-        run.kernel.swap(chk->outputs[i]);
+        run.kernel.swap(chk->outputs[static_cast<size_t>(o)]);
         const auto t1 = Clock::now();
         chk_seconds[w] += std::chrono::duration<double>(t1 - t0).count();
         t0 = t1;
@@ -94,11 +102,24 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
       if (i < n_gen) {
         Scenario& s = gen->scenarios[i];
         s = CampaignScenario(options, StreamIndex(options, base + static_cast<int64_t>(i)), &gen->classes[w]);
-        gen->pointers[i] = &s;
         gen->tokens[w] += s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
+        if (options.crash_classes) {
+          bool sample = false;
+          const int c = options.crash_classes->Classify(s, budget.Elapsed(), &sample);
+          (sample ? gen->sampled : gen->deferred)[i] = c + 1;
+        }
         gen_seconds[w] += std::chrono::duration<double>(Clock::now() - t0).count();
       }
     });
+    if (gen) {  // what the backend runs: every scenario not deferred
+      gen->pointers.clear();
+      gen->output_of.assign(n_gen, -1);
+      for (size_t i = 0; i < n_gen; ++i)
+        if (!gen->deferred[i]) {
+          gen->output_of[i] = static_cast<int64_t>(gen->pointers.size());
+          gen->pointers.push_back(&gen->scenarios[i]);
+        }
+    }
     for (int w = 0; w < jobs; ++w) {  // thread-seconds per worker thread
       result->generate_seconds += gen_seconds[w] / jobs;
       result->check_seconds += chk_seconds[w] / jobs;
@@ -130,7 +151,23 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
       }
     for (int64_t i = 0; i < counted && i < static_cast<int64_t>(c.skipped.size()); ++i)
       AddSkipped(c.skipped[static_cast<size_t>(i)], result);
-    result->scenarios += counted;
+    // Deferred scenarios are counted per class, not as checked; a sample's
+    // outcome says whether its class still holds.
+    int64_t deferred = 0;
+    for (int64_t i = 0; i < counted; ++i) {
+      const size_t k = static_cast<size_t>(i);
+      if (c.deferred[k]) {
+        options.crash_classes->Deferred(c.deferred[k] - 1);
+        result->tokens -= c.scenarios[k].batch.num_tokens * static_cast<int64_t>(c.scenarios[k].groups.size());
+        ++deferred;
+      } else if (c.sampled[k]) {
+        auto j = std::lower_bound(c.judged.begin(), c.judged.end(), i,
+                                  [](const auto& a, int64_t x) { return a.first < x; });
+        options.crash_classes->Sampled(c.sampled[k] - 1, j != c.judged.end() && j->first == i && Crashed(j->second));
+      }
+    }
+    result->deferred += deferred;
+    result->scenarios += counted - deferred;
     if (counted < size) {  // generated and tallied, not counted
       std::vector<int64_t> past;
       for (int64_t i = c.base + counted; i < c.base + size; ++i) past.push_back(i);
@@ -144,7 +181,10 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
   // of the last one, up to options.batch_chunk): a deadline or a stop
   // waits for at most the chunk on the backend.
   constexpr double kChunkSeconds = 0.5;
-  int64_t chunk = std::min<int64_t>(kChunk, 256);
+  // A provider's first chunk is smaller: its cost per scenario is unknown
+  // (a launcher that crashes on a kind of batch pays a process start per
+  // crash until its crash class is known), and the chunks double from there.
+  int64_t chunk = std::min<int64_t>(kChunk, backend.provider() ? 64 : 256);
   int64_t base = options.start;
   int64_t end = budget.ChunkEnd(base, chunk);
   if (end > base) {
@@ -183,6 +223,20 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
     if (!ran) return false;
     if (have_checking && account(checking)) break;
     if (have_checking) budget.MaybeReport(*result);
+    // A new finding to shrink: RunCampaign shrinks it and goes on after the
+    // chunk the backend just ran, checked here first (its run is paid: a
+    // provider's crashes in it cost a process each). The chunk generated
+    // next is dropped (its tallies were never added) and made again then.
+    if (have_checking && ShrinkDue(options, budget, *result)) {
+      if (have_running) {
+        host_stage(nullptr, 0, 0, &running);
+        if (account(running)) break;  // a stop came: the campaign ends
+        budget.MaybeReport(*result);
+      }
+      const Chunk& last = have_running ? running : checking;
+      result->resume_at = last.base + static_cast<int64_t>(last.scenarios.size());
+      break;
+    }
     std::swap(checking, running);
     have_checking = have_running;
   }

@@ -32,6 +32,7 @@ std::string ProgressLine(const CampaignOptions& o, const CampaignResult& r, doub
                 r.finding_scenarios == 1 ? "" : "s");
   std::string text = line;
   if (suppressed) text += " (+" + std::to_string(suppressed) + " suppressed)";
+  if (r.deferred) text += ", " + std::to_string(r.deferred) + " deferred (known crash classes)";
   return text;
 }
 
@@ -102,6 +103,35 @@ void Budget::EndLine() {
 void Budget::Say(const std::string& line) {
   EndLine();
   progress_ << line << "\n" << std::flush;
+}
+
+double Budget::ShrinkSecondsLeft() const {
+  if (options_.settings.seconds <= 0) return kNoDeadline;
+  return std::max(0.0, options_.settings.shrink_share * options_.settings.seconds - shrink_spent_);
+}
+
+void Budget::StartShrink() {
+  shrink_started_ = Elapsed();
+  share_spent_ = false;
+  // Half of the share at most: one finding that shrinks slowly (a crash per
+  // candidate) leaves time to the next.
+  const double cap = options_.settings.seconds > 0 ? options_.settings.shrink_share * options_.settings.seconds / 2
+                                                   : kNoDeadline;
+  shrink_until_ = shrink_started_ + std::min(cap, ShrinkSecondsLeft());
+}
+
+void Budget::EndShrink() {
+  if (shrink_started_ < 0) return;
+  shrink_spent_ += Elapsed() - shrink_started_;
+  shrink_started_ = -1;
+  share_spent_ = false;  // a shrink at the end is cut short by the deadline alone
+}
+
+bool Budget::ShrinkStopping() const {
+  if (Stopping()) return true;
+  if (shrink_started_ < 0 || Elapsed() < shrink_until_) return false;
+  share_spent_ = true;
+  return true;
 }
 
 int64_t ChunkFor(const Budget& budget, int64_t scenarios, double took, double seconds, int64_t least, int64_t most) {

@@ -71,6 +71,22 @@ class Budget {
   /// Ends a terminal's status line (a newline) if one is showing.
   void EndLine();
 
+  /// Shrinking within the budget (CampaignOptions::shrink_as_found): with
+  /// --time, the seconds of settings.shrink_share * --time not yet spent on
+  /// shrinking (a large number without --time).
+  double ShrinkSecondsLeft() const;
+  /// Starts one finding's shrink: until EndShrink, ShrinkStopping also says
+  /// stop once it has taken half of the share, or what is left of it. Only
+  /// while shrinking as found; at the end of a campaign a shrink is bounded
+  /// by the deadline alone.
+  void StartShrink();
+  void EndShrink();
+  /// Stopping, or the finding being shrunk has spent its part of the share.
+  bool ShrinkStopping() const;
+  /// Whether ShrinkStopping said stop for the share (not the deadline or a
+  /// signal) since the last StartShrink.
+  bool ShareSpent() const { return share_spent_; }
+
  private:
   /// Prints `line` as the status line when one is due.
   void MaybePrint(const std::string& line);
@@ -80,6 +96,10 @@ class Budget {
   const std::chrono::steady_clock::time_point start_;
   double next_report_, next_checkpoint_;
   bool showing_ = false;  // a tty's status line is on screen, unterminated
+  double shrink_spent_ = 0;        // seconds spent shrinking as found
+  double shrink_started_ = -1;     // Elapsed() at StartShrink; -1: not shrinking as found
+  double shrink_until_ = 0;        // when the finding being shrunk must stop
+  mutable bool share_spent_ = false;
 };
 
 /// Scenarios per chunk so that one takes about `seconds` at the rate of
@@ -112,6 +132,7 @@ struct Judged {
   std::string key_text;   // kFinding: key.Text(), computed on the workers that judge
   int suppressed_by = -1;  // kSuppressed: the entry
   bool known = false;      // kSuppressed by its key, in CampaignOptions::known_keys
+  uint32_t crash_features = 0;  // with crash classes, a crash's (no_fault) batch features (CrashFeaturesOf)
 };
 /// kFinding is what the campaign is after; kRunnerState (only with
 /// --inconsistent: the findings do not blame the kernel) and kSuppressed (a
@@ -120,6 +141,15 @@ Judged Judge(const CampaignOptions& options, const Scenario& s, const ScenarioRu
 /// Adds a judged scenario to the result; the schedulers call it in stream
 /// order. True when the campaign stops there (a finding, without keep_going).
 bool Account(const CampaignOptions& options, int64_t stream_index, const Judged& judged, CampaignResult* result);
+
+/// Whether a scheduler pauses after a chunk for RunCampaign to shrink what
+/// it found (CampaignOptions::shrink_as_found): a key has findings not yet
+/// shrunk, and the budget's share and deadline leave time to.
+bool ShrinkDue(const CampaignOptions& options, const Budget& budget, const CampaignResult& result);
+
+/// Whether a judged scenario crashed the implementation (no_fault fired):
+/// a crash class's sample that did not retires the class.
+bool Crashed(const Judged& judged);
 
 /// Adds the workers' operator counts and token-groups to the result.
 void AddTallies(const std::vector<Classification>& classes, const std::vector<int64_t>& tokens,
@@ -158,8 +188,14 @@ bool RunBatched(const CampaignOptions& options, Backend& backend, Budget& budget
 /// Shrinking stops when the budget says so (Budget::Stopping): a finding
 /// then keeps the smallest reproducer found (CampaignFinding::shrink_cut_short).
 /// The budget's status line follows the shrinking.
+///
+/// Not `final` (shrinking as found, CampaignOptions::shrink_as_found): it
+/// shrinks the keys' findings not yet shrunk while the budget's share
+/// lasts (each key's first before any key's further ones), each within its
+/// part of the share (Budget::StartShrink), into result->findings, and
+/// leaves the keys, their counts and the reproducers for the final call.
 bool ShrinkFindings(const CampaignOptions& options, Backend& backend, Budget& budget, CampaignResult* result,
-                    std::string* err, std::vector<std::string>* gave = nullptr);
+                    std::string* err, std::vector<std::string>* gave = nullptr, bool final = true);
 
 /// Regenerates scenario `stream_index` and shrinks it, keeping its most
 /// specific invariant firing and never into a scenario a suppression

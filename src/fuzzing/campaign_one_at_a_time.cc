@@ -24,12 +24,23 @@ struct ChunkWork {
   std::vector<std::vector<int64_t>> ran;
   std::vector<std::vector<std::pair<int64_t, Judged>>> judged;  // (index, not clean)
   std::vector<std::vector<std::pair<int64_t, std::string>>> skips;
+  // Scenarios of a known crash class (CrashClasses::Classify): those
+  // deferred (index, class, token-groups), and those run as the class's
+  // sample (index, class).
+  struct Deferral {
+    int64_t index;
+    int cls;
+    int64_t token_groups;
+  };
+  std::vector<std::vector<Deferral>> deferred;
+  std::vector<std::vector<std::pair<int64_t, int>>> sampled;
   // The lowest index that stops the campaign (a finding, without
   // keep_going), and the lowest index a worker declined because the budget
   // said stop (the deadline, a signal): the chunk ends before it.
   std::atomic<int64_t> lowest{0}, declined{0};
   explicit ChunkWork(int jobs, int64_t end)
-      : classes(jobs), tokens(jobs, 0), ran(jobs), judged(jobs), skips(jobs), lowest(end), declined(end) {}
+      : classes(jobs), tokens(jobs, 0), ran(jobs), judged(jobs), skips(jobs), deferred(jobs), sampled(jobs),
+        lowest(end), declined(end) {}
 };
 
 void Lower(std::atomic<int64_t>* at, int64_t i) {
@@ -52,6 +63,18 @@ bool CheckChunk(const CampaignOptions& options, Backend& backend, const Budget& 
         return;
       }
       const Scenario s = CampaignScenario(options, StreamIndex(options, i), &work->classes[w]);
+      if (options.crash_classes) {
+        bool sample = false;
+        const int c = options.crash_classes->Classify(s, budget.Elapsed(), &sample);
+        if (c >= 0 && !sample) {  // tallied as generated; AccountChunk takes it back
+          const int64_t token_groups = s.batch.num_tokens * static_cast<int64_t>(s.groups.size());
+          work->tokens[w] += token_groups;
+          work->ran[w].push_back(i);
+          work->deferred[w].push_back({i, c, token_groups});
+          continue;
+        }
+        if (c >= 0) work->sampled[w].emplace_back(i, c);
+      }
       std::string e;
       if (!RunOne(options, s, backend, &run, &e)) {
         std::lock_guard<std::mutex> lock(mu);
@@ -109,7 +132,26 @@ bool AccountChunk(const CampaignOptions& options, int64_t base, int64_t end, Chu
     for (int64_t i : r)
       if (i >= counted) past.push_back(i);
   if (!past.empty()) SubtractTallies(options, past, result);
-  result->scenarios += counted - base;
+  // Deferred scenarios are counted per class, not as checked; a sample's
+  // outcome says whether its class still holds.
+  int64_t deferred = 0;
+  for (const auto& d : work.deferred)
+    for (const ChunkWork::Deferral& x : d)
+      if (x.index < counted) {
+        options.crash_classes->Deferred(x.cls);
+        result->tokens -= x.token_groups;
+        ++deferred;
+      }
+  result->deferred += deferred;
+  std::vector<std::pair<int64_t, int>> sampled;
+  for (const auto& d : work.sampled) sampled.insert(sampled.end(), d.begin(), d.end());
+  std::sort(sampled.begin(), sampled.end());
+  for (const auto& [i, c] : sampled) {
+    if (i >= counted) break;
+    auto j = std::lower_bound(all.begin(), all.end(), i, [](const auto& a, int64_t k) { return a.first < k; });
+    options.crash_classes->Sampled(c, j != all.end() && j->first == i && Crashed(j->second));
+  }
+  result->scenarios += counted - base - deferred;
   return stopped || counted < end;
 }
 
@@ -134,6 +176,10 @@ bool RunOneAtATime(const CampaignOptions& options, Backend& backend, Budget& bud
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (AccountChunk(options, base, end, work, result)) break;
     budget.MaybeReport(*result);
+    if (ShrinkDue(options, budget, *result)) {  // RunCampaign shrinks it, then goes on from `end`
+      result->resume_at = end;
+      break;
+    }
     chunk = ChunkFor(budget, end - base, took, 1.0, 64 * int64_t{jobs}, most);
     base = end;
   }

@@ -171,7 +171,7 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& b
   shrink.on_attempt = [&](const Scenario& smallest, int attempts) {
     budget.MaybeReportShrink(what.empty() ? "scenario " + std::to_string(stream_index) : what, smallest, attempts);
   };
-  shrink.stop = [&] { return budget.Stopping(); };
+  shrink.stop = [&] { return budget.ShrinkStopping(); };
   finding->minimized = Shrink(finding->original, [&](const Scenario& candidate) {
     // --table-layout fixed the layout: the reproducer keeps it.
     if (fixed_layout && candidate.table_layout != *fixed_layout) return false;
@@ -186,7 +186,9 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& b
   if (finding->shrink_cut_short)
     budget.Say(std::string(options.source ? "prove" : "fuzz") + ": shrinking the finding of scenario " +
                std::to_string(stream_index) + " was cut short by " +
-               (options.stop && options.stop->load() ? SignalName(options.stop->load()) : std::string("--time")) +
+               (options.stop && options.stop->load() ? SignalName(options.stop->load())
+                : budget.ShareSpent()                 ? std::string("its share of --time (--shrink-share)")
+                                                      : std::string("--time")) +
                ": its reproducer is the smallest found until then (" + ScenarioShape(finding->minimized) + ")");
   if (!RunOne(options, finding->minimized, backend, &run, err)) return false;
   fired = FiredInvariants(run);
@@ -200,49 +202,76 @@ bool MinimizeFinding(const CampaignOptions& options, Backend& backend, Budget& b
 }
 
 bool ShrinkFindings(const CampaignOptions& options, Backend& backend, Budget& budget, CampaignResult* result,
-                    std::string* err, std::vector<std::string>* gave_all) {
-  std::map<std::string, size_t> by_id;  // signature id -> result->findings (those of an earlier round too)
+                    std::string* err, std::vector<std::string>* gave_all, bool final) {
+  std::map<std::string, size_t> by_id;  // signature id -> result->findings (those shrunk earlier too)
   for (size_t i = 0; i < result->findings.size(); ++i) by_id[result->findings[i].signature.Id()] = i;
-  const size_t written = result->findings.size();  // an earlier round's are written
   size_t to_shrink = 0, shrinking = 0;
-  for (const CampaignResult::KeyTally& key : result->keys) to_shrink += key.first.size();
-  for (const CampaignResult::KeyTally& key : result->keys) {
-    std::set<size_t> gave;  // the signatures this key's shrunk findings gave
-    for (int64_t index : key.first) {
-      CampaignFinding f;
-      const std::string what = "finding " + std::to_string(++shrinking) + " of " + std::to_string(to_shrink) +
-                               " (scenario " + std::to_string(index) + ")";
-      if (!MinimizeFinding(options, backend, budget, index, key.key, &f, err, what)) return false;
-      const auto [it, fresh] = by_id.emplace(f.signature.Id(), result->findings.size());
-      if (fresh) {
-        result->findings.push_back(std::move(f));
-      } else if (Smaller(f, result->findings[it->second])) {
-        CampaignFinding& kept = result->findings[it->second];
-        f.count = kept.count;
-        f.shrunk = kept.shrunk;
-        kept = std::move(f);
-      }
+  for (const CampaignResult::KeyTally& key : result->keys) to_shrink += key.first.size() - key.shrunk;
+  // Shrinks the key's next finding into result->findings.
+  auto shrink_next = [&](CampaignResult::KeyTally& key) {
+    const int64_t index = key.first[key.shrunk];
+    CampaignFinding f;
+    const std::string what = "finding " + std::to_string(++shrinking) + " of " + std::to_string(to_shrink) +
+                             " (scenario " + std::to_string(index) + ")";
+    if (!final) budget.StartShrink();
+    const bool ok = MinimizeFinding(options, backend, budget, index, key.key, &f, err, what);
+    if (!final) budget.EndShrink();
+    if (!ok) return false;
+    if (options.crash_classes)
+      options.crash_classes->Learn(f.signature, f.fired, f.recurred, f.original, f.minimized);
+    const auto [it, fresh] = by_id.emplace(f.signature.Id(), result->findings.size());
+    if (fresh) {
+      result->findings.push_back(std::move(f));
+    } else if (Smaller(f, result->findings[it->second])) {
       CampaignFinding& kept = result->findings[it->second];
-      ++kept.count;
-      ++kept.shrunk;
-      gave.insert(it->second);
-      if (gave_all) gave_all->push_back(it->first);
+      f.count = kept.count;
+      f.shrunk = kept.shrunk;
+      kept = std::move(f);
     }
+    CampaignFinding& kept = result->findings[it->second];
+    ++kept.count;
+    ++kept.shrunk;
+    ++key.shrunk;
+    key.gave.insert(it->first);
+    if (gave_all) gave_all->push_back(it->first);
+    return true;
+  };
+  // While the campaign goes on (not final), within the budget's share: each
+  // key's first finding before any key's further ones, so that a new
+  // signature is not kept waiting behind a known one's.
+  auto may = [&] { return final || (!budget.Stopping() && budget.ShrinkSecondsLeft() > 0); };
+  // A key of an active crash class shrinks no further: the class's
+  // reproducer stands for its findings, counted with it (crash_classes.h).
+  for (CampaignResult::KeyTally& key : result->keys)
+    if (key.shrunk > 0 && options.crash_classes && options.crash_classes->Covers(key.key)) {
+      to_shrink -= key.first.size() - key.shrunk;
+      key.first.resize(key.shrunk);
+    }
+  for (CampaignResult::KeyTally& key : result->keys)
+    if (key.shrunk == 0 && !key.first.empty() && may() && !shrink_next(key)) return false;
+  for (CampaignResult::KeyTally& key : result->keys)
+    while (key.shrunk < key.first.size() && may())
+      if (!shrink_next(key)) return false;
+  std::stable_sort(result->findings.begin(), result->findings.end(),
+                   [](const CampaignFinding& a, const CampaignFinding& b) { return a.finding_index < b.finding_index; });
+  if (!final) return true;
+  by_id.clear();
+  for (size_t i = 0; i < result->findings.size(); ++i) by_id[result->findings[i].signature.Id()] = i;
+  for (const CampaignResult::KeyTally& key : result->keys) {
     // The key's findings that were not shrunk: its signature's, when all
     // the shrunk ones agree on one.
     const int64_t rest = key.count - static_cast<int64_t>(key.first.size());
-    if (gave.size() == 1)
-      result->findings[*gave.begin()].count += rest;
+    if (key.gave.size() == 1)
+      result->findings[by_id.at(*key.gave.begin())].count += rest;
     else
       result->unattributed += rest;
   }
   result->keys.clear();  // shrunk
-  for (size_t i = written; i < result->findings.size(); ++i) {
-    CampaignFinding& f = result->findings[i];
-    if (f.suppressed_by < 0 && !WriteReproducer(options, backend, &f, err)) return false;
-  }
-  std::stable_sort(result->findings.begin(), result->findings.end(),
-                   [](const CampaignFinding& a, const CampaignFinding& b) { return a.finding_index < b.finding_index; });
+  // Each unsuppressed signature's smallest reproducer, once every finding
+  // that may give it a smaller one is shrunk (an earlier round's were
+  // written, or suppressed).
+  for (CampaignFinding& f : result->findings)
+    if (f.suppressed_by < 0 && f.file.empty() && !WriteReproducer(options, backend, &f, err)) return false;
   return true;
 }
 

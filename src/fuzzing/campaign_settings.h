@@ -26,6 +26,14 @@ struct CampaignSettings {
   /// --keep-going: check the whole budget and report every distinct
   /// finding; else stop at the first finding no suppression covers.
   bool keep_going = false;
+  /// --shrink-share: with keep_going and --time, each new finding is shrunk
+  /// when the campaign meets it, within this share of --time in all, each
+  /// finding within half of it (fuzzing.md#shrinking-within-the-budget).
+  double shrink_share = 0.25;
+  /// --crash-sample: with keep_going, a crash class that recurred defers
+  /// its scenarios but one every this many seconds (fuzzing/crash_classes.h);
+  /// 0: no class defers anything.
+  double crash_sample = 10;
   int jobs = 1;             // -j: threads
   std::string out_dir = ".";  // --out: the reproducers' directory
 };

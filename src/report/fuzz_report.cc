@@ -107,13 +107,23 @@ void PrintFuzzReport(const FuzzReport& report, const std::vector<std::string>& o
         << " fail again (above); the campaign did not run: fix them first, or --keep-going runs it all the same\n";
     return;
   }
+  // Each crash class once: what it deferred, never counted as checked.
+  for (const CrashClassReport& c : r.crash_classes) {
+    if (c.deferred == 0 && !c.retired && !c.active) continue;  // learnt, never recurred
+    out << "fuzz: deferred: known crash class " << c.signature << " (" << c.text << "): " << c.deferred
+        << " scenario" << (c.deferred == 1 ? "" : "s") << " not run (" << c.sampled << " sampled"
+        << (c.retired ? "; retired: a sample ran without the crash, its scenarios ran again" : "")
+        << "); class: " << c.shape << "\n";
+  }
   if (r.unattributed)
     out << "fuzz: " << r.unattributed << " more findings not shrunk: their keys' shrunk findings gave several signatures\n";
   const std::string where = ", backend " + report.backend + (report.device.empty() ? "" : " on " + report.device) + ", seed " + std::to_string(report.seed) +
                             (report.shard.empty() ? "" : ", shard " + report.shard);
   const int64_t suppressed = r.SuppressedFindings();
   const std::string suppressed_text =
-      suppressed ? ", " + std::to_string(suppressed) + " suppressed finding" + (suppressed == 1 ? "" : "s") : std::string();
+      (suppressed ? ", " + std::to_string(suppressed) + " suppressed finding" + (suppressed == 1 ? "" : "s")
+                  : std::string()) +
+      (r.deferred ? ", " + std::to_string(r.deferred) + " deferred (known crash classes, not checked)" : std::string());
   if (report.conform)  // the summary of a conformance campaign: what it checked, and what disagreed
     out << "fuzz: conform: " << r.scenarios - r.skipped << " scenarios compared with the engine variants, "
         << r.skipped << " skipped, " << r.finding_scenarios << " disagreeing"

@@ -250,6 +250,15 @@ std::string FuzzJson(const FuzzReport& report) {
     j["skipped"] = r.skipped;
     j["first_skip"] = r.first_skip;
   }
+  if (!r.crash_classes.empty()) {  // fuzzing/crash_classes.h: each class once, with its counts
+    j["deferred"] = r.deferred;
+    ordered_json classes = ordered_json::array();
+    for (const CrashClassReport& c : r.crash_classes)
+      classes.push_back({{"signature", c.signature}, {"text", c.text}, {"shape", c.shape}, {"crashes", c.crashes},
+                         {"active", c.active}, {"retired", c.retired}, {"deferred", c.deferred},
+                         {"sampled", c.sampled}});
+    j["crash_classes"] = classes;
+  }
   if (report.inconsistent) {
     j["runner_state_findings"] = r.runner_state_findings;
     j["first_runner_state_finding"] = r.first_runner_state_finding;

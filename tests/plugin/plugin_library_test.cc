@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
+#include <map>
 #include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -448,6 +448,40 @@ TEST_F(PluginTest, AKeepGoingCampaignReportsBothPlantedBugsAndSuppressesTheKnown
                 f["replay_command"])
           << f.dump();
   }
+}
+
+// A campaign bounded by --time shrinks each new finding when it meets it,
+// within its share of the budget: it reports what the same seed's --runs
+// campaign reports, the same signatures, each minimized to the same shape.
+// (Shrinking only when the deadline came cut it short at once: reproducers
+// at their generated size, and one bug met in two shapes gave two
+// signatures.) The budget is seconds; the shrinking this needs takes
+// milliseconds, and nothing here is timed.
+TEST_F(PluginTest, ATimedCampaignShrinksEachFindingAsTheRunsCampaignDoes) {
+  auto campaign = [&](const std::string& name, int64_t runs, double seconds) {
+    FuzzOptions o;
+    o.backend = BackendKind::kHost;
+    o.settings.runs = runs;
+    o.settings.seconds = seconds;
+    o.settings.seed = 1;
+    o.settings.keep_going = true;
+    o.settings.out_dir = (dir_ / (name + "-findings")).string();
+    o.json_path = (dir_ / (name + ".json")).string();
+    o.suppressions_path = SLOTGUARD_SOURCE_DIR "/examples/plugins/rings_campaign.suppressions.json";
+    o.setup.provider.kernel_lib = kExamples + "/libsg_rings_campaign.so";
+    out_.str("");
+    EXPECT_EQ(kExitFindings, RunFuzz(o, out_, err_)) << out_.str() << err_.str();
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(o.json_path));
+    std::map<std::string, std::string> shapes;  // signature -> its reproducer's shape
+    for (const nlohmann::json& f : j["findings"]) shapes[f["signature"]] = f["shape"];
+    return std::make_pair(shapes, out_.str());
+  };
+  const auto [timed, timed_out] = campaign("timed", -1, 4);
+  const auto [runs, runs_out] = campaign("runs", 20000, 0);
+  EXPECT_EQ(runs, timed) << timed_out << "\n--- the --runs campaign:\n" << runs_out;
+  ASSERT_EQ(2u, runs.size()) << runs_out;
+  for (const auto& [signature, shape] : timed) EXPECT_EQ("1 requests, 1 tokens, 1 groups", shape) << signature;
+  EXPECT_EQ(std::string::npos, timed_out.find("cut short")) << timed_out;
 }
 
 TEST_F(PluginTest, FuzzRefusesFamiliesThePluginLacks) {

@@ -9,6 +9,13 @@ Triton kernel and launcher on cuda, numpy on cpu) made to crash its process
                       the process's history)
   --crash-every N     instead on every Nth call of the process (a crash that
                       does not recur when its scenario is sent again)
+  --crash-on-no-requests
+                      instead on every batch with no requests (num_reqs == 0,
+                      about 4% of a kpool_tail campaign's): a crash of a
+                      class of batches, as real launchers crash on shapes
+                      (fuzz's crash classes defer them once it recurs)
+  --start-seconds S   sleep S seconds when it starts (0.25: a CUDA context's
+                      cost, for the host benchmark of crash classes)
   --log PATH          appends "start" when it starts and "crash" before each crash
 
     slotguard fuzz --backend gpu --kernel-cmd "python3 examples/python/bench/crashing_kpool_provider.py" ...
@@ -18,6 +25,7 @@ import importlib.util
 import os
 import signal
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python"))
@@ -44,6 +52,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--crash-percent", type=float, default=3.0)
     parser.add_argument("--crash-every", type=int, default=0)
+    parser.add_argument("--crash-on-no-requests", action="store_true")
+    parser.add_argument("--start-seconds", type=float, default=0.0)
     parser.add_argument("--log", default=os.environ.get("CRASHING_PROVIDER_LOG", ""))
     args = parser.parse_args()
     kpool = load_kpool()
@@ -53,6 +63,8 @@ def main():
             with open(args.log, "a") as f:
                 f.write(line + "\n")
 
+    if args.start_seconds > 0:
+        time.sleep(args.start_seconds)
     log("start")
     provider = slotguard.Provider("crashing-kpool-tail")
     calls = [0]
@@ -60,8 +72,13 @@ def main():
     @provider.family("kpool_tail")
     def run(call):
         calls[0] += 1
-        if (args.crash_every and calls[0] % args.crash_every == 0) or \
-                (not args.crash_every and crashes(call, args.crash_percent)):
+        if args.crash_on_no_requests:
+            crash = call.num_reqs == 0
+        elif args.crash_every:
+            crash = calls[0] % args.crash_every == 0
+        else:
+            crash = crashes(call, args.crash_percent)
+        if crash:
             log("crash")
             sys.stderr.flush()
             os.kill(os.getpid(), signal.SIGSEGV)
