@@ -42,7 +42,7 @@ Scope ReductionScope(bool with_examples, bool past_boundaries = false) {
       "num_actual": ["real_tokens", "num_tokens", "before_last"], "slot_mapping_in": ["pad", "recognisable"],
       "null_entries": ["zero", "minus_one", "hybrid"], "tables": ["per_request", "persistent_permuted"],
       "stale_rows": ["reused"], "block_ids": ["small", "past_int32"], "links": ["present", "absent"],
-      "params": )") + (with_examples ? R"(["min", "example"]})" : R"(["min"]})");
+      "params": )" + (with_examples ? R"(["min", "example"]})" : R"(["min"]})");
   EXPECT_TRUE(ParseScope(text, "reduction.json", &s, &err)) << err;
   return s;
 }
