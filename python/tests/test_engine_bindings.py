@@ -332,12 +332,14 @@ def test_dsv4_compressed_argument_mapping(tmp_path, caller, num_tokens, slot):
     (2, [0, 2], [9], [0], False, 2, "request 0 reads column 2 of a 2-column table"),
     (2, [0, 1, 2], [4, 2], [0, -1], True, 2, "a dummy request of a persistent table"),
     (2, [0, 2], [4], [0], False, 0, "num_actual_tokens 0 below query_start_loc"),
+    (2, [0, 1], [2 ** 31], [0], False, 1, "a seq_len past int32"),
 ])
 def test_dsv4_compressed_skips_what_the_engine_never_launches(tmp_path, ratio, qsl, seq_lens, idx, by_idx,
                                                               num_actual, why):
     # compress_ratio 1 (no caller launches it), seq_len below the query, a column past the table (the engine's
     # covers max_model_len), a persistent table's dummy (the engine's padded row is zeroed), num_actual_tokens
-    # below the requests' tokens (sparse_mla's num_tokens; the engine's is the padded count)
+    # below the requests' tokens (sparse_mla's num_tokens; the engine's is the padded count), a seq_len past
+    # int32 (cm.seq_lens is int32: the GPU's indexer run met seq_len 2^31 at position 2^31 - 1)
     call = make_call(qsl, list(range(qsl[-1])), seq_lens, idx, [[3, 4], [5, 6]], 2, rows_by_idx=by_idx,
                      params={"block_size": 2, "compress_ratio": ratio, "state": 0}, num_actual_tokens=num_actual)
     with pytest.raises(Skip, match=why):

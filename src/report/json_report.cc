@@ -125,6 +125,22 @@ ordered_json SummaryJson(const std::vector<ScenarioReport>& reports, const Check
 }
 
 /// Each suppression entry, what it matched, whether it is stale.
+/// A finding's signature, as fuzz, prove and merge reports open each
+/// finding's object: its id (`id`), text and parts.
+ordered_json SignatureJson(const std::string& id, const FindingSignature& sig) {
+  ordered_json fj;
+  fj["signature"] = id;
+  fj["text"] = sig.Text();
+  fj["implementation"] = sig.implementation;
+  fj["families"] = sig.families;
+  fj["variants"] = sig.variants;
+  fj["invariants"] = sig.invariants;
+  fj["cause"] = sig.Cause();
+  fj["blame"] = sig.Blame();
+  fj["shape"] = sig.shape;
+  return fj;
+}
+
 ordered_json SuppressionsJson(const Suppressions* suppressions, const std::vector<int64_t>& matches) {
   ordered_json list = ordered_json::array();
   if (!suppressions) return list;
@@ -298,17 +314,7 @@ ordered_json CampaignFindingsJson(const FuzzReport& report) {
   const CampaignResult& r = report.result;
   ordered_json findings = ordered_json::array();
   for (const CampaignFinding& f : r.findings) {
-    const FindingSignature& sig = f.signature;
-    ordered_json fj;
-    fj["signature"] = sig.Id();
-    fj["text"] = sig.Text();
-    fj["implementation"] = sig.implementation;
-    fj["families"] = sig.families;
-    fj["variants"] = sig.variants;
-    fj["invariants"] = sig.invariants;
-    fj["cause"] = sig.Cause();
-    fj["blame"] = sig.Blame();
-    fj["shape"] = sig.shape;
+    ordered_json fj = SignatureJson(f.signature.Id(), f.signature);
     fj["count"] = f.count;
     fj["shrunk"] = f.shrunk;
     fj["scenario_index"] = f.finding_index;
@@ -385,17 +391,7 @@ std::string MergeJson(const MergeResult& m) {
   ordered_json findings = ordered_json::array();
   for (const MergedFinding& f : m.findings) {
     const ReportFinding& last = m.Last(f);
-    const FindingSignature& sig = last.signature;
-    ordered_json fj;
-    fj["signature"] = last.id;
-    fj["text"] = sig.Text();
-    fj["implementation"] = sig.implementation;
-    fj["families"] = sig.families;
-    fj["variants"] = sig.variants;
-    fj["invariants"] = sig.invariants;
-    fj["cause"] = sig.Cause();
-    fj["blame"] = sig.Blame();
-    fj["shape"] = sig.shape;
+    ordered_json fj = SignatureJson(last.id, last.signature);
     fj["first_seen"] = SeenJson(m, f.seen.front().report);
     fj["last_seen"] = SeenJson(m, f.seen.back().report);
     fj["reports"] = f.seen.size();

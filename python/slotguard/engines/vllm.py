@@ -88,6 +88,19 @@ def input_rows(call, num_reqs=None):
     return rows
 
 
+def skip_int32_slots(rows, block_size, where):
+    """Skip a table whose entry times block_size passes int32: `where` (path:line) multiplies the int32 entry
+    by block_size in int32, which would wrap; no engine cache holds 2^31 slots a layer (over 256 GiB a layer
+    at 128 bytes a slot), so such a table is no input the engine makes."""
+    np = _np()
+    rows_read = np.abs(np.asarray(rows, dtype=np.int64))
+    if rows_read.size and int(rows_read.max()) * block_size > 2 ** 31 - 1:
+        raise Skip("an entry whose slot is past int32 (%d * block_size %d): the kernel multiplies the "
+                   "int32 entry by block_size in int32 (%s), which would wrap; no engine cache "
+                   "holds 2^31 slots a layer (over 256 GiB a layer at 128 bytes a slot)"
+                   % (int(rows_read.max()), block_size, where))
+
+
 def _ns(**kw):
     import types
     return types.SimpleNamespace(**kw)
@@ -227,12 +240,7 @@ def run_eagle_step(call, fns, ops, options):
         if call.block_table_rows < R:
             raise Skip("fewer table rows than requests")
         table = ops.strided(flat, (R, call.block_table_width), (call.block_table_row_stride, 1))
-    rows_read = np.abs(np.asarray(input_rows(call), dtype=np.int64))
-    if rows_read.size and int(rows_read.max()) * call.block_size > 2 ** 31 - 1:
-        raise Skip("an entry whose slot is past int32 (%d * block_size %d): the kernel multiplies the "
-                   "int32 entry by block_size in int32 (utils.py:73-74), which would wrap; no engine cache "
-                   "holds 2^31 slots a layer (over 256 GiB a layer at 128 bytes a slot)"
-                   % (int(rows_read.max()), call.block_size))
+    skip_int32_slots(input_rows(call), call.block_size, "utils.py:73-74")
     slot_mapping = ops.full((T,), 0, "i64")   # the proposer's _slot_mapping_buffer[:input_batch_size]
     fns["eagle_step_update_slot_mapping_and_metadata"](
         positions_1d=ops.tensor(pos, "i64"),
@@ -282,12 +290,7 @@ def run_eagle_step_chain(call, fns, ops, options):
         raise Skip("a dummy request of a persistent table: the proposer's block_table_tensor holds the "
                    "batch's live requests' rows, and no dummy request reaches the drafter "
                    "(gpu_model_runner.py:2616-2624)")
-    rows_read = np.abs(np.asarray(input_rows(call), dtype=np.int64))
-    if rows_read.size and int(rows_read.max()) * call.block_size > 2 ** 31 - 1:
-        raise Skip("an entry whose slot is past int32 (%d * block_size %d): the kernel multiplies the "
-                   "int32 entry by block_size in int32 (utils.py:73-74), which would wrap; no engine cache "
-                   "holds 2^31 slots a layer (over 256 GiB a layer at 128 bytes a slot)"
-                   % (int(rows_read.max()), call.block_size))
+    skip_int32_slots(input_rows(call), call.block_size, "utils.py:73-74")
     table = ops.tensor(input_rows(call), "i32")
     seq_lens = ops.tensor(np.asarray(call.seq_lens_i32, dtype=np.int32)[:R], "i32")
     positions = ops.tensor(np.array([pos[qsl[r]] if q[r] else 0 for r in range(R)]), "i64")
@@ -373,6 +376,9 @@ def run_dsv4_compressed(call, fns, ops, options):
                    "(sparse_mla.py:207, indexer.py:793; DeepSeek-V4's ratios are 4 and 128)" % ratio)
     qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
     seq = np.asarray(call.seq_lens, dtype=np.int64)[:R]
+    if (seq > INT32_MAX).any():
+        raise Skip("a seq_len past int32: the engine's seq_lens are int32 (gpu_model_runner.py:780-782, "
+                   "V2 gpu/input_batch.py:29), so no request of it is that long")
     for r in range(R):
         q = int(qsl[r + 1] - qsl[r])
         if q > seq[r]:
@@ -397,12 +403,7 @@ def run_dsv4_compressed(call, fns, ops, options):
         num_tokens = call.num_actual_tokens   # cm.num_actual_tokens (sparse_mla.py:209)
     else:
         num_tokens = T                        # num_tokens (indexer.py:798)
-    rows_read = np.abs(np.asarray(rows, dtype=np.int64))
-    if rows_read.size and int(rows_read.max()) * call.block_size > 2 ** 31 - 1:
-        raise Skip("an entry whose slot is past int32 (%d * block_size %d): the kernel multiplies the "
-                   "int32 entry by block_size in int32 (compressor_utils.py:46), which would wrap; no engine cache "
-                   "holds 2^31 slots a layer (over 256 GiB a layer at 128 bytes a slot)"
-                   % (int(rows_read.max()), call.block_size))
+    skip_int32_slots(rows, call.block_size, "compressor_utils.py:46")
     # out: the builder's compressed_slot_mapping_buffer; the launcher fills all of it with -1 first
     # (compressor_utils.py:62-68); here its length is the batch's tokens.
     buffer = ops.full((max(T, 1),), 0, "i64")
