@@ -14,6 +14,7 @@
 #include "family/kind_model.h"
 #include "registry/invariants.h"
 #include "testing/make_group.h"
+#include "testing/make_table.h"
 
 namespace slotguard {
 namespace {
@@ -44,13 +45,7 @@ Batch MakeBatch(std::vector<int32_t> qsl, std::vector<int64_t> seq_lens, std::ve
   return b;
 }
 
-BlockTable Table(int32_t rows, int32_t width, std::vector<int32_t> entries) {
-  BlockTable t;
-  t.rows = rows;
-  t.width = width;
-  t.entries = std::move(entries);
-  return t;
-}
+using testing::MakeTable;
 
 /// The mapping invariants that judge `kind` (invariants.def's kinds column).
 std::set<std::string> JudgedBy(const KindModel& kind) {
@@ -148,7 +143,7 @@ TEST(GroupModelTest, OutputLengthIsTheKinds) {
   ASSERT_TRUE(GroupModel(mamba).OutputLength(b, &length, &why)) << why;
   EXPECT_EQ(2, length);
   Group store = MakeGroup(FamilyNamed("vllm_offload_store"), "store");
-  store.table = Table(2, 3, {5, 6, 7, 8, 9, 10});
+  store.table = MakeTable(2, 3, {5, 6, 7, 8, 9, 10});
   ASSERT_TRUE(GroupModel(store).OutputLength(b, &length, &why)) << why;
   EXPECT_EQ(6, length);
   int64_t elements = -1;
@@ -201,7 +196,7 @@ TEST(GroupModelTest, ColumnsARequestReads) {
 // spec): entry 5, and a dummy holds the marker 0.
 TEST(GroupModelTest, InterpretRunsTheKindsInterpreter) {
   Group copy = MakeGroup(FamilyNamed("vllm_mamba_copy"), "copy", {{"block_size", 4}});
-  copy.table = Table(1, 3, {5, 6, 7});
+  copy.table = MakeTable(1, 3, {5, 6, 7});
   Interpretation out;
   std::string why;
   ASSERT_TRUE(GroupModel(copy).Interpret(MakeBatch({0, 3}, {10}, {0}), nullptr, false, false, &out, &why)) << why;
@@ -210,7 +205,7 @@ TEST(GroupModelTest, InterpretRunsTheKindsInterpreter) {
   EXPECT_EQ((std::vector<int64_t>{7}), out.slots[1]);
 
   Group mamba = MakeGroup(FamilyNamed("vllm_mamba"), "ssm", {{"block_size", 4}});
-  mamba.table = Table(2, 3, {5, 6, 7, 8, 9, 10});
+  mamba.table = MakeTable(2, 3, {5, 6, 7, 8, 9, 10});
   ASSERT_TRUE(GroupModel(mamba).Interpret(MakeBatch({0, 3, 3}, {10, 0}, {0, -1}), nullptr, false, false, &out, &why))
       << why;
   ASSERT_EQ(1u, out.slots.size());

@@ -6,6 +6,7 @@
 
 #include "family/family_file.h"
 #include "family/request_plan.h"
+#include "testing/make_table.h"
 
 namespace slotguard {
 namespace {
@@ -59,13 +60,7 @@ Batch MakeBatch(std::vector<int32_t> qsl, std::vector<int64_t> seq_lens, std::ve
   return b;
 }
 
-BlockTable Table(int32_t rows, int32_t width, std::vector<int32_t> entries) {
-  BlockTable t;
-  t.rows = rows;
-  t.width = width;
-  t.entries = std::move(entries);
-  return t;
-}
+using testing::MakeTable;
 
 Interpretation Interp(const FamilyDesc& d, const std::vector<int64_t>& params, const Batch& b, const BlockTable& t) {
   Interpretation out;
@@ -78,7 +73,7 @@ Interpretation Interp(const FamilyDesc& d, const std::vector<int64_t>& params, c
 // [3, 0, 0]; r2: a dummy (idx_mapping -1, 0 tokens), row [6, 6, 6].
 struct StateBatch {
   Batch batch = MakeBatch({0, 1, 3, 3}, {9, 4, 0}, {0, 1, -1});
-  BlockTable table = Table(3, 3, {2, 5, 7, 3, 0, 0, 6, 6, 6});
+  BlockTable table = MakeTable(3, 3, {2, 5, 7, 3, 0, 0, 6, 6, 6});
 };
 
 TEST(RequestPlanTest, StateIndexIsColumnZeroOrTheLastTokensColumnAndTheMarkerForADummy) {
@@ -128,7 +123,7 @@ TEST(RequestPlanTest, CopyMovesTheStateOnlyWhenItsBlockChangesAndNeverFromANullS
   // r3: q 1, seq_len 5: prev = 0, curr = 1: the source row[0] is the null block 0: skipped.
   // r4: a dummy: no copy.
   Batch b = MakeBatch({0, 2, 3, 6, 7, 7}, {9, 6, 3, 5, 0}, {0, 1, 2, 3, -1});
-  BlockTable t = Table(5, 3, {4, 5, 7, 8, 9, 10, 11, 12, 13, 0, 14, 15, 1, 1, 1});
+  BlockTable t = MakeTable(5, 3, {4, 5, 7, 8, 9, 10, 11, 12, 13, 0, 14, 15, 1, 1, 1});
   Interpretation out = Interp(d, {4}, b, t);
   ASSERT_EQ(2u, out.slots.size());
   EXPECT_EQ((std::vector<int64_t>{5, -1, -1, -1, -1}), out.slots[0]);
@@ -156,7 +151,7 @@ TEST(RequestPlanTest, OpsPerRequestFollowTheWidthAndTheLengthIsRequestsTimesOps)
   // r0: seq_len 9, row [2, 0, 7]: ops 0 (0 < 9: block 2), 1 (4 < 9, but block 0: skipped), 2 (8 < 9: 7).
   // r1: seq_len 4, row [3, 5, 6]: op 0 only (4 < 4 fails for op 1).
   Batch b = MakeBatch({0, 1, 2}, {9, 4}, {0, 1});
-  Interpretation out = Interp(d, {4}, b, Table(2, 3, {2, 0, 7, 3, 5, 6}));
+  Interpretation out = Interp(d, {4}, b, MakeTable(2, 3, {2, 0, 7, 3, 5, 6}));
   ASSERT_EQ(1u, out.slots.size());
   EXPECT_EQ((std::vector<int64_t>{2, -1, 7, 3, -1, -1}), out.slots[0]);
   // A state index has one element per request.
