@@ -42,9 +42,14 @@ bool RunDescribedGroup(const Scenario& scenario, const Group& group, const int64
     if (static_cast<int64_t>(out->read_past_row.size()) != n) out->read_past_row.assign(static_cast<size_t>(n), 0);
     const BlockTable& table = group.table;
     const int64_t min_width = plan.min_width;
+    // A dummy that every output pads owns no state: the description reads no
+    // row for it (its dummy rule decides before its column).
+    bool dummies_read = false;
+    for (const OutputDesc& o : mapping->outputs) dummies_read = dummies_read || o.dummy == DummyRule::kRow;
     ForEachAddress(plan, scenario.batch, [&](int64_t t, int32_t r, bool selected, int64_t col) {
       const int32_t row = ragged ? r : scenario.batch.row_of(r);
       if (!selected || col < 0 || row < 0 || row >= table.rows) return;
+      if (!dummies_read && scenario.batch.is_dummy(r)) return;
       if (col >= std::max<int64_t>(table.row_width(row), min_width)) out->read_past_row[t] = 1;
     });
     if (out->row_bounds_evidence.empty()) out->row_bounds_evidence = "the description's kernel reads past the row";

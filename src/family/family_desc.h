@@ -156,6 +156,9 @@ struct MappingDesc {
   std::vector<LetDesc> lets;  // in an order where each reads only earlier ones
   std::vector<Expr> select;
   Expr column;
+  // `reads`: per token, the columns [from, to] of its row that its attention
+  // reads unmasked, which must hold real blocks (window_reads); empty: none.
+  Expr reads_from, reads_to;
   RangeRule range = RangeRule::kPad;
   Expr min_width;          // over the parameters
   Expr entry_map;          // over `entry`: the caller's transform of the entry read (a clamp); empty: none

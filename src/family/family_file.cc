@@ -302,11 +302,11 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
       if (!Object(*f, set_ptr, "an object of knobs to replace")) return false;
       // What a variant cannot change: the buffers and the addressing the
       // reference and the invariants share with it.
-      for (const char* fixed : {"let", "outputs", "page", "manager_page", "min_width", "op", "ops"})
+      for (const char* fixed : {"let", "outputs", "page", "manager_page", "min_width", "reads", "op", "ops"})
         if (f->contains(fixed))
           return Fail(JsonChild(set_ptr, fixed), std::string("a variant cannot change '") + fixed + "'",
-                      "other knobs (the outputs, the pages, the row width, the operations and the lets are the "
-                      "family's)");
+                      "other knobs (the outputs, the pages, the row width, the reads, the operations and the lets "
+                      "are the family's)");
       if (!CheckKeys(*f, set_ptr, knobs)) return false;
       if (f->empty()) return Fail(set_ptr, "a variant that changes nothing", "at least one knob to replace");
       variant.mapping = d->mapping;
@@ -645,6 +645,17 @@ bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool varia
     if (!Formula(*v, at("column"), Scope::kToken, &m->column)) return false;
   } else if (!variant) {
     return Fail(ptr, "missing required key", "\"column\": the table column a token reads", "no key 'column'");
+  }
+  if ((v = Find(obj, "reads"))) {
+    const std::string reads = at("reads");
+    const json* f;
+    if (!Object(*v, reads, "an object {from, to}: the columns a live token's attention reads") ||
+        !CheckKeys(*v, reads, {"from", "to"}) ||
+        !Require(*v, reads, "from", "the first column the token reads unmasked", &f) ||
+        !Formula(*f, JsonChild(reads, "from"), Scope::kToken, &m->reads_from) ||
+        !Require(*v, reads, "to", "the last column the token reads unmasked", &f) ||
+        !Formula(*f, JsonChild(reads, "to"), Scope::kToken, &m->reads_to))
+      return false;
   }
   if ((v = Find(obj, "range"))) {
     if (!Name(*v, at("range"), "range rule", kRangeNames, &text)) return false;

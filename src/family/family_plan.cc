@@ -53,6 +53,7 @@ struct BoundMapping {
   std::vector<BoundLet> lets;  // parallel to mapping.lets
   std::vector<Step> select;
   Step column, offset, entry_map, pad_entry, gate;
+  Step reads_from, reads_to;  // always per token; empty without `reads`
   std::vector<std::vector<Step>> output_select;
 };
 
@@ -108,6 +109,8 @@ std::shared_ptr<const BoundMapping> BindMapping(const FamilyDesc& desc, const Ma
   out->entry_map = step(m.entry_map, true);
   out->pad_entry = step(m.pad_entry, true);
   out->gate = step(m.gate.test, true);
+  out->reads_from = step(m.reads_from, true);
+  out->reads_to = step(m.reads_to, true);
   for (const OutputDesc& o : m.outputs) {
     out->output_select.push_back(selects(o.select));
   }
@@ -537,8 +540,12 @@ WriteLanding LandingOf(const WriterDesc& writer, int64_t slot, int64_t pool_slot
   return l;
 }
 
-void ForEachAddress(const GroupPlan& plan, const Batch& batch,
-                    const std::function<void(int64_t t, int32_t r, bool selected, int64_t column)>& fn) {
+namespace {
+
+/// ForEachAddress's walk, handing fn the token's variables too (its lets
+/// evaluated; `ok` false when a formula failed on it) and the bound mapping.
+template <typename Fn>
+void WalkAddresses(const GroupPlan& plan, const Batch& batch, Fn&& fn) {
   const MappingDesc& m = *plan.mapping;
   std::vector<int64_t> v = plan.vars;
   const std::shared_ptr<const BoundMapping> bound = Bound(*plan.desc, m, &v);
@@ -579,18 +586,43 @@ void ForEachAddress(const GroupPlan& plan, const Batch& batch,
       v[FamilyDesc::kPos] = batch.positions[t];
       int64_t lp;
       int64_t col = INT64_MIN;
-      bool selected = false;
+      bool selected = false, ok = false;
       if (request_ok && !__builtin_sub_overflow(batch.seq_lens[r], v[FamilyDesc::kQ], &lp) &&
           !__builtin_add_overflow(lp, t - qb, &lp)) {
         v[FamilyDesc::kLp] = lp;
         if (lets(true)) {
           selected = request_selected && holds(bound->select, true) && holds(first_output, true);
-          if (!bound->column.expr.Evaluate(v.data(), &col, &error)) col = INT64_MIN;
+          ok = bound->column.expr.Evaluate(v.data(), &col, &error);
+          if (!ok) col = INT64_MIN;
         }
       }
-      fn(t, r, selected, col);
+      fn(t, r, selected, col, ok, v.data(), *bound);
     }
   }
+}
+
+}  // namespace
+
+void ForEachAddress(const GroupPlan& plan, const Batch& batch,
+                    const std::function<void(int64_t t, int32_t r, bool selected, int64_t column)>& fn) {
+  WalkAddresses(plan, batch, [&](int64_t t, int32_t r, bool selected, int64_t col, bool, const int64_t*,
+                                 const BoundMapping&) { fn(t, r, selected, col); });
+}
+
+std::vector<ReadWindow> ReadWindows(const GroupPlan& plan, const Batch& batch) {
+  std::vector<ReadWindow> windows;
+  if (plan.mapping->reads_from.empty()) return windows;
+  WalkAddresses(plan, batch, [&](int64_t t, int32_t r, bool selected, int64_t, bool ok, const int64_t* v,
+                                 const BoundMapping& bound) {
+    ReadWindow w;
+    w.t = t;
+    w.r = r;
+    w.selected = selected;
+    ExprError error = ExprError::kNone;
+    w.ok = ok && bound.reads_from.expr.Evaluate(v, &w.from, &error) && bound.reads_to.expr.Evaluate(v, &w.to, &error);
+    windows.push_back(w);
+  });
+  return windows;
 }
 
 int64_t FarthestColumn(const GroupPlan& plan, const Batch& batch) {

@@ -104,6 +104,20 @@ int64_t MappedEnd(const MappingDesc& mapping, const Batch& batch);
 void ForEachAddress(const GroupPlan& plan, const Batch& batch,
                     const std::function<void(int64_t t, int32_t r, bool selected, int64_t column)>& fn);
 
+/// One token's `reads` window: the columns [from, to] of its row its
+/// attention reads unmasked (`ok` false when a formula failed on it).
+struct ReadWindow {
+  int64_t t = 0;
+  int32_t r = -1;
+  bool selected = false;  // the description's selects hold for it
+  bool ok = false;
+  int64_t from = 0, to = -1;
+};
+
+/// The `reads` window of every token with an owner before the plan's
+/// mapped end (empty when the description has no `reads`). No table is read.
+std::vector<ReadWindow> ReadWindows(const GroupPlan& plan, const Batch& batch);
+
 /// The farthest table column any token of a live or dummy request addresses
 /// before its range rule applies (-1 when none): how far a kernel that
 /// ignores the row's width would read.

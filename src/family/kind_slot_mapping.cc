@@ -13,7 +13,7 @@ class SlotMapping final : public KindModel {
   uint32_t invariant_bit() const override { return kKindBitSlotMapping; }
   const std::vector<std::string>& knobs() const override {
     static const std::vector<std::string> knobs = {
-        "let",  "rows", "owner", "dummy",   "select",  "column",    "range",     "min_width", "entry_map", "pad_entry",
+        "let",  "rows", "owner", "dummy",   "select",  "column", "reads",   "range",     "min_width", "entry_map", "pad_entry",
         "offset", "page", "manager_page", "gate", "tail", "outputs", "null_page", "pad_value", "writer"};
     return knobs;
   }

@@ -580,16 +580,21 @@ bool Builder::Table(Group* g) {
     for (size_t r = 0; r < columns.size(); ++r)
       for (int64_t col : columns[r]) needed[r] = std::max(needed[r], col + 1);
   } else {
-    bool unselected = false;
+    bool unselected = false, unaddressable = false;
     const bool bound = model.ForEachColumn(b, 0, [&](int32_t r, int64_t col, bool, bool selected) {
       if (dummy[r]) return;
       if (!selected) {
         unselected = true;
         return;
       }
+      if (col >= (int64_t{1} << 40)) unaddressable = true;  // no row reaches it
       if (col >= 0 && col < (int64_t{1} << 40)) needed[r] = std::max<int64_t>(needed[r], col + 1);
     });
     if (!bound) return false;
+    // A kernel without a range guard reads a live token's column whatever the
+    // row: a consistent batch gives it the column, so a column no row reaches
+    // is a batch the engine cannot produce.
+    if (unaddressable && !model.rows_guarded()) return false;
     if (unselected) Note(Op::token_not_selected);
   }
   int64_t most = shape.min_width;
