@@ -710,7 +710,8 @@ TEST_F(CliTest, ListJsonHoldsTheRegistries) {
   EXPECT_EQ((std::set<std::string>{"paged", "kpool_tail", "qsa_ring", "qsa_compressed", "compressor_ring",
                                    "dsv4_compressed", "eagle_step", "eagle_step_chain", "dflash",
                                    "vllm_extract_hidden_states", "sglang_out_cache_loc", "flashinfer_append",
-                                   "trtllm_paged", "vllm_mamba", "vllm_gdn", "vllm_lightning", "sglang_mamba",
+                                   "trtllm_paged", "lmcache_vllm_adapter", "vllm_encoder_only", "vllm_mamba", "vllm_gdn",
+                                   "vllm_lightning", "sglang_mamba",
                                    "vllm_mamba_copy", "vllm_offload_store"}),
             families);
   EXPECT_EQ("unguarded", j["families"][0]["variants"][1]["name"]);
@@ -816,8 +817,8 @@ TEST(BinaryTest, UnknownFamiliesAndVariantsSuggestTheirNames) {
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family kpool", &out));
   EXPECT_EQ("slotguard: error: --family: unknown kernel family 'kpool', did you mean 'kpool_tail'?; expected one of paged, "
             "kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
-            "eagle_step_chain, flashinfer_append, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
-            "vllm_extract_hidden_states, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store\n",
+            "eagle_step_chain, flashinfer_append, lmcache_vllm_adapter, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
+            "vllm_encoder_only, vllm_extract_hidden_states, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store\n",
             out);
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family pagd", &out));
   EXPECT_EQ(0u, out.find("slotguard: error: --family: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The engine families (families/{dsv4_compressed,eagle_step,dflash,
-# sglang_out_cache_loc,flashinfer_append}.json, the state-index families
+# sglang_out_cache_loc,flashinfer_append,lmcache_vllm_adapter,
+# vllm_encoder_only}.json, the state-index families
 # vllm_mamba, vllm_gdn, vllm_lightning, sglang_mamba and the block-operation
 # families vllm_mamba_copy, vllm_offload_store) and the sliding-window
 # worked example of docs/family-format.md, end to end through the binary and
@@ -63,7 +64,7 @@ expect() {
 }
 
 for family in dsv4_compressed eagle_step eagle_step_chain dflash vllm_extract_hidden_states sglang_out_cache_loc flashinfer_append trtllm_paged \
-  vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store; do
+  lmcache_vllm_adapter vllm_encoder_only vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store; do
   provider="$py examples/python/families/${family}_provider.py"
   dir=scenarios/engines/$family
   expect 0 "$family: check $dir through its provider" \
