@@ -878,6 +878,9 @@ bool FamilyReader::LoadRequestKnobs(const json& obj, const std::string& ptr, boo
   if ((v = Find(obj, "null_page"))) {
     if (!Name(*v, at("null_page"), "null page policy", kNullPageNames, &text)) return false;
     r->null_page = IndexOf<NullPage>(kNullPageNames, text);
+    if (r->null_page == NullPage::kNoCache)
+      return Fail(at("null_page"), "a per-request kind has a cache (\"no_cache\" is a slot mapping's)",
+                  "pristine, sink, none or request");
   }
   if (state) {
     if ((v = Find(obj, "column"))) {

@@ -102,6 +102,10 @@ TEST(FamilyFileTest, ANoCacheGroupHasNoWriter) {
       << err;
   EXPECT_EQ(NullPage::kNoCache, d.mapping.null_page);
   EXPECT_FALSE(d.mapping.outputs[0].writer.writes);
+  EXPECT_EQ("f.json:/null_page: a per-request kind has a cache (\"no_cache\" is a slot mapping's); expected "
+            "pristine, sink, none or request",
+            Error(R"("kind": "state_index", "dummy": "pad", "range": "pad", "null_index": "index == 0", )"
+                  R"("null_page": "no_cache", "column": "0", "marker": 0, )" + kConsumers));
   EXPECT_EQ("f.json:/tail: padding tokens write the null block, but the null page is not a sink; expected "
             "\"null_page\": \"sink\" beside a \"null_slot\" tail, or another tail value",
             Error(mapping + R"("null_page": "none", "writer": "none",
