@@ -12,8 +12,9 @@ Written from the description, families/lmcache_vllm_adapter.json
 the host from its block ids, and its retrieve writes K/V back through them:
 
 - a token of request r at position pos reads column pos / block_size of r's
-  row (a persistent table: idx_mapping[r]); a dummy (idx_mapping -1) is PAD;
-  a column past the row is PAD;
+  row (a persistent table: idx_mapping[r], which a dummy, idx_mapping -1,
+  does not have: PAD); a dummy of a plain table reads its row of null ids
+  like any request; a column past the row is PAD;
 - the caller's transform of the id read: clamp_min(0), then the null block
   (id 0 after the clamp, so a negative id too) is PAD;
 - slot = id * block_size + pos % block_size; padding tokens PAD (-1).
@@ -42,7 +43,7 @@ def lmcache_slots(request_of_token, positions, idx_mapping, rows_by_idx_mapping,
     row = idx if rows_by_idx_mapping else r
     pos = positions[:num_real_tokens].astype(np.int64)
     col = pos // block_size
-    keep = (idx >= 0) & (row >= 0) & (col < width)
+    keep = (row >= 0) & (col < width)
     t, row, pos, col = t[keep], row[keep], pos[keep], col[keep]
     raw = table[row * row_stride + col].astype(np.int64)
     ids = np.maximum(raw, 0)  # clamp_min(0) before the multiply
