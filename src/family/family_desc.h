@@ -85,6 +85,8 @@ enum class NullPage : uint8_t {
   kRequest,   // no null block; the engine pads with a real dummy request that owns real pages
               // (TensorRT-LLM): a dummy's tokens write its own pages, shared by every padded
               // entry, and a live token never writes a page a dummy row holds
+  kNoCache,   // no cache behind the group (vLLM's encoder-only layers): its slots address nothing,
+              // no writer writes through them, and only the output itself is judged
 };
 /// Whether the policy has a null block (block 0 reserved): pristine or sink.
 inline bool HasNullBlock(NullPage p) { return p == NullPage::kPristine || p == NullPage::kSink; }

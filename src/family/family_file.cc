@@ -55,7 +55,7 @@ const std::vector<std::string> kRangeNames = {"pad", "clamp", "none"};
 const std::vector<std::string> kTailFromNames = {"num_real_tokens", "num_actual_tokens",
                                                  "min(num_actual_tokens, num_real_tokens)"};
 const std::vector<std::string> kTailValueNames = {"pad", "slot_mapping_in", "null_slot"};
-const std::vector<std::string> kNullPageNames = {"pristine", "sink", "none", "request"};
+const std::vector<std::string> kNullPageNames = {"pristine", "sink", "none", "request", "no_cache"};
 const std::vector<std::string> kWriterKinds = {"paged", "ring"};
 const std::vector<std::string> kWriterSkips = {"slot < 0", "slot == -1", "none"};
 const std::vector<std::string> kWriterNegatives = {"index", "pointer", "clamp0"};
@@ -889,6 +889,9 @@ bool FamilyReader::LoadRequestKnobs(const json& obj, const std::string& ptr, boo
   if ((v = Find(obj, "null_page"))) {
     if (!Name(*v, at("null_page"), "null page policy", kNullPageNames, &text)) return false;
     r->null_page = IndexOf<NullPage>(kNullPageNames, text);
+    if (r->null_page == NullPage::kNoCache)
+      return Fail(at("null_page"), "a per-request kind has a cache (\"no_cache\" is a slot mapping's)",
+                  "pristine, sink, none or request");
   }
   if (state) {
     if ((v = Find(obj, "column"))) {
@@ -945,12 +948,21 @@ bool FamilyReader::LoadRequestKnobs(const json& obj, const std::string& ptr, boo
 
 bool FamilyReader::CheckMapping(const std::string& ptr, const MappingDesc& m) {
   auto at = [&](const char* key) { return JsonChild(ptr, key); };
-  if (m.tail_value == TailValue::kNullSlot && m.null_page != NullPage::kSink)
+  // A group without a cache writes nothing, so a slot 0 there is no write.
+  const bool zero_ok = m.null_page == NullPage::kSink || m.null_page == NullPage::kNoCache;
+  if (m.tail_value == TailValue::kNullSlot && !zero_ok)
     return Fail(at("tail"), "padding tokens write the null block, but the null page is not a sink",
                 "\"null_page\": \"sink\" beside a \"null_slot\" tail, or another tail value");
-  if (m.pad_value == 0 && m.null_page != NullPage::kSink)
+  if (m.pad_value == 0 && !zero_ok)
     return Fail(at("pad_value"), "unmapped tokens write slot 0, but the null page is not a sink",
                 "\"null_page\": \"sink\" beside \"pad_value\": 0, or pad_value -1");
+  if (m.null_page == NullPage::kNoCache)
+    for (size_t o = 0; o < m.outputs.size(); ++o)
+      if (m.outputs[o].writer.writes)
+        return Fail(m.outputs[o].own_writer ? JsonChild(JsonChild(at("outputs"), o), "writer")
+                                            : at("writer"),
+                    "a writer writes through a group that has no cache (\"null_page\": \"no_cache\")",
+                    "\"writer\": \"none\"");
   if (m.owner == OwnerRule::kLastRequest && m.tail_from == TailFrom::kRealTokens)
     return Fail(at("owner"), "tokens past qsl[R] belong to the last request, but the tail starts at qsl[R]",
                 "\"tail\": {\"from\": \"num_actual_tokens\"} beside \"owner\": \"last_request\"");

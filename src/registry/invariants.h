@@ -16,7 +16,17 @@ enum class InvariantStage { kMapping, kMemory, kRun };
 // The kinds of family a mapping invariant judges, a bit each (the kind
 // models' invariant_bit, family/kind_model.h): slot_mapping (a slot per
 // token), state_index, block_op; kRequests both per-request kinds; kAny all.
-enum class InvariantKinds : uint32_t { kSlots = 1, kStateIndex = 2, kBlockOp = 4, kRequests = 6, kAny = 0xffffffff };
+// kNoCache is a slot mapping group with no cache behind it (null_page
+// "no_cache"): only its output is judged (kOutput: any group's output).
+enum class InvariantKinds : uint32_t {
+  kSlots = 1,
+  kStateIndex = 2,
+  kBlockOp = 4,
+  kRequests = 6,
+  kNoCache = 8,
+  kOutput = 9,  // kSlots | kNoCache
+  kAny = 0xffffffff
+};
 /// Whether an invariant of `kinds` judges a kind whose bit is `kind_bit`.
 inline bool JudgesKind(InvariantKinds kinds, uint32_t kind_bit) { return (static_cast<uint32_t>(kinds) & kind_bit) != 0; }
 

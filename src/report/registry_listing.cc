@@ -48,7 +48,11 @@ const char* WriterNegativeName(const WriterDesc& w) {
   return w.negative == WriterNegative::kIndex ? "index" : w.negative == WriterNegative::kPointer ? "pointer" : "clamp0";
 }
 const char* NullPageName(NullPage p) {
-  return p == NullPage::kPristine ? "pristine" : p == NullPage::kSink ? "sink" : p == NullPage::kNone ? "none" : "request";
+  return p == NullPage::kPristine ? "pristine"
+         : p == NullPage::kSink    ? "sink"
+         : p == NullPage::kNone    ? "none"
+         : p == NullPage::kNoCache ? "no_cache"
+                                   : "request";
 }
 const char* DummyName(DummyRule d) { return d == DummyRule::kPad ? "pad" : "row"; }
 

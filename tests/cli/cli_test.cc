@@ -252,8 +252,9 @@ TEST_F(CliTest, UnknownVariantSuggests) {
   EXPECT_EQ(kExitBadInput, Check(o));
   EXPECT_EQ("slotguard: error: unknown variant 'unguard', did you mean 'unguarded'?; expected one of all, "
             "fixed, unguarded, dummy_reads_row, pad_from_n, gathered_row, prefix, no_common_guard, clamp, "
-            "engine_81be2e09, upstream_00746147, engine_81be2e09_indexer, engine_fb28d724, pr_23353, "
-            "sm90_writeback_043d19ef, pad_minus_one, engine_7b437aaa, pre_46301, pre_39064, column0, pre_49757, "
+            "engine_81be2e09, upstream_00746147, engine_81be2e09_indexer, engine_fb28d724, lmcache_pr2984, "
+            "pr_23353, sm90_writeback_043d19ef, pad_minus_one, engine_7b437aaa, v2_runner, pre_46301, pre_39064, "
+            "column0, pre_49757, "
             "unfiltered\n",
             err_.str());
 }
@@ -710,7 +711,8 @@ TEST_F(CliTest, ListJsonHoldsTheRegistries) {
   EXPECT_EQ((std::set<std::string>{"paged", "kpool_tail", "qsa_ring", "qsa_compressed", "compressor_ring",
                                    "dsv4_compressed", "eagle_step", "eagle_step_chain", "dflash",
                                    "vllm_extract_hidden_states", "sglang_out_cache_loc", "flashinfer_append",
-                                   "trtllm_paged", "vllm_mamba", "vllm_gdn", "vllm_lightning", "sglang_mamba",
+                                   "trtllm_paged", "lmcache_vllm_adapter", "vllm_encoder_only", "vllm_mamba", "vllm_gdn",
+                                   "vllm_lightning", "sglang_mamba",
                                    "vllm_mamba_copy", "vllm_offload_store", "vllm_sliding_window"}),
             families);
   EXPECT_EQ("unguarded", j["families"][0]["variants"][1]["name"]);
@@ -816,8 +818,8 @@ TEST(BinaryTest, UnknownFamiliesAndVariantsSuggestTheirNames) {
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family kpool", &out));
   EXPECT_EQ("slotguard: error: --family: unknown kernel family 'kpool', did you mean 'kpool_tail'?; expected one of paged, "
             "kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
-            "eagle_step_chain, flashinfer_append, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
-            "vllm_extract_hidden_states, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store, vllm_sliding_window\n",
+            "eagle_step_chain, flashinfer_append, lmcache_vllm_adapter, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
+            "vllm_encoder_only, vllm_extract_hidden_states, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store, vllm_sliding_window\n",
             out);
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family pagd", &out));
   EXPECT_EQ(0u, out.find("slotguard: error: --family: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "))

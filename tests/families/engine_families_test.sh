@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The engine families (families/{dsv4_compressed,eagle_step,dflash,
-# sglang_out_cache_loc,flashinfer_append,vllm_sliding_window}.json, the state-index families
+# sglang_out_cache_loc,flashinfer_append,lmcache_vllm_adapter,
+# vllm_encoder_only,vllm_sliding_window}.json, the state-index families
 # vllm_mamba, vllm_gdn, vllm_lightning, sglang_mamba and the block-operation
 # families vllm_mamba_copy, vllm_offload_store) and the sliding-window
 # worked example of docs/family-format.md, end to end through the binary and
@@ -9,6 +10,8 @@
 #     (scenarios/engines/NAME/) through its provider holds (exit 0); a short
 #     fuzz campaign of the family through its provider finds nothing
 #     (exit 0); `replay` of one curated scenario through it holds (exit 0);
+#   - lmcache_vllm_adapter's provider computing LMCache PR #2984's order
+#     (--pr2984) fails its fixed scenario with a -1 id (exit 1);
 #   - the sliding window (a user family, --family-file): `check` of
 #     examples/families/scenarios/ holds, without an implementation (the
 #     description itself) and through its provider; fuzz with the planted provider
@@ -63,7 +66,7 @@ expect() {
 }
 
 for family in dsv4_compressed eagle_step eagle_step_chain dflash vllm_extract_hidden_states sglang_out_cache_loc flashinfer_append trtllm_paged \
-  vllm_sliding_window vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store; do
+  lmcache_vllm_adapter vllm_encoder_only vllm_sliding_window vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store; do
   provider="$py examples/python/families/${family}_provider.py"
   dir=scenarios/engines/$family
   expect 0 "$family: check $dir through its provider" \
@@ -75,6 +78,14 @@ for family in dsv4_compressed eagle_step eagle_step_chain dflash vllm_extract_hi
   expect 0 "$family: replay $first through its provider" \
     "$sg" replay --backend host --kernel-cmd "$provider" "$first"
 done
+
+# LMCache's entry transform in PR #2984's order (the mask tests the raw id,
+# so a -1 id is clamped into block 0): the fixed scenario with a -1 id
+# catches the provider computing it.
+expect 1 "lmcache_vllm_adapter: check of a -1 id through the PR #2984 order (--pr2984) fails" \
+  "$sg" check --backend host --writers --quiet \
+  --kernel-cmd "$py examples/python/families/lmcache_vllm_adapter_provider.py --pr2984" \
+  scenarios/engines/lmcache_vllm_adapter/fixed-null-and-negative-ids-pad.json
 
 # The sliding window, a user family.
 fam=(--family-file examples/families/sliding_window.json)

@@ -81,5 +81,36 @@ TEST(FamilyFileTest, BlockOperationKnobs) {
                          "variants": [{"name": "v", "meaning": "m", "set": {"op": "zero"}}])"));
 }
 
+// A group with no cache behind it (vLLM's encoder-only layers) has nothing
+// to write through: a writer that writes is refused, "none" loads, and a
+// slot 0 for its padding (a zeroed mapping) is no write into a null block.
+TEST(FamilyFileTest, ANoCacheGroupHasNoWriter) {
+  const std::string mapping = R"("column": "0", "entry_map": "0", "offset": "0", "page": "block_size", )";
+  EXPECT_EQ("f.json:/writer: a writer writes through a group that has no cache (\"null_page\": \"no_cache\"); "
+            "expected \"writer\": \"none\"",
+            Error(mapping + R"("null_page": "no_cache")"));
+  EXPECT_EQ("f.json:/outputs/1/writer: a writer writes through a group that has no cache (\"null_page\": "
+            "\"no_cache\"); expected \"writer\": \"none\"",
+            Error(mapping + R"("null_page": "no_cache", "writer": "none",
+                  "outputs": [{"name": ""}, {"name": "q", "writer": {"kind": "paged"}}])"));
+  FamilyDesc d;
+  std::string err;
+  ASSERT_TRUE(ParseFamilyDescription("{" + kHead + mapping +
+                                         R"("null_page": "no_cache", "writer": "none",
+                                            "tail": {"from": "num_real_tokens", "value": "null_slot"}})",
+                                     "f.json", &d, &err))
+      << err;
+  EXPECT_EQ(NullPage::kNoCache, d.mapping.null_page);
+  EXPECT_FALSE(d.mapping.outputs[0].writer.writes);
+  EXPECT_EQ("f.json:/null_page: a per-request kind has a cache (\"no_cache\" is a slot mapping's); expected "
+            "pristine, sink, none or request",
+            Error(R"("kind": "state_index", "dummy": "pad", "range": "pad", "null_index": "index == 0", )"
+                  R"("null_page": "no_cache", "column": "0", "marker": 0, )" + kConsumers));
+  EXPECT_EQ("f.json:/tail: padding tokens write the null block, but the null page is not a sink; expected "
+            "\"null_page\": \"sink\" beside a \"null_slot\" tail, or another tail value",
+            Error(mapping + R"("null_page": "none", "writer": "none",
+                  "tail": {"from": "num_real_tokens", "value": "null_slot"})"));
+}
+
 }  // namespace
 }  // namespace slotguard

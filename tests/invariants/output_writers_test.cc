@@ -306,5 +306,43 @@ TEST(DescribedReadsTest, AVariantWithoutItsRangeGuardReadsPastTheRow) {
   EXPECT_EQ(1, fired.at("row_bounds"));
 }
 
+// A group with no cache (vLLM's encoder-only layers): every real token's
+// slot is 0 (entry_map "0", offset 0), the padding -1. Two requests of 3 and
+// 2 tokens on rows [5] and [6], two padding tokens: [0, 0, 0, 0, 0, -1, -1].
+std::string CachelessFamily(const std::string& name, const std::string& null_page) {
+  return R"({"slotguard_family": 1, "name": ")" + name + R"(", "meaning": "m",
+    "params": [{"name": "block_size", "meaning": "b", "min": 1, "example": 4}],
+    "column": "0", "entry_map": "0", "offset": "0", "page": "block_size", "null_page": ")" + null_page +
+         R"(", "writer": "none"})";
+}
+
+std::string CachelessBatch(const std::string& family) {
+  return R"({"slotguard": 1, "name": "enc", "num_blocks": 8,
+    "batch": {"query_start_loc": [0, 3, 5], "positions": [0, 1, 2, 0, 1, 0, 0]},
+    "groups": [{"name": "g", "kernel": ")" + family + R"(", "block_size": 4, "block_table": [[5], [6]]}]})";
+}
+
+TEST(NoCacheTest, ACachelessGroupsZeroSlotsAreNoFinding) {
+  // null_page "no_cache": only the output is judged, and it is the reference's.
+  Register("cacheless", CachelessFamily("cacheless", "no_cache"));
+  const ScenarioRun run = RunWithWriters(CachelessBatch("cacheless"));
+  EXPECT_EQ((std::vector<int64_t>{0, 0, 0, 0, 0, -1, -1}), run.reference[0][0]);
+  EXPECT_TRUE(Fired(run).empty());
+}
+
+TEST(NoCacheTest, TheSameZerosInACacheGroupAreFindings) {
+  // The same mapping judged as a cache's ("none": block 0 a block like any
+  // other, nothing written): tokens of r0 and r1 share slot 0 (unique_slots),
+  // and block 0 is in neither row [5] nor [6] (own_block, five tokens).
+  Register("zeros_cache", CachelessFamily("zeros_cache", "none"));
+  const ScenarioRun run = RunWithWriters(CachelessBatch("zeros_cache"));
+  EXPECT_EQ((std::vector<int64_t>{0, 0, 0, 0, 0, -1, -1}), run.reference[0][0]);
+  const auto fired = Fired(run);
+  EXPECT_EQ(1u, fired.count("unique_slots"));
+  ASSERT_EQ(1u, fired.count("own_block"));
+  EXPECT_EQ(5, fired.at("own_block"));
+  EXPECT_EQ(0u, fired.count("null_bytes")) << "nothing writes through it";
+}
+
 }  // namespace
 }  // namespace slotguard
