@@ -1,6 +1,7 @@
 #include "prove/enumeration.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -9,6 +10,7 @@
 #include "prove/boundaries.h"
 #include "registry/families.h"
 #include "family/group_model.h"
+#include "family/shape_lists.h"
 
 namespace slotguard {
 namespace {
@@ -21,6 +23,8 @@ constexpr int64_t kFarColumn = int64_t{1} << 40;
 /// "uncounted", and no later cell is counted).
 constexpr int64_t kBeforeCellBudget = int64_t{1} << 23;
 constexpr int64_t kBeforeBudget = int64_t{1} << 25;
+/// The longest fresh prefill a scope's fresh_prefills give (tokens).
+constexpr int32_t kMaxFreshPrefill = 8192;
 
 /// Whether a group's rows may be narrower than what its requests address
 /// (a range guard pads past them; a per-request kind's live request must
@@ -28,15 +32,24 @@ constexpr int64_t kBeforeBudget = int64_t{1} << 25;
 bool Guarded(const Group& g) { return FamilyModel(g.family).rows_guarded(); }
 bool Csr(const Group& g) { return FamilyModel(g.family).ragged_rows(); }
 
+/// The tokens past the real ones (`real`: qsl[R]) at the shape lists'
+/// clamp positions, past int32, in turn.
+void SetClampPositions(Batch* b, int64_t real) {
+  const std::vector<int64_t>& far = ClampPositions();
+  for (size_t t = static_cast<size_t>(real); t < b->positions.size(); ++t)
+    b->positions[t] = far[(t - static_cast<size_t>(real)) % far.size()];
+}
+
 /// One request of `tokens` tokens after `context`, then `padding` padding
 /// tokens, num_actual_tokens as `actual` says: the batch the column walks
 /// below read a request's columns from.
-Batch OneRequestBatch(int32_t tokens, int64_t context, int32_t padding, NumActual actual) {
+Batch OneRequestBatch(int32_t tokens, int64_t context, int32_t padding, NumActual actual, bool clamp_far = false) {
   Batch b;
   b.query_start_loc = {0, tokens};
   b.seq_lens = {context + tokens};
   b.positions.assign(static_cast<size_t>(tokens) + static_cast<size_t>(padding), 0);
   for (int32_t i = 0; i < tokens; ++i) b.positions[static_cast<size_t>(i)] = context + i;
+  if (clamp_far) SetClampPositions(&b, tokens);
   b.num_tokens = tokens + padding;
   b.num_actual_tokens = actual == NumActual::kRealTokens ? tokens
                         : actual == NumActual::kNumTokens ? b.num_tokens
@@ -52,8 +65,8 @@ Batch OneRequestBatch(int32_t tokens, int64_t context, int32_t padding, NumActua
 /// As the last request of a batch with `padding` padding tokens and
 /// num_actual_tokens `actual` (an owner rule may give it tokens past qsl[R]).
 int64_t NeededColumns(const Group& g, int32_t tokens, int64_t context, int32_t padding = 0,
-                      NumActual actual = NumActual::kRealTokens) {
-  const Batch b = OneRequestBatch(tokens, context, padding, actual);
+                      NumActual actual = NumActual::kRealTokens, bool clamp_far = false) {
+  const Batch b = OneRequestBatch(tokens, context, padding, actual, clamp_far);
   std::vector<int64_t> needed;
   if (!GroupModel(g).NeededColumns(b, kFarColumn, &needed)) return -1;
   return needed[0];
@@ -71,8 +84,9 @@ bool NullSourceGroup(const Group& g) {
 /// `context` in `g` with rows `width` wide (as the last request of a batch
 /// with `padding` padding tokens and num_actual_tokens `actual`).
 std::vector<int64_t> SourceColumns(const Group& g, int32_t tokens, int64_t context, int64_t width, int64_t n,
-                                   int32_t padding = 0, NumActual actual = NumActual::kRealTokens) {
-  const Batch b = OneRequestBatch(tokens, context, padding, actual);
+                                   int32_t padding = 0, NumActual actual = NumActual::kRealTokens,
+                                   bool clamp_far = false) {
+  const Batch b = OneRequestBatch(tokens, context, padding, actual, clamp_far);
   std::vector<int64_t> cols;
   GroupModel(g).ForEachColumn(b, width, [&](int32_t, int64_t col, bool source, bool) {
     if (source && col >= 0 && col < n) cols.push_back(col);
@@ -204,21 +218,40 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
   const ScopePart& s = scope_.parts[static_cast<size_t>(config.part)];
   // Contexts: the scope's, and each formula boundary of every group moved
   // by the scope's offsets.
+  // With past_int32 contexts, 2^31 is a boundary of each group whose
+  // columns there fit a row (a large page), for a provider that reads
+  // seq_lens as int64 (family/shape_lists.h).
+  const bool far_contexts = options_.int64_seq_lens && std::count(s.past_int32.begin(), s.past_int32.end(),
+                                                                   PastInt32::kContexts) > 0;
   std::vector<int64_t> contexts = s.contexts;
-  for (const Group& g : config.groups)
-    for (int64_t b : FormulaBoundaries(g))
+  for (const Group& g : config.groups) {
+    std::vector<int64_t> boundaries = FormulaBoundaries(g);
+    if (far_contexts && MeetsPastInt32(g, kMaxProveWidth)) boundaries.push_back(kPastInt32Position);
+    for (int64_t b : boundaries)
       for (int64_t o : s.boundary_offsets)
         if (b + o >= 0 && b + o <= kMaxPosition - 65536) contexts.push_back(b + o);
+  }
   std::sort(contexts.begin(), contexts.end());
   contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
   config.contexts = contexts;
   // The requests' spans: tokens and context, with the columns they read.
   bool one_token = false;
   for (const Group& g : config.groups) one_token |= FamilyModel(g.family).one_token_per_request();
+  // Each request shape (tokens, context): the scope's tokens after every
+  // context, and the fresh prefills longer than a block (at context 0).
+  std::vector<std::pair<int32_t, int64_t>> shapes;
+  for (int32_t q : s.tokens)
+    for (int64_t ctx : contexts) shapes.emplace_back(q, ctx);
+  for (int32_t k : s.fresh_prefills)
+    for (const Group& g : config.groups)
+      for (int32_t q : FreshPrefillTokens(g, kMaxFreshPrefill / k))
+        shapes.emplace_back(static_cast<int32_t>((q - 1) * k + 1), 0);
+  std::sort(shapes.begin(), shapes.end());
+  shapes.erase(std::unique(shapes.begin(), shapes.end()), shapes.end());
   std::vector<Span> spans;
-  for (int32_t q : s.tokens) {
+  for (const auto& [q, ctx] : shapes) {
     if (one_token && q != 1) continue;
-    for (int64_t ctx : contexts) {
+    {
       if (!options_.int64_seq_lens && ctx + q > kInt32Max) continue;
       Span span{q, ctx, {}};
       bool ok = true;
@@ -245,8 +278,12 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
   std::vector<TableLayoutKind> layouts = s.layouts;
   if (options_.layout) layouts = {*options_.layout};
   // The cells, in the scope's order of dimensions.
+  // Clamp tokens past int32: a cell of its own for a batch with padding.
+  const bool clamp_cells = options_.int64_seq_lens && std::count(s.past_int32.begin(), s.past_int32.end(),
+                                                                  PastInt32::kClampTokens) > 0;
   for (int32_t R : s.requests)
     for (int32_t padding : s.padding)
+      for (int clamp = 0; clamp < (clamp_cells && padding > 0 ? 2 : 1); ++clamp)
       for (NumActual actual : s.num_actual) {
         if (actual == NumActual::kNumTokens && padding == 0) continue;  // the same as real_tokens
         if (actual == NumActual::kBeforeLast && R == 0) continue;
@@ -257,10 +294,15 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
           for (TableMode mode : s.tables) {
             if (mode != TableMode::kPerRequest && csr) continue;  // ragged rows are per request
             if (mode == TableMode::kPersistentPermuted && R == 0) continue;
-            for (size_t wi = 0; wi < s.widths.size(); ++wi) {
-              // A width shapes only groups with a range rule, and a table with rows.
-              if (wi > 0 && (!guarded || (mode == TableMode::kPerRequest && R == 0))) continue;
-              const int32_t width = s.widths[wi];
+            for (size_t wi = 0; wi < s.widths.size() + s.ahead.size(); ++wi) {
+              // A width shapes only groups with a range rule, and a table
+              // with rows. Past the scope's widths, its ahead values: rows
+              // as wide as their requests read plus a columns allocated
+              // ahead (AlphabetFor's width -1 - a), in every group.
+              const bool ahead = wi >= s.widths.size();
+              if (!ahead && wi > 0 && (!guarded || (mode == TableMode::kPerRequest && R == 0))) continue;
+              if (ahead && mode == TableMode::kPerRequest && R == 0) continue;
+              const int32_t width = ahead ? -1 - s.ahead[wi - s.widths.size()] : s.widths[wi];
               const int32_t alphabet = AlphabetFor(c, mode, width);
               const Alphabet& a = alphabets_[static_cast<size_t>(alphabet)];
               const bool rows_empty = std::all_of(a.widths.begin(), a.widths.end(), [](int32_t w) { return w == 0; });
@@ -281,6 +323,7 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
                     cell.requests = R;
                     cell.padding = padding;
                     cell.width = width;
+                    cell.clamp_far = clamp == 1;
                     cell.actual = actual;
                     cell.slot_mapping_in = smi;
                     cell.mode = mode;
@@ -324,7 +367,8 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
                     cell.count = count;
                     if (options_.reduce && before_ >= 0) {
                       const long double before = BeforeOf(cell);
-                      before_ = before < 0 || before_ < 0 ? -1 : before_ + before;
+                      // Past a long double's range (a row of thousands of blocks): uncounted.
+                      before_ = before < 0 || before_ < 0 || std::isinf(before) ? -1 : before_ + before;
                     }
                     count_ = SatAdd(count_, count);
                     if (!options_.reduce && !options_.inconsistent) tuple_starts_.resize(cells_.size() + 1);
@@ -352,13 +396,17 @@ int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
   Alphabet a;
   // The table widths: a group with a range rule as the scope says (at
   // least its min_width); one without, as wide as any request reads.
+  // A width below 0 is -1 - a: every group's rows as wide as its requests
+  // read, plus a columns of real blocks allocated ahead.
+  const int64_t ahead = width < 0 ? -1 - static_cast<int64_t>(width) : 0;
   bool hybrid = false;
   for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
     const Group& g = cfg.groups[gi];
     int64_t w = std::max<int64_t>(width, MinWidth(g));
-    if (!Guarded(g)) {
+    if (!Guarded(g) || width < 0) {
       w = MinWidth(g);
-      for (const Span& s : spans) w = std::max(w, s.needed[gi]);
+      for (const Span& s : spans) w = std::max(w, std::min(s.needed[gi], kMaxProveWidth));
+      if (ahead > 0) w = RoundUp(w + ahead, NullEntries(g));
     }
     a.widths.push_back(static_cast<int32_t>(std::min<int64_t>(w, kMaxProveWidth)));
     hybrid |= NullEntries(g) > 1 && a.widths.back() >= 2;
@@ -386,7 +434,9 @@ int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
       for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
         const Group& g = cfg.groups[gi];
         const int64_t bpk = NullEntries(g);
-        const int64_t n = state <= 0 ? std::min<int64_t>(a.widths[gi], RoundUp(s.needed[gi], bpk)) : 0;
+        const int64_t n =
+            state <= 0 ? std::min<int64_t>(a.widths[gi], RoundUp(s.needed[gi] + (s.needed[gi] > 0 ? ahead : 0), bpk))
+                       : 0;
         int64_t b = (n + bpk - 1) / bpk;
         if (state == kLiveNullSources && NullSourceGroup(g)) {
           const int64_t sources = static_cast<int64_t>(SourceColumns(g, s.tokens, s.context, a.widths[gi], n).size());
@@ -410,7 +460,7 @@ int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
 
 int32_t Enumeration::LastShapeFor(const Cell& cell) {
   if (cell.actual == NumActual::kRealTokens) return -1;
-  const std::vector<int64_t> key = {cell.alphabet, cell.padding, static_cast<int64_t>(cell.actual)};
+  const std::vector<int64_t> key = {cell.alphabet, cell.padding, static_cast<int64_t>(cell.actual), cell.clamp_far};
   if (const auto it = last_shape_index_.find(key); it != last_shape_index_.end()) return it->second;
   const Alphabet& a = alphabets_[static_cast<size_t>(cell.alphabet)];
   const ProveConfig& cfg = configs_[static_cast<size_t>(cell.config)];
@@ -422,12 +472,14 @@ int32_t Enumeration::LastShapeFor(const Cell& cell) {
     for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
       const Group& g = cfg.groups[gi];
       const int64_t bpk = NullEntries(g);
-      const int64_t needed = sym.state <= 0 ? NeededColumns(g, sym.tokens, sym.context, cell.padding, cell.actual) : 0;
+      const int64_t needed =
+          sym.state <= 0 ? NeededColumns(g, sym.tokens, sym.context, cell.padding, cell.actual, cell.clamp_far) : 0;
       const int64_t n = std::min<int64_t>(a.widths[gi], RoundUp(std::max<int64_t>(needed, a.columns[v][gi]), bpk));
       int64_t b = (n + bpk - 1) / bpk;
       if (sym.state == kLiveNullSources && NullSourceGroup(g))
         b -= static_cast<int64_t>(
-            SourceColumns(g, sym.tokens, sym.context, a.widths[gi], n, cell.padding, cell.actual).size());
+            SourceColumns(g, sym.tokens, sym.context, a.widths[gi], n, cell.padding, cell.actual, cell.clamp_far)
+                .size());
       blocks.push_back(static_cast<int32_t>(b));
       real |= b > 0;
     }
@@ -613,7 +665,10 @@ std::string Enumeration::Describe(int64_t index) const {
                      TableModeNames()[static_cast<size_t>(cell.mode)];
   if (cell.mode != TableMode::kPerRequest && !options_.inconsistent)
     text += " (stale rows " + StaleRowNames()[static_cast<size_t>(cell.stale)] + ")";
-  text += ", width " + std::to_string(cell.width) + ", block ids " + BlockIdsNames()[static_cast<size_t>(cell.ids)] +
+  if (cell.clamp_far) text += ", tokens past qsl[R] at positions past int32";
+  text += ", width " + (cell.width >= 0 ? std::to_string(cell.width)
+                                         : "as read + " + std::to_string(-1 - cell.width) + " allocated ahead") +
+          ", block ids " + BlockIdsNames()[static_cast<size_t>(cell.ids)] +
           ", layout " + TableLayoutName(cell.layout);
   return text;
 }
@@ -674,6 +729,7 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
       b.positions[static_cast<size_t>(b.query_start_loc[static_cast<size_t>(r)] + i)] =
           b.seq_lens[static_cast<size_t>(r)] - q + i;
   }
+  if (cell.clamp_far) SetClampPositions(&b, real);
   b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
   if (cell.slot_mapping_in == SlotMappingIn::kRecognisable)
     for (int64_t t = 0; t < b.num_tokens; ++t) b.slot_mapping_in[static_cast<size_t>(t)] = 1000000 + t;

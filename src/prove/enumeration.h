@@ -94,7 +94,9 @@ class Enumeration {
   struct Cell {
     int32_t config = 0;
     int32_t alphabet = 0;  // alphabets_
-    int32_t requests = 0, padding = 0, width = 0;
+    int32_t requests = 0, padding = 0;
+    int32_t width = 0;  // the scope's width, or -1 - a: as wide as the requests read plus a allocated ahead
+    bool clamp_far = false;  // the tokens past qsl[R] at positions past int32 (ClampPositions)
     NumActual actual = NumActual::kRealTokens;
     SlotMappingIn slot_mapping_in = SlotMappingIn::kPad;
     TableMode mode = TableMode::kPerRequest;

@@ -67,6 +67,14 @@ enum class ParamClass : uint8_t {
   kMax,       // its max, when the description gives one
   kDivisors,  // for a parameter that must divide another: every divisor of that one's value
   kTiles,     // for each tile T of the scope: T (divides it) and T + 1 (does not)
+  kBeside,          // beside its boundaries: example - 1, example + 1, max - 1
+  kNonPowerOfTwo,   // the smallest value in range that is not a power of two
+  kLarge,           // the smallest large value in range (2^20: a position of 2^31 selects column 2048)
+};
+/// What reaches past int32 (family/shape_lists.h).
+enum class PastInt32 : uint8_t {
+  kContexts,     // a context at 2^31 + each boundary offset, for a group whose columns there fit a row
+  kClampTokens,  // cells whose tokens past qsl[R] hold positions past int32 (2^31, 2^32 + 1, ...)
 };
 /// Whether a family's link to another group (a group parameter) is there.
 enum class LinkMode : uint8_t { kPresent, kAbsent };
@@ -90,6 +98,12 @@ struct ScopePart {
   std::vector<ParamClass> params;
   std::vector<int64_t> tiles;
   std::vector<LinkMode> links;
+  // Rows as wide as the columns the requests read plus `a` columns, live
+  // rows holding real blocks in those (allocated ahead of the tokens): one
+  // cell per value a (none: only the widths above).
+  std::vector<int32_t> ahead;
+  std::vector<int32_t> fresh_prefills;  // a request of k * block + 1 tokens at context 0, per k
+  std::vector<PastInt32> past_int32;
 };
 
 struct Scope {
@@ -108,6 +122,7 @@ const std::vector<std::string>& StaleRowNames();
 const std::vector<std::string>& BlockIdsNames();
 const std::vector<std::string>& ParamClassNames();
 const std::vector<std::string>& LinkModeNames();
+const std::vector<std::string>& PastInt32Names();
 
 }  // namespace slotguard
 
