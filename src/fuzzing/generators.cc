@@ -230,10 +230,10 @@ void Builder::Batch() {
   // A fresh prefill longer than a block (the shape lists' for the drawn
   // families' example groups), rarely.
   std::vector<int32_t> prefills;
-  for (Family f : families)
-    for (int32_t q : FreshPrefillTokens(ExampleGroup(f, "g"), 8192)) prefills.push_back(q);
-  const int32_t prefill_at =
-      R > 0 && !decode_only && !prefills.empty() && c.Chance(3) ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
+  if (R > 0 && !decode_only && c.Chance(3))
+    for (Family f : families)
+      for (int32_t q : FreshPrefillTokens(ExampleGroup(f, "g"), 8192)) prefills.push_back(q);
+  const int32_t prefill_at = !prefills.empty() ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
   // Rarely, one request longer than a request program's first tile, one at
   // and beside the tile sizes engines use, one at a context near or past
   // int32, one with a long context.
@@ -410,13 +410,16 @@ void Builder::FormulaBoundary() {
 
 /// The requests the batch marked for a boundary: each one's tokens
 /// straddle a multiple of one of the groups' formula boundaries (the shape
-/// lists: divisors, thresholds, pages; 1 included), once or twice over.
+/// lists: divisors, thresholds, pages; 1 included), once or twice over;
+/// those up to 8192, so that rows stay narrow (FormulaBoundary takes the
+/// larger ones, for one request).
 void Builder::Boundaries() {
   slotguard::Batch& b = s.batch;
+  if (std::none_of(at_boundary.begin(), at_boundary.end(), [](bool v) { return v; })) return;
   std::vector<int64_t> values;
   for (const Group& g : s.groups)
     for (int64_t d : FormulaBoundaries(g))
-      if (d <= (int64_t{1} << 20)) values.push_back(d);
+      if (d <= 8192) values.push_back(d);
   if (values.empty()) return;
   for (int32_t r = 0; r < b.num_reqs(); ++r) {
     if (!at_boundary[r] || special[r]) continue;
@@ -642,8 +645,10 @@ bool Builder::Table(Group* g) {
   bool truncated = false;
   if (most > kMaxGeneratedWidth) {
     if (!guarded) return false;
-    // Positions near or past int32: a few columns, and the range guard pads the rest.
-    most = whole(c.Range(0, 4));
+    // Positions near or past int32 (or a formula boundary far out): a few
+    // columns, at least the ones every row must have, and the range guard
+    // pads the rest.
+    most = whole(std::max<int64_t>(shape.min_width, c.Range(0, 4)));
     truncated = true;
     Note(Op::past_the_row);
   }

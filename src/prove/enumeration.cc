@@ -32,6 +32,17 @@ constexpr int32_t kMaxFreshPrefill = 8192;
 bool Guarded(const Group& g) { return FamilyModel(g.family).rows_guarded(); }
 bool Csr(const Group& g) { return FamilyModel(g.family).ragged_rows(); }
 
+/// num_actual_tokens of a batch of `real` tokens (qsl[R]) and `num_tokens`.
+int64_t NumActualTokens(NumActual actual, int64_t real, int64_t num_tokens) {
+  switch (actual) {
+    case NumActual::kRealTokens: return real;
+    case NumActual::kNumTokens: return num_tokens;
+    case NumActual::kBeforeLast: return real - 1;
+    case NumActual::kInside: return real + 1;
+  }
+  return real;
+}
+
 /// The tokens past the real ones (`real`: qsl[R]) at the shape lists'
 /// clamp positions, past int32, in turn.
 void SetClampPositions(Batch* b, int64_t real) {
@@ -51,9 +62,7 @@ Batch OneRequestBatch(int32_t tokens, int64_t context, int32_t padding, NumActua
   for (int32_t i = 0; i < tokens; ++i) b.positions[static_cast<size_t>(i)] = context + i;
   if (clamp_far) SetClampPositions(&b, tokens);
   b.num_tokens = tokens + padding;
-  b.num_actual_tokens = actual == NumActual::kRealTokens ? tokens
-                        : actual == NumActual::kNumTokens ? b.num_tokens
-                                                          : tokens - 1;
+  b.num_actual_tokens = NumActualTokens(actual, tokens, b.num_tokens);
   b.idx_mapping = {0};
   b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
   return b;
@@ -287,13 +296,18 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
       for (NumActual actual : s.num_actual) {
         if (actual == NumActual::kNumTokens && padding == 0) continue;  // the same as real_tokens
         if (actual == NumActual::kBeforeLast && R == 0) continue;
+        if (actual == NumActual::kInside && padding < 2) continue;  // nothing strictly inside
         for (SlotMappingIn smi : s.slot_mapping_in) {
           // Only a token past num_actual_tokens shows slot_mapping_in (a
           // family's tail copies it).
           if (smi == SlotMappingIn::kRecognisable && padding == 0 && actual != NumActual::kBeforeLast) continue;
           for (TableMode mode : s.tables) {
             if (mode != TableMode::kPerRequest && csr) continue;  // ragged rows are per request
-            if (mode == TableMode::kPersistentPermuted && R == 0) continue;
+            // A table whose rows follow its live requests needs one.
+            if ((mode == TableMode::kPersistentPermuted || mode == TableMode::kPersistentRotated ||
+                 mode == TableMode::kPersistentExact) &&
+                R == 0)
+              continue;
             for (size_t wi = 0; wi < s.widths.size() + s.ahead.size(); ++wi) {
               // A width shapes only groups with a range rule, and a table
               // with rows. Past the scope's widths, its ahead values: rows
@@ -311,7 +325,8 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
               for (StaleRow stale : stales)
                 for (BlockIds ids : s.block_ids)
                   for (TableLayoutKind layout : layouts) {
-                    const int32_t rows = R + (mode == TableMode::kPerRequest ? 0 : 1);
+                    const int32_t rows =
+                        R + (mode == TableMode::kPerRequest || mode == TableMode::kPersistentExact ? 0 : 1);
                     // A layout shows only past a row: tight differs from
                     // padded with a second row, strided with any.
                     if (layout == TableLayoutKind::kTight && rows < 2) continue;
@@ -507,7 +522,7 @@ TupleSpace Enumeration::TuplesOf(const Cell& cell, bool reduced) const {
   // sets the last one apart (tokens past qsl[R] are the last request's
   // under a last_request owner; before_last cuts its tokens) or the table
   // gives each live request a row by its place (permuted).
-  if (!reduced || cell.mode == TableMode::kPersistentPermuted)
+  if (!reduced || cell.mode == TableMode::kPersistentPermuted || cell.mode == TableMode::kPersistentRotated)
     t.order = TupleOrder::kSequence;
   else if (cell.actual != NumActual::kRealTokens)
     t.order = TupleOrder::kLastApart;
@@ -517,7 +532,8 @@ TupleSpace Enumeration::TuplesOf(const Cell& cell, bool reduced) const {
   // permuted table (with none it is the plain one) and for reused stale
   // rows; a real block for ids other than small.
   const bool last_apart = cell.actual != NumActual::kRealTokens && cell.requests > 0;
-  if (cell.mode == TableMode::kPersistentPermuted || (cell.stale == StaleRow::kReused && !options_.inconsistent)) {
+  if (cell.mode == TableMode::kPersistentPermuted || cell.mode == TableMode::kPersistentRotated ||
+      ((cell.stale == StaleRow::kReused || cell.stale == StaleRow::kMixed) && !options_.inconsistent)) {
     t.required.push_back(a.live);
     if (last_apart) t.required_last.push_back(a.live);
   }
@@ -719,9 +735,7 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
   }
   const int64_t real = b.query_start_loc.back();
   b.num_tokens = real + cell.padding;
-  b.num_actual_tokens = cell.actual == NumActual::kRealTokens ? real
-                        : cell.actual == NumActual::kNumTokens ? b.num_tokens
-                                                               : real - 1;
+  b.num_actual_tokens = NumActualTokens(cell.actual, real, b.num_tokens);
   b.positions.assign(static_cast<size_t>(b.num_tokens), 0);
   for (int32_t r = 0; r < R; ++r) {
     const int64_t q = b.query_start_loc[static_cast<size_t>(r) + 1] - b.query_start_loc[static_cast<size_t>(r)];
@@ -738,10 +752,14 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
   const int32_t rows = Rows(cell);
   b.table_rows = cell.mode == TableMode::kPerRequest ? TableRows::kRequest : TableRows::kIdxMapping;
   std::vector<int32_t> reader(static_cast<size_t>(rows), -1);  // the request reading each row
+  const int32_t live_count = static_cast<int32_t>(std::count(live.begin(), live.end(), true));
   int32_t live_seen = 0;
   for (int32_t r = 0; r < R; ++r) {
     int32_t row = r;
     if (cell.mode == TableMode::kPersistentPermuted && live[static_cast<size_t>(r)]) row = R - live_seen;
+    // Rotated: the i-th live request reads row i + 1, the last one row 0.
+    if (cell.mode == TableMode::kPersistentRotated && live[static_cast<size_t>(r)])
+      row = live_seen == live_count - 1 ? 0 : live_seen + 1;
     if (live[static_cast<size_t>(r)]) ++live_seen;
     b.idx_mapping[static_cast<size_t>(r)] = live[static_cast<size_t>(r)] ? row : -1;
     if (live[static_cast<size_t>(r)] || cell.mode == TableMode::kPerRequest) reader[static_cast<size_t>(row)] = r;
@@ -754,6 +772,14 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
     if (live[static_cast<size_t>(r)] &&
         (source < 0 || tuple[static_cast<size_t>(r)] >= tuple[static_cast<size_t>(source)]))
       source = r;
+  // Mixed stale rows take every other column from the live request of the
+  // smallest symbol (the first of them): with one live request, its blocks alone.
+  int32_t second = -1;
+  for (int32_t r = 0; r < R; ++r)
+    if (live[static_cast<size_t>(r)] && r != source &&
+        (second < 0 || tuple[static_cast<size_t>(r)] < tuple[static_cast<size_t>(second)]))
+      second = r;
+  if (second < 0) second = source;
   // Inconsistent: the block-id strings of every group, from the content rank.
   std::vector<std::vector<int32_t>> strings(cfg.groups.size());
   std::vector<int64_t> label_pool(cfg.groups.size(), 0);  // ids a group's labels are named from
@@ -858,6 +884,22 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
               for (int32_t col = 0; col < W; ++col) t.entries[static_cast<size_t>(row) * W + col] = -1;
               break;
             case StaleRow::kFresh: fill_real(row, W, row); break;
+            case StaleRow::kMixed:
+              if (source >= 0) {
+                // Even columns as the source's row holds them, odd ones as the second's.
+                for (int32_t turn = 0; turn < 2; ++turn) {
+                  const int32_t owner = turn == 0 ? source : second;
+                  const int32_t from = b.idx_mapping[static_cast<size_t>(owner)];
+                  const int64_t n = std::min<int64_t>(
+                      W, RoundUp(std::max<int64_t>(needed[static_cast<size_t>(owner)],
+                                                   a.columns[static_cast<size_t>(tuple[static_cast<size_t>(owner)])][gi]),
+                                 bpk));
+                  for (int64_t col = 0; col < n; ++col)
+                    if ((col / bpk) % 2 == turn)
+                      key[static_cast<size_t>(row) * W + col] = static_cast<int64_t>(from) * W + col / bpk * bpk;
+                }
+              }
+              break;
             case StaleRow::kReused:
               if (source >= 0) {
                 const int32_t from = b.idx_mapping[static_cast<size_t>(source)];
@@ -888,7 +930,7 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
           });
           for (int32_t row = 0; row < rows; ++row) {
             int32_t r = reader[static_cast<size_t>(row)];
-            if (r < 0 && cell.stale == StaleRow::kReused) r = source;
+            if (r < 0 && (cell.stale == StaleRow::kReused || cell.stale == StaleRow::kMixed)) r = source;
             if (r < 0 || !live[static_cast<size_t>(r)]) continue;
             for (int64_t col : nulled[static_cast<size_t>(r)]) {
               key[static_cast<size_t>(row) * W + col] = -1;

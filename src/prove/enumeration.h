@@ -141,7 +141,10 @@ class Enumeration {
   TupleSpace TuplesOf(const Cell& cell, bool reduced) const;
   int64_t ContentOf(const Cell& cell, bool reduced) const;
   std::vector<int32_t> NullSymbols(const Cell& cell, const Group& g) const;
-  int32_t Rows(const Cell& cell) const { return cell.requests + (cell.mode == TableMode::kPerRequest ? 0 : 1); }
+  int32_t Rows(const Cell& cell) const {
+    return cell.requests +
+           (cell.mode == TableMode::kPerRequest || cell.mode == TableMode::kPersistentExact ? 0 : 1);
+  }
   /// Stale rows of fresh blocks: their manager blocks per group, per stale row.
   bool FreshStale(const Cell& cell) const;
   long double BeforeOf(const Cell& cell) const;

@@ -24,6 +24,7 @@ enum class NumActual : uint8_t {
   kRealTokens,  // qsl[R]
   kNumTokens,   // N: the padding tokens too (only with padding)
   kBeforeLast,  // qsl[R] - 1: the last request's last token is past it (its last request has a token)
+  kInside,      // qsl[R] + 1, strictly inside (qsl[R], num_tokens): with 2 padding tokens or more
 };
 /// slot_mapping_in of a batch.
 enum class SlotMappingIn : uint8_t {
@@ -42,6 +43,8 @@ enum class TableMode : uint8_t {
   kPerRequest,          // row r is request r's (batch.table_rows "request")
   kPersistent,          // a persistent table: live request r reads row r, a spare stale row after them
   kPersistentPermuted,  // a persistent table: the live requests read the rows in reverse order
+  kPersistentExact,     // a persistent table of exactly R rows: live request r reads row r, no spare row
+  kPersistentRotated,   // a persistent table: live request i reads row i + 1, the last one row 0
 };
 /// What a persistent table's rows that no live request reads hold.
 enum class StaleRow : uint8_t {
@@ -49,6 +52,7 @@ enum class StaleRow : uint8_t {
   kMinusOne,  // -1 everywhere
   kFresh,     // real blocks no live request holds
   kReused,    // the blocks of a live request (freed and handed out again)
+  kMixed,     // two live requests' blocks, column by column in turn (a row freed and refilled in parts)
 };
 /// Where a group's real block ids lie (prove/boundaries.h). Renaming
 /// keeps a batch's ids in their class: only equality, nullness and the

@@ -15,7 +15,7 @@
 namespace slotguard {
 
 const std::vector<std::string>& NumActualNames() {
-  static const std::vector<std::string> names = {"real_tokens", "num_tokens", "before_last"};
+  static const std::vector<std::string> names = {"real_tokens", "num_tokens", "before_last", "inside"};
   return names;
 }
 const std::vector<std::string>& SlotMappingInNames() {
@@ -27,11 +27,12 @@ const std::vector<std::string>& NullEntryNames() {
   return names;
 }
 const std::vector<std::string>& TableModeNames() {
-  static const std::vector<std::string> names = {"per_request", "persistent", "persistent_permuted"};
+  static const std::vector<std::string> names = {"per_request", "persistent", "persistent_permuted",
+                                                 "persistent_exact", "persistent_rotated"};
   return names;
 }
 const std::vector<std::string>& StaleRowNames() {
-  static const std::vector<std::string> names = {"null", "minus_one", "fresh", "reused"};
+  static const std::vector<std::string> names = {"null", "minus_one", "fresh", "reused", "mixed"};
   return names;
 }
 const std::vector<std::string>& BlockIdsNames() {
@@ -143,8 +144,8 @@ class ScopeReader : public JsonReader {
            Names(obj, ptr, "params", ParamClassNames(), base, &p->params, {ParamClass::kExample, ParamClass::kDefault}) &&
            Ints(obj, ptr, "tiles", false, 1, kMaxTile, "tile", base, &p->tiles, {}, true) &&
            Names(obj, ptr, "links", LinkModeNames(), base, &p->links, {LinkMode::kPresent}) &&
-           Ints(obj, ptr, "ahead", false, 0, kMaxAhead, "columns allocated ahead", base, &p->ahead, {}, true) &&
-           Ints(obj, ptr, "fresh_prefills", false, 1, kMaxPrefillBlocks, "blocks of a fresh prefill", base,
+           Ints(obj, ptr, "ahead", false, 0, kMaxAhead, "ahead column count", base, &p->ahead, {}, true) &&
+           Ints(obj, ptr, "fresh_prefills", false, 1, kMaxPrefillBlocks, "fresh prefill block count", base,
                 &p->fresh_prefills, {}, true) &&
            Names(obj, ptr, "past_int32", PastInt32Names(), base, &p->past_int32, {}) &&
            (!complete || CheckTiles(obj, ptr, *p)) && (!complete || CheckBudget(obj, ptr, *p));

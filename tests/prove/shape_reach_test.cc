@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -126,8 +127,8 @@ TEST(ShapeReachTest, EveryListReachesTheEnumeration) {
   Scope scope = medium;
   scope.parts.clear();
   for (const ScopePart& part : medium.parts)
-    if (!part.ahead.empty()) scope.parts.push_back(part);
-  ASSERT_EQ(1u, scope.parts.size()) << "medium has one part with ahead columns";
+    if (!part.ahead.empty() && !part.fresh_prefills.empty() && !part.past_int32.empty()) scope.parts.push_back(part);
+  ASSERT_EQ(1u, scope.parts.size()) << "medium has one shape part";
   scope.parts[0].requests = {1};
   EnumerationOptions options;
   options.families = {family};
@@ -142,6 +143,54 @@ TEST(ShapeReachTest, EveryListReachesTheEnumeration) {
   }
   for (const auto& [name, test] : shapes.tests)
     EXPECT_TRUE(seen.count(name)) << name << ": in none of " << e.Count() << " batches";
+}
+
+// Medium's part of persistent tables (issue 28's missing dimensions) builds
+// what each names: a table of exactly R rows, live requests reading rows
+// neither in place nor reversed, a stale row holding two live requests'
+// blocks, num_actual_tokens strictly between qsl[R] and num_tokens.
+TEST(ShapeReachTest, TheTableDimensionsBuildWhatTheyName) {
+  Scope medium;
+  std::string err;
+  ASSERT_TRUE(LoadScope("medium", &medium, &err)) << err;
+  Scope scope = medium;
+  scope.parts.clear();
+  for (const ScopePart& part : medium.parts)
+    if (std::count(part.tables.begin(), part.tables.end(), TableMode::kPersistentRotated)) scope.parts.push_back(part);
+  ASSERT_EQ(1u, scope.parts.size());
+  scope.parts[0].params = {ParamClass::kExample};  // paged at its examples: one configuration
+  EnumerationOptions options;
+  options.families = {Family::kPaged};
+  Enumeration e;
+  ASSERT_TRUE(e.Build(scope, options, &err)) << err;
+  bool exact = false, rotated = false, mixed = false, inside = false;
+  for (int64_t i = 0; i < e.Count(); ++i) {
+    const Scenario s = e.At(i);
+    const Batch& b = s.batch;
+    const BlockTable& t = s.groups[0].table;
+    const int64_t real = b.query_start_loc.back();
+    inside |= b.num_actual_tokens > real && b.num_actual_tokens < b.num_tokens;
+    if (b.table_rows != TableRows::kIdxMapping || b.num_reqs() != 2) continue;
+    exact |= t.rows == 2 && b.idx_mapping[0] == 0 && b.idx_mapping[1] == 1;
+    rotated |= t.rows == 3 && b.idx_mapping[0] == 1 && b.idx_mapping[1] == 0;
+    // A row no live request reads, holding blocks of both live rows.
+    if (b.idx_mapping[0] < 0 || b.idx_mapping[1] < 0 || t.width < 2) continue;
+    for (int32_t row = 0; row < t.rows; ++row) {
+      if (row == b.idx_mapping[0] || row == b.idx_mapping[1]) continue;
+      std::set<int32_t> owners;
+      for (int32_t col = 0; col < t.width; ++col) {
+        const int32_t entry = t.entries[static_cast<size_t>(row) * t.width + col];
+        for (int32_t r = 0; r < 2; ++r)
+          for (int32_t c = 0; c < t.width; ++c)
+            if (entry > 0 && t.entries[static_cast<size_t>(b.idx_mapping[r]) * t.width + c] == entry) owners.insert(r);
+      }
+      mixed |= owners.size() == 2;
+    }
+  }
+  EXPECT_TRUE(exact) << "a persistent table of exactly R rows";
+  EXPECT_TRUE(rotated) << "live requests reading rows 1 and 0 of 3";
+  EXPECT_TRUE(mixed) << "a stale row of two live requests' blocks";
+  EXPECT_TRUE(inside) << "num_actual_tokens strictly inside the padding";
 }
 
 }  // namespace
