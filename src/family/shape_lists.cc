@@ -95,15 +95,15 @@ std::vector<ParamValue> ParamValues(const Group& g, size_t p) {
 
 std::vector<int64_t> FormulaBoundaries(const Group& group) {
   std::vector<int64_t> out = GroupDivisors(group);
+  // 1 divides every position: it is a boundary only of a group whose every
+  // divisor is 1 (a block of one token: context 1 is its second block).
+  const bool all_ones = std::all_of(out.begin(), out.end(), [](int64_t v) { return v == 1; });
   // The comparisons: a side fixed for the group (the parameters, and the
   // lets of them) is a threshold the other side crosses (its kind's
   // addressing formulas).
   const std::vector<int64_t> thresholds = GroupModel(group).Thresholds();
   out.insert(out.end(), thresholds.begin(), thresholds.end());
-  // 1 divides every position: it is a boundary only of a group whose
-  // entries name one slot (a block of 1 token: context 1 is its second block).
-  const GroupShape shape = ShapeOf(group);
-  const int64_t lowest = shape.manager_page == 1 ? 1 : 2;
+  const int64_t lowest = all_ones ? 1 : 2;
   out.erase(std::remove_if(out.begin(), out.end(), [&](int64_t v) { return v < lowest || v > kMaxPosition; }),
             out.end());
   std::sort(out.begin(), out.end());

@@ -45,8 +45,8 @@ std::vector<ParamValue> ParamValues(const Group& group, size_t p);
 /// The group's formula boundaries: every divisor and modulus fixed for the
 /// group (GroupDivisors) and every comparison threshold (GroupModel's
 /// Thresholds), ascending, each once, up to kMaxPosition; from 2, or from 1
-/// for a group whose entries (or null block) name one slot: its block of
-/// 1 token keeps its boundary 1, so context 1 meets it.
+/// for a group whose every divisor is 1: its block of 1 token keeps its
+/// boundary 1, so context 1 meets it.
 std::vector<int64_t> FormulaBoundaries(const Group& group);
 
 /// The first position past int32 (2^31): a context there is listed (as a
