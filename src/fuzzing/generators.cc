@@ -9,6 +9,7 @@
 #include "family/request_plan.h"
 #include "registry/families.h"
 #include "family/group_model.h"
+#include "family/shape_lists.h"
 
 namespace slotguard {
 
@@ -105,6 +106,10 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(positions_past_int32) \
   X(padding_positions) \
   X(huge_param) \
+  X(fresh_prefill_past_block) \
+  X(clamp_positions_past_int32) \
+  X(allocated_ahead) \
+  X(param_not_power_of_two) \
   X(fault_unmarked_dummy) \
   X(fault_zero_column)
 
@@ -150,6 +155,7 @@ struct Builder {
   int32_t table_rows = 0;
   std::vector<bool> row_read;
   bool decode_only = false;   // a family of one token per request is fuzzed
+  bool ahead = false;         // the table being laid out has live blocks allocated ahead
   bool ragged_rows = false;   // a family whose rows are CSR rows (per request) is fuzzed
 
   // Counted here, added to `classes` once per scenario (map lookups per
@@ -163,16 +169,8 @@ struct Builder {
   bool PerMillion(int n) { return c.Range(0, 999999) >= 1000000 - n; }
   bool huge_positions = false;
   std::vector<bool> special;  // [requests]: shaped by an engine-scale or boundary operator (left as they are)
-  /// One of n's divisors, uniformly.
-  int64_t Divisor(int64_t n) {
-    if (n > 1 << 20) return c.Chance(50) ? 1 : n;  // a divisor of a huge value: its ends
-    int64_t count = 0;
-    for (int64_t d = 1; d <= n; ++d) count += n % d == 0;
-    int64_t k = c.Range(0, count - 1);
-    for (int64_t d = 1; d <= n; ++d)
-      if (n % d == 0 && k-- == 0) return d;
-    return 1;
-  }
+  std::vector<bool> at_boundary;  // [requests]: moved to a formula boundary once the groups are drawn
+  std::vector<Family> families;   // the families drawn: their example groups' fresh prefills
 
   /// A dummy request's row: null entries only. 0; -1 (no block); or, for a
   /// hybrid group (manager blocks of several entries), the entries of
@@ -195,6 +193,7 @@ struct Builder {
   void StaleRows(Group* g, const std::vector<int32_t>& live_entries, int64_t bpk);
   void Faults();
   void FormulaBoundary();
+  void Boundaries();
   void NullUnread(Group* g, const std::vector<std::vector<int64_t>>& columns);
   void NullSources(Group* g, const std::vector<std::vector<int64_t>>& sources);
 };
@@ -227,8 +226,14 @@ void Builder::Batch() {
   b.idx_mapping.resize(R);
   dummy.assign(R, false);
   special.assign(R, false);
-  // Page sizes for boundary positions are picked later; these cover them.
-  static const std::vector<int64_t> pages = {1, 2, 3, 4, 5, 7, 8, 16, 17, 64, 128, 640};
+  at_boundary.assign(R, false);
+  // A fresh prefill longer than a block (the shape lists' for the drawn
+  // families' example groups), rarely.
+  std::vector<int32_t> prefills;
+  if (R > 0 && !decode_only && c.Chance(3))
+    for (Family f : families)
+      for (int32_t q : FreshPrefillTokens(ExampleGroup(f, "g"), 8192)) prefills.push_back(q);
+  const int32_t prefill_at = !prefills.empty() ? static_cast<int32_t>(c.Range(0, R - 1)) : -1;
   // Rarely, one request longer than a request program's first tile, one at
   // and beside the tile sizes engines use, one at a context near or past
   // int32, one with a long context.
@@ -254,6 +259,9 @@ void Builder::Batch() {
                                               : c.Range(8193, 65536));
         Note(Op::request_past_8k);
       }
+    } else if (r == prefill_at) {
+      q = c.Pick(prefills);
+      Note(Op::fresh_prefill_past_block);
     } else if (r == tile_at && !decode_only) {
       q = static_cast<int32_t>(c.Pick<int64_t>({127, 128, 129, 255, 256, 257, 1023, 1024, 1025}));
       Note(Op::tile_sized_request);
@@ -276,12 +284,12 @@ void Builder::Batch() {
     // Contexts stay short mostly (small tables, fast checks); long ones are rare.
     int64_t context;
     const int64_t where = c.Range(0, 99);
-    if (where < 30) {
+    if (where < 30 || r == prefill_at) {
       context = 0;
     } else if (where < 60) {
-      const int64_t page = c.Pick(pages);
-      context = std::max<int64_t>(0, page * c.Range(1, 2) - c.Range(0, q));  // tokens straddle a boundary
-      Note(Op::page_boundary);
+      // The tokens straddle a boundary of the groups' shape lists (Boundaries, once they are drawn).
+      context = c.Range(0, 64);
+      at_boundary[r] = true;
     } else if (where < 95) {
       context = c.Range(0, 64);
     } else {
@@ -314,7 +322,8 @@ void Builder::Batch() {
     }
     b.query_start_loc.push_back(static_cast<int32_t>(b.query_start_loc.back() + q));
     b.seq_lens[r] = context + q;
-    special[r] = r == long_at || r == tile_at || r == huge_at || r == long_context_at || (past_2_24 && r == R - 1);
+    special[r] = r == long_at || r == tile_at || r == huge_at || r == long_context_at || r == prefill_at ||
+                 (past_2_24 && r == R - 1);
     dummy[r] = idle || c.Chance(15);
     if (dummy[r]) Note(Op::dummy_request);
     b.idx_mapping[r] = dummy[r] ? -1 : r;
@@ -355,7 +364,13 @@ void Builder::Batch() {
   // Tokens past the real ones hold what the runner left there: 0 mostly,
   // sometimes large positions (a kernel that maps them must still pad).
   if (b.num_tokens > real && c.Chance(10)) {
-    for (int64_t t = real; t < b.num_tokens; ++t) b.positions[t] = c.Range(0, int64_t{1} << 20);
+    if (o.int64_seq_lens && c.Chance(30)) {
+      // Clamp tokens at positions past int32 (the shape lists' ClampPositions).
+      for (int64_t t = real; t < b.num_tokens; ++t) b.positions[t] = c.Pick(ClampPositions());
+      Note(Op::clamp_positions_past_int32);
+    } else {
+      for (int64_t t = real; t < b.num_tokens; ++t) b.positions[t] = c.Range(0, int64_t{1} << 20);
+    }
     Note(Op::padding_positions);
   }
   b.slot_mapping_in.assign(b.num_tokens, kPadSlot);
@@ -379,8 +394,8 @@ void Builder::FormulaBoundary() {
   if (movable.empty() || s.groups.empty()) return;
   std::vector<int64_t> periods;
   for (const Group& g : s.groups)
-    for (int64_t d : GroupDivisors(g))
-      if (d > 1 && d <= (int64_t{1} << 20)) periods.push_back(d);
+    for (int64_t d : FormulaBoundaries(g))
+      if (d <= (int64_t{1} << 20)) periods.push_back(d);
   if (periods.empty()) return;
   const int32_t r = c.Pick(movable);
   const int64_t d = c.Pick(periods);
@@ -391,6 +406,30 @@ void Builder::FormulaBoundary() {
   b.seq_lens[r] = context + q;
   for (int64_t i = 0; i < q; ++i) b.positions[b.query_start_loc[r] + i] = context + i;
   Note(Op::formula_boundary);
+}
+
+/// The requests the batch marked for a boundary: each one's tokens
+/// straddle a multiple of one of the groups' formula boundaries (the shape
+/// lists: divisors, thresholds, pages; 1 included), once or twice over;
+/// those up to 8192, so that rows stay narrow (FormulaBoundary takes the
+/// larger ones, for one request).
+void Builder::Boundaries() {
+  slotguard::Batch& b = s.batch;
+  if (std::none_of(at_boundary.begin(), at_boundary.end(), [](bool v) { return v; })) return;
+  std::vector<int64_t> values;
+  for (const Group& g : s.groups)
+    for (int64_t d : FormulaBoundaries(g))
+      if (d <= 8192) values.push_back(d);
+  if (values.empty()) return;
+  for (int32_t r = 0; r < b.num_reqs(); ++r) {
+    if (!at_boundary[r] || special[r]) continue;
+    const int64_t d = c.Pick(values);
+    const int64_t q = b.query_start_loc[r + 1] - b.query_start_loc[r];
+    const int64_t context = std::max<int64_t>(0, d * c.Range(1, 2) - c.Range(0, q));
+    b.seq_lens[r] = context + q;
+    for (int64_t i = 0; i < q; ++i) b.positions[b.query_start_loc[r] + i] = context + i;
+    Note(Op::page_boundary);
+  }
 }
 
 /// The engine's persistent block table: more rows than requests, each live
@@ -426,13 +465,6 @@ void Builder::Persistent() {
   }
 }
 
-/// Small values first (small reproducers), then the boundaries engines meet:
-/// sizes that do (64, 128, 256, 1024) and do not (100, 129, 640, 1000, 1025)
-/// divide the tiles engines launch.
-constexpr int64_t kSmallValues[] = {1, 2, 3, 4, 5, 7, 8};
-constexpr int64_t kBoundaryValues[] = {16, 17, 64, 100, 128, 129, 256, 640, 1000, 1024, 1025};
-/// Values that let a position near or past 2^31 still select a column.
-constexpr int64_t kHugeValues[] = {int64_t{1} << 28, int64_t{1} << 29, int64_t{1} << 30, 1000000007};
 /// The widest row the generator lays out for a group (columns).
 constexpr int64_t kMaxGeneratedWidth = 4096;
 /// The most table entries one manager block spans (a hybrid group's).
@@ -443,26 +475,31 @@ std::optional<int64_t> Builder::DrawInt(const Group& g, size_t p) {
   const ParamDesc& param = model.params()[p];
   const int64_t lo = param.min, hi = ParamMax(g, p);
   if (hi < lo) return lo;
+  // The parameter's shape list (family/shape_lists.h), by source.
+  const std::vector<ParamValue> listed = ParamValues(g, p);
+  std::vector<int64_t> divisors, large, sizes, own;
+  for (const ParamValue& v : listed) switch (v.source) {
+      case ParamSource::kDivisor: divisors.push_back(v.value); break;
+      case ParamSource::kLarge: large.push_back(v.value); break;
+      case ParamSource::kEngineSize: sizes.push_back(v.value); break;
+      default: own.push_back(v.value); break;
+    }
   if (!param.divides.empty()) {
     const int64_t whole = g.params[model.FindParam(param.divides)];
     if (!param.default_value.empty() && c.Chance(60)) return std::min<int64_t>(whole, hi);  // its default, mostly
-    int64_t d = Divisor(whole);
-    while (d > hi) d = Divisor(whole);
-    return std::max(d, lo);
+    if (!divisors.empty()) return c.Pick(divisors);
   }
   if (!param.default_value.empty() && c.Chance(80)) return std::nullopt;  // keep the default (ApplyDefaults sets it)
-  if (huge_positions && hi >= kHugeValues[0] && c.Chance(50)) {
+  if (huge_positions && !large.empty() && c.Chance(50)) {
+    // A position near or past 2^31 still selects a column.
     Note(Op::huge_param);
-    return c.Pick<int64_t>({kHugeValues[0], kHugeValues[1], kHugeValues[2], kHugeValues[3]});
+    return c.Pick(large);
   }
-  int64_t v;
-  if (c.Chance(60)) {
-    v = kSmallValues[c.Range(0, 6)];
-  } else {
-    v = kBoundaryValues[c.Range(0, 10)];
-  }
-  if (v < lo || v > hi) v = c.Range(lo, std::min<int64_t>(hi, lo + 8));
-  return v;
+  // Its own values mostly (min, min + 1, example, max, beside them, one not
+  // a power of two), else the sizes engines meet.
+  if (!own.empty() && (sizes.empty() || c.Chance(60))) return c.Pick(own);
+  if (!sizes.empty()) return c.Pick(sizes);
+  return c.Range(lo, std::min<int64_t>(hi, lo + 8));
 }
 
 /// The group's parameters, drawn in order (a max or a divisor may read
@@ -514,6 +551,11 @@ bool Builder::Params(Group* g) {
       if (changed) Note(Op::param_not_default);
       if (shape.null_entries > 1) Note(Op::hybrid_blocks);
       if (shape.page >= 64) Note(1024 % shape.page == 0 ? Op::page_tile_divisor : Op::page_off_tile);
+      for (size_t p = 0; p < params.size(); ++p)
+        if (params[p].is_int() && given[p] && g->params[p] > 2 && (g->params[p] & (g->params[p] - 1)) != 0) {
+          Note(Op::param_not_power_of_two);
+          break;
+        }
       return true;
     }
   }
@@ -608,12 +650,15 @@ bool Builder::Table(Group* g) {
   bool truncated = false;
   if (most > kMaxGeneratedWidth) {
     if (!guarded) return false;
-    // Positions near or past int32: a few columns, and the range guard pads the rest.
-    most = whole(c.Range(0, 4));
+    // Positions near or past int32 (or a formula boundary far out): a few
+    // columns, at least the ones every row must have, and the range guard
+    // pads the rest.
+    most = whole(std::max<int64_t>(shape.min_width, c.Range(0, 4)));
     truncated = true;
     Note(Op::past_the_row);
   }
   const bool ragged = model.ragged_rows();
+  ahead = false;
   int32_t width = static_cast<int32_t>(most);
   if (guarded && !truncated && most > 0 && b.num_reqs() > 0 && shape.min_width == 0 && PerTenThousand(200)) {
     width = 0;  // a row of no columns: every token is past it
@@ -623,6 +668,10 @@ bool Builder::Table(Group* g) {
     Note(Op::past_the_row);
   } else if (!truncated && c.Chance(20)) {
     width += static_cast<int32_t>(c.Range(1, 3));
+    // Blocks allocated ahead of the tokens (the shape lists' ahead
+    // columns): live rows hold real blocks in the columns past what their
+    // tokens read, so a kernel that reads a column too far reads a real block.
+    ahead = !ragged && c.Chance(50);
   }
   // A ragged (CSR) table: each row as wide as its request addresses, some wider.
   std::vector<int32_t> widths(static_cast<size_t>(b.num_reqs()), width);
@@ -662,6 +711,10 @@ void Builder::Fill(Group* g, const std::vector<int32_t>& widths, int32_t width, 
   std::vector<int32_t> live_entries;  // what the stale rows may hold again
   int64_t addressed = 0;
   for (int32_t w : widths) addressed = std::max<int64_t>(addressed, w);
+  if (ahead && !ragged && width > addressed) {
+    addressed = width;  // every live row's columns hold its real blocks
+    Note(Op::allocated_ahead);
+  }
   for (int32_t r = 0; r < R; ++r) {
     if (dummy[r]) {
       // A dummy of a persistent table reads no row.
@@ -837,6 +890,7 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
     b.decode_only |= model.one_token_per_request();
     b.ragged_rows |= model.ragged_rows();
   }
+  b.families = chosen;
   b.Batch();
   // Groups that read no other first: a later one may name them.
   std::stable_sort(chosen.begin(), chosen.end(),
@@ -855,6 +909,7 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
     }
   }
   // The formulas' own boundaries, before the tables are sized for the positions.
+  b.Boundaries();
   if (choices.Chance(25)) b.FormulaBoundary();
   // Block ids near the int32 limit, sometimes: the pool then ends there too.
   int64_t most_entries = 1;  // kernel ids per manager block

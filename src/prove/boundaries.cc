@@ -5,74 +5,57 @@
 
 #include "family/family_desc.h"
 #include "family/group_model.h"
+#include "family/shape_lists.h"
 
 namespace slotguard {
 namespace {
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-/// A divides-parameter of a whole past this takes only 1 and the whole.
-constexpr int64_t kMaxDivisorScan = int64_t{1} << 20;
 
-void AddDivisors(int64_t whole, std::vector<int64_t>* out) {
-  if (whole < 1) return;
-  if (whole > kMaxDivisorScan) {
-    out->push_back(1);
-    out->push_back(whole);
-    return;
+/// The shape list's source of a scope's parameter class (kTiles: none).
+bool SourceOf(ParamClass c, ParamSource* source) {
+  switch (c) {
+    case ParamClass::kMin: *source = ParamSource::kMin; return true;
+    case ParamClass::kNext: *source = ParamSource::kNext; return true;
+    case ParamClass::kExample: *source = ParamSource::kExample; return true;
+    case ParamClass::kDefault: *source = ParamSource::kDefault; return true;
+    case ParamClass::kMax: *source = ParamSource::kMax; return true;
+    case ParamClass::kDivisors: *source = ParamSource::kDivisor; return true;
+    case ParamClass::kBeside: *source = ParamSource::kBoundary; return true;
+    case ParamClass::kNonPowerOfTwo: *source = ParamSource::kNonPowerOfTwo; return true;
+    case ParamClass::kLarge: *source = ParamSource::kLarge; return true;
+    case ParamClass::kTiles: return false;
   }
-  for (int64_t d = 1; d * d <= whole; ++d)
-    if (whole % d == 0) {
-      out->push_back(d);
-      out->push_back(whole / d);
-    }
+  return false;
 }
 
-/// Parameter p's boundary set given the earlier parameters (in `g`).
+/// Parameter p's boundary set given the earlier parameters (in `g`): the
+/// values of its shape list (family/shape_lists.h) the scope's classes
+/// name (of the large values, the smallest), and the scope's tiles.
 std::vector<int64_t> Candidates(const Group& g, size_t p, const ScopePart& scope) {
   const FamilyModel model(g.family);
   const std::vector<ParamDesc>& params = model.params();
   const ParamDesc& param = params[p];
   if (param.type == ParamType::kBool) return {0, 1};
+  const std::vector<ParamValue> listed = ParamValues(g, p);
   std::vector<int64_t> values;
   const int64_t lo = param.min, hi = ParamMax(g, p);
   const int64_t whole = param.divides.empty() ? 0 : g.params[static_cast<size_t>(model.FindParam(param.divides))];
-  for (ParamClass c : scope.params) switch (c) {
-      case ParamClass::kMin:
-        values.push_back(lo);
-        break;
-      case ParamClass::kNext:
-        if (lo < std::numeric_limits<int64_t>::max()) values.push_back(lo + 1);
-        break;
-      case ParamClass::kExample:
-        values.push_back(param.example);
-        break;
-      case ParamClass::kDefault:
-        if (!param.default_value.empty()) {
-          Group with_default = g;
-          std::vector<bool> given(params.size(), false);
-          for (size_t q = 0; q < p; ++q) given[q] = true;
-          ApplyDefaults(&with_default, given);
-          values.push_back(with_default.params[p]);
+  for (ParamClass c : scope.params) {
+    ParamSource source;
+    if (SourceOf(c, &source)) {
+      for (const ParamValue& v : listed)
+        if (v.source == source) {
+          values.push_back(v.value);
+          if (source == ParamSource::kLarge) break;
         }
-        break;
-      case ParamClass::kMax: {
-        // Only a max the description gives (the loader puts the type's
-        // largest where it gives none).
-        int64_t top;
-        const int64_t type_max = param.type == ParamType::kI32 ? kInt32Max : std::numeric_limits<int64_t>::max();
-        if (!(param.max.IsConstant(&top) && top == type_max)) values.push_back(hi);
-        break;
+    } else {
+      for (int64_t t : scope.tiles) {
+        values.push_back(t);
+        values.push_back(t + 1);
       }
-      case ParamClass::kDivisors:
-        if (!param.divides.empty()) AddDivisors(whole, &values);
-        break;
-      case ParamClass::kTiles:
-        for (int64_t t : scope.tiles) {
-          values.push_back(t);
-          values.push_back(t + 1);
-        }
-        break;
     }
+  }
   values.erase(std::remove_if(values.begin(), values.end(),
                               [&](int64_t v) { return v < lo || v > hi || (whole > 0 && whole % v != 0); }),
                values.end());
@@ -132,19 +115,6 @@ std::vector<std::vector<int64_t>> ParamTuples(Family family, const ScopePart& sc
   Group g = ExampleGroup(family, "g");
   std::vector<std::vector<int64_t>> out;
   Expand(&g, 0, scope, &out);
-  return out;
-}
-
-std::vector<int64_t> FormulaBoundaries(const Group& group) {
-  std::vector<int64_t> out = GroupDivisors(group);
-  // The comparisons: a side fixed for the group (the parameters, and the
-  // lets of them) is a threshold the other side crosses (its kind's
-  // addressing formulas).
-  const std::vector<int64_t> thresholds = GroupModel(group).Thresholds();
-  out.insert(out.end(), thresholds.begin(), thresholds.end());
-  out.erase(std::remove_if(out.begin(), out.end(), [](int64_t v) { return v <= 1 || v > kMaxPosition; }), out.end());
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -15,6 +15,7 @@
 namespace slotguard {
 
 /// Every parameter tuple of `family` the scope's parameter classes give
+/// (each class a source of the parameter's shape list, family/shape_lists.h)
 /// (group parameters left empty: the links are the configurations'), in
 /// order: each integer parameter's boundary set is taken given the earlier
 /// ones (a max, a default or a divisor reads them), each bool both ways.
@@ -26,12 +27,6 @@ std::vector<std::vector<int64_t>> ParamTuples(Family family, const ScopePart& sc
 /// The widest row a proof lays out, and the most kernel blocks a manager
 /// block may span.
 constexpr int64_t kMaxProveWidth = 4096;
-
-/// The values where the group's formulas change behaviour: every divisor
-/// and modulus fixed for the group (GroupDivisors), and every value a
-/// comparison tests against that is fixed for it (`c < max_model_len`);
-/// those above 1, ascending, without repeats.
-std::vector<int64_t> FormulaBoundaries(const Group& group);
 
 /// The first of `count` consecutive manager block ids of class `ids` for
 /// the group: 1 (small); the last `count` blocks whose every slot fits

@@ -1,6 +1,7 @@
 #include "prove/enumeration.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -9,6 +10,7 @@
 #include "prove/boundaries.h"
 #include "registry/families.h"
 #include "family/group_model.h"
+#include "family/shape_lists.h"
 
 namespace slotguard {
 namespace {
@@ -21,6 +23,8 @@ constexpr int64_t kFarColumn = int64_t{1} << 40;
 /// "uncounted", and no later cell is counted).
 constexpr int64_t kBeforeCellBudget = int64_t{1} << 23;
 constexpr int64_t kBeforeBudget = int64_t{1} << 25;
+/// The longest fresh prefill a scope's fresh_prefills give (tokens).
+constexpr int32_t kMaxFreshPrefill = 8192;
 
 /// Whether a group's rows may be narrower than what its requests address
 /// (a range guard pads past them; a per-request kind's live request must
@@ -28,19 +32,37 @@ constexpr int64_t kBeforeBudget = int64_t{1} << 25;
 bool Guarded(const Group& g) { return FamilyModel(g.family).rows_guarded(); }
 bool Csr(const Group& g) { return FamilyModel(g.family).ragged_rows(); }
 
+/// num_actual_tokens of a batch of `real` tokens (qsl[R]) and `num_tokens`.
+int64_t NumActualTokens(NumActual actual, int64_t real, int64_t num_tokens) {
+  switch (actual) {
+    case NumActual::kRealTokens: return real;
+    case NumActual::kNumTokens: return num_tokens;
+    case NumActual::kBeforeLast: return real - 1;
+    case NumActual::kInside: return real + 1;
+  }
+  return real;
+}
+
+/// The tokens past the real ones (`real`: qsl[R]) at the shape lists'
+/// clamp positions, past int32, in turn.
+void SetClampPositions(Batch* b, int64_t real) {
+  const std::vector<int64_t>& far = ClampPositions();
+  for (size_t t = static_cast<size_t>(real); t < b->positions.size(); ++t)
+    b->positions[t] = far[(t - static_cast<size_t>(real)) % far.size()];
+}
+
 /// One request of `tokens` tokens after `context`, then `padding` padding
 /// tokens, num_actual_tokens as `actual` says: the batch the column walks
 /// below read a request's columns from.
-Batch OneRequestBatch(int32_t tokens, int64_t context, int32_t padding, NumActual actual) {
+Batch OneRequestBatch(int32_t tokens, int64_t context, int32_t padding, NumActual actual, bool clamp_far = false) {
   Batch b;
   b.query_start_loc = {0, tokens};
   b.seq_lens = {context + tokens};
   b.positions.assign(static_cast<size_t>(tokens) + static_cast<size_t>(padding), 0);
   for (int32_t i = 0; i < tokens; ++i) b.positions[static_cast<size_t>(i)] = context + i;
+  if (clamp_far) SetClampPositions(&b, tokens);
   b.num_tokens = tokens + padding;
-  b.num_actual_tokens = actual == NumActual::kRealTokens ? tokens
-                        : actual == NumActual::kNumTokens ? b.num_tokens
-                                                          : tokens - 1;
+  b.num_actual_tokens = NumActualTokens(actual, tokens, b.num_tokens);
   b.idx_mapping = {0};
   b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
   return b;
@@ -52,8 +74,8 @@ Batch OneRequestBatch(int32_t tokens, int64_t context, int32_t padding, NumActua
 /// As the last request of a batch with `padding` padding tokens and
 /// num_actual_tokens `actual` (an owner rule may give it tokens past qsl[R]).
 int64_t NeededColumns(const Group& g, int32_t tokens, int64_t context, int32_t padding = 0,
-                      NumActual actual = NumActual::kRealTokens) {
-  const Batch b = OneRequestBatch(tokens, context, padding, actual);
+                      NumActual actual = NumActual::kRealTokens, bool clamp_far = false) {
+  const Batch b = OneRequestBatch(tokens, context, padding, actual, clamp_far);
   std::vector<int64_t> needed;
   if (!GroupModel(g).NeededColumns(b, kFarColumn, &needed)) return -1;
   return needed[0];
@@ -71,8 +93,9 @@ bool NullSourceGroup(const Group& g) {
 /// `context` in `g` with rows `width` wide (as the last request of a batch
 /// with `padding` padding tokens and num_actual_tokens `actual`).
 std::vector<int64_t> SourceColumns(const Group& g, int32_t tokens, int64_t context, int64_t width, int64_t n,
-                                   int32_t padding = 0, NumActual actual = NumActual::kRealTokens) {
-  const Batch b = OneRequestBatch(tokens, context, padding, actual);
+                                   int32_t padding = 0, NumActual actual = NumActual::kRealTokens,
+                                   bool clamp_far = false) {
+  const Batch b = OneRequestBatch(tokens, context, padding, actual, clamp_far);
   std::vector<int64_t> cols;
   GroupModel(g).ForEachColumn(b, width, [&](int32_t, int64_t col, bool source, bool) {
     if (source && col >= 0 && col < n) cols.push_back(col);
@@ -204,21 +227,40 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
   const ScopePart& s = scope_.parts[static_cast<size_t>(config.part)];
   // Contexts: the scope's, and each formula boundary of every group moved
   // by the scope's offsets.
+  // With past_int32 contexts, 2^31 is a boundary of each group whose
+  // columns there fit a row (a large page), for a provider that reads
+  // seq_lens as int64 (family/shape_lists.h).
+  const bool far_contexts = options_.int64_seq_lens && std::count(s.past_int32.begin(), s.past_int32.end(),
+                                                                   PastInt32::kContexts) > 0;
   std::vector<int64_t> contexts = s.contexts;
-  for (const Group& g : config.groups)
-    for (int64_t b : FormulaBoundaries(g))
+  for (const Group& g : config.groups) {
+    std::vector<int64_t> boundaries = FormulaBoundaries(g);
+    if (far_contexts && MeetsPastInt32(g, kMaxProveWidth)) boundaries.push_back(kPastInt32Position);
+    for (int64_t b : boundaries)
       for (int64_t o : s.boundary_offsets)
         if (b + o >= 0 && b + o <= kMaxPosition - 65536) contexts.push_back(b + o);
+  }
   std::sort(contexts.begin(), contexts.end());
   contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
   config.contexts = contexts;
   // The requests' spans: tokens and context, with the columns they read.
   bool one_token = false;
   for (const Group& g : config.groups) one_token |= FamilyModel(g.family).one_token_per_request();
+  // Each request shape (tokens, context): the scope's tokens after every
+  // context, and the fresh prefills longer than a block (at context 0).
+  std::vector<std::pair<int32_t, int64_t>> shapes;
+  for (int32_t q : s.tokens)
+    for (int64_t ctx : contexts) shapes.emplace_back(q, ctx);
+  for (int32_t k : s.fresh_prefills)
+    for (const Group& g : config.groups)
+      for (int32_t q : FreshPrefillTokens(g, kMaxFreshPrefill / k))
+        shapes.emplace_back(static_cast<int32_t>((q - 1) * k + 1), 0);
+  std::sort(shapes.begin(), shapes.end());
+  shapes.erase(std::unique(shapes.begin(), shapes.end()), shapes.end());
   std::vector<Span> spans;
-  for (int32_t q : s.tokens) {
+  for (const auto& [q, ctx] : shapes) {
     if (one_token && q != 1) continue;
-    for (int64_t ctx : contexts) {
+    {
       if (!options_.int64_seq_lens && ctx + q > kInt32Max) continue;
       Span span{q, ctx, {}};
       bool ok = true;
@@ -245,22 +287,36 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
   std::vector<TableLayoutKind> layouts = s.layouts;
   if (options_.layout) layouts = {*options_.layout};
   // The cells, in the scope's order of dimensions.
+  // Clamp tokens past int32: a cell of its own for a batch with padding.
+  const bool clamp_cells = options_.int64_seq_lens && std::count(s.past_int32.begin(), s.past_int32.end(),
+                                                                  PastInt32::kClampTokens) > 0;
   for (int32_t R : s.requests)
     for (int32_t padding : s.padding)
+      for (int clamp = 0; clamp < (clamp_cells && padding > 0 ? 2 : 1); ++clamp)
       for (NumActual actual : s.num_actual) {
         if (actual == NumActual::kNumTokens && padding == 0) continue;  // the same as real_tokens
         if (actual == NumActual::kBeforeLast && R == 0) continue;
+        if (actual == NumActual::kInside && padding < 2) continue;  // nothing strictly inside
         for (SlotMappingIn smi : s.slot_mapping_in) {
           // Only a token past num_actual_tokens shows slot_mapping_in (a
           // family's tail copies it).
           if (smi == SlotMappingIn::kRecognisable && padding == 0 && actual != NumActual::kBeforeLast) continue;
           for (TableMode mode : s.tables) {
             if (mode != TableMode::kPerRequest && csr) continue;  // ragged rows are per request
-            if (mode == TableMode::kPersistentPermuted && R == 0) continue;
-            for (size_t wi = 0; wi < s.widths.size(); ++wi) {
-              // A width shapes only groups with a range rule, and a table with rows.
-              if (wi > 0 && (!guarded || (mode == TableMode::kPerRequest && R == 0))) continue;
-              const int32_t width = s.widths[wi];
+            // A table whose rows follow its live requests needs one.
+            if ((mode == TableMode::kPersistentPermuted || mode == TableMode::kPersistentRotated ||
+                 mode == TableMode::kPersistentExact) &&
+                R == 0)
+              continue;
+            for (size_t wi = 0; wi < s.widths.size() + s.ahead.size(); ++wi) {
+              // A width shapes only groups with a range rule, and a table
+              // with rows. Past the scope's widths, its ahead values: rows
+              // as wide as their requests read plus a columns allocated
+              // ahead (AlphabetFor's width -1 - a), in every group.
+              const bool ahead = wi >= s.widths.size();
+              if (!ahead && wi > 0 && (!guarded || (mode == TableMode::kPerRequest && R == 0))) continue;
+              if (ahead && mode == TableMode::kPerRequest && R == 0) continue;
+              const int32_t width = ahead ? -1 - s.ahead[wi - s.widths.size()] : s.widths[wi];
               const int32_t alphabet = AlphabetFor(c, mode, width);
               const Alphabet& a = alphabets_[static_cast<size_t>(alphabet)];
               const bool rows_empty = std::all_of(a.widths.begin(), a.widths.end(), [](int32_t w) { return w == 0; });
@@ -269,7 +325,8 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
               for (StaleRow stale : stales)
                 for (BlockIds ids : s.block_ids)
                   for (TableLayoutKind layout : layouts) {
-                    const int32_t rows = R + (mode == TableMode::kPerRequest ? 0 : 1);
+                    const int32_t rows =
+                        R + (mode == TableMode::kPerRequest || mode == TableMode::kPersistentExact ? 0 : 1);
                     // A layout shows only past a row: tight differs from
                     // padded with a second row, strided with any.
                     if (layout == TableLayoutKind::kTight && rows < 2) continue;
@@ -281,6 +338,7 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
                     cell.requests = R;
                     cell.padding = padding;
                     cell.width = width;
+                    cell.clamp_far = clamp == 1;
                     cell.actual = actual;
                     cell.slot_mapping_in = smi;
                     cell.mode = mode;
@@ -324,7 +382,8 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
                     cell.count = count;
                     if (options_.reduce && before_ >= 0) {
                       const long double before = BeforeOf(cell);
-                      before_ = before < 0 || before_ < 0 ? -1 : before_ + before;
+                      // Past a long double's range (a row of thousands of blocks): uncounted.
+                      before_ = before < 0 || before_ < 0 || std::isinf(before) ? -1 : before_ + before;
                     }
                     count_ = SatAdd(count_, count);
                     if (!options_.reduce && !options_.inconsistent) tuple_starts_.resize(cells_.size() + 1);
@@ -352,13 +411,17 @@ int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
   Alphabet a;
   // The table widths: a group with a range rule as the scope says (at
   // least its min_width); one without, as wide as any request reads.
+  // A width below 0 is -1 - a: every group's rows as wide as its requests
+  // read, plus a columns of real blocks allocated ahead.
+  const int64_t ahead = width < 0 ? -1 - static_cast<int64_t>(width) : 0;
   bool hybrid = false;
   for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
     const Group& g = cfg.groups[gi];
     int64_t w = std::max<int64_t>(width, MinWidth(g));
-    if (!Guarded(g)) {
+    if (!Guarded(g) || width < 0) {
       w = MinWidth(g);
-      for (const Span& s : spans) w = std::max(w, s.needed[gi]);
+      for (const Span& s : spans) w = std::max(w, std::min(s.needed[gi], kMaxProveWidth));
+      if (ahead > 0) w = RoundUp(w + ahead, NullEntries(g));
     }
     a.widths.push_back(static_cast<int32_t>(std::min<int64_t>(w, kMaxProveWidth)));
     hybrid |= NullEntries(g) > 1 && a.widths.back() >= 2;
@@ -386,7 +449,9 @@ int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
       for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
         const Group& g = cfg.groups[gi];
         const int64_t bpk = NullEntries(g);
-        const int64_t n = state <= 0 ? std::min<int64_t>(a.widths[gi], RoundUp(s.needed[gi], bpk)) : 0;
+        const int64_t n =
+            state <= 0 ? std::min<int64_t>(a.widths[gi], RoundUp(s.needed[gi] + (s.needed[gi] > 0 ? ahead : 0), bpk))
+                       : 0;
         int64_t b = (n + bpk - 1) / bpk;
         if (state == kLiveNullSources && NullSourceGroup(g)) {
           const int64_t sources = static_cast<int64_t>(SourceColumns(g, s.tokens, s.context, a.widths[gi], n).size());
@@ -410,7 +475,7 @@ int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
 
 int32_t Enumeration::LastShapeFor(const Cell& cell) {
   if (cell.actual == NumActual::kRealTokens) return -1;
-  const std::vector<int64_t> key = {cell.alphabet, cell.padding, static_cast<int64_t>(cell.actual)};
+  const std::vector<int64_t> key = {cell.alphabet, cell.padding, static_cast<int64_t>(cell.actual), cell.clamp_far};
   if (const auto it = last_shape_index_.find(key); it != last_shape_index_.end()) return it->second;
   const Alphabet& a = alphabets_[static_cast<size_t>(cell.alphabet)];
   const ProveConfig& cfg = configs_[static_cast<size_t>(cell.config)];
@@ -422,12 +487,14 @@ int32_t Enumeration::LastShapeFor(const Cell& cell) {
     for (size_t gi = 0; gi < cfg.groups.size(); ++gi) {
       const Group& g = cfg.groups[gi];
       const int64_t bpk = NullEntries(g);
-      const int64_t needed = sym.state <= 0 ? NeededColumns(g, sym.tokens, sym.context, cell.padding, cell.actual) : 0;
+      const int64_t needed =
+          sym.state <= 0 ? NeededColumns(g, sym.tokens, sym.context, cell.padding, cell.actual, cell.clamp_far) : 0;
       const int64_t n = std::min<int64_t>(a.widths[gi], RoundUp(std::max<int64_t>(needed, a.columns[v][gi]), bpk));
       int64_t b = (n + bpk - 1) / bpk;
       if (sym.state == kLiveNullSources && NullSourceGroup(g))
         b -= static_cast<int64_t>(
-            SourceColumns(g, sym.tokens, sym.context, a.widths[gi], n, cell.padding, cell.actual).size());
+            SourceColumns(g, sym.tokens, sym.context, a.widths[gi], n, cell.padding, cell.actual, cell.clamp_far)
+                .size());
       blocks.push_back(static_cast<int32_t>(b));
       real |= b > 0;
     }
@@ -455,7 +522,7 @@ TupleSpace Enumeration::TuplesOf(const Cell& cell, bool reduced) const {
   // sets the last one apart (tokens past qsl[R] are the last request's
   // under a last_request owner; before_last cuts its tokens) or the table
   // gives each live request a row by its place (permuted).
-  if (!reduced || cell.mode == TableMode::kPersistentPermuted)
+  if (!reduced || cell.mode == TableMode::kPersistentPermuted || cell.mode == TableMode::kPersistentRotated)
     t.order = TupleOrder::kSequence;
   else if (cell.actual != NumActual::kRealTokens)
     t.order = TupleOrder::kLastApart;
@@ -465,7 +532,8 @@ TupleSpace Enumeration::TuplesOf(const Cell& cell, bool reduced) const {
   // permuted table (with none it is the plain one) and for reused stale
   // rows; a real block for ids other than small.
   const bool last_apart = cell.actual != NumActual::kRealTokens && cell.requests > 0;
-  if (cell.mode == TableMode::kPersistentPermuted || (cell.stale == StaleRow::kReused && !options_.inconsistent)) {
+  if (cell.mode == TableMode::kPersistentPermuted || cell.mode == TableMode::kPersistentRotated ||
+      ((cell.stale == StaleRow::kReused || cell.stale == StaleRow::kMixed) && !options_.inconsistent)) {
     t.required.push_back(a.live);
     if (last_apart) t.required_last.push_back(a.live);
   }
@@ -613,7 +681,10 @@ std::string Enumeration::Describe(int64_t index) const {
                      TableModeNames()[static_cast<size_t>(cell.mode)];
   if (cell.mode != TableMode::kPerRequest && !options_.inconsistent)
     text += " (stale rows " + StaleRowNames()[static_cast<size_t>(cell.stale)] + ")";
-  text += ", width " + std::to_string(cell.width) + ", block ids " + BlockIdsNames()[static_cast<size_t>(cell.ids)] +
+  if (cell.clamp_far) text += ", tokens past qsl[R] at positions past int32";
+  text += ", width " + (cell.width >= 0 ? std::to_string(cell.width)
+                                         : "as read + " + std::to_string(-1 - cell.width) + " allocated ahead") +
+          ", block ids " + BlockIdsNames()[static_cast<size_t>(cell.ids)] +
           ", layout " + TableLayoutName(cell.layout);
   return text;
 }
@@ -664,9 +735,7 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
   }
   const int64_t real = b.query_start_loc.back();
   b.num_tokens = real + cell.padding;
-  b.num_actual_tokens = cell.actual == NumActual::kRealTokens ? real
-                        : cell.actual == NumActual::kNumTokens ? b.num_tokens
-                                                               : real - 1;
+  b.num_actual_tokens = NumActualTokens(cell.actual, real, b.num_tokens);
   b.positions.assign(static_cast<size_t>(b.num_tokens), 0);
   for (int32_t r = 0; r < R; ++r) {
     const int64_t q = b.query_start_loc[static_cast<size_t>(r) + 1] - b.query_start_loc[static_cast<size_t>(r)];
@@ -674,6 +743,7 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
       b.positions[static_cast<size_t>(b.query_start_loc[static_cast<size_t>(r)] + i)] =
           b.seq_lens[static_cast<size_t>(r)] - q + i;
   }
+  if (cell.clamp_far) SetClampPositions(&b, real);
   b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
   if (cell.slot_mapping_in == SlotMappingIn::kRecognisable)
     for (int64_t t = 0; t < b.num_tokens; ++t) b.slot_mapping_in[static_cast<size_t>(t)] = 1000000 + t;
@@ -682,10 +752,14 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
   const int32_t rows = Rows(cell);
   b.table_rows = cell.mode == TableMode::kPerRequest ? TableRows::kRequest : TableRows::kIdxMapping;
   std::vector<int32_t> reader(static_cast<size_t>(rows), -1);  // the request reading each row
+  const int32_t live_count = static_cast<int32_t>(std::count(live.begin(), live.end(), true));
   int32_t live_seen = 0;
   for (int32_t r = 0; r < R; ++r) {
     int32_t row = r;
     if (cell.mode == TableMode::kPersistentPermuted && live[static_cast<size_t>(r)]) row = R - live_seen;
+    // Rotated: the i-th live request reads row i + 1, the last one row 0.
+    if (cell.mode == TableMode::kPersistentRotated && live[static_cast<size_t>(r)])
+      row = live_seen == live_count - 1 ? 0 : live_seen + 1;
     if (live[static_cast<size_t>(r)]) ++live_seen;
     b.idx_mapping[static_cast<size_t>(r)] = live[static_cast<size_t>(r)] ? row : -1;
     if (live[static_cast<size_t>(r)] || cell.mode == TableMode::kPerRequest) reader[static_cast<size_t>(row)] = r;
@@ -698,6 +772,14 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
     if (live[static_cast<size_t>(r)] &&
         (source < 0 || tuple[static_cast<size_t>(r)] >= tuple[static_cast<size_t>(source)]))
       source = r;
+  // Mixed stale rows take every other column from the live request of the
+  // smallest symbol (the first of them): with one live request, its blocks alone.
+  int32_t second = -1;
+  for (int32_t r = 0; r < R; ++r)
+    if (live[static_cast<size_t>(r)] && r != source &&
+        (second < 0 || tuple[static_cast<size_t>(r)] < tuple[static_cast<size_t>(second)]))
+      second = r;
+  if (second < 0) second = source;
   // Inconsistent: the block-id strings of every group, from the content rank.
   std::vector<std::vector<int32_t>> strings(cfg.groups.size());
   std::vector<int64_t> label_pool(cfg.groups.size(), 0);  // ids a group's labels are named from
@@ -802,6 +884,22 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
               for (int32_t col = 0; col < W; ++col) t.entries[static_cast<size_t>(row) * W + col] = -1;
               break;
             case StaleRow::kFresh: fill_real(row, W, row); break;
+            case StaleRow::kMixed:
+              if (source >= 0) {
+                // Even columns as the source's row holds them, odd ones as the second's.
+                for (int32_t turn = 0; turn < 2; ++turn) {
+                  const int32_t owner = turn == 0 ? source : second;
+                  const int32_t from = b.idx_mapping[static_cast<size_t>(owner)];
+                  const int64_t n = std::min<int64_t>(
+                      W, RoundUp(std::max<int64_t>(needed[static_cast<size_t>(owner)],
+                                                   a.columns[static_cast<size_t>(tuple[static_cast<size_t>(owner)])][gi]),
+                                 bpk));
+                  for (int64_t col = 0; col < n; ++col)
+                    if ((col / bpk) % 2 == turn)
+                      key[static_cast<size_t>(row) * W + col] = static_cast<int64_t>(from) * W + col / bpk * bpk;
+                }
+              }
+              break;
             case StaleRow::kReused:
               if (source >= 0) {
                 const int32_t from = b.idx_mapping[static_cast<size_t>(source)];
@@ -832,7 +930,7 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
           });
           for (int32_t row = 0; row < rows; ++row) {
             int32_t r = reader[static_cast<size_t>(row)];
-            if (r < 0 && cell.stale == StaleRow::kReused) r = source;
+            if (r < 0 && (cell.stale == StaleRow::kReused || cell.stale == StaleRow::kMixed)) r = source;
             if (r < 0 || !live[static_cast<size_t>(r)]) continue;
             for (int64_t col : nulled[static_cast<size_t>(r)]) {
               key[static_cast<size_t>(row) * W + col] = -1;

@@ -94,7 +94,9 @@ class Enumeration {
   struct Cell {
     int32_t config = 0;
     int32_t alphabet = 0;  // alphabets_
-    int32_t requests = 0, padding = 0, width = 0;
+    int32_t requests = 0, padding = 0;
+    int32_t width = 0;  // the scope's width, or -1 - a: as wide as the requests read plus a allocated ahead
+    bool clamp_far = false;  // the tokens past qsl[R] at positions past int32 (ClampPositions)
     NumActual actual = NumActual::kRealTokens;
     SlotMappingIn slot_mapping_in = SlotMappingIn::kPad;
     TableMode mode = TableMode::kPerRequest;
@@ -139,7 +141,10 @@ class Enumeration {
   TupleSpace TuplesOf(const Cell& cell, bool reduced) const;
   int64_t ContentOf(const Cell& cell, bool reduced) const;
   std::vector<int32_t> NullSymbols(const Cell& cell, const Group& g) const;
-  int32_t Rows(const Cell& cell) const { return cell.requests + (cell.mode == TableMode::kPerRequest ? 0 : 1); }
+  int32_t Rows(const Cell& cell) const {
+    return cell.requests +
+           (cell.mode == TableMode::kPerRequest || cell.mode == TableMode::kPersistentExact ? 0 : 1);
+  }
   /// Stale rows of fresh blocks: their manager blocks per group, per stale row.
   bool FreshStale(const Cell& cell) const;
   long double BeforeOf(const Cell& cell) const;

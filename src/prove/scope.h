@@ -24,6 +24,7 @@ enum class NumActual : uint8_t {
   kRealTokens,  // qsl[R]
   kNumTokens,   // N: the padding tokens too (only with padding)
   kBeforeLast,  // qsl[R] - 1: the last request's last token is past it (its last request has a token)
+  kInside,      // qsl[R] + 1, strictly inside (qsl[R], num_tokens): with 2 padding tokens or more
 };
 /// slot_mapping_in of a batch.
 enum class SlotMappingIn : uint8_t {
@@ -42,6 +43,8 @@ enum class TableMode : uint8_t {
   kPerRequest,          // row r is request r's (batch.table_rows "request")
   kPersistent,          // a persistent table: live request r reads row r, a spare stale row after them
   kPersistentPermuted,  // a persistent table: the live requests read the rows in reverse order
+  kPersistentExact,     // a persistent table of exactly R rows: live request r reads row r, no spare row
+  kPersistentRotated,   // a persistent table: live request i reads row i + 1, the last one row 0
 };
 /// What a persistent table's rows that no live request reads hold.
 enum class StaleRow : uint8_t {
@@ -49,6 +52,7 @@ enum class StaleRow : uint8_t {
   kMinusOne,  // -1 everywhere
   kFresh,     // real blocks no live request holds
   kReused,    // the blocks of a live request (freed and handed out again)
+  kMixed,     // two live requests' blocks, column by column in turn (a row freed and refilled in parts)
 };
 /// Where a group's real block ids lie (prove/boundaries.h). Renaming
 /// keeps a batch's ids in their class: only equality, nullness and the
@@ -67,6 +71,14 @@ enum class ParamClass : uint8_t {
   kMax,       // its max, when the description gives one
   kDivisors,  // for a parameter that must divide another: every divisor of that one's value
   kTiles,     // for each tile T of the scope: T (divides it) and T + 1 (does not)
+  kBeside,          // beside its boundaries: example - 1, example + 1, max - 1
+  kNonPowerOfTwo,   // the smallest value in range that is not a power of two
+  kLarge,           // the smallest large value in range (2^20: a position of 2^31 selects column 2048)
+};
+/// What reaches past int32 (family/shape_lists.h).
+enum class PastInt32 : uint8_t {
+  kContexts,     // a context at 2^31 + each boundary offset, for a group whose columns there fit a row
+  kClampTokens,  // cells whose tokens past qsl[R] hold positions past int32 (2^31, 2^32 + 1, ...)
 };
 /// Whether a family's link to another group (a group parameter) is there.
 enum class LinkMode : uint8_t { kPresent, kAbsent };
@@ -90,6 +102,12 @@ struct ScopePart {
   std::vector<ParamClass> params;
   std::vector<int64_t> tiles;
   std::vector<LinkMode> links;
+  // Rows as wide as the columns the requests read plus `a` columns, live
+  // rows holding real blocks in those (allocated ahead of the tokens): one
+  // cell per value a (none: only the widths above).
+  std::vector<int32_t> ahead;
+  std::vector<int32_t> fresh_prefills;  // a request of k * block + 1 tokens at context 0, per k
+  std::vector<PastInt32> past_int32;
 };
 
 struct Scope {
@@ -108,6 +126,7 @@ const std::vector<std::string>& StaleRowNames();
 const std::vector<std::string>& BlockIdsNames();
 const std::vector<std::string>& ParamClassNames();
 const std::vector<std::string>& LinkModeNames();
+const std::vector<std::string>& PastInt32Names();
 
 }  // namespace slotguard
 

@@ -15,7 +15,7 @@
 namespace slotguard {
 
 const std::vector<std::string>& NumActualNames() {
-  static const std::vector<std::string> names = {"real_tokens", "num_tokens", "before_last"};
+  static const std::vector<std::string> names = {"real_tokens", "num_tokens", "before_last", "inside"};
   return names;
 }
 const std::vector<std::string>& SlotMappingInNames() {
@@ -27,11 +27,12 @@ const std::vector<std::string>& NullEntryNames() {
   return names;
 }
 const std::vector<std::string>& TableModeNames() {
-  static const std::vector<std::string> names = {"per_request", "persistent", "persistent_permuted"};
+  static const std::vector<std::string> names = {"per_request", "persistent", "persistent_permuted",
+                                                 "persistent_exact", "persistent_rotated"};
   return names;
 }
 const std::vector<std::string>& StaleRowNames() {
-  static const std::vector<std::string> names = {"null", "minus_one", "fresh", "reused"};
+  static const std::vector<std::string> names = {"null", "minus_one", "fresh", "reused", "mixed"};
   return names;
 }
 const std::vector<std::string>& BlockIdsNames() {
@@ -39,11 +40,16 @@ const std::vector<std::string>& BlockIdsNames() {
   return names;
 }
 const std::vector<std::string>& ParamClassNames() {
-  static const std::vector<std::string> names = {"min", "next", "example", "default", "max", "divisors", "tiles"};
+  static const std::vector<std::string> names = {"min", "next", "example", "default", "max", "divisors", "tiles",
+                                                 "beside", "non_power_of_two", "large"};
   return names;
 }
 const std::vector<std::string>& LinkModeNames() {
   static const std::vector<std::string> names = {"present", "absent"};
+  return names;
+}
+const std::vector<std::string>& PastInt32Names() {
+  static const std::vector<std::string> names = {"contexts", "clamp_tokens"};
   return names;
 }
 
@@ -58,6 +64,8 @@ constexpr int64_t kMaxTokens = 65536;
 constexpr int64_t kMaxWidth = 4096;
 constexpr int64_t kMaxOffset = int64_t{1} << 20;
 constexpr int64_t kMaxTile = int64_t{1} << 30;
+constexpr int64_t kMaxAhead = 64;
+constexpr int64_t kMaxPrefillBlocks = 64;
 /// The largest context: positions stay below 2^62 (scenario.h) with the
 /// most tokens a request may have.
 constexpr int64_t kMaxContext = kMaxPosition + 1 - kMaxTokens;
@@ -109,7 +117,8 @@ class ScopeReader : public JsonReader {
   static inline const std::vector<std::string> kPartKeys = {
       "requests",   "tokens",          "padding",      "contexts", "boundary_offsets", "widths",
       "num_actual", "slot_mapping_in", "null_entries", "tables",   "stale_rows",       "block_ids",
-      "layouts",    "params",          "tiles",        "links"};
+      "layouts",    "params",          "tiles",        "links",    "ahead",            "fresh_prefills",
+      "past_int32"};
 
   /// The dimensions of `obj` (at `ptr`); a key it lacks takes `base`'s
   /// (a part of a scope with parts) or its default. Unless `complete`, the
@@ -135,6 +144,10 @@ class ScopeReader : public JsonReader {
            Names(obj, ptr, "params", ParamClassNames(), base, &p->params, {ParamClass::kExample, ParamClass::kDefault}) &&
            Ints(obj, ptr, "tiles", false, 1, kMaxTile, "tile", base, &p->tiles, {}, true) &&
            Names(obj, ptr, "links", LinkModeNames(), base, &p->links, {LinkMode::kPresent}) &&
+           Ints(obj, ptr, "ahead", false, 0, kMaxAhead, "ahead column count", base, &p->ahead, {}, true) &&
+           Ints(obj, ptr, "fresh_prefills", false, 1, kMaxPrefillBlocks, "fresh prefill block count", base,
+                &p->fresh_prefills, {}, true) &&
+           Names(obj, ptr, "past_int32", PastInt32Names(), base, &p->past_int32, {}) &&
            (!complete || CheckTiles(obj, ptr, *p)) && (!complete || CheckBudget(obj, ptr, *p));
   }
 

@@ -58,6 +58,33 @@ TEST_F(ScopeFileTest, DimensionsComeBackSortedWithTheirDefaults) {
   EXPECT_EQ((std::vector<BlockIds>{BlockIds::kSmall}), p.block_ids);
   EXPECT_EQ((std::vector<ParamClass>{ParamClass::kExample, ParamClass::kDefault}), p.params);
   EXPECT_EQ((std::vector<LinkMode>{LinkMode::kPresent}), p.links);
+  // The shape lists' dimensions: none unless named.
+  EXPECT_TRUE(p.ahead.empty());
+  EXPECT_TRUE(p.fresh_prefills.empty());
+  EXPECT_TRUE(p.past_int32.empty());
+}
+
+TEST_F(ScopeFileTest, TheShapeListsDimensionsAreRead) {
+  Scope s;
+  std::string err;
+  ASSERT_TRUE(ParseScope(R"({"slotguard_scope": 1, "name": "x", "requests": [1], "tokens": [1], "ahead": [2, 1],
+                              "fresh_prefills": [1], "past_int32": ["clamp_tokens", "contexts"],
+                              "params": ["large", "non_power_of_two", "beside", "min"]})",
+                         "s.json", &s, &err))
+      << err;
+  const ScopePart& p = s.parts[0];
+  EXPECT_EQ((std::vector<int32_t>{1, 2}), p.ahead);
+  EXPECT_EQ((std::vector<int32_t>{1}), p.fresh_prefills);
+  EXPECT_EQ((std::vector<PastInt32>{PastInt32::kContexts, PastInt32::kClampTokens}), p.past_int32);
+  EXPECT_EQ((std::vector<ParamClass>{ParamClass::kMin, ParamClass::kBeside, ParamClass::kNonPowerOfTwo,
+                                     ParamClass::kLarge}),
+            p.params);
+  EXPECT_EQ("s.json:/past_int32/0: unknown name 'clamp_token', did you mean 'clamp_tokens'?; expected one of "
+            "contexts, clamp_tokens",
+            Error(R"({"slotguard_scope": 1, "name": "x", "requests": [1], "tokens": [1], "past_int32": ["clamp_token"]})"));
+  EXPECT_EQ("s.json:/fresh_prefills/0: fresh prefill block count out of range; expected 1 <= fresh prefill block "
+            "count <= 64, got 0",
+            Error(R"({"slotguard_scope": 1, "name": "x", "requests": [1], "tokens": [1], "fresh_prefills": [0]})"));
 }
 
 TEST_F(ScopeFileTest, PartsTakeTheTopLevelAsDefaults) {
@@ -79,14 +106,15 @@ TEST_F(ScopeFileTest, EveryMistakeIsOneLineWithItsPointer) {
   const std::string head = R"({"slotguard_scope": 1, "name": "x", )";
   EXPECT_EQ("s.json:/tokns: unknown key 'tokns', did you mean 'tokens'?; expected one of slotguard_scope, name, "
             "meaning, parts, requests, tokens, padding, contexts, boundary_offsets, widths, num_actual, "
-            "slot_mapping_in, null_entries, tables, stale_rows, block_ids, layouts, params, tiles, links",
+            "slot_mapping_in, null_entries, tables, stale_rows, block_ids, layouts, params, tiles, links, ahead, "
+            "fresh_prefills, past_int32",
             Error(head + R"("requests": [1], "tokens": [1], "tokns": [1]})"));
   EXPECT_EQ("s.json:/tokens: missing required key; expected a non-empty array of integers (token counts)",
             Error(head + R"("requests": [1]})"));
   EXPECT_EQ("s.json:/requests: empty list; expected a non-empty array of integers (request counts)",
             Error(head + R"("requests": [], "tokens": [1]})"));
   EXPECT_EQ("s.json:/tables/0: unknown name 'persistant', did you mean 'persistent'?; expected one of per_request, "
-            "persistent, persistent_permuted",
+            "persistent, persistent_permuted, persistent_exact, persistent_rotated",
             Error(head + R"("requests": [1], "tokens": [1], "tables": ["persistant"]})"));
   EXPECT_EQ("s.json:/params: parameter class \"tiles\" without tiles; expected a non-empty \"tiles\" list beside "
             "\"tiles\" in \"params\"",
@@ -104,7 +132,7 @@ TEST_F(ScopeFileTest, EveryMistakeIsOneLineWithItsPointer) {
             Error(head + R"("requests": [1], "parts": [{"tokens": [1]}, {"widths": [2]}]})"));
   EXPECT_EQ("s.json:/parts/0/name: unknown key 'name'; expected one of requests, tokens, padding, contexts, "
             "boundary_offsets, widths, num_actual, slot_mapping_in, null_entries, tables, stale_rows, block_ids, "
-            "layouts, params, tiles, links",
+            "layouts, params, tiles, links, ahead, fresh_prefills, past_int32",
             Error(head + R"("requests": [1], "tokens": [1], "parts": [{"name": "y"}]})"));
   EXPECT_EQ("s.json:/parts: empty list; expected a non-empty array of parts (objects of dimensions)",
             Error(head + R"("requests": [1], "tokens": [1], "parts": []})"));
