@@ -85,6 +85,7 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(ragged_rows) \
   X(null_unread_columns) \
   X(null_source_columns) \
+  X(null_behind_window) \
   X(persistent_table) \
   X(stale_reused_blocks) \
   X(dummy_reads_no_row) \
@@ -195,6 +196,7 @@ struct Builder {
   void FormulaBoundary();
   void Boundaries();
   void NullUnread(Group* g, const std::vector<std::vector<int64_t>>& columns);
+  void NullBehindWindows(Group* g);
   void NullSources(Group* g, const std::vector<std::vector<int64_t>>& sources);
 };
 
@@ -690,6 +692,7 @@ bool Builder::Table(Group* g) {
   Fill(g, widths, width, bpk);
   if (!columns.empty() && c.Chance(30)) NullUnread(g, columns);
   if (!sources.empty() && c.Chance(25)) NullSources(g, sources);
+  if (!model.mapping().reads_from.empty() && c.Chance(50)) NullBehindWindows(g);
   if (ragged) {
     g->table.lengths = widths;
     for (int32_t r = 0; r < g->table.rows; ++r)
@@ -743,6 +746,37 @@ void Builder::Fill(Group* g, const std::vector<int32_t>& widths, int32_t width, 
 /// description does not read, as an engine pads them (vLLM's align mode
 /// puts the null block in every column before the state's): a producer that
 /// reads the wrong column hands a live request the null id.
+/// A group with a `reads` window: its live rows with the null block in every
+/// column behind the windows of its tokens (and behind the columns they
+/// write), as a sliding-window manager leaves them once no query attends
+/// there. A kernel that reads a column behind the window gets the null block;
+/// the window itself stays real, as a consistent batch's must.
+void Builder::NullBehindWindows(Group* g) {
+  const GroupModel model(*g);
+  GroupPlan plan;
+  std::string unused;
+  if (!model.MakePlan(model.mapping(), s.batch, &plan, &unused)) return;
+  const int32_t R = s.batch.num_reqs();
+  std::vector<int64_t> behind(static_cast<size_t>(R), std::numeric_limits<int64_t>::max());
+  for (const ReadWindow& w : ReadWindows(plan, s.batch)) {
+    if (w.r < 0 || w.r >= R) continue;
+    behind[w.r] = std::min(behind[w.r], w.ok ? std::max<int64_t>(w.from, 0) : 0);
+  }
+  model.ForEachColumn(s.batch, g->table.width, [&](int32_t r, int64_t col, bool, bool) {
+    if (r >= 0 && r < R) behind[r] = std::min(behind[r], std::max<int64_t>(col, 0));
+  });
+  BlockTable& t = g->table;
+  bool any = false;
+  for (int32_t r = 0; r < R; ++r) {
+    const int32_t row = model.RowOf(s.batch, r);
+    if (dummy[r] || row < 0 || row >= t.rows) continue;
+    const int64_t end = std::min<int64_t>(behind[r], t.row_width(row));
+    for (int64_t col = 0; col < end; ++col) t.entries[static_cast<size_t>(row) * t.width + col] = 0;
+    any = any || end > 0;
+  }
+  if (any) Note(Op::null_behind_window);
+}
+
 void Builder::NullUnread(Group* g, const std::vector<std::vector<int64_t>>& columns) {
   BlockTable& t = g->table;
   bool any = false;
