@@ -1,8 +1,8 @@
 #include "bench/host_bench.h"
 
 #include <algorithm>
-#include <chrono>
 
+#include "bench/cpu_clock.h"
 #include "registry/families.h"
 #include "family/group_model.h"
 #include "runner/scenario_run.h"
@@ -26,11 +26,11 @@ bool BenchHostGroup(const Scenario& all, size_t group, Backend& backend, HostBen
   row->seconds = row->hand_seconds = 1e30;
   for (int i = 0; i < 6; ++i) {
     const bool hand = i % 2 == 1;
-    const auto start = std::chrono::steady_clock::now();
+    const double start = CpuSeconds();
     if (!backend.Run(one, &run.kernel, err)) return false;
     CheckKernelOutputs(one, 8, &run, hand ? ReferenceSource::kHandWritten : ReferenceSource::kDescription);
     double& best = hand ? row->hand_seconds : row->seconds;
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best = std::min(best, CpuSeconds() - start);
   }
   return true;
 }
