@@ -448,7 +448,9 @@ class Run {
     const int outputs = plan_.outputs();
     out_->slots.resize(outputs);
     for (auto& s : out_->slots) s.assign(n, m_.pad_value);
-    mapped_.assign(static_cast<size_t>(outputs), std::vector<uint8_t>(n, 0));
+    mapped_.resize(static_cast<size_t>(outputs));
+    for (auto& m : mapped_) m.assign(n, 0);
+    owns_none_.assign(static_cast<size_t>(outputs), 0);
     out_->facts.resize(facts_ ? outputs : 0);
     for (auto& f : out_->facts) f.assign(n, 0);
     out_->owner = OwnersOf(m_, b_, plan_.mapped_end);
@@ -496,6 +498,7 @@ class Run {
   /// Runs a program over the registers: false with *err when a formula
   /// fails; *selected false when one of its selects is 0.
   bool Exec(const FormulaProgram& p, bool* selected, int64_t t, int32_t r, std::string* err) {
+    if (p.empty()) return true;
     int32_t knob = 0;
     ExprError error = ExprError::kNone;
     switch (p.Run(v_.data(), &knob, &error)) {
@@ -542,8 +545,7 @@ class Run {
     // An output owns no state for this request when the request reads no
     // row, or is a dummy its dummy rule pads: its tokens stay unmapped there.
     const int outputs = plan_.outputs();
-    std::vector<uint8_t>& owns_none = owns_none_;
-    owns_none.assign(static_cast<size_t>(outputs), 0);
+    std::vector<uint8_t>& owns_none = owns_none_;  // sized once, in Go
     bool all_none = true;
     for (int o = 0; o < outputs; ++o) {
       owns_none[o] = !has_row || (dummy && m_.outputs[o].dummy == DummyRule::kPad);
