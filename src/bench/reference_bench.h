@@ -25,7 +25,7 @@ struct ReferenceBenchRow {
   // The host campaign's work per scenario (generate, run on the backend,
   // reference, every invariant), with either reference.
   int64_t campaign_scenarios = 0;
-  double campaign_interpreter_seconds = 0;
+  double campaign_interpreter_seconds = 0;  // CPU seconds (bench/cpu_clock.h)
   double campaign_hand_seconds = 0;
 };
 

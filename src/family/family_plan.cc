@@ -8,10 +8,14 @@
 #include <unordered_map>
 #include <utility>
 
+#include "family/formula_program.h"
+
 namespace slotguard {
 namespace {
 
 constexpr int64_t kPad = -1;
+/// The fewest tokens of a request that the interpreter runs over lanes.
+constexpr int64_t kMinLaneTokens = 4;
 
 /// The fixed variables a token sets (the others are set per request).
 bool TokenVariable(int32_t var) {
@@ -55,7 +59,166 @@ struct BoundMapping {
   Step column, offset, entry_map, pad_entry, gate;
   Step reads_from, reads_to;  // always per token; empty without `reads`
   std::vector<std::vector<Step>> output_select;
+
+  // The same formulas compiled into register programs (formula_program.h),
+  // in the order the interpreters evaluate them.
+  /// A formula a program names when it fails: its knob and its text.
+  struct Knob {
+    const char* name;
+    const Expr* expr;
+  };
+  std::vector<Knob> knobs;
+  FormulaRegisters registers{0};
+  int32_t column_reg = 0, offset_reg = 0, pad_reg = 0, gate_reg = 0, offset_knob = 0;
+  FormulaProgram request_lets;          // the per-request lets
+  FormulaProgram request_select;        // the per-request selects
+  FormulaProgram request_select_first;  // and output 0's
+  FormulaProgram token_lets;            // the per-token lets
+  FormulaProgram token_select_first;    // the per-token selects and output 0's
+  FormulaProgram column_only;
+  FormulaProgram token;                 // per-token lets, selects, then the column
+  FormulaProgram entry_map_program, pad_entry_program, gate_program, offset_program;
+  /// The token program over lanes (formula_program.h), and the offset with
+  /// it where the offset reads no entry; lanes_ok() false when it cannot.
+  FormulaProgram lanes;
+  bool lanes_offset = false;
+  std::vector<int32_t> token_let_vars;  // the per-token lets' variables
+  /// Over lanes too, once the entries are known: entry_map, pad_entry, the
+  /// gate (in the second only), the offset unless `lanes` has it, and each
+  /// output's selects, each into a register of its own.
+  FormulaProgram lanes_entry, lanes_entry_gate;
+  /// The same one token at a time: entry_map, pad_entry, the gate (in the
+  /// second), the offset and the outputs' selects in one run; where it
+  /// fails, the token's formulas run one by one (which stop where the
+  /// token is padded, so the failure may not be the token's).
+  FormulaProgram after_entry, after_entry_gate;
+  /// ForEachAddress's over lanes: the per-token lets, the selects (its and
+  /// output 0's) as tests, the column.
+  FormulaProgram lanes_address;
+  /// FarthestColumn's, which reads no select: the per-token lets and the
+  /// column, one token at a time and over lanes.
+  FormulaProgram token_column, lanes_column;
+  std::vector<std::vector<int32_t>> output_select_regs;
+  std::vector<FormulaProgram> output_programs;  // per output: its selects, request's then token's
 };
+
+/// Compiles the bound formulas of *b into its programs (once per binding).
+void CompilePrograms(size_t variables, BoundMapping* b) {
+  b->registers = FormulaRegisters(static_cast<int32_t>(variables));
+  FormulaRegisters* regs = &b->registers;
+  auto knob = [&](const char* name, const Expr& e) {
+    b->knobs.push_back({name, &e});
+    return static_cast<int32_t>(b->knobs.size()) - 1;
+  };
+  std::vector<int32_t> let_knob;
+  for (const BoundLet& let : b->lets) let_knob.push_back(knob(let.name->c_str(), let.step.expr));
+  auto lets = [&](bool per_token, FormulaProgram* p) {
+    for (size_t k = 0; k < b->lets.size(); ++k) {
+      const BoundLet& let = b->lets[k];
+      if (!let.constant && let.step.per_token == per_token) p->Assign(let.step.expr, let.var, let_knob[k], regs);
+    }
+  };
+  auto selects = [&](const std::vector<Step>& steps, bool per_token, FormulaProgram* p) {
+    for (const Step& s : steps)
+      if (s.per_token == per_token) p->Require(s.expr, knob("select", s.expr), regs);
+  };
+  const std::vector<Step> none;
+  const std::vector<Step>& first = b->output_select.empty() ? none : b->output_select[0];
+  lets(false, &b->request_lets);
+  selects(b->select, false, &b->request_select);
+  selects(b->select, false, &b->request_select_first);
+  selects(first, false, &b->request_select_first);
+  lets(true, &b->token_lets);
+  selects(b->select, true, &b->token_select_first);
+  selects(first, true, &b->token_select_first);
+  b->column_reg = regs->Temporary();
+  b->offset_reg = regs->Temporary();
+  b->pad_reg = regs->Temporary();
+  b->gate_reg = regs->Temporary();
+  const int32_t column = knob("column", b->column.expr);
+  if (!b->column.empty()) b->column_only.Assign(b->column.expr, b->column_reg, column, regs);
+  lets(true, &b->token);
+  selects(b->select, true, &b->token);
+  if (!b->column.empty()) b->token.Assign(b->column.expr, b->column_reg, column, regs);
+  const int32_t entry_map_knob = knob("entry_map", b->entry_map.expr);
+  const int32_t pad_entry_knob = knob("pad_entry", b->pad_entry.expr);
+  const int32_t gate_knob = knob("gate", b->gate.expr);
+  if (!b->entry_map.empty()) b->entry_map_program.Assign(b->entry_map.expr, FamilyDesc::kEntry, entry_map_knob, regs);
+  if (!b->pad_entry.empty()) b->pad_entry_program.Assign(b->pad_entry.expr, b->pad_reg, pad_entry_knob, regs);
+  if (!b->gate.empty()) b->gate_program.Assign(b->gate.expr, b->gate_reg, gate_knob, regs);
+  b->offset_knob = knob("offset", b->offset.expr);
+  if (!b->offset.empty()) b->offset_program.Assign(b->offset.expr, b->offset_reg, b->offset_knob, regs);
+  lets(true, &b->token_column);
+  lets(true, &b->lanes_column);
+  if (!b->column.empty()) {
+    b->token_column.Assign(b->column.expr, b->column_reg, column, regs);
+    b->lanes_column.Assign(b->column.expr, b->column_reg, column, regs);
+    b->lanes_column.PrepareLanes({FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp});
+  }
+  lets(true, &b->lanes_address);
+  selects(b->select, true, &b->lanes_address);
+  selects(first, true, &b->lanes_address);
+  if (!b->column.empty()) {
+    b->lanes_address.Assign(b->column.expr, b->column_reg, column, regs);
+    b->lanes_address.PrepareLanes({FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp});
+  }
+  b->output_select_regs.resize(b->output_select.size());
+  std::vector<std::pair<const Step*, int32_t>> output_selects;  // each output's, the request's then the token's
+  for (size_t o = 0; o < b->output_select.size(); ++o)
+    for (bool per_token : {false, true})
+      for (const Step& sel : b->output_select[o])
+        if (sel.per_token == per_token) {
+          output_selects.emplace_back(&sel, regs->Temporary());
+          b->output_select_regs[o].push_back(output_selects.back().second);
+        }
+  for (int with_gate = 0; with_gate < 2; ++with_gate) {
+    FormulaProgram& p = with_gate ? b->after_entry_gate : b->after_entry;
+    if (!b->entry_map.empty()) p.Assign(b->entry_map.expr, FamilyDesc::kEntry, entry_map_knob, regs);
+    if (!b->pad_entry.empty()) p.Assign(b->pad_entry.expr, b->pad_reg, pad_entry_knob, regs);
+    if (with_gate && !b->gate.empty()) p.Assign(b->gate.expr, b->gate_reg, gate_knob, regs);
+    if (!b->offset.empty()) p.Assign(b->offset.expr, b->offset_reg, b->offset_knob, regs);
+    for (const auto& [sel, reg] : output_selects) p.Assign(sel->expr, reg, 0, regs);
+  }
+  // The lanes program: the token program, then the offset when it reads
+  // neither the entry nor the linked output (set per token, after it).
+  auto reads_entry = [](const Expr& e) {
+    for (int32_t v : e.VariableIndices())
+      if (v == FamilyDesc::kEntry || v == FamilyDesc::kLinked) return true;
+    return false;
+  };
+  lets(true, &b->lanes);
+  selects(b->select, true, &b->lanes);
+  bool lanes = !b->column.empty() && !b->offset.empty() && !reads_entry(b->column.expr);
+  for (const BoundLet& let : b->lets) {
+    lanes = lanes && !(let.step.per_token && reads_entry(let.step.expr));
+    if (!let.constant && let.step.per_token) b->token_let_vars.push_back(let.var);
+  }
+  for (const Step& sel : b->select) lanes = lanes && !reads_entry(sel.expr);
+  if (lanes) {
+    b->lanes.Assign(b->column.expr, b->column_reg, column, regs);
+    b->lanes_offset = !reads_entry(b->offset.expr);
+    if (b->lanes_offset) b->lanes.Assign(b->offset.expr, b->offset_reg, b->offset_knob, regs);
+    b->lanes.PrepareLanes({FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp});
+    for (int with_gate = 0; with_gate < 2; ++with_gate) {
+      FormulaProgram& p = with_gate ? b->lanes_entry_gate : b->lanes_entry;
+      if (!b->entry_map.empty()) p.Assign(b->entry_map.expr, FamilyDesc::kEntry, entry_map_knob, regs);
+      if (!b->pad_entry.empty()) p.Assign(b->pad_entry.expr, b->pad_reg, pad_entry_knob, regs);
+      if (with_gate && !b->gate.empty()) p.Assign(b->gate.expr, b->gate_reg, gate_knob, regs);
+      if (!b->lanes_offset) p.Assign(b->offset.expr, b->offset_reg, b->offset_knob, regs);
+      for (const auto& [sel, reg] : output_selects) p.Assign(sel->expr, reg, 0, regs);
+      std::vector<int32_t> varying = b->lanes.Writes();
+      for (int32_t v : {FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp, FamilyDesc::kEntry,
+                        FamilyDesc::kLinked})
+        varying.push_back(v);
+      p.PrepareLanes(varying);
+    }
+  }
+  b->output_programs.resize(b->output_select.size());
+  for (size_t o = 0; o < b->output_select.size(); ++o) {
+    selects(b->output_select[o], false, &b->output_programs[o]);
+    selects(b->output_select[o], true, &b->output_programs[o]);
+  }
+}
 
 /// Binds the mapping's formulas to the group's constants in `vars`: the
 /// parameters and the batch's sizes, then every let they alone decide
@@ -114,6 +277,7 @@ std::shared_ptr<const BoundMapping> BindMapping(const FamilyDesc& desc, const Ma
   for (const OutputDesc& o : m.outputs) {
     out->output_select.push_back(selects(o.select));
   }
+  CompilePrograms(desc.variables.size(), out.get());
   return out;
 }
 
@@ -125,15 +289,41 @@ struct BoundEntry {
   std::weak_ptr<const void> lifetime;  // the mapping's formulas: expired once the description is freed
 };
 
-/// The values BindMapping folds into the formulas: every group variable a
-/// let does not assign (the others INT64_MIN). A mapping's binding is a
-/// function of them alone. Into *key, whose storage is reused.
-void BindKey(const FamilyDesc& desc, const MappingDesc& m, const std::vector<int64_t>& vars,
-             std::vector<int64_t>* key) {
-  key->assign(desc.variables.size(), INT64_MIN);
-  for (size_t v = 0; v < key->size(); ++v)
-    if (GroupVariable(static_cast<int32_t>(v))) (*key)[v] = vars[v];
-  for (const LetDesc& l : m.lets) (*key)[static_cast<size_t>(l.var)] = INT64_MIN;
+/// The group variables a mapping's formulas read (a let's own variable
+/// excluded: BindMapping computes it), ascending.
+std::vector<int32_t> ReadGroupVariables(const MappingDesc& m) {
+  std::vector<int32_t> used;
+  auto add = [&](const Expr& e) {
+    if (e.empty()) return;
+    for (int32_t v : e.VariableIndices())
+      if (GroupVariable(v)) used.push_back(v);
+  };
+  for (const LetDesc& l : m.lets) add(l.value);
+  for (const Expr& e : m.select) add(e);
+  add(m.column);
+  add(m.offset);
+  add(m.entry_map);
+  add(m.pad_entry);
+  add(m.gate.test);
+  for (const OutputDesc& o : m.outputs)
+    for (const Expr& e : o.select) add(e);
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  used.erase(std::remove_if(used.begin(), used.end(),
+                            [&](int32_t v) {
+                              return std::any_of(m.lets.begin(), m.lets.end(),
+                                                 [&](const LetDesc& l) { return l.var == v; });
+                            }),
+             used.end());
+  return used;
+}
+
+/// The values BindMapping folds into the formulas that they read: a
+/// mapping's binding is a function of them alone (a batch size no formula
+/// reads does not bind it anew). Into *key, whose storage is reused.
+void BindKey(const std::vector<int32_t>& read, const std::vector<int64_t>& vars, std::vector<int64_t>* key) {
+  key->resize(read.size());
+  for (size_t k = 0; k < read.size(); ++k) (*key)[k] = vars[static_cast<size_t>(read[k])];
 }
 
 struct BindKeyHash {
@@ -157,8 +347,23 @@ std::shared_ptr<const BoundMapping> Bound(const FamilyDesc& desc, const MappingD
   thread_local std::unordered_map<Key, BoundEntry, BindKeyHash> cache;
   thread_local Key key;  // the lookup's, its storage reused: a hit allocates nothing
   constexpr size_t kMaxEntries = 4096;
+  // The variables the mapping reads, found once per mapping (per thread).
+  struct Read {
+    std::weak_ptr<const void> lifetime;
+    std::vector<int32_t> vars;
+  };
+  thread_local std::unordered_map<const MappingDesc*, Read> reads;
+  Read& read = reads[&m];
+  if (read.lifetime.expired() || read.lifetime.owner_before(lifetime) || lifetime.owner_before(read.lifetime)) {
+    if (reads.size() >= kMaxEntries) {
+      reads.clear();
+      return Bound(desc, m, vars);
+    }
+    read.lifetime = lifetime;
+    read.vars = ReadGroupVariables(m);
+  }
   key.first = &m;
-  BindKey(desc, m, *vars, &key.second);
+  BindKey(read.vars, *vars, &key.second);
   auto it = cache.find(key);
   if (it != cache.end() && !it->second.lifetime.expired() && !it->second.lifetime.owner_before(lifetime) &&
       !lifetime.owner_before(it->second.lifetime)) {
@@ -233,14 +438,22 @@ class Run {
       Interpretation* out)
       : plan_(plan), m_(*plan.mapping), v_(plan.vars), bound_(Bound(*plan.desc, m_, &v_)), prog_(*bound_),
         b_(batch), table_(table), linked_(linked), facts_(facts),
-        out_(out) {}
+        out_(out) {
+    // The registers past the variables: the programs' constants and intermediate values.
+    v_.resize(static_cast<size_t>(prog_.registers.size()), 0);
+    prog_.registers.Fill(v_.data());
+    if (prog_.lanes.lanes_ok() && lanes_.size() < v_.size() * FormulaProgram::kLanes)
+      lanes_.resize(v_.size() * FormulaProgram::kLanes);
+  }
 
   bool Go(std::string* err) {
     const size_t n = static_cast<size_t>(b_.num_tokens);
     const int outputs = plan_.outputs();
     out_->slots.resize(outputs);
     for (auto& s : out_->slots) s.assign(n, m_.pad_value);
-    mapped_.assign(static_cast<size_t>(outputs), std::vector<uint8_t>(n, 0));
+    mapped_.resize(static_cast<size_t>(outputs));
+    for (auto& m : mapped_) m.assign(n, 0);
+    owns_none_.assign(static_cast<size_t>(outputs), 0);
     out_->facts.resize(facts_ ? outputs : 0);
     for (auto& f : out_->facts) f.assign(n, 0);
     out_->owner = OwnersOf(m_, b_, plan_.mapped_end);
@@ -285,31 +498,22 @@ class Run {
            "' (" + e.text() + "): " + ExprErrorText(error);
     return false;
   }
-  bool Eval(const Step& s, const char* knob, int64_t* value, int64_t t, int32_t r, std::string* err) {
+  /// Runs a program over the registers: false with *err when a formula
+  /// fails; *selected false when one of its selects is 0.
+  bool Exec(const FormulaProgram& p, bool* selected, int64_t t, int32_t r, std::string* err) {
+    if (p.empty()) return true;
+    int32_t knob = 0;
     ExprError error = ExprError::kNone;
-    if (s.expr.Evaluate(v_.data(), value, &error)) return true;
-    return Fail(knob, s.expr, error, t, r, err);
-  }
-  /// The lets of one level (per request, or per token).
-  bool Lets(bool per_token, int64_t t, int32_t r, std::string* err) {
-    for (const BoundLet& let : prog_.lets)
-      if (!let.constant && let.step.per_token == per_token &&
-          !Eval(let.step, let.name->c_str(), &v_[let.var], t, r, err))
-        return false;
-    return true;
-  }
-  /// Whether every select of one level holds.
-  bool Selects(const std::vector<Step>& steps, bool per_token, bool* holds, int64_t t, int32_t r, std::string* err) {
-    for (const Step& s : steps) {
-      if (s.per_token != per_token) continue;
-      int64_t value;
-      if (!Eval(s, "select", &value, t, r, err)) return false;
-      if (value == 0) {
-        *holds = false;
+    switch (p.Run(v_.data(), &knob, &error)) {
+      case FormulaProgram::kDone:
         return true;
-      }
+      case FormulaProgram::kRejected:
+        *selected = false;
+        return true;
+      case FormulaProgram::kFailed:
+        break;
     }
-    return true;
+    return Fail(prog_.knobs[knob].name, *prog_.knobs[knob].expr, error, t, r, err);
   }
   void Fact(int o, int64_t t, uint8_t bit) {
     if (facts_) out_->facts[o][t] |= bit;
@@ -344,7 +548,7 @@ class Run {
     // An output owns no state for this request when the request reads no
     // row, or is a dummy its dummy rule pads: its tokens stay unmapped there.
     const int outputs = plan_.outputs();
-    std::vector<uint8_t> owns_none(static_cast<size_t>(outputs), 0);
+    std::vector<uint8_t>& owns_none = owns_none_;  // sized once, in Go
     bool all_none = true;
     for (int o = 0; o < outputs; ++o) {
       owns_none[o] = !has_row || (dummy && m_.outputs[o].dummy == DummyRule::kPad);
@@ -358,77 +562,260 @@ class Run {
     if ((sink || m_.null_page == NullPage::kRequest) && dummy)
       for (int64_t t = begin; t < end; ++t) AllFacts(t, kFactSinkOk);
     // Per request: its lets and selects.
-    if (!Lets(false, begin, r, err)) return false;
     bool request_holds = true;
-    if (!Selects(prog_.select, false, &request_holds, begin, r, err)) return false;
+    if (!Exec(prog_.request_lets, &request_holds, begin, r, err) ||
+        !Exec(prog_.request_select, &request_holds, begin, r, err))
+      return false;
     if (!request_holds) return true;  // every token PAD, nothing addressed
-    const int64_t width = v_[FamilyDesc::kWidth];
-    for (int64_t t = begin; t < end; ++t) {
-      v_[FamilyDesc::kT] = t;
-      const int64_t i = t - qb;
-      v_[FamilyDesc::kI] = i;
-      v_[FamilyDesc::kPos] = b_.positions[t];
-      int64_t lp;
-      if (__builtin_sub_overflow(b_.seq_lens[r], qe - qb, &lp) || __builtin_add_overflow(lp, i, &lp))
-        return Fail("lp", m_.column, ExprError::kOverflow, t, r, err);
-      v_[FamilyDesc::kLp] = lp;
-      if (!Lets(true, t, r, err)) return false;
-      bool holds = true;
-      if (!Selects(prog_.select, true, &holds, t, r, err)) return false;
-      if (!holds) continue;
-      int64_t col;
-      if (!Eval(prog_.column, "column", &col, t, r, err)) return false;
-      if (col < 0) continue;  // addresses no column
-      int64_t entry;
-      if (col < width) {
-        entry = table_.at(row, static_cast<int32_t>(col));
+    Where at{r, row, dummy, v_[FamilyDesc::kWidth], qb, qe};
+    // Lanes pay for themselves from a few tokens on; a short request runs one token at a time.
+    if (prog_.lanes.lanes_ok() && end - begin >= kMinLaneTokens) {
+      for (int64_t c = begin; c < end; c += FormulaProgram::kLanes) {
+        const int n = static_cast<int>(std::min<int64_t>(FormulaProgram::kLanes, end - c));
+        const LanesEnd done = Lanes(at, c, n, err);
+        if (done == kLanesDone) continue;
+        if (done == kLanesFailed) return false;
+        // An operation failed on some lane: those tokens one at a time say which failure is first.
+        for (int64_t t = c; t < c + n; ++t)
+          if (!Token(at, t, err)) return false;
+      }
+      return true;
+    }
+    for (int64_t t = begin; t < end; ++t)
+      if (!Token(at, t, err)) return false;
+    return true;
+  }
+
+  /// The request a token belongs to, as its loop reads it.
+  struct Where {
+    int32_t r, row;
+    bool dummy;
+    int64_t width, qb, qe;
+  };
+
+  /// Sets the token variables of token t; false on an overflow of lp.
+  bool TokenVars(const Where& at, int64_t t, std::string* err) {
+    v_[FamilyDesc::kT] = t;
+    const int64_t i = t - at.qb;
+    v_[FamilyDesc::kI] = i;
+    v_[FamilyDesc::kPos] = b_.positions[t];
+    int64_t lp;
+    if (__builtin_sub_overflow(b_.seq_lens[at.r], at.qe - at.qb, &lp) || __builtin_add_overflow(lp, i, &lp))
+      return Fail("lp", m_.column, ExprError::kOverflow, t, at.r, err);
+    v_[FamilyDesc::kLp] = lp;
+    return true;
+  }
+
+  /// One token, one formula at a time.
+  bool Token(const Where& at, int64_t t, std::string* err) {
+    if (!TokenVars(at, t, err)) return false;
+    // Its lets, its selects and its column: one program.
+    bool holds = true;
+    if (!Exec(prog_.token, &holds, t, at.r, err)) return false;
+    if (!holds) return true;
+    return Address(at, t, v_[prog_.column_reg], nullptr, err);
+  }
+
+  /// How Lanes ends: every token done; an operation of the lanes failed on
+  /// some lane (nothing written yet: the caller runs the tokens one at a
+  /// time); or a later formula failed on a token (*err says so).
+  enum LanesEnd { kLanesDone, kLanesRetry, kLanesFailed };
+  /// Tokens [c, c + n) of one request over lanes.
+  LanesEnd Lanes(const Where& at, int64_t c, int n, std::string* err) {
+    constexpr int kLanes = FormulaProgram::kLanes;
+    int64_t* const L = lanes_.data();
+    int64_t* const T = L + FamilyDesc::kT * kLanes;
+    int64_t* const I = L + FamilyDesc::kI * kLanes;
+    int64_t* const P = L + FamilyDesc::kPos * kLanes;
+    int64_t* const LP = L + FamilyDesc::kLp * kLanes;
+    int64_t before;  // seq_len - q: lp = before + i
+    if (__builtin_sub_overflow(b_.seq_lens[at.r], at.qe - at.qb, &before)) return kLanesRetry;
+    bool bad = false;
+    for (int k = 0; k < n; ++k) {
+      T[k] = c + k;
+      I[k] = c + k - at.qb;
+      P[k] = b_.positions[c + k];
+      bad |= __builtin_add_overflow(before, I[k], &LP[k]);
+    }
+    if (bad) return kLanesRetry;
+    prog_.lanes.Broadcast(v_.data(), L, n);
+    uint8_t rejected[kLanes] = {};
+    if (!prog_.lanes.RunLanes(L, n, rejected)) return kLanesRetry;
+    const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
+    const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
+    const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
+    if (after.lanes_ok()) return Entries(at, c, n, rejected, err);
+    for (int k = 0; k < n; ++k) {
+      if (rejected[k] || col[k] < 0) continue;
+      // What the rest of the token's formulas read: its variables and lets.
+      v_[FamilyDesc::kT] = T[k];
+      v_[FamilyDesc::kI] = I[k];
+      v_[FamilyDesc::kPos] = P[k];
+      v_[FamilyDesc::kLp] = LP[k];
+      for (int32_t var : prog_.token_let_vars) v_[var] = L[static_cast<size_t>(var) * kLanes + k];
+      if (!Address(at, c + k, col[k], prog_.lanes_offset ? &offset[k] : nullptr, err)) return kLanesFailed;
+    }
+    return kLanesDone;
+  }
+
+  /// Lanes past their columns: the entries, then the formulas that read
+  /// them over lanes too, then each token's slot and facts.
+  LanesEnd Entries(const Where& at, int64_t c, int n, const uint8_t* rejected, std::string* err) {
+    constexpr int kLanes = FormulaProgram::kLanes;
+    int64_t* const L = lanes_.data();
+    const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
+    int64_t* const E = L + FamilyDesc::kEntry * kLanes;
+    uint8_t addressed[kLanes];
+    const int64_t width = at.width;
+    for (int k = 0; k < n; ++k) {
+      E[k] = 0;
+      addressed[k] = !rejected[k] && col[k] >= 0;
+      if (!addressed[k]) continue;
+      if (col[k] < width) {
+        E[k] = table_.at(at.row, static_cast<int32_t>(col[k]));
       } else if (m_.range == RangeRule::kClamp && width > 0) {
-        entry = table_.at(row, static_cast<int32_t>(width - 1));
+        E[k] = table_.at(at.row, static_cast<int32_t>(width - 1));
       } else if (m_.range == RangeRule::kNone && m_.rows == RowsRule::kCsr) {
-        if (!PackedEntry(row, col, &entry)) continue;  // past the packed indices too
+        addressed[k] = PackedEntry(at.row, col[k], &E[k]);
       } else {
-        continue;  // pad; a read past a table's row is PAD here, and row_bounds judges the kernel's
+        addressed[k] = 0;
       }
-      v_[FamilyDesc::kEntry] = entry;
-      if (!prog_.entry_map.empty()) {
-        // The caller's transform of the table (a clamp) before the kernel reads it.
-        if (!Eval(prog_.entry_map, "entry_map", &entry, t, r, err)) return false;
-        v_[FamilyDesc::kEntry] = entry;
-      }
-      const bool null_id = HasNullBlock(m_.null_page) && entry < plan_.null_entries;
-      if (!prog_.pad_entry.empty()) {
+    }
+    if (linked_) {
+      int64_t* const K = L + FamilyDesc::kLinked * kLanes;
+      for (int k = 0; k < n; ++k) K[k] = linked_[c + k];
+    }
+    const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
+    after.Broadcast(v_.data(), L, n);
+    uint8_t unused[kLanes] = {};
+    if (!after.RunLanes(L, n, unused)) return kLanesRetry;
+    const int64_t* const pad = L + static_cast<size_t>(prog_.pad_reg) * kLanes;
+    const int64_t* const gate = L + static_cast<size_t>(prog_.gate_reg) * kLanes;
+    const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
+    const bool has_pad = !prog_.pad_entry.empty(), gated = m_.gate.present();
+    const bool null_block = HasNullBlock(m_.null_page);
+    for (int k = 0; k < n; ++k) {
+      if (!addressed[k]) continue;
+      const int64_t t = c + k;
+      const bool null_id = null_block && E[k] < plan_.null_entries;
+      if (has_pad) {
         if (null_id) AllFacts(t, kFactMustPad);
-        int64_t pad;
-        if (!Eval(prog_.pad_entry, "pad_entry", &pad, t, r, err)) return false;
-        if (pad) continue;
+        if (pad[k]) continue;
       }
-      if (m_.gate.present()) {
+      if (gated) {
         if (linked_) {
-          v_[FamilyDesc::kLinked] = linked_[t];
-          int64_t pad;
-          ExprError error = ExprError::kNone;
-          if (!prog_.gate.expr.Evaluate(v_.data(), &pad, &error)) return Fail("gate", prog_.gate.expr, error, t, r, err);
-          if (pad) continue;
-        } else if (m_.gate.absent == GateAbsent::kPadDummies && (dummy || t >= b_.num_real_tokens())) {
+          if (gate[k]) continue;
+        } else if (m_.gate.absent == GateAbsent::kPadDummies && (at.dummy || t >= b_.num_real_tokens())) {
           continue;
         }
       }
-      int64_t offset, slot;
-      if (!Eval(prog_.offset, "offset", &offset, t, r, err)) return false;
-      if (__builtin_mul_overflow(entry, plan_.page, &slot) || __builtin_add_overflow(slot, offset, &slot))
-        return Fail("offset", m_.offset, ExprError::kOverflow, t, r, err);
-      const bool live = !dummy && !null_id && offset >= 0 && offset < plan_.page;
-      for (int o = 0; o < outputs; ++o) {
-        if (owns_none[o]) continue;
-        bool selected = true;
-        if (!Selects(prog_.output_select[o], false, &selected, t, r, err) ||
-            (selected && !Selects(prog_.output_select[o], true, &selected, t, r, err)))
-          return false;
-        if (!selected) continue;
-        out_->slots[o][t] = slot;
-        mapped_[o][t] = 1;
-        if (live) Fact(o, t, kFactLiveTarget);
+      if (!Write(at, t, E[k], null_id, offset[k], L + k, kLanes, err)) return kLanesFailed;
+    }
+    return kLanesDone;
+  }
+
+  /// The rest of token t once its column is known: the entry, its tests,
+  /// the offset (`lane_offset` when the lanes computed it) and the outputs.
+  bool Address(const Where& at, int64_t t, int64_t col, const int64_t* lane_offset, std::string* err) {
+    const int32_t r = at.r, row = at.row;
+    const int64_t width = at.width;
+    if (col < 0) return true;  // addresses no column
+    int64_t entry;
+    if (col < width) {
+      entry = table_.at(row, static_cast<int32_t>(col));
+    } else if (m_.range == RangeRule::kClamp && width > 0) {
+      entry = table_.at(row, static_cast<int32_t>(width - 1));
+    } else if (m_.range == RangeRule::kNone && m_.rows == RowsRule::kCsr) {
+      if (!PackedEntry(row, col, &entry)) return true;  // past the packed indices too
+    } else {
+      return true;  // pad; a read past a table's row is PAD here, and row_bounds judges the kernel's
+    }
+    v_[FamilyDesc::kEntry] = entry;
+    if (linked_) v_[FamilyDesc::kLinked] = linked_[t];
+    {
+      const FormulaProgram& after = linked_ ? prog_.after_entry_gate : prog_.after_entry;
+      int32_t knob = 0;
+      ExprError error = ExprError::kNone;
+      if (after.Run(v_.data(), &knob, &error) == FormulaProgram::kDone) {
+        entry = v_[FamilyDesc::kEntry];
+        const bool null_id = HasNullBlock(m_.null_page) && entry < plan_.null_entries;
+        if (!prog_.pad_entry.empty()) {
+          if (null_id) AllFacts(t, kFactMustPad);
+          if (v_[prog_.pad_reg]) return true;
+        }
+        if (m_.gate.present()) {
+          if (linked_) {
+            if (v_[prog_.gate_reg]) return true;
+          } else if (m_.gate.absent == GateAbsent::kPadDummies && (at.dummy || t >= b_.num_real_tokens())) {
+            return true;
+          }
+        }
+        return Write(at, t, entry, null_id, v_[prog_.offset_reg], v_.data(), 1, err);
       }
+      v_[FamilyDesc::kEntry] = entry;  // as it was before entry_map: the formulas one by one
+    }
+    bool unused = true;
+    if (!prog_.entry_map.empty()) {
+      // The caller's transform of the table (a clamp) before the kernel reads it.
+      if (!Exec(prog_.entry_map_program, &unused, t, r, err)) return false;
+      entry = v_[FamilyDesc::kEntry];
+    }
+    const bool null_id = HasNullBlock(m_.null_page) && entry < plan_.null_entries;
+    if (!prog_.pad_entry.empty()) {
+      if (null_id) AllFacts(t, kFactMustPad);
+      if (!Exec(prog_.pad_entry_program, &unused, t, r, err)) return false;
+      if (v_[prog_.pad_reg]) return true;
+    }
+    if (m_.gate.present()) {
+      if (linked_) {
+        v_[FamilyDesc::kLinked] = linked_[t];
+        if (!Exec(prog_.gate_program, &unused, t, r, err)) return false;
+        if (v_[prog_.gate_reg]) return true;
+      } else if (m_.gate.absent == GateAbsent::kPadDummies && (at.dummy || t >= b_.num_real_tokens())) {
+        return true;
+      }
+    }
+    int64_t offset;
+    if (lane_offset) {
+      offset = *lane_offset;
+    } else {
+      if (!Exec(prog_.offset_program, &unused, t, r, err)) return false;
+      offset = v_[prog_.offset_reg];
+    }
+    int64_t slot;
+    if (__builtin_mul_overflow(entry, plan_.page, &slot) || __builtin_add_overflow(slot, offset, &slot))
+      return Fail("offset", m_.offset, ExprError::kOverflow, t, r, err);
+    const bool live = !at.dummy && !null_id && offset >= 0 && offset < plan_.page;
+    const int outputs = plan_.outputs();
+    for (int o = 0; o < outputs; ++o) {
+      if (owns_none_[o]) continue;
+      bool selected = true;
+      if (!prog_.output_programs[o].empty() && !Exec(prog_.output_programs[o], &selected, t, r, err)) return false;
+      if (!selected) continue;
+      out_->slots[o][t] = slot;
+      mapped_[o][t] = 1;
+      if (live) Fact(o, t, kFactLiveTarget);
+    }
+    return true;
+  }
+
+  /// Token t's slot into every output that selects it, the outputs'
+  /// selects already computed (in `regs`, a register's value at reg * stride).
+  bool Write(const Where& at, int64_t t, int64_t entry, bool null_id, int64_t offset, const int64_t* regs,
+             size_t stride, std::string* err) {
+    int64_t slot;
+    if (__builtin_mul_overflow(entry, plan_.page, &slot) || __builtin_add_overflow(slot, offset, &slot))
+      return Fail("offset", m_.offset, ExprError::kOverflow, t, at.r, err);
+    const bool live = !at.dummy && !null_id && offset >= 0 && offset < plan_.page;
+    const int outputs = plan_.outputs();
+    for (int o = 0; o < outputs; ++o) {
+      if (owns_none_[o]) continue;
+      bool selected = true;
+      for (int32_t reg : prog_.output_select_regs[o]) selected = selected && regs[static_cast<size_t>(reg) * stride];
+      if (!selected) continue;
+      out_->slots[o][t] = slot;
+      mapped_[o][t] = 1;
+      if (live) Fact(o, t, kFactLiveTarget);
     }
     return true;
   }
@@ -444,7 +831,12 @@ class Run {
   const bool facts_;
   Interpretation* out_;
   std::vector<std::vector<uint8_t>> mapped_;  // per output: the tokens the description maps
+  std::vector<uint8_t> owns_none_;            // per output, for the request at hand
+  /// The registers over lanes (formula_program.h), per thread: no allocation per run.
+  static thread_local std::vector<int64_t> lanes_;
 };
+
+thread_local std::vector<int64_t> Run::lanes_;
 
 }  // namespace
 
@@ -542,31 +934,24 @@ WriteLanding LandingOf(const WriterDesc& writer, int64_t slot, int64_t pool_slot
 
 namespace {
 
-/// ForEachAddress's walk, handing fn the token's variables too (its lets
-/// evaluated; `ok` false when a formula failed on it) and the bound mapping.
-template <typename Fn>
-void WalkAddresses(const GroupPlan& plan, const Batch& batch, Fn&& fn) {
+/// ForEachAddress's walk, calling fn inline; without `selects` it says
+/// every token unselected and evaluates no select (FarthestColumn).
+template <bool kSelects, class Fn>
+void Addresses(const GroupPlan& plan, const Batch& batch, Fn&& fn) {
   const MappingDesc& m = *plan.mapping;
   std::vector<int64_t> v = plan.vars;
   const std::shared_ptr<const BoundMapping> bound = Bound(*plan.desc, m, &v);
+  v.resize(static_cast<size_t>(bound->registers.size()), 0);
+  bound->registers.Fill(v.data());
   const std::vector<int32_t> owner = OwnersOf(m, batch, plan.mapped_end);
+  constexpr int kLanes = FormulaProgram::kLanes;
+  const FormulaProgram& lanes_program = kSelects ? bound->lanes_address : bound->lanes_column;
+  thread_local std::vector<int64_t> lanes;
+  if (lanes_program.lanes_ok() && lanes.size() < v.size() * kLanes) lanes.resize(v.size() * kLanes);
+  // A formula that fails here says no: not selected, or no column.
+  int32_t knob = 0;
   ExprError error = ExprError::kNone;
-  auto holds = [&](const std::vector<Step>& steps, bool per_token) {
-    for (const Step& s : steps) {
-      if (s.per_token != per_token) continue;
-      int64_t x;
-      if (!s.expr.Evaluate(v.data(), &x, &error) || x == 0) return false;
-    }
-    return true;
-  };
-  auto lets = [&](bool per_token) {
-    for (const BoundLet& let : bound->lets)
-      if (!let.constant && let.step.per_token == per_token && !let.step.expr.Evaluate(v.data(), &v[let.var], &error))
-        return false;
-    return true;
-  };
-  const std::vector<Step> none;
-  const std::vector<Step>& first_output = bound->output_select.empty() ? none : bound->output_select[0];
+  auto done = [&](const FormulaProgram& p) { return p.Run(v.data(), &knob, &error) == FormulaProgram::kDone; };
   for (int64_t t = 0; t < plan.mapped_end;) {
     const int32_t r = owner[t];
     int64_t end = t + 1;
@@ -578,26 +963,60 @@ void WalkAddresses(const GroupPlan& plan, const Batch& batch, Fn&& fn) {
     // Per request: its variables, lets and selects.
     SetRequestVars(batch, r, v.data());
     const int64_t qb = batch.query_start_loc[r];
-    const bool request_ok = lets(false);
-    const bool request_selected = request_ok && holds(bound->select, false) && holds(first_output, false);
-    for (; t < end; ++t) {
-      v[FamilyDesc::kT] = t;
-      v[FamilyDesc::kI] = t - qb;
-      v[FamilyDesc::kPos] = batch.positions[t];
+    const bool request_ok = done(bound->request_lets);
+    const bool request_selected = kSelects && request_ok && done(bound->request_select_first);
+    auto one = [&](int64_t u) {  // one token, one formula at a time
+      v[FamilyDesc::kT] = u;
+      v[FamilyDesc::kI] = u - qb;
+      v[FamilyDesc::kPos] = batch.positions[u];
       int64_t lp;
       int64_t col = INT64_MIN;
       bool selected = false, ok = false;
       if (request_ok && !__builtin_sub_overflow(batch.seq_lens[r], v[FamilyDesc::kQ], &lp) &&
-          !__builtin_add_overflow(lp, t - qb, &lp)) {
+          !__builtin_add_overflow(lp, u - qb, &lp)) {
         v[FamilyDesc::kLp] = lp;
-        if (lets(true)) {
-          selected = request_selected && holds(bound->select, true) && holds(first_output, true);
-          ok = bound->column.expr.Evaluate(v.data(), &col, &error);
-          if (!ok) col = INT64_MIN;
+        if (!kSelects) {
+          if (!bound->column.empty() && done(bound->token_column)) col = v[bound->column_reg];
+        } else if (done(bound->token_lets)) {
+          selected = request_selected && done(bound->token_select_first);
+          if (!bound->column.empty() && done(bound->column_only)) col = v[bound->column_reg];
         }
       }
-      fn(t, r, selected, col, ok, v.data(), *bound);
+      fn(u, r, selected, col);
+    };
+    if (!request_ok || !lanes_program.lanes_ok() || end - t < kMinLaneTokens) {
+      for (; t < end; ++t) one(t);
+      continue;
     }
+    int64_t before;  // seq_len - q: lp = before + i
+    const bool lp_ok = !__builtin_sub_overflow(batch.seq_lens[r], v[FamilyDesc::kQ], &before);
+    for (; t < end; t += kLanes) {
+      const int n = static_cast<int>(std::min<int64_t>(kLanes, end - t));
+      int64_t* const L = lanes.data();
+      int64_t* const T = L + FamilyDesc::kT * kLanes;
+      int64_t* const I = L + FamilyDesc::kI * kLanes;
+      int64_t* const P = L + FamilyDesc::kPos * kLanes;
+      int64_t* const LP = L + FamilyDesc::kLp * kLanes;
+      bool bad = !lp_ok;
+      for (int k = 0; k < n; ++k) {
+        T[k] = t + k;
+        I[k] = t + k - qb;
+        P[k] = batch.positions[t + k];
+        bad |= __builtin_add_overflow(before, I[k], &LP[k]);
+      }
+      uint8_t rejected[kLanes] = {};
+      if (!bad) {
+        lanes_program.Broadcast(v.data(), L, n);
+        bad = !lanes_program.RunLanes(L, n, rejected);
+      }
+      if (bad) {  // a failure on some lane: these tokens one at a time
+        for (int k = 0; k < n; ++k) one(t + k);
+        continue;
+      }
+      const int64_t* const col = L + static_cast<size_t>(bound->column_reg) * kLanes;
+      for (int k = 0; k < n; ++k) fn(t + k, r, request_selected && !rejected[k], col[k]);
+    }
+    t = end;
   }
 }
 
@@ -605,23 +1024,46 @@ void WalkAddresses(const GroupPlan& plan, const Batch& batch, Fn&& fn) {
 
 void ForEachAddress(const GroupPlan& plan, const Batch& batch,
                     const std::function<void(int64_t t, int32_t r, bool selected, int64_t column)>& fn) {
-  WalkAddresses(plan, batch, [&](int64_t t, int32_t r, bool selected, int64_t col, bool, const int64_t*,
-                                 const BoundMapping&) { fn(t, r, selected, col); });
+  Addresses<true>(plan, batch, fn);
 }
 
 std::vector<ReadWindow> ReadWindows(const GroupPlan& plan, const Batch& batch) {
   std::vector<ReadWindow> windows;
-  if (plan.mapping->reads_from.empty()) return windows;
-  WalkAddresses(plan, batch, [&](int64_t t, int32_t r, bool selected, int64_t, bool ok, const int64_t* v,
-                                 const BoundMapping& bound) {
+  const MappingDesc& m = *plan.mapping;
+  if (m.reads_from.empty()) return windows;
+  // One token at a time (the judge's walk, not a hot path): its variables and
+  // lets, its selects, then the two formulas of its window.
+  std::vector<int64_t> v = plan.vars;
+  const std::shared_ptr<const BoundMapping> bound = Bound(*plan.desc, m, &v);
+  v.resize(static_cast<size_t>(bound->registers.size()), 0);
+  bound->registers.Fill(v.data());
+  const std::vector<int32_t> owner = OwnersOf(m, batch, plan.mapped_end);
+  int32_t knob = 0;
+  ExprError error = ExprError::kNone;
+  auto done = [&](const FormulaProgram& p) { return p.Run(v.data(), &knob, &error) == FormulaProgram::kDone; };
+  for (int64_t t = 0; t < plan.mapped_end; ++t) {
+    const int32_t r = owner[t];
+    if (r < 0) continue;
+    if (t == 0 || owner[t - 1] != r) SetRequestVars(batch, r, v.data());
+    const int64_t qb = batch.query_start_loc[r];
     ReadWindow w;
     w.t = t;
     w.r = r;
-    w.selected = selected;
-    ExprError error = ExprError::kNone;
-    w.ok = ok && bound.reads_from.expr.Evaluate(v, &w.from, &error) && bound.reads_to.expr.Evaluate(v, &w.to, &error);
+    v[FamilyDesc::kT] = t;
+    v[FamilyDesc::kI] = t - qb;
+    v[FamilyDesc::kPos] = batch.positions[t];
+    int64_t lp;
+    w.ok = done(bound->request_lets) && !__builtin_sub_overflow(batch.seq_lens[r], v[FamilyDesc::kQ], &lp) &&
+           !__builtin_add_overflow(lp, t - qb, &lp);
+    if (w.ok) {
+      v[FamilyDesc::kLp] = lp;
+      w.ok = done(bound->token_lets);
+    }
+    w.selected = w.ok && done(bound->request_select_first) && done(bound->token_select_first);
+    w.ok = w.ok && bound->reads_from.expr.Evaluate(v.data(), &w.from, &error) &&
+           bound->reads_to.expr.Evaluate(v.data(), &w.to, &error);
     windows.push_back(w);
-  });
+  }
   return windows;
 }
 
@@ -629,7 +1071,7 @@ int64_t FarthestColumn(const GroupPlan& plan, const Batch& batch) {
   // What a kernel without its guards reads: every token's column formula,
   // whatever its selects and the row's width say.
   int64_t farthest = -1;
-  ForEachAddress(plan, batch, [&](int64_t, int32_t, bool, int64_t col) { farthest = std::max(farthest, col); });
+  Addresses<false>(plan, batch, [&](int64_t, int32_t, bool, int64_t col) { farthest = std::max(farthest, col); });
   return farthest;
 }
 

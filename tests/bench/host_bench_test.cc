@@ -34,6 +34,8 @@ TEST(HostBenchTest, OneRowPerFamily) {
     EXPECT_EQ(std::string(GetFamily(all.groups[g].family).name) + (common ? "+paged" : ""), row.name);
     EXPECT_GT(row.seconds, 0);
     EXPECT_LT(row.seconds, 1e30);
+    EXPECT_GT(row.hand_seconds, 0);  // the hand-written reference's runs, timed too
+    EXPECT_LT(row.hand_seconds, 1e30);
     EXPECT_GE(row.token_checks, 2048.0 * (common ? 2 : 1));
   }
 }

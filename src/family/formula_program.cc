@@ -1,0 +1,298 @@
+#include "family/formula_program.h"
+
+#include <algorithm>
+
+namespace slotguard {
+
+int32_t FormulaRegisters::Constant(int64_t value) {
+  for (const auto& [reg, v] : constants_)
+    if (v == value) return reg;
+  constants_.emplace_back(size_, value);
+  return size_++;
+}
+
+void FormulaProgram::Emit(uint8_t op, int32_t dst, int32_t a, int32_t b, int32_t formula) {
+  Instr in;
+  in.op = op;
+  in.dst = dst;
+  in.a = a;
+  in.b = b;
+  in.formula = formula;
+  code_.push_back(in);
+}
+
+int32_t FormulaProgram::Node(const Expr& e, int32_t i, int32_t formula, FormulaRegisters* regs) {
+  const Expr::Node& n = e.nodes()[i];
+  switch (n.op) {
+    case Expr::kNumber:
+      return regs->Constant(n.value);
+    case Expr::kVariable:
+      return n.var;
+    case Expr::kNeg:
+    case Expr::kNot: {
+      const int32_t a = Node(e, n.args[0], formula, regs);
+      const int32_t dst = regs->Temporary();
+      Emit(n.op == Expr::kNeg ? kNeg : kNot, dst, a, 0, formula);
+      return dst;
+    }
+    case Expr::kAnd:
+    case Expr::kOr: {
+      // dst = left != 0; where that decides (0 for &&, 1 for ||) skip the
+      // right side; else dst = right != 0. The right side runs only then.
+      const int32_t a = Node(e, n.args[0], formula, regs);
+      const int32_t dst = regs->Temporary();
+      Emit(kBool, dst, a, 0, formula);
+      const size_t jump = code_.size();
+      Emit(n.op == Expr::kAnd ? kJumpIfZero : kJumpIfNonZero, 0, dst, 0, formula);
+      const int32_t b = Node(e, n.args[1], formula, regs);
+      Emit(kBool, dst, b, 0, formula);
+      code_[jump].target = static_cast<int32_t>(code_.size());
+      return dst;
+    }
+    default: {
+      // Left before right, as Evaluate runs them (the first failure is the one reported).
+      const int32_t a = Node(e, n.args[0], formula, regs);
+      const int32_t b = Node(e, n.args[1], formula, regs);
+      const int32_t dst = regs->Temporary();
+      int64_t divisor = 0;
+      uint8_t op = n.op;
+      if ((op == Expr::kDiv || op == Expr::kRem || op == Expr::kMod) && regs->IsConstant(b, &divisor) &&
+          divisor > 0 && (divisor & (divisor - 1)) == 0)
+        op = op == Expr::kDiv ? kDivPow2 : op == Expr::kRem ? kRemPow2 : kModPow2;
+      Emit(op, dst, a, b, formula);
+      return dst;
+    }
+  }
+}
+
+int32_t FormulaProgram::Value(const Expr& e, int32_t formula, FormulaRegisters* regs) {
+  return Node(e, e.root(), formula, regs);
+}
+
+void FormulaProgram::Assign(const Expr& e, int32_t dst, int32_t formula, FormulaRegisters* regs) {
+  const size_t before = code_.size();
+  const int32_t value = Value(e, formula, regs);
+  // The last operation writes the destination itself, unless it is one of
+  // the two writes of a && or || (kBool), or the formula was a leaf.
+  if (code_.size() > before && code_.back().dst == value && code_.back().op != kBool) {
+    code_.back().dst = dst;
+    return;
+  }
+  Emit(kCopy, dst, value, 0, formula);
+}
+
+void FormulaProgram::Require(const Expr& e, int32_t formula, FormulaRegisters* regs) {
+  Emit(kRequire, 0, Value(e, formula, regs), 0, formula);
+}
+
+FormulaProgram::Status FormulaProgram::Run(int64_t* r, int32_t* formula, ExprError* error) const {
+  const Instr* const code = code_.data();
+  const Instr* const end = code + code_.size();
+  for (const Instr* in = code; in < end; ++in) {
+    const int64_t a = r[in->a], b = r[in->b];
+    int64_t& v = r[in->dst];
+    switch (in->op) {
+      case Expr::kAdd:
+        if (__builtin_add_overflow(a, b, &v)) goto overflow;
+        break;
+      case Expr::kSub:
+        if (__builtin_sub_overflow(a, b, &v)) goto overflow;
+        break;
+      case Expr::kMul:
+        if (__builtin_mul_overflow(a, b, &v)) goto overflow;
+        break;
+      case Expr::kEq: v = a == b; break;
+      case Expr::kNe: v = a != b; break;
+      case Expr::kLt: v = a < b; break;
+      case Expr::kLe: v = a <= b; break;
+      case Expr::kGt: v = a > b; break;
+      case Expr::kGe: v = a >= b; break;
+      case Expr::kMin: v = a < b ? a : b; break;
+      case Expr::kMax: v = a > b ? a : b; break;
+      case Expr::kDiv:
+        if (b == 0) goto by_zero;
+        if (a == INT64_MIN && b == -1) goto overflow;
+        v = a / b;
+        break;
+      case Expr::kRem:
+        if (b == 0) goto by_zero;
+        v = b == -1 ? 0 : a % b;
+        break;
+      case Expr::kMod: {
+        if (b == 0) goto by_zero;
+        int64_t m = b == -1 ? 0 : a % b;
+        if (m != 0 && ((m < 0) != (b < 0))) m += b;  // floor modulo
+        v = m;
+        break;
+      }
+      case Expr::kCdiv: {
+        if (b == 0) goto by_zero;
+        int64_t sum, below;  // a + (b - 1), each step checked (b - 1 overflows for b = INT64_MIN)
+        if (__builtin_sub_overflow(b, 1, &below) || __builtin_add_overflow(a, below, &sum)) goto overflow;
+        if (sum == INT64_MIN && b == -1) goto overflow;
+        v = sum / b;
+        break;
+      }
+      case kDivPow2:  // toward zero: a negative dividend rounds up
+        v = (a + ((a >> 63) & (b - 1))) >> __builtin_ctzll(static_cast<uint64_t>(b));
+        break;
+      case kRemPow2: {  // the sign of a
+        const int64_t m = a & (b - 1);
+        v = a < 0 && m != 0 ? m - b : m;
+        break;
+      }
+      case kModPow2:  // the sign of b: never negative
+        v = a & (b - 1);
+        break;
+      case kNeg:
+        if (a == INT64_MIN) goto overflow;
+        v = -a;
+        break;
+      case kNot: v = a == 0; break;
+      case kBool: v = a != 0; break;
+      case kCopy: v = a; break;
+      case kJumpIfZero:
+        if (a == 0) in = code + in->target - 1;
+        break;
+      case kJumpIfNonZero:
+        if (a != 0) in = code + in->target - 1;
+        break;
+      case kRequire:
+        if (a == 0) return kRejected;
+        break;
+    }
+    continue;
+  overflow:
+    *formula = in->formula;
+    *error = ExprError::kOverflow;
+    return kFailed;
+  by_zero:
+    *formula = in->formula;
+    *error = ExprError::kDivisionByZero;
+    return kFailed;
+  }
+  return kDone;
+}
+
+bool FormulaProgram::PrepareLanes(const std::vector<int32_t>& varying) {
+  lanes_ok_ = false;
+  uniform_inputs_.clear();
+  std::vector<int32_t> written = varying;
+  auto read = [&](int32_t reg) {
+    if (std::find(written.begin(), written.end(), reg) == written.end() &&
+        std::find(uniform_inputs_.begin(), uniform_inputs_.end(), reg) == uniform_inputs_.end())
+      uniform_inputs_.push_back(reg);
+  };
+  for (const Instr& in : code_) {
+    switch (in.op) {
+      case kJumpIfZero:
+      case kJumpIfNonZero:
+        uniform_inputs_.clear();
+        return false;
+      case kRequire:
+        read(in.a);
+        continue;
+      case kNeg:
+      case kNot:
+      case kBool:
+      case kCopy:
+        read(in.a);
+        break;
+      default:
+        read(in.a);
+        read(in.b);
+    }
+    written.push_back(in.dst);
+  }
+  lanes_ok_ = true;
+  return true;
+}
+
+bool FormulaProgram::RunLanes(int64_t* lanes, int n, uint8_t* rejected) const {
+  // Each operation over every lane; `bad` collects a failure of any lane.
+  for (const Instr& in : code_) {
+    const int64_t* const A = lanes + static_cast<size_t>(in.a) * kLanes;
+    const int64_t* const B = lanes + static_cast<size_t>(in.b) * kLanes;
+    int64_t* const D = lanes + static_cast<size_t>(in.dst) * kLanes;
+    bool bad = false;
+    switch (in.op) {
+      case Expr::kAdd:
+        for (int i = 0; i < n; ++i) bad |= __builtin_add_overflow(A[i], B[i], &D[i]);
+        break;
+      case Expr::kSub:
+        for (int i = 0; i < n; ++i) bad |= __builtin_sub_overflow(A[i], B[i], &D[i]);
+        break;
+      case Expr::kMul:
+        for (int i = 0; i < n; ++i) bad |= __builtin_mul_overflow(A[i], B[i], &D[i]);
+        break;
+      case Expr::kEq: for (int i = 0; i < n; ++i) D[i] = A[i] == B[i]; break;
+      case Expr::kNe: for (int i = 0; i < n; ++i) D[i] = A[i] != B[i]; break;
+      case Expr::kLt: for (int i = 0; i < n; ++i) D[i] = A[i] < B[i]; break;
+      case Expr::kLe: for (int i = 0; i < n; ++i) D[i] = A[i] <= B[i]; break;
+      case Expr::kGt: for (int i = 0; i < n; ++i) D[i] = A[i] > B[i]; break;
+      case Expr::kGe: for (int i = 0; i < n; ++i) D[i] = A[i] >= B[i]; break;
+      case Expr::kMin: for (int i = 0; i < n; ++i) D[i] = A[i] < B[i] ? A[i] : B[i]; break;
+      case Expr::kMax: for (int i = 0; i < n; ++i) D[i] = A[i] > B[i] ? A[i] : B[i]; break;
+      case kDivPow2:
+        for (int i = 0; i < n; ++i)
+          D[i] = (A[i] + ((A[i] >> 63) & (B[i] - 1))) >> __builtin_ctzll(static_cast<uint64_t>(B[i]));
+        break;
+      case kRemPow2:
+        for (int i = 0; i < n; ++i) {
+          const int64_t m = A[i] & (B[i] - 1);
+          D[i] = A[i] < 0 && m != 0 ? m - B[i] : m;
+        }
+        break;
+      case kModPow2:
+        for (int i = 0; i < n; ++i) D[i] = A[i] & (B[i] - 1);
+        break;
+      case kNot: for (int i = 0; i < n; ++i) D[i] = A[i] == 0; break;
+      case kBool: for (int i = 0; i < n; ++i) D[i] = A[i] != 0; break;
+      case kCopy: for (int i = 0; i < n; ++i) D[i] = A[i]; break;
+      case kRequire:
+        for (int i = 0; i < n; ++i) rejected[i] |= A[i] == 0;
+        break;
+      case Expr::kDiv:
+        for (int i = 0; i < n; ++i) {
+          const bool fails = B[i] == 0 || (A[i] == INT64_MIN && B[i] == -1);
+          bad |= fails;
+          D[i] = fails ? 0 : A[i] / B[i];
+        }
+        break;
+      case Expr::kRem:
+      case Expr::kMod:
+        for (int i = 0; i < n; ++i) {
+          if (B[i] == 0) {
+            bad = true;
+            D[i] = 0;
+            continue;
+          }
+          int64_t m = B[i] == -1 ? 0 : A[i] % B[i];
+          if (in.op == Expr::kMod && m != 0 && ((m < 0) != (B[i] < 0))) m += B[i];
+          D[i] = m;
+        }
+        break;
+      case Expr::kCdiv:
+        for (int i = 0; i < n; ++i) {
+          int64_t sum, below;
+          const bool fails = B[i] == 0 || __builtin_sub_overflow(B[i], 1, &below) ||
+                             __builtin_add_overflow(A[i], below, &sum) || (sum == INT64_MIN && B[i] == -1);
+          bad |= fails;
+          D[i] = fails ? 0 : sum / B[i];
+        }
+        break;
+      case kNeg:
+        for (int i = 0; i < n; ++i) {
+          bad |= A[i] == INT64_MIN;
+          D[i] = A[i] == INT64_MIN ? 0 : -A[i];
+        }
+        break;
+      default:  // a jump: PrepareLanes refused the program
+        return false;
+    }
+    if (bad) return false;
+  }
+  return true;
+}
+
+}  // namespace slotguard

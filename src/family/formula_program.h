@@ -1,0 +1,132 @@
+// A group's formulas compiled once into flat register programs: what the
+// interpreters run per request and per token instead of evaluating each
+// formula on its own.
+//
+// The registers are one array: a description's variables first (a
+// variable's index is its register), then the constants and the
+// intermediate values its programs need. A program is a list of
+// three-address instructions over them (`r5 = r6 / r9`), each checked as
+// Expr::Evaluate checks it, with jumps for && and || and tests that stop
+// the program: a let writes its variable's register, a select stops the
+// run when it is 0. An operation that fails stops the run with the same
+// error Evaluate gives, and says which formula it came from, so the
+// messages ("the description's 'column' (...): division by zero") are the
+// same as when each formula was evaluated alone.
+#ifndef SLOTGUARD_FAMILY_FORMULA_PROGRAM_H_
+#define SLOTGUARD_FAMILY_FORMULA_PROGRAM_H_
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "family/expr.h"
+
+namespace slotguard {
+
+/// The registers of a group's programs: allocated while compiling them.
+class FormulaRegisters {
+ public:
+  explicit FormulaRegisters(int32_t variables) : size_(variables) {}
+  /// Whether register `reg` is a constant, with its value.
+  bool IsConstant(int32_t reg, int64_t* value) const {
+    for (const auto& [r, v] : constants_)
+      if (r == reg) return *value = v, true;
+    return false;
+  }
+  /// The register holding `value` (one per distinct constant).
+  int32_t Constant(int64_t value);
+  /// A fresh register for an intermediate value.
+  int32_t Temporary() { return size_++; }
+  int32_t size() const { return size_; }
+  /// Writes the constants into `registers` (size() of them): once per run.
+  void Fill(int64_t* registers) const {
+    for (const auto& [reg, value] : constants_) registers[reg] = value;
+  }
+
+ private:
+  int32_t size_;
+  std::vector<std::pair<int32_t, int64_t>> constants_;
+};
+
+class FormulaProgram {
+ public:
+  /// How a run ends: every instruction done, a test that was 0, or an
+  /// operation that failed (its formula's index and the error given).
+  enum Status : uint8_t { kDone, kRejected, kFailed };
+
+  /// Appends `e` (parsed or bound against the registers' variables), its
+  /// value into register `dst`. `formula` is what a failure names.
+  void Assign(const Expr& e, int32_t dst, int32_t formula, FormulaRegisters* regs);
+  /// Appends `e` as a test: where it is 0 the run stops (kRejected).
+  void Require(const Expr& e, int32_t formula, FormulaRegisters* regs);
+  /// Appends the register holding `e`'s value (a variable's own, a
+  /// constant's, or a fresh one written by the instructions appended).
+  int32_t Value(const Expr& e, int32_t formula, FormulaRegisters* regs);
+
+  bool empty() const { return code_.empty(); }
+
+  /// Lanes: the program run over up to kLanes tokens at once, each register
+  /// an array (lanes[reg * kLanes + lane]), so that the cost of reading an
+  /// instruction is paid once per kLanes tokens. A program with && or ||
+  /// does not run over lanes.
+  static constexpr int kLanes = 64;
+  /// Readies the program for lanes: `varying` are the registers the caller
+  /// sets per lane; every other register it reads before writing it is the
+  /// same in every lane (Broadcast copies it). False when it cannot run
+  /// over lanes.
+  bool PrepareLanes(const std::vector<int32_t>& varying);
+  bool lanes_ok() const { return lanes_ok_; }
+  /// The registers its instructions write.
+  std::vector<int32_t> Writes() const {
+    std::vector<int32_t> out;
+    for (const Instr& in : code_)
+      if (in.op != kRequire && in.op != kJumpIfZero && in.op != kJumpIfNonZero) out.push_back(in.dst);
+    return out;
+  }
+  /// Copies its lane-invariant inputs from `r` (the registers) into n lanes.
+  void Broadcast(const int64_t* r, int64_t* lanes, int n) const {
+    for (int32_t reg : uniform_inputs_) {
+      int64_t* lane = lanes + static_cast<size_t>(reg) * kLanes;
+      const int64_t value = r[reg];
+      for (int i = 0; i < n; ++i) lane[i] = value;
+    }
+  }
+  /// Runs over n lanes: rejected[lane] |= 1 where a test is 0. False when
+  /// an operation fails on any lane, rejected or not (the caller then runs
+  /// those tokens one at a time, which says which failure comes first).
+  bool RunLanes(int64_t* lanes, int n, uint8_t* rejected) const;
+
+  /// Runs the program over `r` (every register, constants filled). On
+  /// kFailed, *formula and *error say which formula failed and how.
+  Status Run(int64_t* r, int32_t* formula, ExprError* error) const;
+
+ private:
+  enum Op : uint8_t {
+    // Expr's binary operations keep their numbers (Expr::kAdd .. Expr::kMod).
+    kNeg = 64, kNot, kBool, kCopy,
+    kJumpIfZero,     // a == 0: go to target
+    kJumpIfNonZero,  // a != 0: go to target
+    kRequire,        // a == 0: stop, rejected
+    // Specialized by shape: / % and mod by a constant power of two (b's
+    // register holds it), which need no division and cannot fail.
+    kDivPow2, kRemPow2, kModPow2,
+  };
+  struct Instr {
+    uint8_t op = 0;
+    int32_t formula = 0;
+    int32_t dst = 0;
+    int32_t a = 0;
+    int32_t b = 0;
+    int32_t target = 0;  // a jump's instruction
+  };
+  int32_t Node(const Expr& e, int32_t node, int32_t formula, FormulaRegisters* regs);
+  void Emit(uint8_t op, int32_t dst, int32_t a, int32_t b, int32_t formula);
+
+  std::vector<Instr> code_;
+  bool lanes_ok_ = false;
+  std::vector<int32_t> uniform_inputs_;
+};
+
+}  // namespace slotguard
+
+#endif  // SLOTGUARD_FAMILY_FORMULA_PROGRAM_H_

@@ -1,0 +1,153 @@
+// The compiled programs (family/formula_program.h) give what Expr::Evaluate
+// gives, value and error, one token at a time and over lanes: the
+// divisions by a power of two that need no division included, on negative
+// dividends and INT64_MIN.
+#include "family/formula_program.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace slotguard {
+namespace {
+
+const std::vector<std::string> kNames = {"a", "b", "c"};
+
+const int64_t kValues[] = {0, 1, -1, 2, -2, 3, 7, -7, 15, 16, -16, -17, 17, 100, -100, 1 << 20,
+                           INT64_MAX, INT64_MIN, INT64_MAX - 1, INT64_MIN + 1};
+
+const char* const kFormulas[] = {
+    "a / 16", "a % 16", "mod(a, 16)", "a / 1", "a % 1", "mod(a, 1)", "a / 2", "a % 2", "mod(a, 2)",
+    "a / 4611686018427387904", "a % 4611686018427387904", "mod(a, 4611686018427387904)",
+    "a / 3", "a % 3", "mod(a, 3)", "a / b", "a % b", "mod(a, b)", "cdiv(a, b)", "cdiv(a, 16)",
+    "a + b", "a - b", "a * b", "-a", "!a", "a == b", "a != b", "a < b", "a <= b", "a > b", "a >= b",
+    "min(a, b)", "max(a, b)", "a / 16 * 16 + a % 16", "(a + 1) % 4 == 0", "a / b + c / 0", "a * b / c",
+    "a && b", "a || b / c", "a && b / 0 || c", "!(a < b) && c >= 0", "b * c + a / (b - c)",
+};
+
+/// What Evaluate gives: the value, or the error.
+std::string Evaluated(const Expr& e, const int64_t* vars) {
+  int64_t value = 0;
+  ExprError error = ExprError::kNone;
+  if (!e.Evaluate(vars, &value, &error)) return ExprErrorText(error);
+  return std::to_string(value);
+}
+
+TEST(FormulaProgramTest, RunGivesWhatEvaluateGives) {
+  for (const char* text : kFormulas) {
+    Expr e;
+    std::string err;
+    ASSERT_TRUE(e.Parse(text, kNames, &err)) << text << ": " << err;
+    for (const bool bound : {false, true}) {
+      // Bound: c is the constant 5, as a group's parameters are bound.
+      const Expr f = bound ? e.Bind({std::nullopt, std::nullopt, 5}) : e;
+      FormulaRegisters regs(3);
+      FormulaProgram p;
+      const int32_t dst = regs.Temporary();
+      p.Assign(f, dst, 7, &regs);
+      std::vector<int64_t> r(static_cast<size_t>(regs.size()), 0);
+      regs.Fill(r.data());
+      for (int64_t a : kValues)
+        for (int64_t b : kValues) {
+          r[0] = a;
+          r[1] = b;
+          r[2] = bound ? 5 : -3;
+          int32_t formula = -1;
+          ExprError error = ExprError::kNone;
+          const FormulaProgram::Status status = p.Run(r.data(), &formula, &error);
+          ASSERT_NE(FormulaProgram::kRejected, status);
+          const std::string got =
+              status == FormulaProgram::kDone ? std::to_string(r[static_cast<size_t>(dst)]) : ExprErrorText(error);
+          ASSERT_EQ(Evaluated(f, r.data()), got) << text << " with a = " << a << ", b = " << b;
+          if (status == FormulaProgram::kFailed) EXPECT_EQ(7, formula);
+        }
+    }
+  }
+}
+
+TEST(FormulaProgramTest, LanesGiveWhatEvaluateGivesOrRefuse) {
+  for (const char* text : kFormulas) {
+    Expr e;
+    std::string err;
+    ASSERT_TRUE(e.Parse(text, kNames, &err)) << text << ": " << err;
+    FormulaRegisters regs(3);
+    FormulaProgram p;
+    const int32_t dst = regs.Temporary();
+    p.Assign(e, dst, 0, &regs);
+    // a and b vary per lane, c is the same in every lane.
+    const bool jumps = std::string(text).find("&&") != std::string::npos ||
+                       std::string(text).find("||") != std::string::npos;
+    ASSERT_EQ(!jumps, p.PrepareLanes({0, 1})) << text;
+    if (jumps) continue;
+    std::vector<int64_t> r(static_cast<size_t>(regs.size()), 0);
+    regs.Fill(r.data());
+    r[2] = -3;
+    std::vector<int64_t> lanes(static_cast<size_t>(regs.size()) * FormulaProgram::kLanes, 0);
+    for (int64_t b : kValues) {
+      // One lane per value of a, b the same in each.
+      const int n = static_cast<int>(sizeof kValues / sizeof kValues[0]);
+      for (int k = 0; k < n; ++k) {
+        lanes[static_cast<size_t>(k)] = kValues[k];
+        lanes[FormulaProgram::kLanes + static_cast<size_t>(k)] = b;
+      }
+      p.Broadcast(r.data(), lanes.data(), n);
+      uint8_t rejected[FormulaProgram::kLanes] = {};
+      const bool ran = p.RunLanes(lanes.data(), n, rejected);
+      bool any_fails = false;
+      for (int k = 0; k < n; ++k) {
+        const int64_t vars[3] = {kValues[k], b, -3};
+        const std::string want = Evaluated(e, vars);
+        const bool fails = want == ExprErrorText(ExprError::kOverflow) ||
+                           want == ExprErrorText(ExprError::kDivisionByZero);
+        any_fails = any_fails || fails;
+        if (ran) {
+          ASSERT_FALSE(fails) << text << ": lanes ran where a = " << kValues[k] << ", b = " << b << " fails";
+          ASSERT_EQ(want, std::to_string(lanes[static_cast<size_t>(dst) * FormulaProgram::kLanes + k]))
+              << text << " with a = " << kValues[k] << ", b = " << b;
+        }
+      }
+      // Lanes refuse exactly when some lane fails: the caller then runs them one at a time.
+      EXPECT_EQ(any_fails, !ran) << text << " with b = " << b;
+    }
+  }
+}
+
+TEST(FormulaProgramTest, ATestStopsTheRunAndLanesMarkIt) {
+  Expr keep, value;
+  std::string err;
+  ASSERT_TRUE(keep.Parse("a >= 0", kNames, &err)) << err;
+  ASSERT_TRUE(value.Parse("a / b", kNames, &err)) << err;
+  FormulaRegisters regs(3);
+  FormulaProgram p;
+  p.Require(keep, 1, &regs);
+  p.Assign(value, 2, 2, &regs);
+  std::vector<int64_t> r(static_cast<size_t>(regs.size()), 0);
+  regs.Fill(r.data());
+  int32_t formula = -1;
+  ExprError error = ExprError::kNone;
+  r[0] = -4;
+  r[1] = 0;  // a / b would divide by zero, but the test stops the run first
+  EXPECT_EQ(FormulaProgram::kRejected, p.Run(r.data(), &formula, &error));
+  r[0] = 4;
+  EXPECT_EQ(FormulaProgram::kFailed, p.Run(r.data(), &formula, &error));
+  EXPECT_EQ(2, formula);
+  EXPECT_EQ(ExprError::kDivisionByZero, error);
+  r[1] = 2;
+  EXPECT_EQ(FormulaProgram::kDone, p.Run(r.data(), &formula, &error));
+  EXPECT_EQ(2, r[2]);
+  // Over lanes: the rejected lane is marked, the other computed.
+  ASSERT_TRUE(p.PrepareLanes({0}));
+  std::vector<int64_t> lanes(static_cast<size_t>(regs.size()) * FormulaProgram::kLanes, 0);
+  lanes[0] = -4;
+  lanes[1] = 6;
+  p.Broadcast(r.data(), lanes.data(), 2);
+  uint8_t rejected[FormulaProgram::kLanes] = {};
+  ASSERT_TRUE(p.RunLanes(lanes.data(), 2, rejected));
+  EXPECT_EQ(1, rejected[0]);
+  EXPECT_EQ(0, rejected[1]);
+  EXPECT_EQ(3, lanes[2 * FormulaProgram::kLanes + 1]);
+}
+
+}  // namespace
+}  // namespace slotguard
