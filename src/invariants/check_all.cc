@@ -5,8 +5,9 @@ namespace slotguard {
 void CheckMappingInvariants(const GroupRun& run, FindingSink* sink) {
   // The invariants that judge the group's kind (invariants.def's kinds column).
   const uint32_t kind = KindModelOf(*run.group).invariant_bit();
+  using namespace invariant_kinds;  // NOLINT: the kinds column's names
 #define SG_MAPPING_INVARIANT(id, name, rank, kinds, description) \
-  if (JudgesKind(InvariantKinds::kinds, kind)) Check##id(run, sink);
+  if (JudgesKind(kinds, kind)) Check##id(run, sink);
 #include "registry/invariants.def"
 #undef SG_MAPPING_INVARIANT
 }

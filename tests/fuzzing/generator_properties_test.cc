@@ -139,7 +139,7 @@ TEST(GeneratorTest, EveryOperatorIsExercised) {
   // The shapes only some families ask for: exercised when one is registered.
   bool decode_only = false, ragged = false;
   for (const FamilyInfo& f : AllFamilies()) {
-    decode_only |= f.desc->one_token_per_request;
+    decode_only |= FamilyModel(f.family).one_token_per_request();
     ragged |= FamilyModel(f.family).ragged_rows();
   }
   for (const std::string& op : GeneratorOperators()) {
@@ -272,8 +272,9 @@ TEST(GeneratorTest, EveryFamilyGetsTheEngineShapes) {
     // tables for ragged (CSR) rows, which are each request's own; pages
     // other than 1, and so slots past int32 (entries are int32), where
     // the page is the constant 1 (SGLang's token table).
-    const MappingDesc& m = family.desc->mapping;
-    const bool one_token = family.desc->one_token_per_request;
+    const FamilyModel model(family.family);
+    const MappingDesc& m = model.mapping();
+    const bool one_token = model.one_token_per_request();
     const bool csr = FamilyModel(family.family).ragged_rows();
     const bool page_one = m.page.text() == "1";
     auto cannot = [&](const std::string& op) {
