@@ -147,10 +147,13 @@ TEST(TableProducerTest, TheKindReadsItsOwnKnobs) {
   EXPECT_EQ("f.json:/pad: 'seq_len' cannot be read here (formula 'seq_len'); expected a formula over the family's "
             "parameters",
             Error(R"("count": 1, "pad": "seq_len")"));
-  EXPECT_EQ("f.json:/column: unknown key 'column', did you mean 'count'?; expected one of slotguard_family, name, "
+  EXPECT_EQ("f.json:/column: unknown key 'column'; expected one of slotguard_family, name, meaning, engine, kind, "
+            "one_token_per_request, params, constraints, variants, let, count, pad, null_index, null_page",
+            Error(R"("count": 1, "column": 0)"));
+  EXPECT_EQ("f.json:/cont: unknown key 'cont', did you mean 'count'?; expected one of slotguard_family, name, "
             "meaning, engine, kind, one_token_per_request, params, constraints, variants, let, count, pad, "
             "null_index, null_page",
-            Error(R"("count": 1, "column": 0)"));
+            Error(R"("count": 1, "cont": 0)"));
 }
 
 }  // namespace

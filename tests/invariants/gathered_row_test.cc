@@ -41,7 +41,7 @@ class GatheredRowTest : public ::testing::Test {
     ASSERT_EQ((std::vector<int64_t>{4, 6, 0, 0, 0, 0, 3, 0, 0}), reference_);
     facts_ = interpreted.facts[0];
     kernel_ = reference_;
-    requests_ = RequestOfToken(b, scenario_.groups[0]);
+    requests_ = interpreted.owner;  // each element's request, as the runner hands it (scenario_run.cc)
     ASSERT_EQ((std::vector<int32_t>{0, 0, 0, 1, 1, 1, 2, 2, 2}), requests_);
   }
 
@@ -56,8 +56,9 @@ class GatheredRowTest : public ::testing::Test {
     FindingSink sink(100);
     CheckMappingInvariants(run, &sink);
     std::vector<std::string> fired;
+    // A per-request output's element: its request, and (a row of several) its column as the op.
     for (const Finding& f : sink.kept()) {
-      fired.push_back(f.invariant + "@" + std::to_string(f.token));
+      fired.push_back(f.invariant + "@" + std::to_string(f.request) + ":" + std::to_string(f.op));
       details_.push_back(f.detail);
     }
     return fired;
@@ -78,7 +79,7 @@ TEST_F(GatheredRowTest, TheEnginesGatherIsQuiet) { EXPECT_EQ(Names{}, Fired()); 
 TEST_F(GatheredRowTest, ARowOfTheWrongRequestIsGatheredRow) {
   kernel_[0] = 3;
   kernel_[1] = 11;
-  EXPECT_EQ((Names{"differential@0", "differential@1", "gathered_row@0", "gathered_row@1"}), Fired());
+  EXPECT_EQ((Names{"differential@0:0", "differential@0:1", "gathered_row@0:0", "gathered_row@0:1"}), Fired());
   ASSERT_EQ(4u, details_.size());
   EXPECT_NE(std::string::npos, details_[2].find("column 0 of request 0's gathered row must be entry 4 of table row 1"))
       << details_[2];
@@ -88,7 +89,7 @@ TEST_F(GatheredRowTest, ARowOfTheWrongRequestIsGatheredRow) {
 TEST_F(GatheredRowTest, AStalePaddedRowIsPadMarker) {
   kernel_[3] = 4;
   kernel_[4] = 6;
-  EXPECT_EQ((Names{"differential@3", "differential@4", "pad_marker@3", "pad_marker@4"}), Fired());
+  EXPECT_EQ((Names{"differential@1:0", "differential@1:1", "pad_marker@1:0", "pad_marker@1:1"}), Fired());
   EXPECT_NE(std::string::npos, details_[2].find("a padded or dummy row must hold 0 in every column")) << details_[2];
 }
 
@@ -96,7 +97,7 @@ TEST_F(GatheredRowTest, AStalePaddedRowIsPadMarker) {
 // stride differs from the reference (differential) but no consumer reads it.
 TEST_F(GatheredRowTest, PastTheCountOnlyDifferentialJudges) {
   kernel_[7] = 11;
-  EXPECT_EQ((Names{"differential@7"}), Fired());
+  EXPECT_EQ((Names{"differential@2:1"}), Fired());
 }
 
 }  // namespace
