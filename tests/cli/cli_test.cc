@@ -817,7 +817,7 @@ TEST(BinaryTest, UnknownFamiliesAndVariantsSuggestTheirNames) {
   EXPECT_EQ("slotguard: error: --family: unknown kernel family 'kpool', did you mean 'kpool_tail'?; expected one of paged, "
             "kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
             "eagle_step_chain, flashinfer_append, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
-            "vllm_extract_hidden_states, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store\n",
+            "vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store\n",
             out);
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family pagd", &out));
   EXPECT_EQ(0u, out.find("slotguard: error: --family: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "))
