@@ -136,6 +136,11 @@ typedef struct sg_mapping_call {
 #define SG_KIND_SLOT_MAPPING 0
 #define SG_KIND_STATE_INDEX 1
 #define SG_KIND_BLOCK_OP 2
+/* A gathered block table per request (docs/table-producers.md): output_length
+   = num_reqs * the table's width. Each kind's number is its model's
+   (src/family/kind_<name>.cc, abi_kind); it is listed here too because a C
+   plugin compares call.kind against a name, and C cannot read the model. */
+#define SG_KIND_TABLE_PRODUCER 3
 
 #ifndef SLOTGUARD_PLUGIN_INFO_DEFINED
 #define SLOTGUARD_PLUGIN_INFO_DEFINED

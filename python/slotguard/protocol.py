@@ -38,6 +38,7 @@ FLAG_GATE = 1          # the family's gate reads another group's output (gate_sl
 FLAG_RAGGED_ROWS = 2   # the family's rows are ragged (CSR): each group carries its row widths
 FLAG_STATE_INDEX = 4   # a state index per request: an output holds num_reqs elements
 FLAG_BLOCK_OP = 8      # block operations per request: an output holds num_reqs * ops elements
+FLAG_TABLE_PRODUCER = 16  # a gathered block table: an output holds num_reqs rows of the table's width
 # A RUN group's flags.
 GROUP_GATE_INLINE = 1  # the gate's mapping is at gate_offset
 GROUP_ROW_WIDTHS = 2   # the rows' widths are at row_widths

@@ -871,7 +871,8 @@ class Provider(object):
         T = rec.num_tokens
         n = g.output_length   # T for a slot per token; num_reqs (x operations) for a per-request family
         c.kind = ("state_index" if f.flags & P.FLAG_STATE_INDEX else
-                  "block_op" if f.flags & P.FLAG_BLOCK_OP else "slot_mapping")
+                  "block_op" if f.flags & P.FLAG_BLOCK_OP else
+                  "table_producer" if f.flags & P.FLAG_TABLE_PRODUCER else "slot_mapping")
         c.ops_per_request = n // rec.num_reqs if c.kind == "block_op" and rec.num_reqs else 1
         c.outputs = [ad.out_view(start + k * n, n) for k in range(f.outputs)]
         c.output_names = f.output_names

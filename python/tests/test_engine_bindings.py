@@ -590,6 +590,64 @@ def test_offload_store_reads_the_descriptions_request_parameters(tmp_path):
     assert list(call.slot_mapping) == [3, -1, -1, -1]
 
 
+GATHER = {"vllm/v1/worker/gpu/block_table.py": '''
+    from vllm.v1.worker.gpu.buffer_utils import _load_ptr  # a bare import: never run
+
+    @triton.jit(do_not_specialize=["num_reqs"])
+    def _gather_block_tables_kernel(batch_idx_to_req_idx, src_block_table_ptrs, dst_block_table_ptrs,
+                                    block_table_strides, num_blocks_ptr, num_blocks_stride, num_reqs, BLOCK_SIZE):
+        RECORD.setdefault("grids", []).append(GRID)
+        RECORD["num_reqs"] = num_reqs
+        RECORD["load_ptr"] = _load_ptr(None, None)         # the binding put buffer_utils' in its globals
+        for group_id in range(GRID[0]):                     # block_table.py:232-258
+            stride = int(block_table_strides[group_id])
+            dst = (ctypes.c_int32 * (GRID[1] * stride)).from_address(int(dst_block_table_ptrs[group_id]))
+            src_base = int(src_block_table_ptrs[group_id])
+            for batch_idx in range(GRID[1]):
+                if batch_idx >= num_reqs:                   # :241-246 zero a padded row
+                    for i in range(stride):
+                        dst[batch_idx * stride + i] = 0
+                    continue
+                req = int(batch_idx_to_req_idx[batch_idx])
+                n = int(num_blocks_ptr[group_id * num_blocks_stride + req])
+                src = (ctypes.c_int32 * stride).from_address(src_base + 4 * req * stride)
+                for i in range(n):                          # :255-258 offsets < num_blocks
+                    dst[batch_idx * stride + i] = src[i]
+''', "vllm/v1/worker/gpu/buffer_utils.py": '''
+    def _load_ptr(ptr_to_ptr, elem_dtype):
+        return "buffer_utils._load_ptr"
+'''}
+
+
+def test_gather_block_tables_argument_mapping(tmp_path):
+    # block 16, a persistent table of 3 rows, 4 wide. request 0 reads row 2, seq 20: num_blocks 2;
+    # request 1 reads row 0, seq 5: 1; request 2 is a padded row. Columns past num_blocks keep the zeroed
+    # buffer; the padded row is zeroed whatever row 1 (stale) holds.
+    call = make_call([0, 1, 5, 6], [0] * 6, [20, 5, 1], [2, 0, -1], [[3, 11, 12, 0], [4, 6, 9, 10], [4, 6, 13, 0]],
+                     4, rows_by_idx=True, params={"block_size": 16, "kernel_block_size": 16, "lookahead": 0},
+                     output_length=12)
+    record = run_binding(tmp_path, "vllm_gather_block_tables", GATHER, call)
+    assert record["grids"] == [(1, 3)]      # one group, num_reqs_padded rows
+    assert record["num_reqs"] == 2          # the live requests: idx_mapping's length
+    assert record["load_ptr"] == "buffer_utils._load_ptr"
+    assert list(call.slot_mapping) == [4, 6, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0]
+
+
+def test_gather_block_tables_counts_kernel_blocks_and_the_lookahead(tmp_path):
+    # block 32 of kernel blocks 16, lookahead 2: seq 31 -> cdiv(33, 32) * 2 = 4 entries of 6.
+    call = make_call([0, 1], [0], [31], [0], [[6, 7, 10, 11, 20, 21]], 6,
+                     params={"block_size": 32, "kernel_block_size": 16, "lookahead": 2}, output_length=6)
+    run_binding(tmp_path, "vllm_gather_block_tables", GATHER, call)
+    assert list(call.slot_mapping) == [6, 7, 10, 11, 0, 0]
+
+
+def test_gather_block_tables_skips_a_padded_row_before_a_live_one(tmp_path):
+    call = make_call([0, 1, 2], [0, 0], [1, 1], [-1, 0], [[1], [2]], 1,
+                     params={"block_size": 16, "kernel_block_size": 16, "lookahead": 0}, output_length=2)
+    with pytest.raises(Skip):
+        run_binding(tmp_path, "vllm_gather_block_tables", GATHER, call)
+
+
 # ---------------------------------------------------------------------------
 # What a binding says when the tree lacks what it binds.
 

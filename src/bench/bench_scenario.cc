@@ -41,12 +41,13 @@ Scenario MakeBenchScenario(int64_t num_tokens, uint64_t seed) {
   for (const FamilyInfo& info : AllFamilies()) {
     if (!info.kernel) continue;
     Group g = ExampleGroup(info.family, info.name);
-    for (size_t p = 0; p < info.desc->params.size(); ++p)
-      if (info.desc->params[p].type == ParamType::kGroup) g.links[p] = info.desc->params[p].family;
+    const GroupModel model(g);
+    for (size_t p = 0; p < model.params().size(); ++p)
+      if (model.params()[p].type == ParamType::kGroup) g.links[p] = model.params()[p].family;
     GroupPlan plan;
     std::string unused;
     int64_t farthest = 0;
-    if (MakeGroupPlan(*info.desc, info.desc->mapping, g.params, b, &plan, &unused))
+    if (model.MakePlan(model.mapping(), b, &plan, &unused))
       farthest = FarthestColumn(plan, b);
     const int32_t table_width = static_cast<int32_t>(std::max<int64_t>({1, MinWidth(g), farthest + 1}));
     g.table.rows = R;

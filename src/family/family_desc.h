@@ -7,6 +7,7 @@
 #define SLOTGUARD_FAMILY_FAMILY_DESC_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -177,9 +178,22 @@ struct MappingDesc {
   WriterDesc writer;       // the family's writer: an output's unless it sets its own
 };
 
-/// What a family computes: one slot per token (a slot mapping), one state
-/// index per request, or block operations per request.
-enum class FamilyKind : uint8_t { kSlotMapping, kStateIndex, kBlockOp };
+/// What a family computes (its kind's model, family/kind_model.h): one line
+/// of family/kinds.def each (a slot per token, a state index per request,
+/// block operations per request, a gathered block table, ...).
+enum class FamilyKind : uint8_t {
+#define SG_KIND(id) k##id,
+#include "family/kinds.def"
+#undef SG_KIND
+};
+/// How many kinds kinds.def lists.
+constexpr int kFamilyKindCount = 0
+#define SG_KIND(id) +1
+#include "family/kinds.def"
+#undef SG_KIND
+    ;
+/// A kind's bit in invariants.def's kinds column: 1 << its position in kinds.def.
+constexpr uint32_t KindBit(FamilyKind kind) { return uint32_t{1} << static_cast<int>(kind); }
 /// What a block operation does with its blocks.
 enum class BlockOpKind : uint8_t {
   kCopy,   // reads src, writes dst (vLLM's Mamba prefix-cache copies)
@@ -212,6 +226,16 @@ struct RequestDesc {
   bool skip_null_src = true;       // block_op: an operation whose source is a null id is not done
   std::vector<ConsumerDesc> consumers;  // state_index: the kernels that read the index
   NullPage null_page = NullPage::kPristine;
+  /// A kind's own formula knobs beside these, by knob name: what a kind
+  /// whose knobs are not above reads and interprets in its own file
+  /// (kind_table_producer.cc's "count" and "pad").
+  std::map<std::string, Expr> own;
+  /// own's formula `knob`, or an empty one.
+  const Expr& Own(const std::string& knob) const {
+    static const Expr none;
+    const auto it = own.find(knob);
+    return it == own.end() ? none : it->second;
+  }
 };
 
 struct VariantDesc {

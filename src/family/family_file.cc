@@ -8,6 +8,7 @@
 #include <set>
 
 #include "family/kind_model.h"
+#include "family/knob_reader.h"
 #include "family/request_plan.h"
 #include "util/error_line.h"
 #include "util/json_reader.h"
@@ -28,6 +29,14 @@ int32_t FamilyDesc::FindParam(const std::string& name) const {
   return -1;
 }
 
+bool IsIdentifier(const std::string& s) {
+  if (s.empty() || s.size() > 64 || !std::islower(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::islower(static_cast<unsigned char>(c)) && !std::isdigit(static_cast<unsigned char>(c)) && c != '_')
+      return false;
+  return true;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -43,7 +52,6 @@ const std::vector<std::string> kParamKeys = {"name", "key", "type", "meaning", "
 // engine's tree and calls (docs/conformance.md); the binary checks it is a
 // string and has no other use for it. "cite" stays last (LoadEngine).
 const std::vector<std::string> kEngineKeys = {"repo", "path", "function", "commit", "note", "bind", "cite"};
-const std::vector<std::string> kBlockOpNames = {"copy", "load", "store", "zero"};
 const std::vector<std::string> kRequestDummyNames = {"pad", "row"};
 const std::vector<std::string> kRequestRangeNames = {"pad", "clamp"};
 
@@ -63,31 +71,14 @@ const std::vector<std::string> kWriterDummies = {"write", "skip"};
 const std::vector<std::string> kWriterKeys = {"kind", "skip", "negative", "dummies", "gate", "skip_token_if"};
 const std::vector<std::string> kAbsentNames = {"pad_dummies", "pass"};
 
-bool Identifier(const std::string& s) {
-  if (s.empty() || s.size() > 64 || !std::islower(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s)
-    if (!std::islower(static_cast<unsigned char>(c)) && !std::isdigit(static_cast<unsigned char>(c)) && c != '_')
-      return false;
-  return true;
-}
+bool Identifier(const std::string& s) { return IsIdentifier(s); }
 
 template <class E>
 E IndexOf(const std::vector<std::string>& names, const std::string& value) {
   return static_cast<E>(std::find(names.begin(), names.end(), value) - names.begin());
 }
 
-/// Which variables a knob's formula may read.
-enum class Scope {
-  kParams,        // the parameters (and, for a parameter's max or default, only the earlier ones)
-  kToken,         // a token's variables, the parameters and the lets
-  kEntry,         // kToken and `entry`
-  kLinked,        // `linked` and the parameters
-  kRequest,       // a request's variables (no token's), the parameters and the lets
-  kOperation,     // kRequest and `op`
-  kIndex,         // `index` and the parameters
-  kParamsWidth,   // the parameters and `width`
-  kWriterToken,   // a token's and its request's variables and the parameters (no lets, no entry)
-};
+using Scope = KnobScope;
 
 void RequestMappingShape(FamilyDesc* d);
 
@@ -97,11 +88,24 @@ bool TokenOnly(int32_t var) {
          var == FamilyDesc::kEntry || var == FamilyDesc::kLinked;
 }
 
-class FamilyReader : public JsonReader {
+class FamilyReader : public KnobReader {
  public:
-  FamilyReader(const std::string& file, std::string* err) : JsonReader(file, err) {}
+  FamilyReader(const std::string& file, std::string* err) : KnobReader(file, err) {}
 
   bool Load(const json& root, FamilyDesc* d);
+
+  // KnobReader: what the kinds' models read their knobs with.
+  const FamilyDesc& desc() const override { return *desc_; }
+  bool Formula(const json& v, const std::string& ptr, Scope scope, Expr* out) override {
+    return ParseFormula(v, ptr, scope, out);
+  }
+  bool Formulas(const json& v, const std::string& ptr, Scope scope, std::vector<Expr>* out) override;
+  bool Name(const json& v, const std::string& ptr, const std::string& what, std::vector<std::string> names,
+            std::string* out) override;
+  bool MappingKnobs(const json& obj, const std::string& ptr, bool variant, MappingDesc* m) override {
+    return LoadKnobs(obj, ptr, variant, m) && CheckMapping(ptr, *m);
+  }
+  bool RequestKnobs(const json& obj, const std::string& ptr, bool variant, Scope scope, RequestDesc* r) override;
 
  private:
   bool LoadEngine(const json& v, EngineRef* engine);
@@ -112,9 +116,6 @@ class FamilyReader : public JsonReader {
   /// empty, for the example values of the parameters before it.
   bool CheckRange(const std::string& ptr, size_t index, const FamilyDesc& d);
   bool LoadLets(const json& v, const std::string& ptr, Scope scope, std::vector<LetDesc>* lets);
-  /// A per-request kind's knobs (state_index, block_op) into *r.
-  bool LoadRequestKnobs(const json& obj, const std::string& ptr, bool variant, RequestDesc* r);
-  bool LoadConsumers(const json& v, const std::string& ptr, std::vector<ConsumerDesc>* out);
   /// The knobs of `obj` (the description, or a variant's "set") into *m.
   bool LoadKnobs(const json& obj, const std::string& ptr, bool variant, MappingDesc* m);
   bool LoadWriter(const json& v, const std::string& ptr, bool variant, WriterDesc* w);
@@ -124,10 +125,7 @@ class FamilyReader : public JsonReader {
 
   /// A formula at ptr, parsed against every variable and limited to `scope`
   /// (`below`: for kParams, only parameters before this index).
-  bool Formula(const json& v, const std::string& ptr, Scope scope, Expr* out, int32_t below = -1);
-  bool Formulas(const json& v, const std::string& ptr, Scope scope, std::vector<Expr>* out);
-  bool Name(const json& v, const std::string& ptr, const std::string& what, std::vector<std::string> names,
-            std::string* out);
+  bool ParseFormula(const json& v, const std::string& ptr, Scope scope, Expr* out, int32_t below = -1);
 
   const FamilyDesc* desc_ = nullptr;
   std::set<std::string> lets_;  // the names "let" defines (while they are read)
@@ -135,7 +133,7 @@ class FamilyReader : public JsonReader {
   std::vector<int64_t> examples_;  // each parameter's value in the example group (CheckRange)
 };
 
-bool FamilyReader::Formula(const json& v, const std::string& ptr, Scope scope, Expr* out, int32_t below) {
+bool FamilyReader::ParseFormula(const json& v, const std::string& ptr, Scope scope, Expr* out, int32_t below) {
   std::string text;
   if (v.is_number_integer()) {
     text = v.dump();
@@ -223,7 +221,8 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
     if (!Name(*v, "/kind", "family kind", kinds, &kind)) return false;
     d->kind = IndexOf<FamilyKind>(kinds, kind);
   }
-  const std::vector<std::string>& knobs = KindModelOf(d->kind).knobs();
+  const KindModel& model = KindModelOf(d->kind);
+  const std::vector<std::string>& knobs = model.knobs();
   std::vector<std::string> allowed = kTopKeys;
   allowed.insert(allowed.end(), knobs.begin(), knobs.end());
   if (!CheckKeys(root, "", allowed)) return false;
@@ -246,9 +245,9 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
     if (!v->is_boolean())
       return Fail("/one_token_per_request", "wrong type", "true or false", DescribeJson(*v));
     d->one_token_per_request = v->get<bool>();
-    if (d->one_token_per_request && d->kind != FamilyKind::kSlotMapping)
+    if (d->one_token_per_request && model.per_request())
       return Fail("/one_token_per_request", "a per-request kind with one token per request",
-                  "no one_token_per_request beside \"kind\": \"" + std::string(KindModelOf(d->kind).name()) + "\"");
+                  "no one_token_per_request beside \"kind\": \"" + std::string(model.name()) + "\"");
   }
   d->variables = FixedVariableNames();
   if (!Require(root, "", "params", "an array of parameters", &v) || !LoadParams(*v, d)) return false;
@@ -265,10 +264,9 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
     }
   }
   if ((v = Find(root, "constraints")) && !LoadConstraints(*v, d)) return false;
-  if (d->kind == FamilyKind::kSlotMapping) {
-    if (!LoadKnobs(root, "", false, &d->mapping) || !CheckMapping("", d->mapping)) return false;
-  } else {
-    if (!LoadRequestKnobs(root, "", false, &d->request)) return false;
+  // The kind reads its own knobs (its model's file).
+  if (!model.ReadKnobs(*this, root, "", false, &d->mapping, &d->request)) return false;
+  if (model.per_request()) {
     for (const ParamDesc& p : d->params)
       if (p.type == ParamType::kGroup)
         return Fail(p.pointer, "a group parameter in a per-request kind", "parameters of type i32, i64 or bool");
@@ -311,11 +309,7 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
       if (f->empty()) return Fail(set_ptr, "a variant that changes nothing", "at least one knob to replace");
       variant.mapping = d->mapping;
       variant.request = d->request;
-      if (d->kind == FamilyKind::kSlotMapping) {
-        if (!LoadKnobs(*f, set_ptr, true, &variant.mapping) || !CheckMapping(set_ptr, variant.mapping)) return false;
-      } else if (!LoadRequestKnobs(*f, set_ptr, true, &variant.request)) {
-        return false;
-      }
+      if (!model.ReadKnobs(*this, *f, set_ptr, true, &variant.mapping, &variant.request)) return false;
       d->variants.push_back(std::move(variant));
     }
   }
@@ -441,12 +435,12 @@ bool FamilyReader::LoadParam(const json& v, const std::string& ptr, size_t index
     p.min = x;
   }
   if ((f = Find(v, "max"))) {
-    if (!Formula(*f, JsonChild(ptr, "max"), Scope::kParams, &p.max, static_cast<int32_t>(index))) return false;
+    if (!ParseFormula(*f, JsonChild(ptr, "max"), Scope::kParams, &p.max, static_cast<int32_t>(index))) return false;
   } else {
     p.max.Parse(std::to_string(type_max), d->variables, &text);
   }
   if ((f = Find(v, "default")) &&
-      !Formula(*f, JsonChild(ptr, "default"), Scope::kParams, &p.default_value, static_cast<int32_t>(index)))
+      !ParseFormula(*f, JsonChild(ptr, "default"), Scope::kParams, &p.default_value, static_cast<int32_t>(index)))
     return false;
   if ((f = Find(v, "divides"))) {
     if (!String(*f, JsonChild(ptr, "divides"), "the name of an earlier integer parameter", &p.divides)) return false;
@@ -830,46 +824,10 @@ void RequestMappingShape(FamilyDesc* d) {
   m.null_page = d->request.null_page;
 }
 
-bool FamilyReader::LoadConsumers(const json& v, const std::string& ptr, std::vector<ConsumerDesc>* out) {
-  if (!Array(v, ptr, "an array of consumers {name, skip, note}")) return false;
-  if (v.empty()) return Fail(ptr, "no consumer", "at least one kernel that reads the index");
-  out->clear();
-  std::set<std::string> names;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const std::string c = JsonChild(ptr, i);
-    ConsumerDesc consumer;
-    const json* f;
-    if (!Object(v[i], c, "a consumer {name, skip, writes_sink, note}") ||
-        !CheckKeys(v[i], c, {"name", "skip", "writes_sink", "note"}) ||
-        !Require(v[i], c, "name", "the consumer kernel's name", &f) ||
-        !String(*f, JsonChild(c, "name"), "a consumer name", &consumer.name) ||
-        !Require(v[i], c, "skip", "the consumer's skip test, a formula over index", &f) ||
-        !Formula(*f, JsonChild(c, "skip"), Scope::kIndex, &consumer.skip))
-      return false;
-    if (!Identifier(consumer.name))
-      return Fail(JsonChild(c, "name"), "bad consumer name " + QuoteName(consumer.name),
-                  "lower-case letters, digits and '_', starting with a letter");
-    if (!names.insert(consumer.name).second)
-      return Fail(JsonChild(c, "name"), "consumer " + QuoteName(consumer.name) + " given twice", "one entry per name");
-    if ((f = Find(v[i], "note")) && !String(*f, JsonChild(c, "note"), "a note", &consumer.note)) return false;
-    if ((f = Find(v[i], "writes_sink"))) {
-      if (!f->is_boolean()) return Fail(JsonChild(c, "writes_sink"), "wrong type", "true or false", DescribeJson(*f));
-      consumer.writes_sink = f->get<bool>();
-    }
-    out->push_back(std::move(consumer));
-  }
-  return true;
-}
-
-bool FamilyReader::LoadRequestKnobs(const json& obj, const std::string& ptr, bool variant, RequestDesc* r) {
-  const bool state = desc_->kind == FamilyKind::kStateIndex;
-  const Scope scope = state ? Scope::kRequest : Scope::kOperation;
+bool FamilyReader::RequestKnobs(const json& obj, const std::string& ptr, bool variant, Scope scope, RequestDesc* r) {
   const json* v;
   std::string text;
   auto at = [&](const char* key) { return JsonChild(ptr, key); };
-  auto required = [&](const char* key, const char* what) {
-    return Fail(ptr, "missing required key", std::string("\"") + key + "\": " + what, std::string("no key '") + key + "'");
-  };
   if (!variant && (v = Find(obj, "let"))) {
     if (!Object(*v, at("let"), "an object of name: formula") || !LoadLets(*v, at("let"), scope, &r->lets)) return false;
   }
@@ -892,56 +850,6 @@ bool FamilyReader::LoadRequestKnobs(const json& obj, const std::string& ptr, boo
     if (r->null_page == NullPage::kNoCache)
       return Fail(at("null_page"), "a per-request kind has a cache (\"no_cache\" is a slot mapping's)",
                   "pristine, sink, none or request");
-  }
-  if (state) {
-    if ((v = Find(obj, "column"))) {
-      if (!Formula(*v, at("column"), scope, &r->column)) return false;
-    } else if (!variant) {
-      return required("column", "the table column that holds the request's state index");
-    }
-    if ((v = Find(obj, "marker"))) {
-      if (!Formula(*v, at("marker"), Scope::kParams, &r->marker)) return false;
-    } else if (!variant) {
-      return required("marker", "the index the producer writes for a padded or dummy row (0, -1, ...)");
-    }
-    if ((v = Find(obj, "consumers"))) {
-      if (!LoadConsumers(*v, at("consumers"), &r->consumers)) return false;
-    } else if (!variant) {
-      return required("consumers", "the kernels that read the index, each with its skip test");
-    }
-    return true;
-  }
-  if ((v = Find(obj, "op"))) {
-    if (!Name(*v, at("op"), "block operation", kBlockOpNames, &text)) return false;
-    r->op = IndexOf<BlockOpKind>(kBlockOpNames, text);
-  } else if (!variant) {
-    return required("op", "what the operation does: copy, load, store or zero");
-  }
-  if ((v = Find(obj, "ops"))) {
-    if (!Formula(*v, at("ops"), Scope::kParamsWidth, &r->ops)) return false;
-  } else if (!variant) {
-    r->ops.Parse("1", desc_->variables, &text);
-  }
-  if ((v = Find(obj, "select")) && !Formulas(*v, at("select"), scope, &r->select)) return false;
-  const bool reads = r->op == BlockOpKind::kCopy || r->op == BlockOpKind::kStore;
-  const bool writes = r->op != BlockOpKind::kStore;
-  if ((v = Find(obj, "src"))) {
-    if (!reads) return Fail(at("src"), "a source column for a " + kBlockOpNames[static_cast<int>(r->op)] + " operation",
-                            "\"src\" only beside \"op\": \"copy\" or \"store\"");
-    if (!Formula(*v, at("src"), scope, &r->src)) return false;
-  } else if (!variant && reads) {
-    return required("src", "the column of the block the operation reads");
-  }
-  if ((v = Find(obj, "dst"))) {
-    if (!writes) return Fail(at("dst"), "a destination column for a store operation",
-                             "\"dst\" only beside \"op\": \"copy\", \"load\" or \"zero\"");
-    if (!Formula(*v, at("dst"), scope, &r->dst)) return false;
-  } else if (!variant && writes) {
-    return required("dst", "the column of the block the operation writes");
-  }
-  if ((v = Find(obj, "skip_null_src"))) {
-    if (!v->is_boolean()) return Fail(at("skip_null_src"), "wrong type", "true or false", DescribeJson(*v));
-    r->skip_null_src = v->get<bool>();
   }
   return true;
 }

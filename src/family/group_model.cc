@@ -5,10 +5,17 @@
 #include "family/request_plan.h"
 
 namespace slotguard {
+
+/// What reads a family's description: the models, here only (the
+/// registry's FamilyInfo keeps it private to this).
+struct FamilyDescAccess {
+  static const FamilyDesc& Of(Family family) { return *GetFamily(family).desc_; }
+};
+
 namespace {
 
-/// The description of a family: behind the models, read here only.
-const FamilyDesc& DescOf(Family family) { return *GetFamily(family).desc; }
+/// The description of a family.
+const FamilyDesc& DescOf(Family family) { return FamilyDescAccess::Of(family); }
 
 /// Variables for a group-level formula: the parameters filled in.
 std::vector<int64_t> ParamVars(const FamilyDesc& d, const Group& group) {
@@ -267,6 +274,9 @@ FamilyModel::FamilyModel(Family family)
     : family_(family), desc_(&DescOf(family)), kind_(&KindModelOf(desc_->kind)) {}
 
 const std::string& FamilyModel::name() const { return desc_->name; }
+const std::string& FamilyModel::meaning() const { return desc_->meaning; }
+const std::string& FamilyModel::file() const { return desc_->file; }
+const std::vector<VariantDesc>& FamilyModel::variants() const { return desc_->variants; }
 const EngineRef& FamilyModel::engine() const { return desc_->engine; }
 const std::vector<ParamDesc>& FamilyModel::params() const { return desc_->params; }
 int32_t FamilyModel::FindParam(const std::string& name) const { return desc_->FindParam(name); }

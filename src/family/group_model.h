@@ -32,6 +32,11 @@ class FamilyModel {
   Family family() const { return family_; }
   const KindModel& kind() const { return *kind_; }
   const std::string& name() const;
+  /// Its one-line meaning, and where it was read ("families/NAME.json (built in)").
+  const std::string& meaning() const;
+  const std::string& file() const;
+  /// Its described variants (their names, meanings, upstream fixes and knobs).
+  const std::vector<VariantDesc>& variants() const;
   const EngineRef& engine() const;
   const std::vector<ParamDesc>& params() const;
   /// Index of a parameter by name, or -1.

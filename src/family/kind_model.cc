@@ -1,4 +1,4 @@
-// The kinds' table: each kind's model (one file each), by FamilyKind.
+// The kinds' table: each kind's model (one file each), by FamilyKind (kinds.def).
 #include "family/kind_model.h"
 
 namespace slotguard {
@@ -15,7 +15,11 @@ bool KindModel::OutputLength(const FamilyDesc& d, const RequestDesc& request, co
 
 const std::vector<const KindModel*>& AllKindModels() {
   // FamilyKind order.
-  static const std::vector<const KindModel*> all = {&SlotMappingModel(), &StateIndexModel(), &BlockOpModel()};
+  static const std::vector<const KindModel*> all = {
+#define SG_KIND(id) &id##Model(),
+#include "family/kinds.def"
+#undef SG_KIND
+  };
   return all;
 }
 

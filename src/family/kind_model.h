@@ -1,12 +1,14 @@
 // What a family's kind means to everything that runs, checks, generates or
 // carries a group of it (docs/architecture.md, "A new kind"): one model per
 // kind, one file each (kind_slot_mapping.cc, kind_state_index.cc,
-// kind_block_op.cc). A consumer asks the model instead of testing the kind:
+// kind_block_op.cc, kind_table_producer.cc), each a line of kinds.def. A
+// consumer asks the model instead of testing the kind:
 // how long an output is and what its elements are, which columns a request
 // reads (what sizes the rows for the generator, the prover and the loader),
 // whether a cache writer writes through it, its wire kind for plugin ABI 3
-// and the provider protocol, its boundary values, and which invariants judge
-// it (its bit in invariants.def's kinds column). The interpreters the model
+// and the provider protocol, its boundary values, its knobs and how they are
+// read, and which invariants judge it (its bit in invariants.def's kinds
+// column). The interpreters the model
 // runs are the references (family_plan.h, request_plan.h); no kernel header
 // is read here.
 #ifndef SLOTGUARD_FAMILY_KIND_MODEL_H_
@@ -17,21 +19,15 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "family/family_desc.h"
 #include "family/family_plan.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {
 
-/// A kind's bit in the invariants table's kinds column (registry/invariants.h).
-enum KindBit : uint32_t { kKindBitSlotMapping = 1, kKindBitStateIndex = 2, kKindBitBlockOp = 4 };
-
-/// The wire kinds: plugin ABI 3's sg_mapping_call.kind (SG_KIND_* of
-/// include/slotguard/plugin.h; mapping_call.cc asserts they agree), and the
-/// provider protocol's HELLO flag bits of the per-request kinds
-/// (provider_protocol.cc, python/slotguard/protocol.py).
-constexpr int32_t kAbiKindSlotMapping = 0, kAbiKindStateIndex = 1, kAbiKindBlockOp = 2;
-constexpr uint32_t kProtocolFlagStateIndex = 4, kProtocolFlagBlockOp = 8;
+class KnobReader;
 
 /// Calls fn(r, column, source, selected) for each column request r reads:
 /// every token's (selected: whether its select holds) for a slot mapping;
@@ -50,11 +46,18 @@ class KindModel {
   /// The kind, and its name in a description's "kind" and in `list`.
   virtual FamilyKind kind() const = 0;
   virtual const char* name() const = 0;
-  /// Its bit in the invariants table's kinds column: the invariants that judge it.
-  virtual uint32_t invariant_bit() const = 0;
+  /// Its bit in the invariants table's kinds column (1 << its line in
+  /// kinds.def): the invariants that judge it.
+  uint32_t invariant_bit() const { return KindBit(kind()); }
   /// The knobs a description of the kind has (top-level keys beside
   /// family_file.cc's own), and what a variant's "set" may name.
   virtual const std::vector<std::string>& knobs() const = 0;
+  /// Reads its knobs of `obj` (the description's top level at ptr "", or a
+  /// variant's "set": `variant`, where a knob left out keeps the family's)
+  /// into *mapping (a slot per token) or *request (the per-request kinds),
+  /// with the loader's checks and messages (family/knob_reader.h).
+  virtual bool ReadKnobs(KnobReader& reader, const nlohmann::json& obj, const std::string& ptr, bool variant,
+                         MappingDesc* mapping, RequestDesc* request) const = 0;
 
   // --- The output: its length and what an element is.
   /// True when an element of an output belongs to a request (and one of its
@@ -123,9 +126,11 @@ class KindModel {
   virtual NullPage NullPageOf(const FamilyDesc& d) const = 0;
 
   // --- The wire.
-  /// Plugin ABI 3's sg_mapping_call.kind (include/slotguard/plugin.h).
+  /// Plugin ABI 3's sg_mapping_call.kind: a number of its own, stable once
+  /// shipped (include/slotguard/plugin.h names the kinds' numbers for C).
   virtual int32_t abi_kind() const = 0;
-  /// Its bit in the provider protocol's HELLO flags (0: none, a slot mapping).
+  /// Its bit in the provider protocol's HELLO flags (0: none, a slot
+  /// mapping; python/slotguard/protocol.py names them for Python).
   virtual uint32_t protocol_flag() const = 0;
 
   // --- Boundaries.
@@ -137,15 +142,15 @@ class KindModel {
   virtual std::vector<const Expr*> BoundaryFormulas(const FamilyDesc& d, BoundaryKind which) const = 0;
 };
 
-/// The models of the kinds, by FamilyKind (kind_model.cc's table).
+/// The models of the kinds, by FamilyKind (kinds.def's table).
 const KindModel& KindModelOf(FamilyKind kind);
 /// Every kind's model, in FamilyKind order.
 const std::vector<const KindModel*>& AllKindModels();
 
-// One per kind file.
-const KindModel& SlotMappingModel();
-const KindModel& StateIndexModel();
-const KindModel& BlockOpModel();
+// One per kind file: SlotMappingModel(), StateIndexModel(), ...
+#define SG_KIND(id) const KindModel& id##Model();
+#include "family/kinds.def"
+#undef SG_KIND
 
 }  // namespace slotguard
 

@@ -2,6 +2,7 @@
 // family_plan.cc. Its outputs are indexed by token, cache writers write K/V
 // through them, and the slot invariants judge them.
 #include "family/kind_model.h"
+#include "family/knob_reader.h"
 
 namespace slotguard {
 namespace {
@@ -10,12 +11,15 @@ class SlotMapping final : public KindModel {
  public:
   FamilyKind kind() const override { return FamilyKind::kSlotMapping; }
   const char* name() const override { return "slot_mapping"; }
-  uint32_t invariant_bit() const override { return kKindBitSlotMapping; }
   const std::vector<std::string>& knobs() const override {
     static const std::vector<std::string> knobs = {
         "let",  "rows", "owner", "dummy",   "select",  "column", "reads",   "range",     "min_width", "entry_map", "pad_entry",
         "offset", "page", "manager_page", "gate", "tail", "outputs", "null_page", "pad_value", "writer"};
     return knobs;
+  }
+  bool ReadKnobs(KnobReader& reader, const nlohmann::json& obj, const std::string& ptr, bool variant,
+                 MappingDesc* mapping, RequestDesc*) const override {
+    return reader.MappingKnobs(obj, ptr, variant, mapping);
   }
 
   bool per_request() const override { return false; }
@@ -56,7 +60,7 @@ class SlotMapping final : public KindModel {
   bool runs_on_gpu() const override { return true; }
   NullPage NullPageOf(const FamilyDesc& d) const override { return d.mapping.null_page; }
 
-  int32_t abi_kind() const override { return kAbiKindSlotMapping; }
+  int32_t abi_kind() const override { return 0; }  // SG_KIND_SLOT_MAPPING
   uint32_t protocol_flag() const override { return 0; }
 
   std::vector<const LetDesc*> Lets(const FamilyDesc& d) const override {

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "fuzzing/campaign_internal.h"
+#include "family/group_model.h"
 #include "fuzzing/shrink.h"
 #include "registry/families.h"
 #include "registry/invariants.h"
@@ -293,7 +294,7 @@ bool WriteReproducer(const CampaignOptions& options, Backend& backend, CampaignF
   for (const Group& g : out.groups) {
     const FamilyInfo& family = GetFamily(g.family);
     if (family.builtin) continue;
-    const std::string& file = family.desc->file;
+    const std::string& file = FamilyModel(g.family).file();
     if (std::find(out.found_by.family_files.begin(), out.found_by.family_files.end(), file) ==
         out.found_by.family_files.end())
       out.found_by.family_files.push_back(file);

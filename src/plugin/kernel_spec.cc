@@ -84,7 +84,7 @@ const std::vector<std::string>& SpecParamNames() {
   if (families != AllFamilies().size()) {
     names.clear();
     for (const FamilyInfo& f : AllFamilies())
-      for (const ParamDesc& p : f.desc->params)
+      for (const ParamDesc& p : FamilyModel(f.family).params())
         if (p.type != ParamType::kGroup && std::find(names.begin(), names.end(), p.name) == names.end())
           names.push_back(p.name);
     families = AllFamilies().size();

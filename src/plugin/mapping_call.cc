@@ -8,10 +8,6 @@
 
 namespace slotguard {
 
-// The kind models' wire kinds are the ABI's.
-static_assert(kAbiKindSlotMapping == SG_KIND_SLOT_MAPPING && kAbiKindStateIndex == SG_KIND_STATE_INDEX &&
-              kAbiKindBlockOp == SG_KIND_BLOCK_OP);
-
 const std::vector<Abi2Field>& Abi2Fields() {
   // The members of sg_mapping_call that carry the built-in families'
   // parameters (include/slotguard/plugin.h), by the parameter's name in

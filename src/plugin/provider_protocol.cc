@@ -25,10 +25,10 @@ int64_t LengthOf(const ProviderRecord& r, const ProviderGroupInput& g) {
 /// HELLO's family flags.
 constexpr uint32_t kFlagGate = 1;        // the family's gate reads another group's output
 constexpr uint32_t kFlagRaggedRows = 2;  // the family's rows are ragged (CSR): row widths come with each group
-// The per-request kinds' bits are their kind models' (family/kind_model.h):
-// 4 a state index per request (output_length = num_reqs), 8 block
-// operations per request (output_length = num_reqs * ops).
-static_assert(kProtocolFlagStateIndex == 4 && kProtocolFlagBlockOp == 8, "python/slotguard/protocol.py's FLAG_*");
+// A kind's bit is its kind model's protocol_flag (family/kind_model.h): 4 a
+// state index per request, 8 block operations per request, 16 a gathered
+// table per request (tests/family/kind_model_test.cc holds them to
+// python/slotguard/protocol.py's FLAG_*).
 /// A group's flags in RUN.
 constexpr uint32_t kGroupGateInline = 1;  // the gate's mapping is at gate_offset
 constexpr uint32_t kGroupRowWidths = 2;   // each row's width is at row_widths

@@ -84,7 +84,8 @@ struct Registry {
   bool Add(std::unique_ptr<FamilyDesc> d, bool builtin, std::string* err, bool check_links = true) {
     for (const FamilyInfo& f : families)
       if (f.name == d->name) {
-        *err = d->file + ":/name: family " + QuoteName(d->name) + " is already defined by " + f.desc->file +
+        *err = d->file + ":/name: family " + QuoteName(d->name) + " is already defined by " +
+               descs[static_cast<size_t>(f.family)]->file +
                "; expected a name no other family has";
         return false;
       }

@@ -18,12 +18,22 @@
 namespace slotguard {
 
 struct FamilyInfo {
+  FamilyInfo(Family family, const char* name, const char* description, const FamilyDesc* desc, bool kernel,
+             bool builtin)
+      : family(family), name(name), description(description), kernel(kernel), builtin(builtin), desc_(desc) {}
+
   Family family;
   const char* name;
   const char* description;  // the description's one-line meaning
-  const FamilyDesc* desc;
   bool kernel;              // slotguard has its own kernel (families.def)
   bool builtin;             // compiled in (families/), not a user's file
+
+ private:
+  // The description itself stays behind the family's model
+  // (family/group_model.h: FamilyModel, GroupModel), which alone reads it
+  // (group_model.cc defines the access).
+  friend struct FamilyDescAccess;
+  const FamilyDesc* desc_;
 };
 
 struct VariantInfo {

@@ -3,9 +3,10 @@
 namespace slotguard {
 
 const std::vector<InvariantInfo>& AllInvariants() {
+  using namespace invariant_kinds;  // NOLINT: the kinds column's names
   static const std::vector<InvariantInfo> invariants = {
 #define SG_MAPPING_INVARIANT(id, name, rank, kinds, description) \
-  {name, InvariantStage::kMapping, rank, description, InvariantKinds::kinds},
+  {name, InvariantStage::kMapping, rank, description, kinds},
 #define SG_MEMORY_INVARIANT(id, name, rank, description) {name, InvariantStage::kMemory, rank, description},
 #define SG_RUN_INVARIANT(id, name, rank, description) {name, InvariantStage::kRun, rank, description},
 #include "registry/invariants.def"

@@ -8,34 +8,28 @@
 #include <string>
 #include <vector>
 
+#include "family/kind_bits.h"
+
 namespace slotguard {
 
 // kMapping: on the slot mapping; kMemory: on the cache after the writers
 // (`--writers`); kRun: about the run itself (no_fault).
 enum class InvariantStage { kMapping, kMemory, kRun };
-// The kinds of family a mapping invariant judges, a bit each (the kind
-// models' invariant_bit, family/kind_model.h): slot_mapping (a slot per
-// token), state_index, block_op; kRequests both per-request kinds; kAny all.
-// kNoCache is a slot mapping group with no cache behind it (null_page
-// "no_cache"): only its output is judged (kOutput: any group's output).
-enum class InvariantKinds : uint32_t {
-  kSlots = 1,
-  kStateIndex = 2,
-  kBlockOp = 4,
-  kRequests = 6,
-  kNoCache = 8,
-  kOutput = 9,  // kSlots | kNoCache
-  kAny = 0xffffffff
-};
+// The kinds of family a mapping invariant judges (invariants.def's kinds
+// column), a bit each (the kind models' invariant_bit): invariant_kinds::
+// kSlotMapping, kStateIndex, kBlockOp, kTableProducer, ... (one per line of
+// family/kinds.def), kSlots, kRequests, kAny, and kNoCache, a slot mapping group with no cache
+// behind it (null_page "no_cache"), judged on its output only (kOutput)
+// (family/kind_bits.h); a row ORs them.
 /// Whether an invariant of `kinds` judges a kind whose bit is `kind_bit`.
-inline bool JudgesKind(InvariantKinds kinds, uint32_t kind_bit) { return (static_cast<uint32_t>(kinds) & kind_bit) != 0; }
+inline bool JudgesKind(uint32_t kinds, uint32_t kind_bit) { return (kinds & kind_bit) != 0; }
 
 struct InvariantInfo {
   const char* name;
   InvariantStage stage;
   int rank;  // 1: the most specific
   const char* description;
-  InvariantKinds kinds = InvariantKinds::kAny;
+  uint32_t kinds = invariant_kinds::kAny;
 };
 
 // kInvariantNullBlock = "null_block", ...: the one spelling of each name.

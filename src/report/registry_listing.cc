@@ -73,19 +73,19 @@ void WriteRegistryListing(std::ostream& out) {
   // line each, whatever bytes the file holds.
   for (const FamilyInfo& family : AllFamilies()) {
     out << "  " << family.name << ": " << EscapeText(family.description, 0) << "\n";
-    out << "    from " << EscapeText(family.desc->file, 0)
+    const FamilyModel model(family.family);
+    out << "    from " << EscapeText(model.file(), 0)
         << (family.kernel ? "; runs slotguard's own kernel"
                           : "; runs its description (an implementation given with --kernel-cmd, --kernel-lib or "
                             "--kernel-cubin runs instead)")
         << "\n";
-    const EngineRef& e = family.desc->engine;
+    const EngineRef& e = model.engine();
     if (!e.repo.empty()) {
       out << "    engine " << EscapeText(e.repo, 0) << " " << EscapeText(e.path, 0)
           << (e.commit.empty() ? "" : " @ " + EscapeText(e.commit.substr(0, 12), 0)) << ": "
           << EscapeText(e.function, 0) << "\n";
       if (!e.note.empty()) out << "      " << EscapeText(e.note, 0) << "\n";
     }
-    const FamilyModel model(family.family);
     if (model.kind().writes_cache())
       for (const OutputDesc& o : model.mapping().outputs)
         out << "    output " << (o.name.empty() ? "(the group's)" : EscapeText(o.name, 0)) << ": dummy " << DummyName(o.dummy)
@@ -95,10 +95,10 @@ void WriteRegistryListing(std::ostream& out) {
     } else if (ReadsColumn0Only(family.family)) {
       out << "    reads column 0 of its row only\n";
     }
-    for (const ParamDesc& p : family.desc->params)
+    for (const ParamDesc& p : model.params())
       out << "    param " << p.key << " (" << TypeName(p.type) << ", " << RangeText(p) << "; default "
           << DefaultCell(p) << "): " << EscapeText(p.meaning, 0) << "\n";
-    for (const ConstraintDesc& c : family.desc->constraints) out << "    requires " << c.holds.text() << "\n";
+    for (const ConstraintDesc& c : model.constraints()) out << "    requires " << c.holds.text() << "\n";
     for (Variant v : VariantsOf(family.family))
       out << "    " << GetVariant(v).name << ": " << EscapeText(GetVariant(v).description, 0) << "\n";
   }
@@ -115,27 +115,26 @@ void WriteRegistryJson(std::ostream& out) {
   root["version"] = std::string(kSlotguardVersion);
   json families = json::array();
   for (const FamilyInfo& f : AllFamilies()) {
-    const FamilyDesc& d = *f.desc;
+    const FamilyModel model(f.family);
     json family;
     family["name"] = f.name;
-    family["meaning"] = d.meaning;
-    family["file"] = d.file;
+    family["meaning"] = model.meaning();
+    family["file"] = model.file();
     family["builtin"] = f.builtin;
     family["kernel"] = f.kernel;
     json engine = json::object();
-    if (!d.engine.repo.empty()) engine["repo"] = d.engine.repo;
-    if (!d.engine.path.empty()) engine["path"] = d.engine.path;
-    if (!d.engine.function.empty()) engine["function"] = d.engine.function;
-    if (!d.engine.commit.empty()) engine["commit"] = d.engine.commit;
-    if (!d.engine.note.empty()) engine["note"] = d.engine.note;
+    if (!model.engine().repo.empty()) engine["repo"] = model.engine().repo;
+    if (!model.engine().path.empty()) engine["path"] = model.engine().path;
+    if (!model.engine().function.empty()) engine["function"] = model.engine().function;
+    if (!model.engine().commit.empty()) engine["commit"] = model.engine().commit;
+    if (!model.engine().note.empty()) engine["note"] = model.engine().note;
     family["engine"] = engine;
-    const FamilyModel model(f.family);
     family["kind"] = model.kind().name();
     family["rows"] = model.ragged_rows() ? "csr" : "table";
-    family["one_token_per_request"] = d.one_token_per_request;
+    family["one_token_per_request"] = model.one_token_per_request();
     family["null_page"] = NullPageName(model.null_page());
     json params = json::array();
-    for (const ParamDesc& p : d.params) {
+    for (const ParamDesc& p : model.params()) {
       json param;
       param["name"] = p.name;
       param["key"] = p.key;
@@ -153,16 +152,16 @@ void WriteRegistryJson(std::ostream& out) {
     }
     family["params"] = params;
     json outputs = json::array();
-    for (const OutputDesc& o : d.mapping.outputs) outputs.push_back(o.name);
+    for (const OutputDesc& o : model.mapping().outputs) outputs.push_back(o.name);
     family["outputs"] = outputs;
-    family["min_width"] = d.mapping.min_width.text();
+    family["min_width"] = model.mapping().min_width.text();
     // A block_op group has `ops` operations per request (a formula over the
     // parameters and width); its outputs hold num_reqs * ops elements.
-    family["ops"] = d.request.ops.empty() ? json() : json(d.request.ops.text());  // block_op only
-    family["gate"] = d.mapping.gate.present() ? json(d.params[d.mapping.gate.param].name) : json();
+    family["ops"] = model.request().ops.empty() ? json() : json(model.request().ops.text());  // block_op only
+    family["gate"] = model.mapping().gate.present() ? json(model.params()[model.mapping().gate.param].name) : json();
     // Each output's writer (writer.gate: the group parameter it reads, or null).
     json writers = json::array();
-    for (const OutputDesc& o : d.mapping.outputs)
+    for (const OutputDesc& o : model.mapping().outputs)
       writers.push_back(!model.kind().writes_cache() || !o.writer.writes
                             ? json()
                             : json{{"output", o.name},
@@ -170,21 +169,21 @@ void WriteRegistryJson(std::ostream& out) {
                                    {"skip", WriterSkipName(o.writer)},
                                    {"negative", WriterNegativeName(o.writer)},
                                    {"dummies", o.writer.dummies == WriterDummies::kSkip ? "skip" : "write"},
-                                   {"gate", o.writer.gate.present() ? json(d.params[o.writer.gate.param].name) : json()}});
+                                   {"gate", o.writer.gate.present() ? json(model.params()[o.writer.gate.param].name) : json()}});
     family["writers"] = writers;
-    family["pad_value"] = d.mapping.pad_value;
+    family["pad_value"] = model.mapping().pad_value;
     family["runs"] = f.kernel ? "slotguard's own kernel" : "its description, unless an implementation is given";
     json variants = json::array();
     for (Variant v : VariantsOf(f.family)) {
       std::string fix;
-      for (const VariantDesc& vd : d.variants)
+      for (const VariantDesc& vd : model.variants())
         if (vd.name == GetVariant(v).name) fix = vd.fix;
       variants.push_back({{"name", GetVariant(v).name}, {"meaning", GetVariant(v).description},
                           {"kernel", GetVariant(v).kernel}, {"fix", fix.empty() ? json() : json(fix)}});
     }
     json cite = json::object();
-    for (const auto& [knob, text] : d.engine.cite) cite[knob] = text;
-    if (!d.engine.cite.empty()) family["engine"]["cite"] = cite;
+    for (const auto& [knob, text] : model.engine().cite) cite[knob] = text;
+    if (!model.engine().cite.empty()) family["engine"]["cite"] = cite;
     family["variants"] = variants;
     families.push_back(family);
   }
@@ -207,7 +206,7 @@ std::string FamilyParameterMarkdown() {
       "|---|---|---|---|---|---|---|\n";
   for (const FamilyInfo& f : AllFamilies()) {
     if (!f.builtin) continue;
-    for (const ParamDesc& p : f.desc->params)
+    for (const ParamDesc& p : FamilyModel(f.family).params())
       md += std::string("| ") + f.name + " | `" + p.key + "` | `" + p.name + "` | " + TypeName(p.type) + " | " +
             RangeText(p) + " | " + DefaultCell(p) + " | " + p.meaning + " |\n";
   }

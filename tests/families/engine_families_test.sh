@@ -66,7 +66,7 @@ expect() {
 }
 
 for family in dsv4_compressed eagle_step eagle_step_chain dflash vllm_extract_hidden_states sglang_out_cache_loc flashinfer_append trtllm_paged \
-  lmcache_vllm_adapter vllm_encoder_only vllm_sliding_window vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store; do
+  lmcache_vllm_adapter vllm_encoder_only vllm_sliding_window vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store vllm_gather_block_tables; do
   provider="$py examples/python/families/${family}_provider.py"
   dir=scenarios/engines/$family
   expect 0 "$family: check $dir through its provider" \
@@ -86,6 +86,13 @@ expect 1 "lmcache_vllm_adapter: check of a -1 id through the PR #2984 order (--p
   "$sg" check --backend host --writers --quiet \
   --kernel-cmd "$py examples/python/families/lmcache_vllm_adapter_provider.py --pr2984" \
   scenarios/engines/lmcache_vllm_adapter/fixed-null-and-negative-ids-pad.json
+
+# The table producer (a kind of its own, docs/table-producers.md): 2000 runs
+# of the description from nothing find nothing and load every scenario the
+# generator makes (the runs above went through its provider).
+expect 0 "vllm_gather_block_tables: fuzz 2000 runs of the description" \
+  "$sg" fuzz --backend host --family vllm_gather_block_tables --runs 2000 --seed 2 \
+  --out "$scratch/fuzz-gather-fixed"
 
 # The sliding window, a user family.
 fam=(--family-file examples/families/sliding_window.json)

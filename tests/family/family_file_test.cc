@@ -35,7 +35,7 @@ TEST(FamilyFileTest, AStateIndexDescriptionLoads) {
 
 TEST(FamilyFileTest, KindsAndStateKnobs) {
   EXPECT_EQ("f.json:/kind: unknown family kind 'state_indices', did you mean 'state_index'?; expected one of "
-            "slot_mapping, state_index, block_op",
+            "slot_mapping, state_index, block_op, table_producer",
             Error(R"("kind": "state_indices")"));
   EXPECT_EQ("f.json:/: missing required key; expected \"column\": the table column that holds the request's state "
             "index, got no key 'column'",

@@ -27,12 +27,13 @@ TEST(FamilyParamsTest, EachFamilyHasItsKeysInDescriptionOrder) {
 // What the loader, the writer and the wire format assume of a description.
 TEST(FamilyParamsTest, EveryBuiltInDescriptionIsWellFormed) {
   for (const FamilyInfo& info : AllFamilies()) {
-    const std::vector<ParamDesc>& params = info.desc->params;
+    const FamilyModel model(info.family);
+    const std::vector<ParamDesc>& params = model.params();
     for (size_t i = 0; i < params.size(); ++i) {
       const ParamDesc& p = params[i];
       // "divides" names an integer parameter before this one.
       if (!p.divides.empty()) {
-        const int32_t other = info.desc->FindParam(p.divides);
+        const int32_t other = model.FindParam(p.divides);
         ASSERT_GE(other, 0) << p.key << " names " << p.divides;
         EXPECT_TRUE(params[other].is_int()) << p.divides;
         EXPECT_LT(other, static_cast<int32_t>(i)) << p.divides << " must come before " << p.key;

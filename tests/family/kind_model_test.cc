@@ -4,7 +4,11 @@
 // docs/state-and-block-ops.md, include/slotguard/plugin.h,
 // python/slotguard/protocol.py and the descriptions in families/.
 #include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +17,7 @@
 #include "family/group_model.h"
 #include "family/kind_model.h"
 #include "registry/invariants.h"
+#include "slotguard/plugin.h"
 #include "testing/make_group.h"
 #include "testing/make_table.h"
 
@@ -64,7 +69,33 @@ TEST(KindModelTest, EachKindIsOneModelWithItsNameAndBit) {
     bits |= kind->invariant_bit();
     EXPECT_EQ(kind, &KindModelOf(kind->kind()));
   }
-  EXPECT_EQ((std::vector<std::string>{"slot_mapping", "state_index", "block_op"}), names);
+  EXPECT_EQ((std::vector<std::string>{"slot_mapping", "state_index", "block_op", "table_producer"}), names);
+}
+
+// Each kind's wire numbers are its model's: the ABI's SG_KIND_* (a C
+// plugin's names for them) and python/slotguard/protocol.py's FLAG_* (a
+// Python provider's) must say the same.
+TEST(KindModelTest, TheWireNumbersAreTheAbisAndThePythonProtocols) {
+  const std::map<std::string, int32_t> abi = {{"slot_mapping", SG_KIND_SLOT_MAPPING},
+                                              {"state_index", SG_KIND_STATE_INDEX},
+                                              {"block_op", SG_KIND_BLOCK_OP},
+                                              {"table_producer", SG_KIND_TABLE_PRODUCER}};
+  std::ifstream in(std::string(SLOTGUARD_SOURCE_DIR) + "/python/slotguard/protocol.py");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::set<int32_t> numbers;
+  std::set<uint32_t> flags;
+  for (const KindModel* kind : AllKindModels()) {
+    ASSERT_EQ(1u, abi.count(kind->name())) << kind->name() << ": an SG_KIND_* of include/slotguard/plugin.h";
+    EXPECT_EQ(abi.at(kind->name()), kind->abi_kind()) << kind->name();
+    EXPECT_TRUE(numbers.insert(kind->abi_kind()).second) << kind->name();
+    if (kind->protocol_flag() == 0) continue;  // no flag: a slot per token
+    EXPECT_TRUE(flags.insert(kind->protocol_flag()).second) << kind->name();
+    std::string upper = kind->name();
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_NE(std::string::npos, text.str().find("\nFLAG_" + upper + " = " + std::to_string(kind->protocol_flag())))
+        << kind->name() << ": python/slotguard/protocol.py's FLAG_" << upper;
+  }
 }
 
 // paged: a slot per token (families/paged.json has no "kind").

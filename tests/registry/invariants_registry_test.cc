@@ -20,7 +20,8 @@ TEST(InvariantRegistryTest, RanksAreDistinctAndOrderTheReproducerTarget) {
   const std::vector<std::string> order = {"null_block",   "op_null_dst",    "skip_agrees",  "null_owner_pad",
                                           "pad_marker",   "op_null_src",    "row_bounds",   "pad_exact",
                                           "padding_tail", "in_range",       "own_block",    "op_foreign_dst",
-                                          "live_state",   "state_writes",   "unique_slots", "unique_state",
+                                          "gathered_row", "live_state",     "state_writes", "unique_slots",
+                                          "unique_state",
                                           "live_maps",    "differential",   "golden",       "no_fault",
                                           "null_bytes",   "write_set"};
   std::set<std::string> fired(order.begin(), order.end());

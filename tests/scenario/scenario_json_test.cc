@@ -258,7 +258,7 @@ TEST_F(ScenarioJsonTest, UnknownNamesSuggest) {
               "x.json:/groups/0/kernel: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "
               "paged, kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
               "eagle_step_chain, flashinfer_append, lmcache_vllm_adapter, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
-              "vllm_encoder_only, vllm_extract_hidden_states, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store, vllm_sliding_window");
+              "vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store, vllm_sliding_window");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "variant": "unguardd", "block_size": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/variant: unknown variant 'unguardd' of family paged, did you mean 'unguarded'?; "
@@ -283,7 +283,7 @@ TEST_F(ScenarioJsonTest, Expectations) {
                   R"(, "expect": {"verdict": "finding", "findings": ["null_blok"]})"),
               "x.json:/expect/findings/0: unknown invariant 'null_blok', did you mean 'null_block'?; expected one of "
               "differential, null_block, negative_lands, null_owner_pad, pad_exact, padding_tail, in_range, own_block, "
-              "unique_slots, live_maps, row_bounds, window_reads, golden, pad_marker, skip_agrees, live_state, unique_state, state_writes, op_null_src, op_null_dst, op_foreign_dst, null_bytes, write_set, no_fault");
+              "unique_slots, live_maps, row_bounds, window_reads, golden, pad_marker, skip_agrees, live_state, unique_state, state_writes, op_null_src, op_null_dst, op_foreign_dst, gathered_row, null_bytes, write_set, no_fault");
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
                   R"(, "expect": {"findings": ["null_block"]})"),
               "x.json:/expect/findings: findings listed but the verdict is 'pass'; expected \"verdict\": \"finding\" beside them");

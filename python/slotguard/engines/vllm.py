@@ -719,6 +719,72 @@ def run_offload_store(call, fns, ops, options):
             col += 1
 
 
+# ---------------------------------------------------------------------------
+# vllm_gather_block_tables: vllm/v1/worker/gpu/block_table.py
+
+GATHER_PATH = "vllm/v1/worker/gpu/block_table.py"
+
+
+def run_gather_block_tables(call, fns, ops, options):
+    """BlockTables.gather_block_tables (block_table.py:136-163) for one kv-cache group: the persistent table
+    (block_tables[0].gpu, int32, its stride max_num_blocks), num_blocks per persistent row, the step's
+    idx_mapping ([num_reqs]) and a zeroed input table (torch.zeros_like, 69-71), then
+    _gather_block_tables_kernel[(1, num_reqs_padded)] (221-258), which reads the pointers through
+    buffer_utils._load_ptr (buffer_utils.py:312-316).
+
+    Adapter: slotguard's dummies are the engine's padded rows, which follow its num_reqs live ones
+    (idx_mapping has num_reqs entries); a dummy before a live request is no batch the engine makes (the
+    kernel would load idx_mapping[batch_idx] = -1). num_blocks is the description's count,
+    cdiv(seq_len + lookahead, block_size) * (block_size / kernel_block_size), at most the row's width (the
+    engine's row holds max_model_len's blocks). A persistent row read by two live requests is no state the
+    engine has (one row per request)."""
+    np = _np()
+    R = call.num_reqs
+    out = call.outputs[0]
+    out[:] = 0
+    W = call.block_table_width
+    if R == 0 or W == 0:
+        return  # nothing to gather: no row, or rows of no column
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    by_idx = bool(call.rows_by_idx_mapping)
+    rows = call.block_table_rows if by_idx else R
+    row_of = idx if by_idx else np.arange(R)
+    live = (idx >= 0) & (row_of < rows)
+    num_live = int(live.sum())
+    if not live[:num_live].all():
+        raise Skip("a padded or dummy row before a live request: the engine's padded rows follow its num_reqs "
+                   "live ones (block_table.py:151-153, 241)")
+    if len(set(row_of[:num_live].tolist())) < num_live:
+        raise Skip("two live requests reading one persistent row: the engine gives each request its own row")
+    seq = np.asarray(call.seq_lens, dtype=np.int64)[:R]
+    bs, kbs = call.block_size, call.kernel_block_size
+    count = -(-(seq + call.lookahead) // bs) * (bs // kbs)
+    num_blocks = np.zeros(max(rows, 1), dtype=np.int32)
+    for r in range(num_live):
+        num_blocks[row_of[r]] = min(int(count[r]), W)
+    flat = np.asarray(call.block_table, dtype=np.int32)
+    stride = call.block_table_row_stride
+    table = np.zeros((max(rows, 1), W), dtype=np.int32)
+    for k in range(rows):
+        table[k] = flat[k * stride:k * stride + W]
+    src_t = ops.tensor(table.reshape(-1), "i32")
+    dst_t = ops.full((R * W,), 0, "i32")      # input_block_tables: torch.zeros_like (block_table.py:69-71)
+    kernel = fns["_gather_block_tables_kernel"]
+    kernel.fn.__globals__.setdefault("_load_ptr", fns["_load_ptr"])  # its import (block_table.py:9-14)
+    kernel[(1, R)](
+        ops.tensor(row_of[:num_live], "i32"),      # batch_idx_to_req_idx: idx_mapping [num_reqs]
+        ops.tensor([ops.data_ptr(src_t)], "u64"),  # block_table_ptrs: uint64 (block_table.py:82-86)
+        ops.tensor([ops.data_ptr(dst_t)], "u64"),  # input_block_table_ptrs
+        ops.tensor([W], "i64"),                    # block_table_strides: int64 (97-101)
+        ops.tensor(num_blocks, "i32"),             # num_blocks.gpu [1, max_num_reqs], int32 (56-59)
+        len(num_blocks),                           # num_blocks.gpu.stride(0)
+        num_live,                                  # num_reqs = idx_mapping.shape[0] (151)
+        BLOCK_SIZE=1024)
+    ops.sync()
+    out[:] = ops.host(dst_t).astype(np.int64)
+    del src_t, dst_t
+
+
 BINDINGS = {
     "dflash": Binding("dflash", "vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
                       ["prepare_dflash_inputs", "_prepare_dflash_inputs_kernel"], run_dflash, "triton",
@@ -745,6 +811,9 @@ BINDINGS = {
     "eagle_step_chain": Binding("eagle_step_chain", "vllm/v1/spec_decode/utils.py",
                                 ["eagle_step_update_slot_mapping_and_metadata",
                                  "eagle_step_slot_mapping_metadata_kernel"], run_eagle_step_chain, "triton"),
+    "vllm_gather_block_tables": Binding("vllm_gather_block_tables", GATHER_PATH, ["_gather_block_tables_kernel"],
+                                        run_gather_block_tables, "triton",
+                                        extra=[("vllm/v1/worker/gpu/buffer_utils.py", ["_load_ptr"])]),
     "vllm_extract_hidden_states": Binding(
         "vllm_extract_hidden_states", "vllm/v1/spec_decode/extract_hidden_states.py",
         ["ExtractHiddenStatesProposer._get_slot_mapping"], run_extract_hidden_states, "triton",
