@@ -20,13 +20,13 @@
 namespace slotguard {
 namespace {
 
-const char kWindow[] = R"({"slotguard_family": 1, "name": "window6", "meaning": "m",
+const char kWindow[] = R"J({"slotguard_family": 1, "name": "window6", "meaning": "m",
   "params": [{"name": "block_size", "meaning": "b", "min": 1, "example": 4},
              {"name": "window", "meaning": "w", "min": 1, "example": 6}],
   "let": {"first_key": "max(pos - window + 1, 0)"},
   "select": ["pos != 99"],
   "column": "pos / block_size", "offset": "pos % block_size", "page": "block_size",
-  "reads": {"from": "first_key / block_size", "to": "pos / block_size"}})";
+  "reads": {"from": "first_key / block_size", "to": "pos / block_size"}})J";
 
 // The same mapping without `reads`: nothing judges the window.
 const char kNoWindow[] = R"({"slotguard_family": 1, "name": "nowindow6", "meaning": "m",
