@@ -305,6 +305,8 @@ std::vector<int32_t> ReadGroupVariables(const MappingDesc& m) {
   add(m.entry_map);
   add(m.pad_entry);
   add(m.gate.test);
+  add(m.reads_from);
+  add(m.reads_to);
   for (const OutputDesc& o : m.outputs)
     for (const Expr& e : o.select) add(e);
   std::sort(used.begin(), used.end());

@@ -123,6 +123,21 @@ TEST(WindowReadsTest, DummiesAndUnselectedTokensAreNotJudged) {
   EXPECT_EQ(0u, Fired(unselected).count("window_reads"));
 }
 
+// The window's parameter is read by no other formula: a second group of the
+// same family with another window is bound anew (a binding kept from the
+// first, window 6, would judge window 2 by it: a fuzz campaign on the GPU
+// once reported a finding that did not recur).
+TEST(WindowReadsTest, EachWindowIsJudgedByItsOwnParameter) {
+  // unguarded6: only `reads` reads `window` (window6's let reads it too).
+  const std::string batch = Batch("unguarded6", R"("batch": {"query_start_loc": [0, 1], "positions": [8]})");
+  const ScenarioRun six = RunWindow(With(batch, "[[0, 5, 7]]"));
+  EXPECT_EQ(1, Fired(six).count("window_reads")) << "window 6: keys 3..8, columns 0..2";
+  std::string two = With(batch, "[[0, 5, 7]]");
+  two.replace(two.find(R"("window": 6)"), 11, R"("window": 2)");
+  const ScenarioRun narrow = RunWindow(two);
+  EXPECT_TRUE(Fired(narrow).empty()) << "window 2: keys 7..8, columns 1..2";
+}
+
 // Without `reads` the same null column is no finding.
 TEST(WindowReadsTest, ADescriptionWithoutReadsJudgesNoWindow) {
   const ScenarioRun run = RunWindow(With(Batch("nowindow6", kTwoRequests), "[[0, 7, 9], [0, 5, 6]]"));
