@@ -715,6 +715,9 @@ UNBOUND = {
     "vllm_encoder_only",
     # ReqMeta.from_request_tracker needs a RequestTracker and LMCache's config: not bound yet
     "lmcache_vllm_adapter",
+    # BlockTables.compute_slot_mappings launches over the tables' device pointers (block_table_ptrs), which
+    # need a BlockTables object: not bound yet; its window is the manager's table, which slotguard judges
+    "vllm_sliding_window",
 }
 
 
