@@ -115,7 +115,7 @@ TEST(KindModelTest, SlotMappingIsPerTokenAndWritesTheCache) {
   EXPECT_FALSE(paged.ragged_rows());   // rows "table"
   EXPECT_EQ((std::set<std::string>{"differential", "golden", "null_block", "negative_lands", "null_owner_pad",
                                    "pad_exact", "padding_tail", "in_range", "own_block", "unique_slots", "live_maps",
-                                   "row_bounds"}),
+                                   "row_bounds", "window_reads"}),
             JudgedBy(kind));
 }
 
