@@ -597,15 +597,7 @@ class Run {
 
   /// Sets the token variables of token t; false on an overflow of lp.
   bool TokenVars(const Where& at, int64_t t, std::string* err) {
-    v_[FamilyDesc::kT] = t;
-    const int64_t i = t - at.qb;
-    v_[FamilyDesc::kI] = i;
-    v_[FamilyDesc::kPos] = b_.positions[t];
-    int64_t lp;
-    if (__builtin_sub_overflow(b_.seq_lens[at.r], at.qe - at.qb, &lp) || __builtin_add_overflow(lp, i, &lp))
-      return Fail("lp", m_.column, ExprError::kOverflow, t, at.r, err);
-    v_[FamilyDesc::kLp] = lp;
-    return true;
+    return SetTokenVars(b_, at.r, t, v_.data()) || Fail("lp", m_.column, ExprError::kOverflow, t, at.r, err);
   }
 
   /// One token, one formula at a time.
@@ -851,6 +843,18 @@ void SetRequestVars(const Batch& batch, int32_t r, int64_t* v) {
   v[FamilyDesc::kSeqLen] = batch.seq_lens[r];
 }
 
+bool SetTokenVars(const Batch& batch, int32_t r, int64_t t, int64_t* v) {
+  v[FamilyDesc::kT] = t;
+  const int64_t i = t - batch.query_start_loc[r];
+  v[FamilyDesc::kI] = i;
+  v[FamilyDesc::kPos] = batch.positions[t];
+  int64_t lp;
+  if (__builtin_sub_overflow(batch.seq_lens[r], v[FamilyDesc::kQ], &lp) || __builtin_add_overflow(lp, i, &lp))
+    return false;
+  v[FamilyDesc::kLp] = lp;
+  return true;
+}
+
 bool Interpret(const GroupPlan& plan, const Batch& batch, const BlockTable& table, const int64_t* linked,
                bool with_facts, Interpretation* out, std::string* err) {
   return Run(plan, batch, table, linked, with_facts, out).Go(err);
@@ -877,12 +881,7 @@ std::vector<uint8_t> WriterSkipMask(const GroupPlan& plan, int output, const Bat
       v[FamilyDesc::kPos] = batch.positions[t];
       if (r >= 0) {
         SetRequestVars(batch, r, v.data());
-        const int64_t i = t - batch.query_start_loc[r];
-        v[FamilyDesc::kI] = i;
-        int64_t lp = 0;
-        if (__builtin_sub_overflow(batch.seq_lens[r], v[FamilyDesc::kQ], &lp) || __builtin_add_overflow(lp, i, &lp))
-          continue;
-        v[FamilyDesc::kLp] = lp;
+        if (!SetTokenVars(batch, r, t, v.data())) continue;
       } else {
         for (int32_t var : {FamilyDesc::kR, FamilyDesc::kQ, FamilyDesc::kQslBegin, FamilyDesc::kQslEnd,
                             FamilyDesc::kSeqLen, FamilyDesc::kI, FamilyDesc::kLp})
@@ -968,15 +967,9 @@ void Addresses(const GroupPlan& plan, const Batch& batch, Fn&& fn) {
     const bool request_ok = done(bound->request_lets);
     const bool request_selected = kSelects && request_ok && done(bound->request_select_first);
     auto one = [&](int64_t u) {  // one token, one formula at a time
-      v[FamilyDesc::kT] = u;
-      v[FamilyDesc::kI] = u - qb;
-      v[FamilyDesc::kPos] = batch.positions[u];
-      int64_t lp;
       int64_t col = INT64_MIN;
-      bool selected = false, ok = false;
-      if (request_ok && !__builtin_sub_overflow(batch.seq_lens[r], v[FamilyDesc::kQ], &lp) &&
-          !__builtin_add_overflow(lp, u - qb, &lp)) {
-        v[FamilyDesc::kLp] = lp;
+      bool selected = false;
+      if (request_ok && SetTokenVars(batch, r, u, v.data())) {
         if (!kSelects) {
           if (!bound->column.empty() && done(bound->token_column)) col = v[bound->column_reg];
         } else if (done(bound->token_lets)) {
@@ -1047,20 +1040,10 @@ std::vector<ReadWindow> ReadWindows(const GroupPlan& plan, const Batch& batch) {
     const int32_t r = owner[t];
     if (r < 0) continue;
     if (t == 0 || owner[t - 1] != r) SetRequestVars(batch, r, v.data());
-    const int64_t qb = batch.query_start_loc[r];
     ReadWindow w;
     w.t = t;
     w.r = r;
-    v[FamilyDesc::kT] = t;
-    v[FamilyDesc::kI] = t - qb;
-    v[FamilyDesc::kPos] = batch.positions[t];
-    int64_t lp;
-    w.ok = done(bound->request_lets) && !__builtin_sub_overflow(batch.seq_lens[r], v[FamilyDesc::kQ], &lp) &&
-           !__builtin_add_overflow(lp, t - qb, &lp);
-    if (w.ok) {
-      v[FamilyDesc::kLp] = lp;
-      w.ok = done(bound->token_lets);
-    }
+    w.ok = done(bound->request_lets) && SetTokenVars(batch, r, t, v.data()) && done(bound->token_lets);
     w.selected = w.ok && done(bound->request_select_first) && done(bound->token_select_first);
     w.ok = w.ok && bound->reads_from.expr.Evaluate(v.data(), &w.from, &error) &&
            bound->reads_to.expr.Evaluate(v.data(), &w.to, &error);

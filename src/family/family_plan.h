@@ -63,6 +63,12 @@ struct Interpretation {
 /// interpreters and the generator's walks read a request through it.
 void SetRequestVars(const Batch& batch, int32_t r, int64_t* v);
 
+/// Sets token t's variables in `v` (t, i, pos, lp), a token of request r
+/// whose variables SetRequestVars set. False when lp overflows int64 (lp is
+/// then left as it was). Every walk over a request's tokens sets them
+/// through it.
+bool SetTokenVars(const Batch& batch, int32_t r, int64_t t, int64_t* v);
+
 /// Runs the plan over the batch and `table`. `linked` is the gate's linked
 /// group's output 0 ([num_tokens]), or nullptr when the scenario gives none.
 /// False with *err when a per-token formula fails (an int64 overflow, a
