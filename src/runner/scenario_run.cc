@@ -187,7 +187,6 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
     }
   }
   for (size_t i = 0; i < scenario.groups.size(); ++i) {
-    const Group& group = scenario.groups[i];
     const GroupRun g = GroupRunOf(scenario, *run, i, /*with_flat=*/true);
     CheckMappingInvariants(g, &run->findings[i]);
     const GroupOutputs& kernel = run->kernel[i];
