@@ -224,6 +224,8 @@ struct RequestDesc {
   Expr ops;                        // block_op: operations per request, over the parameters and `width`
   BlockOpKind op = BlockOpKind::kCopy;
   bool skip_null_src = true;       // block_op: an operation whose source is a null id is not done
+  Expr skip_null_at;               // block_op: a column of the row whose entry, a null id or outside the
+                                   // row, cancels the operation (a chunk's last block); empty: none
   std::vector<ConsumerDesc> consumers;  // state_index: the kernels that read the index
   NullPage null_page = NullPage::kPristine;
   /// A kind's own formula knobs beside these, by knob name: what a kind

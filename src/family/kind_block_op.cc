@@ -35,7 +35,8 @@ class BlockOp final : public PerRequestKind {
   const char* name() const override { return "block_op"; }
   const std::vector<std::string>& knobs() const override {
     static const std::vector<std::string> knobs = {"let", "dummy", "select", "op", "ops", "src", "dst", "range",
-                                                   "null_index", "skip_null_src", "null_page"};
+                                                   "null_index", "skip_null_src", "skip_null_at",
+                                                   "null_page"};
     return knobs;
   }
   bool ReadKnobs(KnobReader& reader, const json& obj, const std::string& ptr, bool variant, MappingDesc*,
@@ -77,6 +78,13 @@ class BlockOp final : public PerRequestKind {
     }
     if ((v = reader.Find(obj, "skip_null_src")) && !reader.Bool(*v, at("skip_null_src"), &r->skip_null_src))
       return false;
+    if ((v = reader.Find(obj, "skip_null_at"))) {
+      if (v->is_boolean() && !v->get<bool>()) {
+        r->skip_null_at = Expr();  // false: no such test (a variant drops the family's)
+      } else if (!reader.Formula(*v, at("skip_null_at"), scope, &r->skip_null_at)) {
+        return false;
+      }
+    }
     return true;
   }
 
@@ -93,7 +101,9 @@ class BlockOp final : public PerRequestKind {
   std::string MarkerText(bool owns_none, int64_t) const override {
     return std::string(owns_none ? "a request that owns no state" : "a request") + " has no operation here: expected -1";
   }
-  bool ReadsSourceColumns(const FamilyDesc& d) const override { return !d.request.src.nodes().empty(); }
+  bool ReadsSourceColumns(const FamilyDesc& d) const override {
+    return !d.request.src.nodes().empty() || !d.request.skip_null_at.nodes().empty();
+  }
 
   int32_t abi_kind() const override { return 2; }        // SG_KIND_BLOCK_OP
   uint32_t protocol_flag() const override { return 8; }  // FLAG_BLOCK_OP

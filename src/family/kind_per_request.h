@@ -47,7 +47,7 @@ class PerRequestKind : public KindModel {
     std::vector<const Expr*> out;
     for (const LetDesc& let : r.lets) out.push_back(&let.value);
     for (const Expr& e : r.select) out.push_back(&e);
-    for (const Expr* e : {&r.column, &r.src, &r.dst})
+    for (const Expr* e : {&r.column, &r.src, &r.dst, &r.skip_null_at})
       if (!e->empty()) out.push_back(e);
     if (which == BoundaryKind::kThresholds && !r.ops.empty()) out.push_back(&r.ops);
     return out;

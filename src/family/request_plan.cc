@@ -120,6 +120,17 @@ class RequestRun {
       const bool writes = m_.op != BlockOpKind::kStore;
       int64_t src = kPad, dst = kPad, col;
       bool done = selected;
+      if (done && !m_.skip_null_at.empty()) {
+        // Another column's entry decides (a chunk whose last block is null
+        // is skipped whole): a null id there, or no entry, cancels it.
+        if (!Eval(m_.skip_null_at, "skip_null_at", r, &col, err)) return false;
+        if (col < 0 || col >= width) {
+          done = false;
+        } else {
+          v_[FamilyDesc::kIndex] = table_.at(row, static_cast<int32_t>(col));
+          done = !Test(m_.null_index, v_);
+        }
+      }
       if (done && reads) {
         if (!Eval(m_.src, "src", r, &col, err)) return false;
         done = Entry(row, col, width, &src);
@@ -225,6 +236,7 @@ void ForEachRequestColumn(const FamilyDesc& desc, const RequestDesc& request, co
       }
       for (const Expr& s : request.select) ok = ok && s.Evaluate(v.data(), &holds, &error) && holds != 0;
       if (!ok) continue;
+      if (!request.skip_null_at.empty() && request.skip_null_at.Evaluate(v.data(), &col, &error)) fn(r, col, true);
       if (!request.src.empty() && request.src.Evaluate(v.data(), &col, &error)) fn(r, col, true);
       if (!request.dst.empty() && request.dst.Evaluate(v.data(), &col, &error)) fn(r, col, false);
     }

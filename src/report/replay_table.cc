@@ -1,5 +1,6 @@
 #include "report/replay_table.h"
 
+#include <algorithm>
 #include <iterator>
 #include <map>
 #include <set>
@@ -89,10 +90,17 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
     const std::vector<int64_t>& kernel = run.kernel[gi].engine[o];
     const std::vector<int64_t>& reference = run.reference[gi][o];
     if (run.output_names[gi].size() > 1) out << " output " << name << ":\n";
-    out << "  token   req       pos   block     kernel  reference  invariants\n";
-    const bool every = all_tokens || s.batch.num_tokens <= kReplayEveryToken;
+    // A per-token output has a row per token; a per-request kind's, a row
+    // per element (num_reqs * ops of them, as many as the batch has tokens
+    // or not), which has no position.
+    const bool per_request = facts.ops_per_request > 0;
+    const int64_t n = static_cast<int64_t>(
+        std::min({kernel.size(), reference.size(), run.request_of_token[gi].size()}));
+    out << (per_request ? "  elem    req       pos   block     kernel  reference  invariants\n"
+                        : "  token   req       pos   block     kernel  reference  invariants\n");
+    const bool every = all_tokens || n <= kReplayEveryToken;
     int64_t skipped = 0, skipped_hits = 0;
-    for (int64_t t = 0; t < s.batch.num_tokens; ++t) {
+    for (int64_t t = 0; t < n; ++t) {
       if (!every && !shown_hits.count(t)) {
         ++(hits.count(t) ? skipped_hits : skipped);
         continue;
@@ -106,7 +114,10 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
       std::string inv;
       for (const std::string& i : hits[t]) inv += (inv.empty() ? "" : ",") + i;
       out << Pad(std::to_string(t), 7) << Pad(r >= 0 ? std::to_string(r) : "-", 6)
-          << Pad(std::to_string(s.batch.positions[t]), 10) << Pad(block, 8)
+          << Pad(per_request || t >= static_cast<int64_t>(s.batch.positions.size()) ? "-"
+                                                                                     : std::to_string(s.batch.positions[t]),
+                 10)
+          << Pad(block, 8)
           << Pad(Cell(kernel[t]), 11) << Pad(Cell(reference[t]), 11)
           << (kernel[t] != reference[t] ? " *" : "  ") << inv << "\n";
     }
@@ -119,8 +130,8 @@ void PrintReplayGroup(const Scenario& s, size_t gi, const ScenarioRun& run, bool
     // Blocks written, per request: "!" marks the null block.
     out << "  blocks written by the kernel (block:tokens, ! = null block):\n";
     std::map<int32_t, std::map<int64_t, int64_t>> written;
-    for (int64_t t = 0; t < s.batch.num_tokens; ++t)
-      if (kernel[t] >= 0 && KernelMaps(facts, t))
+    for (int64_t t = 0; t < n; ++t)
+      if (kernel[t] >= 0 && (per_request || KernelMaps(facts, t)))
         written[run.request_of_token[gi][t]][kernel[t] / facts.slots_per_entry]++;
     // A request is plain when it is live and wrote no null-block entry:
     // past kReplayFoldRequests of them in a row, the run is one line.

@@ -170,5 +170,61 @@ TEST(RequestPlanTest, ColumnsTheGeneratorSizesRowsBySkipDummies) {
   EXPECT_EQ((std::vector<std::tuple<int32_t, int64_t, bool>>{{0, 1, true}, {0, 2, false}}), seen);
 }
 
+// Stores in chunks of two blocks: a chunk is kept when its last block is
+// real (skip_null_at), and inside it each null block is dropped.
+const char* kChunkStoreText = R"j({
+  "slotguard_family": 1, "kind": "block_op", "name": "t_chunks", "meaning": "m",
+  "params": [{"name": "bpc", "meaning": "blocks per chunk", "min": 1, "example": 2}],
+  "op": "store", "ops": "width", "let": {"chunk": "op / bpc"}, "select": ["chunk < width / bpc"], "src": "op",
+  "skip_null_at": "chunk * bpc + bpc - 1",
+  "dummy": "pad", "range": "pad", "null_index": "index == 0", "skip_null_src": true,
+  "null_page": "pristine"})j";
+
+TEST(RequestPlanTest, SkipNullAtCancelsAWholeChunkWhoseLastBlockIsNull) {
+  const FamilyDesc d = Load(kChunkStoreText);
+  // bpc 2. r0 row [4, 0, 0, 6, 7, 8]: chunk 0's last block (column 1) is 0,
+  // so block 4 is not stored; chunk 1 keeps 6 and drops its null column 2;
+  // chunk 2 stores 7 and 8. r1 row [9, 10, 11, 0, 12, 13]: chunk 1's last
+  // block is 0: 11 is not stored. r2 row of width 5 [1, 2, 3, 5, 6]: 5 / 2 =
+  // 2 chunks, column 4 is in no chunk (the select).
+  Batch b = MakeBatch({0, 1, 2, 3}, {4, 4, 4}, {0, 1, 2});
+  BlockTable t = MakeTable(3, 6, {4, 0, 0, 6, 7, 8, 9, 10, 11, 0, 12, 13, 1, 2, 3, 5, 6, 0});
+  t.lengths = {6, 6, 5};
+  Interpretation out = Interp(d, {2}, b, t);
+  ASSERT_EQ(1u, out.slots.size());
+  EXPECT_EQ((std::vector<int64_t>{-1, -1, -1, 6, 7, 8, 9, 10, -1, -1, 12, 13, 1, 2, 3, 5, -1, -1}), out.slots[0]);
+  EXPECT_EQ(kFactMarker, out.facts[0][0]);  // no store of block 4: an implementation must give -1 there
+  // With one block per chunk the test is each block's own: block 4 is stored.
+  Interpretation one = Interp(d, {1}, b, t);
+  EXPECT_EQ(4, one.slots[0][0]);
+  // The column it reads sizes the generator's rows, as a source does.
+  std::vector<int64_t> cols;
+  ForEachRequestColumn(d, d.request, {3}, MakeBatch({0, 1}, {4}, {0}), 6,
+                       [&](int32_t, int64_t col, bool source) { if (source) cols.push_back(col); });
+  // bpc 3, width 6: ops 0..5, chunks 0 and 1: for each op its chunk's last column, then the op's own.
+  EXPECT_EQ((std::vector<int64_t>{2, 0, 2, 1, 2, 2, 5, 3, 5, 4, 5, 5}), cols);
+}
+
+TEST(RequestPlanTest, SkipNullAtIsAFormulaOfTheOperationNotOfAToken) {
+  std::string text = kChunkStoreText;
+  text.replace(text.find("chunk * bpc + bpc - 1"), 21, "pos / bpc");
+  FamilyDesc d;
+  std::string err;
+  EXPECT_FALSE(ParseFamilyDescription(text, "t.json", &d, &err));
+  EXPECT_NE(std::string::npos, err.find("t.json:/skip_null_at")) << err;
+  EXPECT_NE(std::string::npos, err.find("pos")) << err;
+  // A variant drops the test with false: block 4 of a null-ended chunk is then stored.
+  std::string unfiltered = kChunkStoreText;
+  unfiltered.replace(unfiltered.rfind('}'), 1, R"j(, "variants": [{"name": "v", "meaning": "m", "set": {"skip_null_at": false}}]})j");
+  const FamilyDesc u = Load(unfiltered.c_str());
+  ASSERT_EQ(1u, u.variants.size());
+  EXPECT_TRUE(u.variants[0].request.skip_null_at.empty());
+  EXPECT_FALSE(u.request.skip_null_at.empty());
+  FamilyDesc as_variant = u;
+  as_variant.request = u.variants[0].request;
+  Interpretation out = Interp(as_variant, {2}, MakeBatch({0, 1}, {4}, {0}), MakeTable(1, 2, {4, 0}));
+  EXPECT_EQ((std::vector<int64_t>{4, -1}), out.slots[0]);
+}
+
 }  // namespace
 }  // namespace slotguard

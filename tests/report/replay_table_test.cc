@@ -2,6 +2,7 @@
 #include "report/replay_table.h"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -38,6 +39,39 @@ TEST(ReplayTableTest, AFaultedGroupHasNoTable) {
   PrintReplayGroup(s, 0, run, false, out);
   EXPECT_EQ("\ngroup " + s.groups[0].name + ": no outputs: the worker process killed by SIGSEGV (Segmentation fault)\n",
             out.str());
+}
+
+// A per-request kind's output has num_reqs * ops elements, not a slot per
+// token: the table has a row per element (here 2 requests * 9 stores = 18,
+// for 35 tokens), with no position. It once walked the tokens and read past
+// the outputs, and crashed on a group whose rows are empty.
+TEST(ReplayTableTest, APerRequestOutputHasARowPerElement) {
+  Scenario s = LoadTestScenario(kScenarios + "/engines/vllm_offload_store/o12-chunks-of-three.json");
+  ASSERT_EQ(35, s.batch.num_tokens);
+  const ScenarioRun run = RunWholeOnHost(s);
+  ASSERT_EQ(18u, run.kernel[0].engine[0].size());
+  std::ostringstream out;
+  PrintReplayGroup(s, 0, run, true, out);
+  std::istringstream lines(out.str());
+  std::string line;
+  std::vector<std::string> rows;
+  while (std::getline(lines, line))
+    if (line.size() > 7 && line[0] == ' ' && std::isdigit(static_cast<unsigned char>(line[6]))) rows.push_back(line);
+  ASSERT_EQ(18u, rows.size()) << out.str();
+  EXPECT_NE(std::string::npos, out.str().find("  elem    req       pos   block")) << out.str();
+  // Element 3 is request 0's operation 3: chunk 1 is skipped whole (no store: PAD).
+  EXPECT_EQ("      3     0         -       -        PAD        PAD  ", rows[3]);
+  // Element 9 is request 1's operation 0: block 10 stored.
+  EXPECT_EQ("      9     1         -      10         10         10  ", rows[9]);
+  // Empty rows: no store at all, no row in the table, and no crash.
+  for (Group& g : s.groups) {
+    g.table.width = 0;
+    g.table.entries.clear();
+  }
+  const ScenarioRun empty = RunWholeOnHost(s);
+  std::ostringstream none;
+  PrintReplayGroup(s, 0, empty, true, none);
+  EXPECT_EQ(std::string::npos, none.str().find("\n      0 ")) << none.str();
 }
 
 TEST(ReplayTableTest, TheReplayEndsWithTheScenarioLine) {

@@ -20,7 +20,9 @@ lies in [start, num_chunks):
   same rule at seq_len - q, never below the prompt's chunks);
 - a sliding-window group stores only the reachable chunks of each
   alignment segment;
-- the null block (0) is skipped; -1 where no block is stored, and for a dummy.
+- a chunk whose last block is the null block (0) is skipped whole, and
+  inside a kept chunk each null block is skipped on its own; -1 where no
+  block is stored, and for a dummy.
 
 Every division is C's (truncating), as the description's formulas are.
 """
@@ -88,8 +90,13 @@ def run(call):
         if int(idx[r]) < 0 or row < 0:
             continue
         q = int(qsl[r + 1]) - int(qsl[r])
+        base = row * call.block_table_row_stride
+        bpc = p["blocks_per_chunk"]
         for k, stored in enumerate(store_columns(int(call.seq_lens[r]), q, width, p)):
-            block = int(call.block_table[row * call.block_table_row_stride + k]) if stored else 0
+            last = (k // bpc) * bpc + bpc - 1  # the chunk's last block decides for the whole chunk
+            if not stored or last >= width or int(call.block_table[base + last]) == 0:
+                continue
+            block = int(call.block_table[base + k])
             if block != 0:
                 out[r * ops + k] = block
 

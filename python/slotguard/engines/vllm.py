@@ -624,8 +624,8 @@ def run_offload_store(call, fns, ops, options):
     """The store list of one scheduler step, as OffloadingConnectorScheduler.build_connector_meta builds it
     (scheduler.py:1458): _build_store_jobs (scheduler.py:1229-1422) over every scheduled request, its
     source blocks in GPULoadStoreSpec(src_block_ids) (:1375-1377). Host-side Python: it runs on either
-    device. The adapter's setting: one full-attention group, blocks_per_chunk 1 (an offloaded chunk is one
-    GPU block), no token cap; request r has seq_lens[r] tokens, all of them scheduled or computed
+    device. The adapter's setting: one group with the description's parameters (blocks_per_chunk, the
+    sliding window's alignment, the caps); request r has seq_lens[r] tokens, all of them scheduled or computed
     (num_computed = seq_len - q), a hash per full block (update_offload_keys, :351-365), its row as its
     block ids, and the chunks stored up to its computed tokens at the previous step (next_stored_chunk_idx
     = storable_chunks(num_computed), as :1371-1373 and advance_stored_idx :405-415 leave it). Operation k
@@ -676,8 +676,8 @@ def run_offload_store(call, fns, ops, options):
         req = types.SimpleNamespace(request_id=r, status="RUNNING", is_finished=lambda: False,
                                     num_computed_tokens=computed, num_tokens=known, num_prompt_tokens=prompt,
                                     # a hash per full block of the known tokens; past the row's W blocks none
-                                    # is read (storable_chunks caps at the allocated blocks, :398-403)
-                                    block_hashes=list(range(min(known // bs, W + bpc))))
+                                    # is read (storable_chunks caps at W // bpc chunks of bpc blocks, :398-403)
+                                    block_hashes=list(range(min(known // bs, W))))
         state = types.SimpleNamespace(offload_keys=[], block_ids=[int(b) for b in rows[r]], next_stored_chunk_idx=0,
                                       num_hit_chunks=0)
         status = types.SimpleNamespace(config=config, req=req, req_context=None, group_states=(state,),
