@@ -416,6 +416,11 @@ bool FamilyReader::LoadParam(const json& v, const std::string& ptr, size_t index
     if (!Require(v, ptr, "family", "the family of the group it names", &f) ||
         !String(*f, JsonChild(ptr, "family"), "a family name", &p.family))
       return false;
+    // A group that reads another group is read by none (no chains): a
+    // family that links to itself names groups that could never be read.
+    if (p.family == d->name)
+      return Fail(JsonChild(ptr, "family"), "a group parameter names the family itself (" + QuoteName(p.family) + ")",
+                  "another family: a group that reads another group's output is never read by one (no chain, no cycle)");
     if (Find(v, "default"))
       return Fail(JsonChild(ptr, "default"), "a group parameter has no default",
                   "no 'default' (a scenario may leave it out)");

@@ -65,6 +65,20 @@ TEST(DerivedEntryTest, TheLoaderRefusesAnEntryItCannotDerive) {
             Error(kDerive + R"(, "variants": [{"name": "v", "meaning": "m", "set": {"entry": "0"}}])"));
 }
 
+TEST(DerivedEntryTest, AFamilyDerivesFromAnotherFamily) {
+  // kHead's family is "x": a source of family x would read another group itself.
+  FamilyDesc d;
+  std::string err;
+  EXPECT_FALSE(ParseFamilyDescription(
+      R"({"slotguard_family": 1, "name": "x", "meaning": "m",
+          "params": [{"name": "src", "type": "group", "family": "x", "meaning": "s"}], )" +
+          std::string(R"("gate": {"group": "src"}, "entry": "linked", "offset": "0", "page": "1"})"),
+      "f.json", &d, &err));
+  EXPECT_EQ("f.json:/params/0/family: a group parameter names the family itself ('x'); expected another family: a "
+            "group that reads another group's output is never read by one (no chain, no cycle)",
+            err);
+}
+
 TEST(DerivedEntryTest, EqualsNamesAnEarlierGroupParameter) {
   const std::string head = R"("slotguard_family": 1, "name": "x", "meaning": "m", "params": [)";
   auto error = [&](const std::string& params) {
@@ -183,6 +197,30 @@ TEST_F(DerivedScenarioTest, TheSourceIsNamedSharesItsTableAndItsBlock) {
             Error(R"("src": "hs", "logical_block_size": 8, "compress_ratio": 4, "block_table": [[7, 3]])"));
   EXPECT_EQ("s.json:/groups/1/src: no group named 'kw', did you mean 'kv'?; expected the name of a paged group: kv",
             Error(R"("src": "kw", "logical_block_size": 8, "compress_ratio": 4, "block_table": [[7, 3]])"));
+}
+
+// A cycle: two derived families, each deriving from the other's groups.
+// Each group's source reads another group itself, which the loader refuses.
+TEST_F(DerivedScenarioTest, ACycleOfDerivedGroupsIsRefused) {
+  for (const char* pair : {"cyc_a", "cyc_b"}) {
+    const std::string other = std::string(pair) == "cyc_a" ? "cyc_b" : "cyc_a";
+    std::string err;
+    ASSERT_TRUE(RegisterFamilyText(std::string(R"({"slotguard_family": 1, "name": ")") + pair + R"(", "meaning": "m",
+        "params": [{"name": "src", "type": "group", "family": ")" + other + R"(", "meaning": "s"}],
+        "gate": {"group": "src"}, "entry": "linked", "offset": "0", "page": "1"})",
+                                   std::string(pair) + ".json", &err))
+        << err;
+  }
+  const std::string text = R"({"slotguard": 2, "name": "n", "num_blocks": 8,
+      "batch": {"query_start_loc": [0, 1], "positions": [3]},
+      "groups": [{"name": "a", "kernel": "cyc_a", "src": "b", "block_table": [[7]]},
+                 {"name": "b", "kernel": "cyc_b", "src": "a", "block_table": [[7]]}]})";
+  Scenario s;
+  std::string err;
+  EXPECT_FALSE(ParseScenario(text, "s.json", LoadLimits(), &s, &err));
+  EXPECT_EQ("s.json:/groups/0/src: group 'b' reads another group itself; expected a cyc_b group in this scenario "
+            "(there is none) (one that reads no other)",
+            err);
 }
 
 }  // namespace

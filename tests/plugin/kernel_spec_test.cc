@@ -446,7 +446,7 @@ TEST(KernelSpecTest, SpecTwoErrorsNameFilePointerAndExpectation) {
        "block_table_rows_by_idx_mapping, num_groups, block_size, kernel_block_size, dcp_world, dcp_rank, "
        "dcp_interleave, enabled, kpool, ring, compress_ratio, capacity, ring_block_size, num_query_per_req, "
        "max_model_len, page_size, tokens_per_block, sink_tokens, attention_window, one_more_block, lookahead, "
-       "align, spec, num_accepted, cache_all, and 10 more"},
+       "align, spec, num_accepted, logical_block_size, and 13 more"},
       {kHead2 + R"("params": [], "specializations": {})" + kTail,
        "k.json:/specializations: wrong type; expected an array of specializations, got an object"},
       {kHead2 + R"("params": [], "specializations": [])" + kTail,
