@@ -1025,7 +1025,15 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
     b.s.groups.push_back(std::move(g));
   }
   if (high_ids != Op::kCount && b.next_block > b.first_block) b.Note(high_ids);  // some block was handed out
-  if (options.inconsistent && choices.Chance(40)) b.Faults();
+  if (options.inconsistent && choices.Chance(40)) {
+    b.Faults();
+    // A fault in a source's table is its derived group's too: one table.
+    for (Group& g : b.s.groups) {
+      const int32_t source = FamilyModel(g.family).derived_from();
+      const int linked = source >= 0 ? LinkedGroupIndex(b.s, g, source) : -1;
+      if (linked >= 0) g.table = b.s.groups[static_cast<size_t>(linked)].table;
+    }
+  }
   // The pool: every manager block id used (a manager block holds a hybrid
   // group's kernel blocks).
   b.s.num_blocks = static_cast<int32_t>(std::min<int64_t>(b.next_block + 1, kInt32Max));
