@@ -652,6 +652,41 @@ def test_gather_block_tables_skips_a_padded_row_before_a_live_one(tmp_path):
 # What a binding says when the tree lacks what it binds.
 
 
+HISPARSE = {"vllm/v1/kv_offload/sparse/hisparse_runtime.py": '''
+    import numpy
+
+    def _compress_hisparse_slot_mapping_kernel():
+        pass
+
+    def compress_hisparse_slot_mapping(source, positions, *, logical_block_size, storage_block_size,
+                                       compress_ratio, out=None):
+        RECORD.update(source=source.tolist(), positions=positions.tolist(), L=logical_block_size,
+                      S=storage_block_size, cr=compress_ratio)
+        num_tokens = min(source.size, positions.size)    # hisparse_runtime.py:106 (d10b2d53)
+        out.fill(-1)                                      # :109
+        for t in range(num_tokens):                       # :86-93 (sources >= 0: C and numpy division agree)
+            if source[t] >= 0 and (positions[t] + 1) % compress_ratio == 0:
+                out[t] = (source[t] // logical_block_size * storage_block_size
+                          + source[t] % logical_block_size // compress_ratio)
+        return out[:num_tokens]
+'''}
+
+
+def test_hisparse_compressed_argument_mapping(tmp_path):
+    # The source is the linked group's output (common_slot_mapping); L 8, cr 4, S 2: t1 at position 11 keeps
+    # 27 // 8 * 2 + 3 // 4 = 6, t2 at 3 keeps 43 // 8 * 2 + 3 // 4 = 10; t0 is no boundary, t3's source is PAD.
+    call = make_call([0, 2, 3], [10, 11, 3, 0], [12, 4], [0, 1], [[7, 3], [5, 6]], 2,
+                     params={"src": 0, "logical_block_size": 8, "manager_block_size": 8, "compress_ratio": 4,
+                             "storage_block_size": 2})
+    call.common_slot_mapping = np.array([26, 27, 43, -1], dtype=np.int64)
+    record = run_binding(tmp_path, "vllm_hisparse_compressed", HISPARSE, call)
+    assert record == {"source": [26, 27, 43, -1], "positions": [10, 11, 3, 0], "L": 8, "S": 2, "cr": 4}
+    assert list(call.slot_mapping) == [-1, 6, 10, -1]
+    call.common_slot_mapping = None
+    with pytest.raises(Skip, match="no source group"):
+        run_binding(tmp_path, "vllm_hisparse_compressed", HISPARSE, call)
+
+
 def test_a_missing_function_is_one_line_naming_it_the_path_and_the_version(tmp_path):
     root = write_tree(tmp_path, {"vllm/v1/worker/gpu/spec_decode/dflash/speculator.py": "def other():\n    pass\n",
                                  "COMMIT": "0123456789abcdef0123456789abcdef01234567\n"})
@@ -705,8 +740,12 @@ def test_each_description_names_what_its_binding_binds():
     for family, binding in BINDINGS.items():
         with open(os.path.join(ROOT, "families", family + ".json")) as f:
             engine = json.load(f)["engine"]
-        assert engine["repo"] == "vllm-project/vllm"
+        assert engine["repo"] in VLLM_REPOS
         assert engine["bind"] == binding.path + ":" + binding.function, family
+
+
+# vLLM's repository, and the fork whose HiSparse stack vllm_hisparse_compressed reads (d10b2d53).
+VLLM_REPOS = ("vllm-project/vllm", "MatthewBonanni/vllm")
 
 
 # vLLM families with no binding yet, and why.
@@ -725,7 +764,7 @@ def test_every_shipped_vllm_family_has_a_binding():
     shipped = set()
     for name in os.listdir(os.path.join(ROOT, "families")):
         with open(os.path.join(ROOT, "families", name)) as f:
-            if json.load(f).get("engine", {}).get("repo") == "vllm-project/vllm":
+            if json.load(f).get("engine", {}).get("repo") in VLLM_REPOS:
                 shipped.add(name[:-5])
     assert shipped - UNBOUND == set(BINDINGS)
     assert not UNBOUND & set(BINDINGS), "a bound family is still listed as unbound"

@@ -39,6 +39,11 @@ struct ParamDesc {
   int64_t example = 1;  // a typical value (docs, the bench scenario)
   bool shrinks = false;  // the minimizer halves it towards min while the finding fires
   std::string family;   // kGroup: the family of the group it names
+  // "equals": "P.NAME": the value of parameter NAME of the group that group
+  // parameter P names (a derived group's logical block is its source's page);
+  // equals_link < 0: none.
+  int32_t equals_link = -1;
+  std::string equals_param;
   std::string pointer;  // "/params/2", for messages
 
   std::string top_key() const { return key.substr(0, key.find('/')); }
@@ -159,6 +164,12 @@ struct MappingDesc {
   std::vector<LetDesc> lets;  // in an order where each reads only earlier ones
   std::vector<Expr> select;
   Expr column;
+  // `entry`: per token, the entry the token maps through, computed from the
+  // gate's linked group's slot (`linked`) instead of read from the table (a
+  // group derived from another group's output: vLLM's HiSparse compressed
+  // slots). Empty: the table read at `column`.
+  Expr entry;
+  bool derived() const { return !entry.empty(); }
   // `reads`: per token, the columns [from, to] of its row that its attention
   // reads unmasked, which must hold real blocks (window_reads); empty: none.
   Expr reads_from, reads_to;

@@ -47,7 +47,7 @@ const std::vector<std::string> kTopKeys = {"slotguard_family", "name",        "m
                                            "engine",           "kind",        "one_token_per_request",
                                            "params",           "constraints", "variants"};
 const std::vector<std::string> kParamKeys = {"name", "key", "type", "meaning", "min", "max", "default",
-                                             "divides", "example", "shrinks", "family"};
+                                             "divides", "example", "shrinks", "family", "equals"};
 // "bind" ("PATH:NAME"): what python -m slotguard.engines compiles from the
 // engine's tree and calls (docs/conformance.md); the binary checks it is a
 // string and has no other use for it. "cite" stays last (LoadEngine).
@@ -159,6 +159,10 @@ bool FamilyReader::ParseFormula(const json& v, const std::string& ptr, Scope sco
         ok = var != FamilyDesc::kEntry && var != FamilyDesc::kLinked && var != FamilyDesc::kIndex &&
              var != FamilyDesc::kOp;
         allowed = "a token's variables, the parameters and the lets (entry and linked come later)";
+        break;
+      case Scope::kDerived:
+        ok = var != FamilyDesc::kEntry && var != FamilyDesc::kIndex && var != FamilyDesc::kOp;
+        allowed = "linked, a token's variables, the parameters and the lets";
         break;
       case Scope::kEntry:
         ok = var != FamilyDesc::kLinked && var != FamilyDesc::kIndex && var != FamilyDesc::kOp;
@@ -300,11 +304,11 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
       if (!Object(*f, set_ptr, "an object of knobs to replace")) return false;
       // What a variant cannot change: the buffers and the addressing the
       // reference and the invariants share with it.
-      for (const char* fixed : {"let", "outputs", "page", "manager_page", "min_width", "reads", "op", "ops"})
+      for (const char* fixed : {"let", "outputs", "page", "manager_page", "min_width", "reads", "op", "ops", "entry"})
         if (f->contains(fixed))
           return Fail(JsonChild(set_ptr, fixed), std::string("a variant cannot change '") + fixed + "'",
-                      "other knobs (the outputs, the pages, the row width, the reads, the operations and the lets "
-                      "are the family's)");
+                      "other knobs (the outputs, the pages, the row width, the reads, the operations, the lets "
+                      "and a derived entry are the family's)");
       if (!CheckKeys(*f, set_ptr, knobs)) return false;
       if (f->empty()) return Fail(set_ptr, "a variant that changes nothing", "at least one knob to replace");
       variant.mapping = d->mapping;
@@ -402,7 +406,7 @@ bool FamilyReader::LoadParam(const json& v, const std::string& ptr, size_t index
       !String(*f, JsonChild(ptr, "meaning"), "what it means, in one line", &p.meaning))
     return false;
   const bool number = p.is_int();
-  for (const char* key : {"min", "max", "divides", "example", "shrinks"})
+  for (const char* key : {"min", "max", "divides", "example", "shrinks", "equals"})
     if (!number && Find(v, key))
       return Fail(JsonChild(ptr, key), std::string("'") + key + "' applies to integer parameters only",
                   "no '" + std::string(key) + "' on a " + (p.type == ParamType::kBool ? "bool" : "group") + " parameter");
@@ -412,6 +416,11 @@ bool FamilyReader::LoadParam(const json& v, const std::string& ptr, size_t index
     if (!Require(v, ptr, "family", "the family of the group it names", &f) ||
         !String(*f, JsonChild(ptr, "family"), "a family name", &p.family))
       return false;
+    // A group that reads another group is read by none (no chains): a
+    // family that links to itself names groups that could never be read.
+    if (p.family == d->name)
+      return Fail(JsonChild(ptr, "family"), "a group parameter names the family itself (" + QuoteName(p.family) + ")",
+                  "another family: a group that reads another group's output is never read by one (no chain, no cycle)");
     if (Find(v, "default"))
       return Fail(JsonChild(ptr, "default"), "a group parameter has no default",
                   "no 'default' (a scenario may leave it out)");
@@ -453,6 +462,25 @@ bool FamilyReader::LoadParam(const json& v, const std::string& ptr, size_t index
                   earlier.empty() ? "an earlier integer parameter (there is none)" : "one of " + JoinNames(earlier));
     }
     if (p.min < 1) return Fail(JsonChild(ptr, "min"), "a divisor may be 0", "min >= 1 beside 'divides'");
+  }
+  if ((f = Find(v, "equals"))) {
+    // "P.NAME": parameter NAME of the group that the earlier group parameter P names.
+    std::string text2;
+    if (!String(*f, JsonChild(ptr, "equals"), "GROUP_PARAM.NAME", &text2)) return false;
+    const size_t dot = text2.find('.');
+    std::vector<std::string> links;
+    for (size_t j = 0; j < index; ++j)
+      if (d->params[j].type == ParamType::kGroup) links.push_back(d->params[j].name);
+    const std::string link = text2.substr(0, dot);
+    const int32_t target = d->FindParam(link);
+    if (dot == std::string::npos || !Identifier(text2.substr(dot + 1)))
+      return Fail(JsonChild(ptr, "equals"), "bad reference " + QuoteName(text2),
+                  "GROUP_PARAM.NAME: a parameter of the group an earlier group parameter names");
+    if (target < 0 || target >= static_cast<int32_t>(index) || d->params[target].type != ParamType::kGroup)
+      return Fail(JsonChild(ptr, "equals"), "no earlier group parameter " + QuoteName(link) + DidYouMean(link, links),
+                  links.empty() ? "an earlier group parameter (there is none)" : "one of " + JoinNames(links));
+    p.equals_link = target;
+    p.equals_param = text2.substr(dot + 1);
   }
   p.example = std::max<int64_t>(p.min, 1);
   if ((f = Find(v, "example"))) {
@@ -618,8 +646,11 @@ bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool varia
   auto at = [&](const char* key) { return JsonChild(ptr, key); };
   // Optional formulas a variant may remove with null.
   auto removed = [&](const char* key) { return variant && (v = Find(obj, key)) && v->is_null(); };
+  // A derived mapping (`entry` over `linked`) lets its per-token knobs read `linked` too.
+  const bool derived = m->derived() || Find(obj, "entry");
+  const Scope token = derived ? Scope::kDerived : Scope::kToken;
   if (!variant && (v = Find(obj, "let"))) {
-    if (!Object(*v, at("let"), "an object of name: formula") || !LoadLets(*v, at("let"), Scope::kToken, &m->lets))
+    if (!Object(*v, at("let"), "an object of name: formula") || !LoadLets(*v, at("let"), token, &m->lets))
       return false;
   }
   if ((v = Find(obj, "rows"))) {
@@ -634,8 +665,16 @@ bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool varia
     if (!Name(*v, at("dummy"), "dummy rule", kDummyNames, &text)) return false;
     m->dummy = IndexOf<DummyRule>(kDummyNames, text);
   }
-  if ((v = Find(obj, "select")) && !Formulas(*v, at("select"), Scope::kToken, &m->select)) return false;
-  if ((v = Find(obj, "column"))) {
+  if ((v = Find(obj, "select")) && !Formulas(*v, at("select"), token, &m->select)) return false;
+  if (derived) {
+    // No table read: the entry comes from the linked group's slot. The
+    // knobs that say how a row is read contradict it.
+    if (!variant && !Formula(*Find(obj, "entry"), at("entry"), Scope::kDerived, &m->entry)) return false;
+    for (const char* key : {"column", "rows", "range", "min_width", "reads"})
+      if (Find(obj, key))
+        return Fail(at(key), std::string("\"") + key + "\" beside \"entry\": a derived entry reads no table column",
+                    "either \"entry\" (from the linked group's slot) or \"column\" and the row's knobs");
+  } else if ((v = Find(obj, "column"))) {
     if (!Formula(*v, at("column"), Scope::kToken, &m->column)) return false;
   } else if (!variant) {
     return Fail(ptr, "missing required key", "\"column\": the table column a token reads", "no key 'column'");
@@ -668,7 +707,7 @@ bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool varia
     return false;
   }
   if ((v = Find(obj, "offset"))) {
-    if (!Formula(*v, at("offset"), Scope::kToken, &m->offset)) return false;
+    if (!Formula(*v, at("offset"), token, &m->offset)) return false;
   } else if (!variant) {
     return Fail(ptr, "missing required key", "\"offset\": the slot within the entry's page", "no key 'offset'");
   }
@@ -871,6 +910,9 @@ bool FamilyReader::CheckMapping(const std::string& ptr, const MappingDesc& m) {
                                             : at("writer"),
                     "a writer writes through a group that has no cache (\"null_page\": \"no_cache\")",
                     "\"writer\": \"none\"");
+  if (m.derived() && !m.gate.present() && ptr.empty())  // a variant may drop the gate's test
+    return Fail(at("entry"), "a derived entry without a \"gate\": nothing names the group whose slot it reads",
+                "\"gate\": {\"group\": P} naming the group parameter of the source group");
   if (m.owner == OwnerRule::kLastRequest && m.tail_from == TailFrom::kRealTokens)
     return Fail(at("owner"), "tokens past qsl[R] belong to the last request, but the tail starts at qsl[R]",
                 "\"tail\": {\"from\": \"num_actual_tokens\"} beside \"owner\": \"last_request\"");

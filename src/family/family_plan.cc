@@ -19,7 +19,8 @@ constexpr int64_t kMinLaneTokens = 4;
 
 /// The fixed variables a token sets (the others are set per request).
 bool TokenVariable(int32_t var) {
-  return var == FamilyDesc::kT || var == FamilyDesc::kI || var == FamilyDesc::kPos || var == FamilyDesc::kLp;
+  return var == FamilyDesc::kT || var == FamilyDesc::kI || var == FamilyDesc::kPos || var == FamilyDesc::kLp ||
+         var == FamilyDesc::kLinked;  // a derived mapping's lets and selects read the linked slot
 }
 
 bool GroupFormula(const Expr& e, const std::vector<int64_t>& vars, const char* knob, int64_t* value,
@@ -57,6 +58,7 @@ struct BoundMapping {
   std::vector<BoundLet> lets;  // parallel to mapping.lets
   std::vector<Step> select;
   Step column, offset, entry_map, pad_entry, gate;
+  Step entry;  // a derived mapping's entry over `linked`; empty: the table read
   Step reads_from, reads_to;  // always per token; empty without `reads`
   std::vector<std::vector<Step>> output_select;
 
@@ -78,6 +80,7 @@ struct BoundMapping {
   FormulaProgram column_only;
   FormulaProgram token;                 // per-token lets, selects, then the column
   FormulaProgram entry_map_program, pad_entry_program, gate_program, offset_program;
+  FormulaProgram entry_program;  // a derived mapping's entry, into FamilyDesc::kEntry
   /// The token program over lanes (formula_program.h), and the offset with
   /// it where the offset reads no entry; lanes_ok() false when it cannot.
   FormulaProgram lanes;
@@ -140,6 +143,7 @@ void CompilePrograms(size_t variables, BoundMapping* b) {
   lets(true, &b->token);
   selects(b->select, true, &b->token);
   if (!b->column.empty()) b->token.Assign(b->column.expr, b->column_reg, column, regs);
+  if (!b->entry.empty()) b->entry_program.Assign(b->entry.expr, FamilyDesc::kEntry, knob("entry", b->entry.expr), regs);
   const int32_t entry_map_knob = knob("entry_map", b->entry_map.expr);
   const int32_t pad_entry_knob = knob("pad_entry", b->pad_entry.expr);
   const int32_t gate_knob = knob("gate", b->gate.expr);
@@ -269,6 +273,7 @@ std::shared_ptr<const BoundMapping> BindMapping(const FamilyDesc& desc, const Ma
   out->select = selects(m.select);
   out->column = step(m.column);
   out->offset = step(m.offset);
+  out->entry = step(m.entry, true);
   out->entry_map = step(m.entry_map, true);
   out->pad_entry = step(m.pad_entry, true);
   out->gate = step(m.gate.test, true);
@@ -301,6 +306,7 @@ std::vector<int32_t> ReadGroupVariables(const MappingDesc& m) {
   for (const LetDesc& l : m.lets) add(l.value);
   for (const Expr& e : m.select) add(e);
   add(m.column);
+  add(m.entry);
   add(m.offset);
   add(m.entry_map);
   add(m.pad_entry);
@@ -343,6 +349,7 @@ struct BindKeyHash {
 /// batch. Writes the lets' constant values into *vars as BindMapping does.
 std::shared_ptr<const BoundMapping> Bound(const FamilyDesc& desc, const MappingDesc& m, std::vector<int64_t>* vars) {
   std::weak_ptr<const void> lifetime = m.column.Lifetime();
+  if (lifetime.expired()) lifetime = m.entry.Lifetime();
   if (lifetime.expired()) lifetime = m.offset.Lifetime();
   if (lifetime.expired()) return BindMapping(desc, m, vars);  // nothing to tell its formulas apart by
   using Key = std::pair<const MappingDesc*, std::vector<int64_t>>;
@@ -603,10 +610,21 @@ class Run {
   /// One token, one formula at a time.
   bool Token(const Where& at, int64_t t, std::string* err) {
     if (!TokenVars(at, t, err)) return false;
+    if (m_.derived()) {
+      // A derived entry is the linked group's slot at t, transformed: with
+      // no linked group there is nothing to derive from, so the token is PAD.
+      if (!linked_) return true;
+      v_[FamilyDesc::kLinked] = linked_[t];
+    }
     // Its lets, its selects and its column: one program.
     bool holds = true;
     if (!Exec(prog_.token, &holds, t, at.r, err)) return false;
     if (!holds) return true;
+    if (m_.derived()) {
+      bool unused = true;
+      if (!Exec(prog_.entry_program, &unused, t, at.r, err)) return false;
+      return AfterEntry(at, t, v_[FamilyDesc::kEntry], nullptr, err);
+    }
     return Address(at, t, v_[prog_.column_reg], nullptr, err);
   }
 
@@ -711,7 +729,7 @@ class Run {
   /// The rest of token t once its column is known: the entry, its tests,
   /// the offset (`lane_offset` when the lanes computed it) and the outputs.
   bool Address(const Where& at, int64_t t, int64_t col, const int64_t* lane_offset, std::string* err) {
-    const int32_t r = at.r, row = at.row;
+    const int32_t row = at.row;
     const int64_t width = at.width;
     if (col < 0) return true;  // addresses no column
     int64_t entry;
@@ -724,6 +742,14 @@ class Run {
     } else {
       return true;  // pad; a read past a table's row is PAD here, and row_bounds judges the kernel's
     }
+    return AfterEntry(at, t, entry, lane_offset, err);
+  }
+
+  /// The rest of token t once its entry is known (read from the table, or
+  /// derived from the linked slot): its tests, the offset (`lane_offset`
+  /// when the lanes computed it) and the outputs.
+  bool AfterEntry(const Where& at, int64_t t, int64_t entry, const int64_t* lane_offset, std::string* err) {
+    const int32_t r = at.r;
     v_[FamilyDesc::kEntry] = entry;
     if (linked_) v_[FamilyDesc::kLinked] = linked_[t];
     {

@@ -61,6 +61,10 @@ class FamilyModel {
   /// The row request r reads: its own row r of a ragged table, else batch.row_of(r).
   int32_t RowOf(const Batch& batch, int32_t r) const { return ragged_rows() ? r : batch.row_of(r); }
   bool rows_guarded() const { return kind_->RowsGuarded(*desc_); }
+  /// The group parameter naming the group whose slots its entries derive
+  /// from (`entry` over `linked`), or -1 when it reads its table's columns.
+  /// A derived group reads its source's rows: its table is its source's.
+  int32_t derived_from() const { return desc_->mapping.derived() ? desc_->mapping.gate.param : -1; }
   bool reads_source_columns() const { return kind_->ReadsSourceColumns(*desc_); }
   NullPage null_page() const { return kind_->NullPageOf(*desc_); }
   std::string Summary() const { return kind_->Summary(*desc_); }

@@ -13,7 +13,7 @@ class SlotMapping final : public KindModel {
   const char* name() const override { return "slot_mapping"; }
   const std::vector<std::string>& knobs() const override {
     static const std::vector<std::string> knobs = {
-        "let",  "rows", "owner", "dummy",   "select",  "column", "reads",   "range",     "min_width", "entry_map", "pad_entry",
+        "let",  "rows", "owner", "dummy",   "select",  "column", "entry", "reads",   "range",     "min_width", "entry_map", "pad_entry",
         "offset", "page", "manager_page", "gate", "tail", "outputs", "null_page", "pad_value", "writer"};
     return knobs;
   }
@@ -47,6 +47,7 @@ class SlotMapping final : public KindModel {
     GroupPlan plan;
     std::string unused;
     if (!MakeGroupPlan(d, d.mapping, params, batch, &plan, &unused)) return false;
+    if (d.mapping.derived()) return true;  // its entries come from the linked slots: it reads no column
     ForEachAddress(plan, batch, [&](int64_t, int32_t r, bool selected, int64_t col) { fn(r, col, false, selected); });
     return true;
   }
@@ -73,7 +74,8 @@ class SlotMapping final : public KindModel {
     std::vector<const Expr*> out;
     for (const LetDesc& let : m.lets) out.push_back(&let.value);
     for (const Expr& e : m.select) out.push_back(&e);
-    out.push_back(&m.column);
+    if (m.derived()) out.push_back(&m.entry);
+    else out.push_back(&m.column);
     out.push_back(&m.offset);
     if (which == BoundaryKind::kDivisors && !m.pad_entry.empty()) out.push_back(&m.pad_entry);
     for (const OutputDesc& o : m.outputs)

@@ -20,6 +20,7 @@ enum class KnobScope {
   kParams,       // the parameters (and, for a parameter's max or default, only the earlier ones)
   kToken,        // a token's variables, the parameters and the lets
   kEntry,        // kToken and `entry`
+  kDerived,      // kToken and `linked`: a derived mapping's per-token knobs (`entry`)
   kLinked,       // `linked` and the parameters
   kRequest,      // a request's variables (no token's), the parameters and the lets
   kOperation,    // kRequest and `op`

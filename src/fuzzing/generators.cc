@@ -510,15 +510,26 @@ std::optional<int64_t> Builder::DrawInt(const Group& g, size_t p) {
 bool Builder::Params(Group* g) {
   const GroupModel model(*g);
   const std::vector<ParamDesc>& params = model.params();
+  // The links chosen before (Links): a parameter that equals a linked
+  // group's takes that group's value, and the later ones are drawn around it.
+  const std::vector<std::string> links = g->links.size() == params.size() ? g->links
+                                                                           : std::vector<std::string>(params.size());
   for (int attempt = 0; attempt < 8; ++attempt) {
     const bool last = attempt == 7;  // the examples, at last
     g->params.assign(params.size(), 0);
-    g->links.assign(params.size(), std::string());
+    g->links = links;
     std::vector<bool> given(params.size(), false);
     bool changed = false;
     for (size_t p = 0; p < params.size(); ++p) {
       const ParamDesc& param = params[p];
       ApplyDefaults(g, given);  // the defaults of the earlier ones: a later max or divisor reads them
+      if (param.equals_link >= 0 && !links[static_cast<size_t>(param.equals_link)].empty()) {
+        const std::string& target = links[static_cast<size_t>(param.equals_link)];
+        for (const Group& other : s.groups)
+          if (other.name == target) g->params[p] = ParamOf(other, param.equals_param);
+        given[p] = true;
+        continue;
+      }
       if (param.type == ParamType::kBool) {
         if (!last && !param.default_value.empty() && c.Chance(5)) {
           g->params[p] = 1 - g->params[p];
@@ -567,14 +578,18 @@ bool Builder::Params(Group* g) {
 /// A group parameter names a group of its family that reads no other, as
 /// the engine wires them, mostly; sometimes none (the gate's absent rule).
 void Builder::Links(Group* g) {
-  const std::vector<ParamDesc>& params = FamilyModel(g->family).params();
+  const FamilyModel model(g->family);
+  const std::vector<ParamDesc>& params = model.params();
+  g->links.resize(params.size());
   for (size_t p = 0; p < params.size(); ++p) {
     if (params[p].type != ParamType::kGroup) continue;
     std::vector<std::string> targets;
     for (const Group& other : s.groups)
       if (params[p].family == GetFamily(other.family).name && !ReadsAnotherGroup(other.family))
         targets.push_back(other.name);
-    if (!targets.empty() && c.Chance(85)) {
+    // A derived group's source is always there: its slots come from it.
+    const bool needed = model.derived_from() == static_cast<int32_t>(p);
+    if (!targets.empty() && (needed || c.Chance(85))) {
       g->links[p] = c.Pick(targets);
     } else {
       Note(Op::link_absent);
@@ -910,12 +925,14 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
   // A family that reads another group's output mostly brings a group of the
   // family it reads (the engine's shape), even when only it is fuzzed.
   for (size_t i = 0; i < chosen.size(); ++i)
-    for (const ParamDesc& p : FamilyModel(chosen[i]).params()) {
+    for (size_t k = 0; k < FamilyModel(chosen[i]).params().size(); ++k) {
+      const ParamDesc& p = FamilyModel(chosen[i]).params()[k];
       if (p.type != ParamType::kGroup) continue;
+      const bool needed = FamilyModel(chosen[i]).derived_from() == static_cast<int32_t>(k);  // its source
       Family target;
       std::string unused;
       if (FindFamily(p.family, &target, &unused) && !ReadsAnotherGroup(target) &&
-          !std::count(chosen.begin(), chosen.end(), target) && choices.Chance(80))
+          !std::count(chosen.begin(), chosen.end(), target) && (needed || choices.Chance(80)))
         chosen.push_back(target);
     }
   // A family of one token per request makes the whole batch a decode step.
@@ -937,8 +954,13 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
       g.name = std::string(GetFamily(f).name) + (k ? "_" + std::to_string(k) : "");
       g.family = f;
       g.variant = FixedVariant(f);
+      // A parameter that equals a linked group's needs the link first (Params).
+      const std::vector<ParamDesc>& params = FamilyModel(f).params();
+      const bool links_first = std::any_of(params.begin(), params.end(),
+                                           [](const ParamDesc& p) { return p.equals_link >= 0; });
+      if (links_first) b.Links(&g);
       if (!b.Params(&g)) continue;
-      b.Links(&g);
+      if (!links_first) b.Links(&g);
       b.s.groups.push_back(std::move(g));
     }
   }
@@ -979,6 +1001,17 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
       if (!link.empty() && std::none_of(b.s.groups.begin(), b.s.groups.end(),
                                         [&](const Group& other) { return other.name == link; }))
         link.clear();
+  // A derived group reads its source's rows (its table is the source's), and
+  // without its source it derives nothing: it goes.
+  std::vector<Group> kept;
+  for (const Group& g : b.s.groups) {
+    const int32_t source = FamilyModel(g.family).derived_from();
+    const int linked = source >= 0 ? LinkedGroupIndex(b.s, g, source) : -1;
+    if (source >= 0 && linked < 0) continue;
+    kept.push_back(g);
+    if (linked >= 0) kept.back().table = b.s.groups[static_cast<size_t>(linked)].table;
+  }
+  b.s.groups = std::move(kept);
   if (b.s.groups.empty()) {
     // Nothing fit (every family read past its rows at these positions): a
     // group of the first family at its examples, on a batch of no tokens.
@@ -992,7 +1025,15 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
     b.s.groups.push_back(std::move(g));
   }
   if (high_ids != Op::kCount && b.next_block > b.first_block) b.Note(high_ids);  // some block was handed out
-  if (options.inconsistent && choices.Chance(40)) b.Faults();
+  if (options.inconsistent && choices.Chance(40)) {
+    b.Faults();
+    // A fault in a source's table is its derived group's too: one table.
+    for (Group& g : b.s.groups) {
+      const int32_t source = FamilyModel(g.family).derived_from();
+      const int linked = source >= 0 ? LinkedGroupIndex(b.s, g, source) : -1;
+      if (linked >= 0) g.table = b.s.groups[static_cast<size_t>(linked)].table;
+    }
+  }
   // The pool: every manager block id used (a manager block holds a hybrid
   // group's kernel blocks).
   b.s.num_blocks = static_cast<int32_t>(std::min<int64_t>(b.next_block + 1, kInt32Max));

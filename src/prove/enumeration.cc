@@ -168,6 +168,29 @@ bool Enumeration::Build(const Scope& scope, const EnumerationOptions& options, s
   return true;
 }
 
+namespace {
+
+/// Sets parameter `name` of a linked group to `value`, and the parameter it
+/// must divide to `value` as well where `value` does not divide it (so a
+/// kernel block equal to a derived group's logical block keeps a manager
+/// block it divides); false
+/// when the group's ranges or constraints then fail.
+bool TakeValue(Group* g, const std::string& name, int64_t value) {
+  const FamilyModel model(g->family);
+  const int32_t q = model.FindParam(name);
+  if (q < 0) return false;
+  g->params[static_cast<size_t>(q)] = value;
+  const std::string& divides = model.params()[static_cast<size_t>(q)].divides;
+  if (!divides.empty() && value > 0 && ParamOf(*g, divides) % value != 0) SetParam(g, divides, value);
+  for (size_t p = 0; p < model.params().size(); ++p)
+    if (model.params()[p].is_int() &&
+        (g->params[p] < model.params()[p].min || g->params[p] > ParamMax(*g, p)))
+      return false;
+  return GroupModel(*g).ConstraintsHold();
+}
+
+}  // namespace
+
 bool Enumeration::AddFamily(size_t part, Family family, std::string* err) {
   const std::vector<ParamDesc>& family_params = FamilyModel(family).params();
   const ScopePart& scope_part = scope_.parts[part];
@@ -198,6 +221,7 @@ bool Enumeration::AddFamily(size_t part, Family family, std::string* err) {
       ProveConfig config;
       config.part = static_cast<int32_t>(part);
       Group g = main;
+      bool linked_ok = true;
       for (size_t l = 0; l < choices.size(); ++l) {
         Group linked = choices[l][pick[l]];
         if (linked.name.empty()) continue;
@@ -209,12 +233,20 @@ bool Enumeration::AddFamily(size_t part, Family family, std::string* err) {
           name = linked.name + "_" + std::to_string(k);
         linked.name = name;
         g.links[link_params[l]] = name;
+        // A parameter that equals the linked group's: the linked group takes
+        // this group's value (and the parameters it divides take it too).
+        for (size_t p = 0; p < family_params.size(); ++p)
+          if (family_params[p].equals_link == static_cast<int32_t>(link_params[l]))
+            linked_ok = linked_ok && TakeValue(&linked, family_params[p].equals_param, g.params[p]);
         config.groups.push_back(linked);
       }
+      // A derived group without its source derives nothing: no batch.
+      const int32_t source = FamilyModel(family).derived_from();
+      if (source >= 0 && g.links[static_cast<size_t>(source)].empty()) linked_ok = false;
       config.groups.push_back(g);
       config.main = config.groups.size() - 1;
       config.label = (scope_.parts.size() > 1 ? "part " + std::to_string(part + 1) + ": " : std::string()) + ParamsText(g);
-      if (!AddConfig(std::move(config), err)) return false;
+      if (linked_ok && !AddConfig(std::move(config), err)) return false;
       size_t l = 0;
       while (l < pick.size() && ++pick[l] == choices[l].size()) pick[l++] = 0;
       if (l == pick.size()) break;
@@ -975,6 +1007,12 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
       max_block = std::max(max_block, block);
       t.entries[i] = static_cast<int32_t>(block * bpk + col % bpk);
     }
+  }
+  // A derived group reads its source's rows: its table is the source's.
+  for (Group& g : s.groups) {
+    const int32_t source = FamilyModel(g.family).derived_from();
+    const int linked = source >= 0 ? LinkedGroupIndex(s, g, source) : -1;
+    if (linked >= 0) g.table = s.groups[static_cast<size_t>(linked)].table;
   }
   s.num_blocks = static_cast<int32_t>(std::min<int64_t>(max_block + 1, kInt32Max));
   return s;

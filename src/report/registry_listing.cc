@@ -25,15 +25,20 @@ const char* TypeName(ParamType type) {
   return "";
 }
 
-std::string RangeText(const ParamDesc& p) {
+std::string RangeText(const FamilyModel& model, const ParamDesc& p) {
   if (p.type == ParamType::kGroup) return "a " + p.family + " group of the scenario";
   if (p.type == ParamType::kBool) return "true, false";
   std::string range = std::to_string(p.min) + " .. " + p.max.text();
   if (!p.divides.empty()) range += ", divides " + p.divides;
+  if (p.equals_link >= 0) range += ", equals " + model.params()[static_cast<size_t>(p.equals_link)].name + "." + p.equals_param;
   return range;
 }
 
-std::string DefaultCell(const ParamDesc& p) {
+std::string DefaultCell(const FamilyModel& model, const ParamDesc& p) {
+  // A derived group's source must be named: its slots come from it.
+  if (p.type == ParamType::kGroup && model.derived_from() >= 0 &&
+      &model.params()[static_cast<size_t>(model.derived_from())] == &p)
+    return "required";
   if (p.type == ParamType::kGroup) return "absent";
   if (p.default_value.empty()) return "required";
   if (p.type == ParamType::kBool) return p.default_value.text() == "1" ? "true" : "false";
@@ -96,8 +101,8 @@ void WriteRegistryListing(std::ostream& out) {
       out << "    reads column 0 of its row only\n";
     }
     for (const ParamDesc& p : model.params())
-      out << "    param " << p.key << " (" << TypeName(p.type) << ", " << RangeText(p) << "; default "
-          << DefaultCell(p) << "): " << EscapeText(p.meaning, 0) << "\n";
+      out << "    param " << p.key << " (" << TypeName(p.type) << ", " << RangeText(model, p) << "; default "
+          << DefaultCell(model, p) << "): " << EscapeText(p.meaning, 0) << "\n";
     for (const ConstraintDesc& c : model.constraints()) out << "    requires " << c.holds.text() << "\n";
     for (Variant v : VariantsOf(family.family))
       out << "    " << GetVariant(v).name << ": " << EscapeText(GetVariant(v).description, 0) << "\n";
@@ -147,6 +152,7 @@ void WriteRegistryJson(std::ostream& out) {
       param["default"] = p.type == ParamType::kGroup ? json() : p.default_value.empty() ? json() : json(p.default_value.text());
       param["required"] = p.type != ParamType::kGroup && p.default_value.empty();
       if (!p.divides.empty()) param["divides"] = p.divides;
+      if (p.equals_link >= 0) param["equals"] = model.params()[static_cast<size_t>(p.equals_link)].name + "." + p.equals_param;
       param["meaning"] = p.meaning;
       params.push_back(param);
     }
@@ -206,9 +212,10 @@ std::string FamilyParameterMarkdown() {
       "|---|---|---|---|---|---|---|\n";
   for (const FamilyInfo& f : AllFamilies()) {
     if (!f.builtin) continue;
-    for (const ParamDesc& p : FamilyModel(f.family).params())
+    const FamilyModel model(f.family);
+    for (const ParamDesc& p : model.params())
       md += std::string("| ") + f.name + " | `" + p.key + "` | `" + p.name + "` | " + TypeName(p.type) + " | " +
-            RangeText(p) + " | " + DefaultCell(p) + " | " + p.meaning + " |\n";
+            RangeText(model, p) + " | " + DefaultCell(model, p) + " | " + p.meaning + " |\n";
   }
   return md;
 }

@@ -61,6 +61,9 @@ class Loader : public JsonReader {
   bool LoadIntParam(const json& f, const std::string& ptr, size_t p, Group* g);
   bool CheckConstraints(const std::string& ptr, const Group& g);
   bool CheckGroupParam(const Scenario& s, size_t index, size_t p);
+  /// A derived group's source is present and shares its table, and each
+  /// parameter that `equals` a linked group's holds that group's value.
+  bool CheckLinkedValues(const Scenario& s, size_t index);
   /// Every output name (OutputNames) belongs to one group only.
   bool CheckOutputNames(const Scenario& s);
   bool LoadGroup(const json& v, const std::string& ptr, const Scenario& s, Group* g);
@@ -187,6 +190,7 @@ bool Loader::Load(const json& root, Scenario* s) {
     const std::vector<ParamDesc>& params = FamilyModel(s->groups[i].family).params();
     for (size_t p = 0; p < params.size(); ++p)
       if (params[p].type == ParamType::kGroup && !CheckGroupParam(*s, i, p)) return false;
+    if (!CheckLinkedValues(*s, i)) return false;
   }
   s->expect = Expect();
   if ((v = Find(root, "expect")) && !LoadExpect(*v, *s, &s->expect)) return false;
@@ -535,6 +539,50 @@ bool Loader::CheckGroupParam(const Scenario& s, size_t index, size_t p_index) {
     return Fail(ptr, "group " + QuoteName(name) + " is not a " + family + " group", expected,
                 std::string("a ") + GetFamily(target->family).name + " group");
   return Fail(ptr, "group " + QuoteName(name) + " reads another group itself", expected + " (one that reads no other)");
+}
+
+bool Loader::CheckLinkedValues(const Scenario& s, size_t index) {
+  const Group& g = s.groups[index];
+  const FamilyModel model(g.family);
+  const std::string ptr = JsonChild("/groups", index);
+  const int32_t source = model.derived_from();
+  if (source >= 0) {
+    const ParamDesc& p = model.params()[source];
+    const int linked = LinkedGroupIndex(s, g, source);
+    if (linked < 0)
+      return Fail(ParamPointer(ptr, p), "missing required key",
+                  "the name of a " + p.family + " group: a derived group's slots come from its source group's");
+    const BlockTable& mine = g.table;
+    const BlockTable& theirs = s.groups[linked].table;
+    for (int32_t row = 0; row < std::max(mine.rows, theirs.rows); ++row) {
+      const int32_t width = row < mine.rows ? mine.row_width(row) : -1;
+      const int32_t their_width = row < theirs.rows ? theirs.row_width(row) : -1;
+      bool same = width == their_width;
+      for (int32_t c = 0; same && c < width; ++c) same = mine.at(row, c) == theirs.at(row, c);
+      if (!same)
+        return Fail(JsonChild(JsonChild(ptr, "block_table"), row),
+                    "row " + std::to_string(row) + " differs from group " + QuoteName(s.groups[linked].name) +
+                        "'s",
+                    "the source group's block table, row for row (a derived group reads its source's rows)");
+    }
+  }
+  for (const ParamDesc& p : model.params()) {
+    if (p.equals_link < 0) continue;
+    const int linked = LinkedGroupIndex(s, g, p.equals_link);
+    if (linked < 0) continue;
+    const Group& other = s.groups[linked];
+    const int32_t q = FamilyModel(other.family).FindParam(p.equals_param);
+    const int64_t mine = g.params[static_cast<size_t>(model.FindParam(p.name))];
+    if (q < 0)
+      return Fail(ParamPointer(ptr, p), "group " + QuoteName(other.name) + " has no parameter " + QuoteName(p.equals_param),
+                  "a " + p.equals_param + " parameter on the group " + model.params()[p.equals_link].name + " names");
+    if (mine != other.params[static_cast<size_t>(q)])
+      return Fail(ParamPointer(ptr, p), "is " + std::to_string(mine) + ", but group " + QuoteName(other.name) + "'s " +
+                      p.equals_param + " is " + std::to_string(other.params[static_cast<size_t>(q)]),
+                  std::to_string(other.params[static_cast<size_t>(q)]) + " (" + p.name + " equals " +
+                      model.params()[p.equals_link].name + "." + p.equals_param + ")");
+  }
+  return true;
 }
 
 bool Loader::CheckOutputNames(const Scenario& s) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The engine families (families/{dsv4_compressed,eagle_step,dflash,
 # sglang_out_cache_loc,flashinfer_append,lmcache_vllm_adapter,
-# vllm_encoder_only,vllm_sliding_window}.json, the state-index families
+# vllm_encoder_only,vllm_sliding_window,vllm_hisparse_compressed}.json, the state-index families
 # vllm_mamba, vllm_gdn, vllm_lightning, sglang_mamba and the block-operation
 # families vllm_mamba_copy, vllm_offload_store) and the sliding-window
 # worked example of docs/family-format.md, end to end through the binary and
@@ -66,7 +66,7 @@ expect() {
 }
 
 for family in dsv4_compressed eagle_step eagle_step_chain dflash vllm_extract_hidden_states sglang_out_cache_loc flashinfer_append trtllm_paged \
-  lmcache_vllm_adapter vllm_encoder_only vllm_sliding_window vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store vllm_gather_block_tables; do
+  lmcache_vllm_adapter vllm_encoder_only vllm_sliding_window vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store vllm_gather_block_tables vllm_hisparse_compressed; do
   provider="$py examples/python/families/${family}_provider.py"
   dir=scenarios/engines/$family
   expect 0 "$family: check $dir through its provider" \
@@ -86,6 +86,17 @@ expect 1 "lmcache_vllm_adapter: check of a -1 id through the PR #2984 order (--p
   "$sg" check --backend host --writers --quiet \
   --kernel-cmd "$py examples/python/families/lmcache_vllm_adapter_provider.py --pr2984" \
   scenarios/engines/lmcache_vllm_adapter/fixed-null-and-negative-ids-pad.json
+
+# HiSparse's derive without its source test (--planted): a PAD source at a
+# compression boundary maps to slot 0. The curated V2 dummy scenario
+# catches it, and fuzz finds it from nothing.
+hs_planted="$py examples/python/families/vllm_hisparse_compressed_provider.py --planted"
+expect 1 "vllm_hisparse_compressed: check of the V2 dummy scenario with the planted bug fails" \
+  "$sg" check --backend host --writers --quiet --kernel-cmd "$hs_planted" \
+  scenarios/engines/vllm_hisparse_compressed/fixed-v2-dummy-pad-source-at-boundaries.json
+expect 1 "vllm_hisparse_compressed: fuzz finds the planted bug" \
+  "$sg" fuzz --backend host --family vllm_hisparse_compressed --kernel-cmd "$hs_planted" --runs 2000 --seed 1 \
+  --out "$scratch/fuzz-hisparse-planted"
 
 # The table producer (a kind of its own, docs/table-producers.md): 2000 runs
 # of the description from nothing find nothing and load every scenario the

@@ -76,7 +76,7 @@ TEST(FamilyFileTest, BlockOperationKnobs) {
             "parameters",
             Error(op + R"("op": "copy", "ops": "seq_len", "src": "0", "dst": "1")"));
   EXPECT_EQ("f.json:/variants/0/set/op: a variant cannot change 'op'; expected other knobs (the outputs, the pages, "
-            "the row width, the reads, the operations and the lets are the family's)",
+            "the row width, the reads, the operations, the lets and a derived entry are the family's)",
             Error(op + R"("op": "copy", "src": "0", "dst": "1",
                          "variants": [{"name": "v", "meaning": "m", "set": {"op": "zero"}}])"));
 }

@@ -158,7 +158,7 @@ TEST(KernelSpecTest, ErrorsNameFilePointerAndExpectation) {
             SpecError(R"({"slotguard_kernel_spec": 1, "famly": "paged"})"));
   EXPECT_EQ("k.json:/family: unknown kernel family 'kpool'; expected one of paged, kpool_tail, qsa_ring, "
             "qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, eagle_step_chain, flashinfer_append, lmcache_vllm_adapter, sglang_mamba, "
-            "sglang_out_cache_loc, trtllm_paged, vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store, vllm_sliding_window",
+            "sglang_out_cache_loc, trtllm_paged, vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store, vllm_sliding_window",
             SpecError(R"({"slotguard_kernel_spec": 1, "family": "kpool", "symbol": "k"})"));
   EXPECT_EQ("k.json:/params/1/buffer: unknown buffer 'postions', did you mean 'positions'?; expected one of "
             "query_start_loc, positions, seq_lens, seq_lens_i32, idx_mapping, slot_mapping_in, block_table, slot_mapping, "
@@ -446,7 +446,7 @@ TEST(KernelSpecTest, SpecTwoErrorsNameFilePointerAndExpectation) {
        "block_table_rows_by_idx_mapping, num_groups, block_size, kernel_block_size, dcp_world, dcp_rank, "
        "dcp_interleave, enabled, kpool, ring, compress_ratio, capacity, ring_block_size, num_query_per_req, "
        "max_model_len, page_size, tokens_per_block, sink_tokens, attention_window, one_more_block, lookahead, "
-       "align, spec, num_accepted, cache_all, and 10 more"},
+       "align, spec, num_accepted, logical_block_size, and 13 more"},
       {kHead2 + R"("params": [], "specializations": {})" + kTail,
        "k.json:/specializations: wrong type; expected an array of specializations, got an object"},
       {kHead2 + R"("params": [], "specializations": [])" + kTail,

@@ -785,6 +785,35 @@ def run_gather_block_tables(call, fns, ops, options):
     del src_t, dst_t
 
 
+# ---------------------------------------------------------------------------
+# vllm_hisparse_compressed: vllm/v1/kv_offload/sparse/hisparse_runtime.py (the HiSparse stack,
+# MatthewBonanni/vllm at d10b2d53: a --source checkout of that fork)
+
+
+HISPARSE_PATH = "vllm/v1/kv_offload/sparse/hisparse_runtime.py"
+
+
+def run_hisparse_compressed(call, fns, ops, options):
+    """compress_hisparse_slot_mapping (hisparse_runtime.py:96-122 at d10b2d53) as
+    HiSparseCacheHandle.get_compressed_slot_mapping calls it (:885-898): the source is the HMA group's
+    slot mapping (the scenario's source group's output, call.common_slot_mapping), the positions the
+    step's (compressor.py:418-422: positions[:num_kv_slots], num_kv_slots = the source's length), the
+    output buffer a zeroed persistent one the launcher fills with -1 first (:109)."""
+    np = _np()
+    if call.common_slot_mapping is None:
+        raise Skip("no source group: the engine derives the compressed slots from the HMA group's slot mapping "
+                   "(hisparse_worker.py:512-520)")
+    T = call.num_tokens
+    source = ops.tensor(np.asarray(call.common_slot_mapping, dtype=np.int64)[:T], "i64")
+    positions = ops.tensor(np.asarray(call.positions, dtype=np.int64)[:T], "i64")
+    buffer = ops.full((max(T, 1),), 0, "i64")  # adapter: compressed_slot_mapping = empty_like(slot_mapping) (:882)
+    fns["compress_hisparse_slot_mapping"](
+        source, positions, logical_block_size=call.logical_block_size,
+        storage_block_size=call.storage_block_size, compress_ratio=call.compress_ratio, out=buffer[:T])
+    ops.sync()
+    call.slot_mapping[:] = ops.host(buffer)[:T]
+
+
 BINDINGS = {
     "dflash": Binding("dflash", "vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
                       ["prepare_dflash_inputs", "_prepare_dflash_inputs_kernel"], run_dflash, "triton",
@@ -814,6 +843,9 @@ BINDINGS = {
     "vllm_gather_block_tables": Binding("vllm_gather_block_tables", GATHER_PATH, ["_gather_block_tables_kernel"],
                                         run_gather_block_tables, "triton",
                                         extra=[("vllm/v1/worker/gpu/buffer_utils.py", ["_load_ptr"])]),
+    "vllm_hisparse_compressed": Binding("vllm_hisparse_compressed", HISPARSE_PATH,
+                                        ["compress_hisparse_slot_mapping", "_compress_hisparse_slot_mapping_kernel"],
+                                        run_hisparse_compressed, "triton"),
     "vllm_extract_hidden_states": Binding(
         "vllm_extract_hidden_states", "vllm/v1/spec_decode/extract_hidden_states.py",
         ["ExtractHiddenStatesProposer._get_slot_mapping"], run_extract_hidden_states, "triton",
