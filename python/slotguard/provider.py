@@ -520,8 +520,11 @@ class Call(_BatchFields):
         params = d.get("params")
         if params is not None and name in params:
             return params[name]
+        inputs = d.get("inputs")
+        if inputs and name in inputs:
+            return inputs[name]
         raise AttributeError("call of family %s has no field %r (parameters: %s)"
-                             % (d.get("family"), name, ", ".join(params or ()) or "none"))
+                             % (d.get("family"), name, ", ".join(list(params or ()) + list(inputs or ())) or "none"))
 
     def __repr__(self):
         return "<slotguard call %s group %d of scenario %d: %d requests, %d tokens>" % (
@@ -867,8 +870,16 @@ class Provider(object):
         c.block_table_elements = g.table_elements
         n = g.param_count
         values = struct.unpack_from("<%dq" % n, self._blob, g.params_offset) if n else ()
-        c.params = dict(zip(f.params, values))
+        c.params = dict(zip(f.param_names, values))
         T = rec.num_tokens
+        # The family's extra inputs, after the parameters: an array per request or per token each.
+        c.inputs = {}
+        if g.flags & P.GROUP_INPUTS:
+            at = g.params_offset + 8 * n
+            for name, per in f.inputs:
+                length = T if per == "token" else rec.num_reqs
+                c.inputs[name] = ad.view64(at, length)
+                at += 8 * length
         n = g.output_length   # T for a slot per token; num_reqs (x operations) for a per-request family
         c.kind = ("state_index" if f.flags & P.FLAG_STATE_INDEX else
                   "block_op" if f.flags & P.FLAG_BLOCK_OP else
