@@ -273,6 +273,10 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
   d->variables = FixedVariableNames();
   if (!Require(root, "", "params", "an array of parameters", &v) || !LoadParams(*v, d)) return false;
   if ((v = Find(root, "inputs")) && !LoadInputs(*v, d)) return false;
+  // The table producer's interpreter (kind_table_producer.cc) sets no inputs.
+  if (!d->inputs.empty() && d->kind == FamilyKind::kTableProducer)
+    return Fail("/inputs", "inputs in a table_producer description",
+                "no \"inputs\" beside \"kind\": \"table_producer\" (its rows read the parameters and the batch)");
   // The lets' names are variables too: known before any formula is read.
   if (const json* let = Find(root, "let")) {
     if (!Object(*let, "/let", "an object of name: formula")) return false;

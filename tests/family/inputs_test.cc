@@ -8,6 +8,7 @@
 #include <string>
 
 #include "family/family_file.h"
+#include "family/family_plan.h"
 #include "family/group_model.h"
 #include "fuzzing/generators.h"
 #include "fuzzing/shrink.h"
@@ -85,6 +86,47 @@ TEST(InputsTest, BadInputDeclarationsAreOneLine) {
   EXPECT_EQ("f.json:/inputs/0/mni: unknown key 'mni', did you mean 'min'?; expected one of name, per, meaning, min, "
             "max, default",
             DescError(R"("inputs": [{"name": "n", "per": "request", "meaning": "m", "default": 0, "mni": 0}])"));
+}
+
+// A per-token input read by a select, over a request long enough for the
+// interpreter's lanes (which a per-token input turns off): block_size 4,
+// row [3, 5], positions 0..5.
+std::vector<int64_t> TokenInputSlots(const std::string& default_value, const std::vector<int64_t>* keep) {
+  FamilyDesc d;
+  std::string err;
+  EXPECT_TRUE(ParseFamilyDescription(
+      R"({"slotguard_family": 1, "name": "x", "meaning": "m", "column": "pos / block_size",
+          "offset": "pos % block_size", "page": "block_size",
+          "params": [{"name": "block_size", "meaning": "b", "min": 1, "example": 4}],
+          "inputs": [{"name": "keep", "per": "token", "meaning": "m", "min": 0, "max": 1, "default": ")" +
+          default_value + R"("}], "select": ["keep != 0"]})",
+      "f.json", &d, &err))
+      << err;
+  Batch b;
+  b.query_start_loc = {0, 6};
+  b.seq_lens = {6};
+  b.positions = {0, 1, 2, 3, 4, 5};
+  b.num_tokens = b.num_actual_tokens = 6;
+  b.idx_mapping = {0};
+  b.slot_mapping_in.assign(6, -1);
+  if (keep) b.inputs["keep"] = BatchInput{true, *keep};
+  BlockTable table;
+  table.rows = 1;
+  table.width = 2;
+  table.entries = {3, 5};
+  GroupPlan plan;
+  Interpretation out;
+  EXPECT_TRUE(MakeGroupPlan(d, d.mapping, {4}, b, &plan, &err)) << err;
+  EXPECT_TRUE(Interpret(plan, b, table, nullptr, false, &out, &err)) << err;
+  return out.slots.empty() ? std::vector<int64_t>() : out.slots[0];
+}
+
+TEST(InputsTest, AFormulaReadsTheTokensInput) {
+  const std::vector<int64_t> keep = {1, 0, 1, 1, 0, 1};
+  EXPECT_EQ((std::vector<int64_t>{12, -1, 14, 15, -1, 21}), TokenInputSlots("1", &keep));
+  // Not given: its default, here a formula over the token.
+  EXPECT_EQ((std::vector<int64_t>{12, 13, 14, 15, 20, 21}), TokenInputSlots("1", nullptr));
+  EXPECT_EQ((std::vector<int64_t>{-1, 13, -1, 15, -1, 21}), TokenInputSlots("t % 2", nullptr));
 }
 
 Family Drafting() {
