@@ -30,6 +30,9 @@ slot_mapping_in, request_of_token (arrays); block_table (flat, entry
 block_table_width, block_table_rows, rows_by_idx_mapping, num_reqs,
 num_actual_tokens, num_real_tokens, num_tokens; params (a dict by the names
 slotguard's HELLO gives, also attributes: call.kpool, call.block_size, ...);
+inputs (a dict of the family's extra inputs by name, each an int64 array of
+num_reqs or num_tokens values, also attributes: call.num_rejected; empty
+for a family without inputs);
 common_slot_mapping (a family with a gate: the output the gate reads, the
 linked group's output 0 or the absent rule's mapping; None otherwise);
 block_table_row_widths (a family of ragged, CSR rows: each row's own width;
