@@ -174,9 +174,8 @@ bool FamilyReader::ParseFormula(const json& v, const std::string& ptr, Scope sco
       case Scope::kOperation:
         ok = !TokenOnly(var) && !token_input && var != FamilyDesc::kIndex &&
              (var != FamilyDesc::kOp || scope == Scope::kOperation);
-        allowed = scope == Scope::kOperation
-                      ? "a request's variables and inputs, op, the parameters and the lets (no token's)"
-                      : "a request's variables and inputs, the parameters and the lets (no token's)";
+        allowed = std::string("a request's variables") + (desc_->inputs.empty() ? "" : " and inputs") +
+                  (scope == Scope::kOperation ? ", op" : "") + ", the parameters and the lets (no token's)";
         break;
       case Scope::kIndex:
         ok = var == FamilyDesc::kIndex || (var >= FamilyDesc::kFixedVars && var < params_end);
@@ -194,7 +193,8 @@ bool FamilyReader::ParseFormula(const json& v, const std::string& ptr, Scope sco
         ok = var < inputs_end && var != FamilyDesc::kEntry && var != FamilyDesc::kLinked &&
              var != FamilyDesc::kIndex && var != FamilyDesc::kOp && var != FamilyDesc::kWidth &&
              var != FamilyDesc::kRows;
-        allowed = "a token's and its request's variables and inputs and the parameters (no lets, no entry)";
+        allowed = std::string("a token's and its request's variables") + (desc_->inputs.empty() ? "" : " and inputs") +
+                  " and the parameters (no lets, no entry)";
         break;
       case Scope::kInputRequest:
       case Scope::kInputToken:

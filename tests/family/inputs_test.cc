@@ -19,7 +19,7 @@ namespace slotguard {
 namespace {
 
 const std::string kHead =
-    R"("slotguard_family": 1, "name": "x", "meaning": "m", "column": "pos / block_size", "offset": "0",
+    R"("slotguard_family": 1, "name": "x", "meaning": "m", "column": "pos / block_size", "offset": "0", "page": "1",
        "params": [{"name": "block_size", "meaning": "b", "min": 1, "example": 4}], )";
 
 std::string DescError(const std::string& body) {
@@ -69,8 +69,8 @@ TEST(InputsTest, BadInputDeclarationsAreOneLine) {
             DescError(R"("inputs": [{"name": "n", "per": "requests", "meaning": "m", "default": 0}])"));
   EXPECT_EQ("f.json:/inputs/0/max: max 2 below min 3: no value is in range; expected max >= min, got 2",
             DescError(R"("inputs": [{"name": "n", "per": "request", "meaning": "m", "min": 3, "max": 2, "default": 3}])"));
-  EXPECT_EQ("f.json:/inputs/0: missing required key; expected \"default\": a formula: the value where a scenario "
-            "gives none, got no key 'default'",
+  EXPECT_EQ("f.json:/inputs/0/default: missing required key; expected a formula: the value where a scenario gives "
+            "none",
             DescError(R"("inputs": [{"name": "n", "per": "request", "meaning": "m"}])"));
   // A per-request default cannot read a token's variables.
   EXPECT_EQ("f.json:/inputs/0/default: 'pos' cannot be read here (formula 'pos'); expected a formula over the "
@@ -81,10 +81,10 @@ TEST(InputsTest, BadInputDeclarationsAreOneLine) {
             "parameters",
             DescError(R"("inputs": [{"name": "n", "per": "request", "meaning": "m", "max": "q", "default": 0}])"));
   // A parameter's formulas cannot read an input.
-  EXPECT_EQ("f.json:/page: 'n' cannot be read here (formula 'n'); expected a formula over the family's parameters",
-            DescError(R"("inputs": [{"name": "n", "per": "request", "meaning": "m", "default": 0}], "page": "n")"));
-  EXPECT_EQ("f.json:/inputs/0/mni: unknown key 'mni', did you mean 'min'?; expected one of name, per, meaning, min, "
-            "max, default",
+  EXPECT_EQ("f.json:/min_width: 'n' cannot be read here (formula 'n'); expected a formula over the family's "
+            "parameters",
+            DescError(R"("inputs": [{"name": "n", "per": "request", "meaning": "m", "default": 0}], "min_width": "n")"));
+  EXPECT_EQ("f.json:/inputs/0/mni: unknown key 'mni'; expected one of name, per, meaning, min, max, default",
             DescError(R"("inputs": [{"name": "n", "per": "request", "meaning": "m", "default": 0, "mni": 0}])"));
 }
 
