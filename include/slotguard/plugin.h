@@ -1,5 +1,5 @@
 /*
- * slotguard plugin ABI, version 3: bring your own slot-mapping kernel.
+ * slotguard plugin ABI, version 4: bring your own slot-mapping kernel.
  *
  * A plugin is a shared library (.so) that exports, with C linkage:
  *
@@ -24,7 +24,14 @@
  * (docs/family-format.md).
  * Plain C: no C++ types cross this boundary; usable from C, C++ and nvcc.
  *
- * Version 3 (this header) appends the family-neutral call to version 2:
+ * Version 4 (this header) appends a family's extra inputs to version 3:
+ * the arrays beside the table that a description declares in "inputs"
+ * (docs/family-format.md), by name, each per request or per token. A
+ * plugin built against version 3 or 2 keeps loading for every family
+ * without inputs, and never reads them; listing a family with inputs needs
+ * version 4.
+ *
+ * Version 3 appends the family-neutral call to version 2:
  * the parameters by name (num_params, param_names, param_values), the
  * outputs by name, the gate's linked output and each row's width. They
  * describe a group of any family, a user's described one too; a plugin for
@@ -50,11 +57,11 @@
 extern "C" {
 #endif
 
-#define SLOTGUARD_PLUGIN_ABI_VERSION 3
+#define SLOTGUARD_PLUGIN_ABI_VERSION 4
 
 /* One mapping call: one group of one scenario. */
 typedef struct sg_mapping_call {
-  uint32_t abi_version;   /* the plugin's own: 2 or 3 */
+  uint32_t abi_version;   /* the plugin's own: 2, 3 or 4 */
   const char* family;     /* the family's name: "paged", ..., or a described family's (slotguard list) */
   const char* variant;    /* the scenario's variant name, "fixed" unless forced; a plugin may ignore it */
 
@@ -131,6 +138,14 @@ typedef struct sg_mapping_call {
   int64_t output_length;          /* elements of each output: num_tokens for a slot per token;
                                      num_reqs for a state index; num_reqs * operations per request for
                                      block operations (operation k of request r at r * ops + k) */
+
+  /* Appended in ABI 4: the family's extra inputs, in its description's order
+     (0 and NULLs for a family without inputs). Host pointers, for
+     launch_host: the GPU backend does not hand a plugin inputs yet. */
+  int32_t num_inputs;
+  const char* const* input_names;     /* [num_inputs] */
+  const int32_t* input_per_token;     /* [num_inputs]: 0 per request ([num_reqs] values), 1 per token ([num_tokens]) */
+  const int64_t* const* input_values; /* [num_inputs]: each input's array, the scenario's or its default */
 } sg_mapping_call;
 
 #define SG_KIND_SLOT_MAPPING 0

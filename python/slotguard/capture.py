@@ -373,13 +373,13 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint, known):
 
 _ARGUMENTS = ["query_start_loc", "positions", "seq_lens", "groups", "idx_mapping", "num_actual_tokens", "num_tokens",
               "slot_mapping_in", "num_blocks", "table_rows", "name", "description", "expect", "table_layout",
-              "num_reqs", "binary", "family_files"]
+              "num_reqs", "binary", "family_files", "inputs"]
 
 
 def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx_mapping=None,
                   num_actual_tokens=None, num_tokens=None, slot_mapping_in=None, num_blocks=None,
                   table_rows="request", name="captured-step", description=None, expect=None, table_layout=None,
-                  num_reqs=None, binary=None, family_files=(), validate=True, **unknown):
+                  num_reqs=None, binary=None, family_files=(), validate=True, inputs=None, **unknown):
     """The scenario as a dict (what capture() writes), validated against the
     families the slotguard binary knows (families()) and, unless validate is
     False, loaded by the binary (`check --validate`)."""
@@ -453,6 +453,13 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
         batch["idx_mapping"] = idx
     if slot_mapping_in is not None:
         batch["slot_mapping_in"] = _ints(slot_mapping_in, "slot_mapping_in", INT64_MIN, INT64_MAX, T)
+    # The families' extra inputs (docs/family-format.md, "Inputs"): name ->
+    # an array per request or per token; the binary checks each one's
+    # family, length and range when it loads the file.
+    if inputs:
+        if not isinstance(inputs, dict):
+            raise ValueError("inputs: a dict of input name: array of integers, e.g. {'num_rejected': [1, 0]}")
+        batch["inputs"] = {str(k): _ints(v, "inputs[%r]" % (k,), INT64_MIN, INT64_MAX) for k, v in inputs.items()}
     if isinstance(groups, dict) or not groups:
         raise ValueError("groups: a non-empty list of dict(name=..., family=..., block_table=..., ...)")
     out_groups = []
@@ -480,7 +487,7 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
                                  % (g["name"], p["name"], target, p["family"], p["family"], ", ".join(same) or "none"))
     if num_blocks is None:
         num_blocks = blocks
-    s = {"slotguard": 2 if (table_rows != "request" or table_layout) else 1, "name": name}
+    s = {"slotguard": 2 if (table_rows != "request" or table_layout or "inputs" in batch) else 1, "name": name}
     if description:
         s["description"] = str(description)
     s["num_blocks"] = num_blocks
@@ -578,7 +585,7 @@ def _dumps(s):
 def capture(path, *, query_start_loc, positions, seq_lens, groups, idx_mapping=None, num_actual_tokens=None,
             num_tokens=None, slot_mapping_in=None, num_blocks=None, table_rows="request", name="captured-step",
             expect=None, description=None, table_layout=None, num_reqs=None, binary=None, family_files=(),
-            **unknown):
+            inputs=None, **unknown):
     """Write one engine step as a scenario file at `path` (its folder is
     created when missing); returns the scenario dict. See the module
     docstring; ValueError names what is wrong (the argument, the row and the
@@ -595,7 +602,7 @@ def capture(path, *, query_start_loc, positions, seq_lens, groups, idx_mapping=N
                       idx_mapping=idx_mapping, num_actual_tokens=num_actual_tokens, num_tokens=num_tokens,
                       slot_mapping_in=slot_mapping_in, num_blocks=num_blocks, table_rows=table_rows, name=name,
                       description=description, expect=expect, table_layout=table_layout, num_reqs=num_reqs,
-                      binary=binary, family_files=family_files, validate=False)
+                      binary=binary, family_files=family_files, validate=False, inputs=inputs)
     folder = os.path.dirname(os.fspath(path))
     if folder:
         os.makedirs(folder, exist_ok=True)

@@ -39,9 +39,11 @@ FLAG_RAGGED_ROWS = 2   # the family's rows are ragged (CSR): each group carries 
 FLAG_STATE_INDEX = 4   # a state index per request: an output holds num_reqs elements
 FLAG_BLOCK_OP = 8      # block operations per request: an output holds num_reqs * ops elements
 FLAG_TABLE_PRODUCER = 16  # a gathered block table: an output holds num_reqs rows of the table's width
+FLAG_INPUTS = 32       # the family has extra inputs: its last parameter names are "name:request" / "name:token"
 # A RUN group's flags.
 GROUP_GATE_INLINE = 1  # the gate's mapping is at gate_offset
 GROUP_ROW_WIDTHS = 2   # the rows' widths are at row_widths
+GROUP_INPUTS = 4       # the family's inputs follow the parameters' values: i64[num_reqs or num_tokens] each, in order
 
 # Precompiled formats (all little-endian, packed: '<' has no alignment padding).
 U32 = struct.Struct("<I")
@@ -204,6 +206,16 @@ class FamilyInfo(object):
     @property
     def outputs(self):
         return len(self.output_names)
+
+    @property
+    def param_names(self):
+        """The parameters' names (HELLO's names without the inputs)."""
+        return tuple(p for p in self.params if ":" not in p)
+
+    @property
+    def inputs(self):
+        """The family's extra inputs, in order: (name, "request" or "token")."""
+        return tuple(tuple(p.split(":", 1)) for p in self.params if ":" in p)
 
     def __repr__(self):
         return "FamilyInfo(%r, code=%d, outputs=%r, params=%r, flags=%d)" % (

@@ -30,6 +30,9 @@ slot_mapping_in, request_of_token (arrays); block_table (flat, entry
 block_table_width, block_table_rows, rows_by_idx_mapping, num_reqs,
 num_actual_tokens, num_real_tokens, num_tokens; params (a dict by the names
 slotguard's HELLO gives, also attributes: call.kpool, call.block_size, ...);
+inputs (a dict of the family's extra inputs by name, each an int64 array of
+num_reqs or num_tokens values, also attributes: call.num_rejected; empty
+for a family without inputs);
 common_slot_mapping (a family with a gate: the output the gate reads, the
 linked group's output 0 or the absent rule's mapping; None otherwise);
 block_table_row_widths (a family of ragged, CSR rows: each row's own width;
@@ -520,8 +523,11 @@ class Call(_BatchFields):
         params = d.get("params")
         if params is not None and name in params:
             return params[name]
+        inputs = d.get("inputs")
+        if inputs and name in inputs:
+            return inputs[name]
         raise AttributeError("call of family %s has no field %r (parameters: %s)"
-                             % (d.get("family"), name, ", ".join(params or ()) or "none"))
+                             % (d.get("family"), name, ", ".join(list(params or ()) + list(inputs or ())) or "none"))
 
     def __repr__(self):
         return "<slotguard call %s group %d of scenario %d: %d requests, %d tokens>" % (
@@ -867,8 +873,16 @@ class Provider(object):
         c.block_table_elements = g.table_elements
         n = g.param_count
         values = struct.unpack_from("<%dq" % n, self._blob, g.params_offset) if n else ()
-        c.params = dict(zip(f.params, values))
+        c.params = dict(zip(f.param_names, values))
         T = rec.num_tokens
+        # The family's extra inputs, after the parameters: an array per request or per token each.
+        c.inputs = {}
+        if g.flags & P.GROUP_INPUTS:
+            at = g.params_offset + 8 * n
+            for name, per in f.inputs:
+                length = T if per == "token" else rec.num_reqs
+                c.inputs[name] = ad.view64(at, length)
+                at += 8 * length
         n = g.output_length   # T for a slot per token; num_reqs (x operations) for a per-request family
         c.kind = ("state_index" if f.flags & P.FLAG_STATE_INDEX else
                   "block_op" if f.flags & P.FLAG_BLOCK_OP else

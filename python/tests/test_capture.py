@@ -346,3 +346,20 @@ def test_the_binary_judges_every_family_rule_and_no_refused_file_stays(binary, t
     with pytest.raises(ValueError, match=r"^scenario:/groups/0/block_table/0: row too narrow"):
         slotguard.scenario_dict(groups=[dict(name="w", family="window_cmp", block_size=4, window_blocks=3,
                                              block_table=[[2, 3]])], **step)
+
+
+def test_a_familys_inputs_are_captured_and_checked_by_the_binary(tmp_path):
+    # vllm_parallel_drafting reads the per-request input num_rejected
+    # (docs/family-format.md, "Inputs"): capture() writes it in batch.inputs
+    # (format 2), and the binary refuses an array of the wrong length.
+    args = dict(query_start_loc=[0, 5, 8], positions=[5, 6, 7, 8, 0, 9, 10, 11], seq_lens=[9, 12], num_blocks=10,
+                groups=[dict(name="draft", family="vllm_parallel_drafting", block_size=4, max_model_len=64,
+                             block_table=[[0, 8, 2], [7, 3, 6]])])
+    s = slotguard.capture(str(tmp_path / "d.json"), inputs={"num_rejected": [1, 0]}, **args)
+    assert s["slotguard"] == 2
+    assert s["batch"]["inputs"] == {"num_rejected": [1, 0]}
+    assert json.load(open(str(tmp_path / "d.json"))) == s
+    with pytest.raises(ValueError) as e:
+        slotguard.capture(str(tmp_path / "e.json"), inputs={"num_rejected": [1, 0, 0]}, **args)
+    assert "/batch/inputs/num_rejected: length disagrees with the number of requests" in str(e.value)
+    assert not os.path.exists(str(tmp_path / "e.json"))

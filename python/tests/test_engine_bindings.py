@@ -757,6 +757,9 @@ UNBOUND = {
     # BlockTables.compute_slot_mappings launches over the tables' device pointers (block_table_ptrs), which
     # need a BlockTables object: not bound yet; its window is the manager's table, which slotguard judges
     "vllm_sliding_window",
+    # compute_new_slot_mapping takes a CommonAttentionMetadata (its block table and naive query lengths) and
+    # the per-request num_rejected that the binding's call does not carry yet: not bound yet
+    "vllm_parallel_drafting",
 }
 
 

@@ -501,3 +501,17 @@ def test_module_help():
                          universal_newlines=True, env=dict(os.environ, PYTHONPATH=os.path.dirname(
                              os.path.dirname(slotguard.__file__)))).stdout
     assert "@p.family" in out and "Skip" in out
+
+
+def test_a_familys_inputs_ride_after_its_parameter_names():
+    # HELLO lists a family's extra inputs after its parameters, as
+    # "name:request" / "name:token" (docs/provider-protocol.md); a reader that
+    # knows no inputs still reads the message, and a RUN group's param_count
+    # counts the parameters alone.
+    f = P.FamilyInfo("vllm_parallel_drafting", 40, 1, ["block_size", "max_model_len", "num_rejected:request",
+                                                        "batch_indices:token"], P.FLAG_INPUTS)
+    again = P.decode_hello(P.encode_hello("cpu", [f])).families[0]
+    assert again == f
+    assert again.param_names == ("block_size", "max_model_len")
+    assert again.inputs == (("num_rejected", "request"), ("batch_indices", "token"))
+    assert P.FamilyInfo("paged", 0, 1, ["block_size"]).inputs == ()

@@ -18,6 +18,12 @@ void PutScenario(const Scenario& s, WireBuffer* out) {
   out->PutU64(static_cast<uint64_t>(b.num_tokens));
   out->PutVector(b.idx_mapping);
   out->PutVector(b.slot_mapping_in);
+  out->PutU32(static_cast<uint32_t>(b.inputs.size()));
+  for (const auto& [name, input] : b.inputs) {
+    out->PutString(name);
+    out->PutU8(input.per_token ? 1 : 0);
+    out->PutVector(input.values);
+  }
   out->PutU32(static_cast<uint32_t>(s.groups.size()));
   for (const Group& g : s.groups) {
     out->PutString(g.name);
@@ -41,9 +47,20 @@ bool GetScenario(WireBuffer* in, Scenario* s) {
   if (!in->GetString(&s->name) || !in->GetU32(&num_blocks) || !in->GetU8(&layout) || layout > 2 ||
       !in->GetU8(&rows) || rows > 1 || !in->GetVector(&b.query_start_loc) ||
       !in->GetVector(&b.seq_lens) || !in->GetVector(&b.positions) || !in->GetU64(&n_act) || !in->GetU64(&n) ||
-      !in->GetVector(&b.idx_mapping) || !in->GetVector(&b.slot_mapping_in) || !in->GetU32(&groups) ||
-      groups > (1u << 16) || b.query_start_loc.empty())
+      !in->GetVector(&b.idx_mapping) || !in->GetVector(&b.slot_mapping_in))
     return false;
+  uint32_t inputs;
+  if (!in->GetU32(&inputs) || inputs > (1u << 16)) return false;
+  b.inputs.clear();
+  for (uint32_t k = 0; k < inputs; ++k) {
+    std::string name;
+    uint8_t per_token;
+    BatchInput input;
+    if (!in->GetString(&name) || !in->GetU8(&per_token) || per_token > 1 || !in->GetVector(&input.values)) return false;
+    input.per_token = per_token == 1;
+    b.inputs[name] = std::move(input);
+  }
+  if (!in->GetU32(&groups) || groups > (1u << 16) || b.query_start_loc.empty()) return false;
   s->num_blocks = static_cast<int32_t>(num_blocks);
   s->table_layout = static_cast<TableLayoutKind>(layout);
   b.table_rows = static_cast<TableRows>(rows);

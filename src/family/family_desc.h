@@ -52,6 +52,25 @@ struct ParamDesc {
   bool is_int() const { return type == ParamType::kI32 || type == ParamType::kI64; }
 };
 
+/// Whose array an extra input is: one value per request, or per token.
+enum class InputPer : uint8_t { kRequest, kToken };
+
+/// "inputs": [{"name", "per", "meaning", "min", "max", "default"}]: an
+/// array of the batch beside the table that the kernel reads (vLLM's
+/// num_rejected_tokens, FlashInfer's batch_indices). A scenario gives it in
+/// batch.inputs; one it leaves out takes the default. Formulas read it by
+/// name, as a request's (per request) or a token's (per token) variable.
+struct InputDesc {
+  std::string name;
+  std::string meaning;
+  InputPer per = InputPer::kRequest;
+  int64_t min = 0;
+  Expr max;            // over the parameters; empty: int64's largest
+  Expr default_value;  // over the parameters and the request's (per token: and the token's) variables
+  std::string pointer;  // "/inputs/0", for messages
+  bool per_token() const { return per == InputPer::kToken; }
+};
+
 /// "constraints": [{"holds": F, "at": "param", "expected": "..."}]: a
 /// condition over the parameters every group must meet.
 struct ConstraintDesc {
@@ -274,6 +293,8 @@ struct FamilyDesc {
   EngineRef engine;
   std::vector<ParamDesc> params;
   std::vector<ConstraintDesc> constraints;
+  /// The extra inputs (InputDesc), in order: variables after the parameters.
+  std::vector<InputDesc> inputs;
   /// "one_token_per_request": every request of a batch has exactly one
   /// token (a decode-only step, as EAGLE's draft steps are): a scenario
   /// with a group of the family holds no other batch.
@@ -288,9 +309,22 @@ struct FamilyDesc {
   std::vector<const char*> param_name_ptrs;
   std::vector<const char*> output_name_ptrs;
 
-  /// The formula variables: kFormulaVars, then the parameters, then the lets.
+  /// The formula variables: kFormulaVars, then the parameters, then the
+  /// inputs, then the lets.
   std::vector<std::string> variables;
   int32_t param_var(int32_t p) const { return kFixedVars + p; }
+  int32_t input_var(size_t k) const { return kFixedVars + static_cast<int32_t>(params.size() + k); }
+  /// The input variable `var` is, or -1 when it is none.
+  int32_t InputOf(int32_t var) const {
+    const int32_t k = var - kFixedVars - static_cast<int32_t>(params.size());
+    return k >= 0 && k < static_cast<int32_t>(inputs.size()) ? k : -1;
+  }
+  /// Index of an input by name, or -1.
+  int32_t FindInput(const std::string& name) const {
+    for (size_t k = 0; k < inputs.size(); ++k)
+      if (inputs[k].name == name) return static_cast<int32_t>(k);
+    return -1;
+  }
 
   /// Index of a parameter by name, or -1.
   int32_t FindParam(const std::string& name) const;

@@ -45,7 +45,9 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
 const std::vector<std::string> kTopKeys = {"slotguard_family", "name",        "meaning",
                                            "engine",           "kind",        "one_token_per_request",
-                                           "params",           "constraints", "variants"};
+                                           "params",           "inputs",      "constraints", "variants"};
+const std::vector<std::string> kInputKeys = {"name", "per", "meaning", "min", "max", "default"};
+const std::vector<std::string> kInputPers = {"request", "token"};
 const std::vector<std::string> kParamKeys = {"name", "key", "type", "meaning", "min", "max", "default",
                                              "divides", "example", "shrinks", "family", "equals"};
 // "bind" ("PATH:NAME"): what python -m slotguard.engines compiles from the
@@ -112,6 +114,7 @@ class FamilyReader : public KnobReader {
   bool LoadParams(const json& v, FamilyDesc* d);
   bool LoadParam(const json& v, const std::string& ptr, size_t index, FamilyDesc* d);
   bool LoadConstraints(const json& v, FamilyDesc* d);
+  bool LoadInputs(const json& v, FamilyDesc* d);
   /// Parameter `index`'s max and default have a value, and its range is not
   /// empty, for the example values of the parameters before it.
   bool CheckRange(const std::string& ptr, size_t index, const FamilyDesc& d);
@@ -146,8 +149,11 @@ bool FamilyReader::ParseFormula(const json& v, const std::string& ptr, Scope sco
     names_ = std::make_shared<const std::vector<std::string>>(desc_->variables);
   if (!out->Parse(text, names_, &err)) return FailWith(ptr, err);
   const int32_t params_end = FamilyDesc::kFixedVars + static_cast<int32_t>(desc_->params.size());
+  const int32_t inputs_end = params_end + static_cast<int32_t>(desc_->inputs.size());
   for (int32_t var : out->VariableIndices()) {
     const std::string& name = desc_->variables[var];
+    const int32_t input = desc_->InputOf(var);
+    const bool token_input = input >= 0 && desc_->inputs[input].per_token();
     bool ok = false;
     std::string allowed;
     switch (scope) {
@@ -170,9 +176,10 @@ bool FamilyReader::ParseFormula(const json& v, const std::string& ptr, Scope sco
         break;
       case Scope::kRequest:
       case Scope::kOperation:
-        ok = !TokenOnly(var) && var != FamilyDesc::kIndex && (var != FamilyDesc::kOp || scope == Scope::kOperation);
-        allowed = scope == Scope::kOperation ? "a request's variables, op, the parameters and the lets (no token's)"
-                                             : "a request's variables, the parameters and the lets (no token's)";
+        ok = !TokenOnly(var) && !token_input && var != FamilyDesc::kIndex &&
+             (var != FamilyDesc::kOp || scope == Scope::kOperation);
+        allowed = std::string("a request's variables") + (desc_->inputs.empty() ? "" : " and inputs") +
+                  (scope == Scope::kOperation ? ", op" : "") + ", the parameters and the lets (no token's)";
         break;
       case Scope::kIndex:
         ok = var == FamilyDesc::kIndex || (var >= FamilyDesc::kFixedVars && var < params_end);
@@ -187,10 +194,24 @@ bool FamilyReader::ParseFormula(const json& v, const std::string& ptr, Scope sco
         allowed = "linked and the parameters";
         break;
       case Scope::kWriterToken:
-        ok = var < params_end && var != FamilyDesc::kEntry && var != FamilyDesc::kLinked &&
+        ok = var < inputs_end && var != FamilyDesc::kEntry && var != FamilyDesc::kLinked &&
              var != FamilyDesc::kIndex && var != FamilyDesc::kOp && var != FamilyDesc::kWidth &&
              var != FamilyDesc::kRows;
-        allowed = "a token's and its request's variables and the parameters (no lets, no entry)";
+        allowed = std::string("a token's and its request's variables") + (desc_->inputs.empty() ? "" : " and inputs") +
+                  " and the parameters (no lets, no entry)";
+        break;
+      case Scope::kInputRequest:
+      case Scope::kInputToken:
+        ok = (var >= FamilyDesc::kFixedVars && var < params_end) || var == FamilyDesc::kR ||
+             var == FamilyDesc::kQ || var == FamilyDesc::kQslBegin || var == FamilyDesc::kQslEnd ||
+             var == FamilyDesc::kSeqLen || var == FamilyDesc::kNumReqs || var == FamilyDesc::kNumTokens ||
+             var == FamilyDesc::kNumActualTokens || var == FamilyDesc::kNumRealTokens ||
+             (scope == Scope::kInputToken && (var == FamilyDesc::kT || var == FamilyDesc::kI ||
+                                              var == FamilyDesc::kPos || var == FamilyDesc::kLp));
+        allowed = scope == Scope::kInputToken
+                      ? "the parameters, the batch's sizes and a token's and its request's fixed variables"
+                      : "the parameters, the batch's sizes and a request's fixed variables (r, q, qsl_begin, "
+                        "qsl_end, seq_len)";
         break;
     }
     if (!ok)
@@ -228,6 +249,8 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
   const KindModel& model = KindModelOf(d->kind);
   const std::vector<std::string>& knobs = model.knobs();
   std::vector<std::string> allowed = kTopKeys;
+  // The table producer's interpreter (kind_table_producer.cc) sets no inputs: it has no "inputs" key.
+  if (d->kind == FamilyKind::kTableProducer) allowed.erase(std::find(allowed.begin(), allowed.end(), "inputs"));
   allowed.insert(allowed.end(), knobs.begin(), knobs.end());
   if (!CheckKeys(root, "", allowed)) return false;
   if (!Require(root, "", "slotguard_family", "the format version 1", &v)) return false;
@@ -255,6 +278,7 @@ bool FamilyReader::Load(const json& root, FamilyDesc* d) {
   }
   d->variables = FixedVariableNames();
   if (!Require(root, "", "params", "an array of parameters", &v) || !LoadParams(*v, d)) return false;
+  if ((v = Find(root, "inputs")) && !LoadInputs(*v, d)) return false;
   // The lets' names are variables too: known before any formula is read.
   if (const json* let = Find(root, "let")) {
     if (!Object(*let, "/let", "an object of name: formula")) return false;
@@ -518,6 +542,70 @@ bool FamilyReader::CheckRange(const std::string& ptr, size_t index, const Family
                 "a default formula with a value for every parameter in range");
   if (!p.is_int() && p.default_value.empty()) value = 0;
   examples_.push_back(value);
+  return true;
+}
+
+bool FamilyReader::LoadInputs(const json& v, FamilyDesc* d) {
+  if (!Array(v, "/inputs", "an array of inputs")) return false;
+  if (v.size() > 16) return Fail("/inputs", "too many inputs", "at most 16", std::to_string(v.size()));
+  // Names first (each is a variable), then each input's formulas.
+  for (size_t k = 0; k < v.size(); ++k) {
+    const std::string ptr = JsonChild("/inputs", k);
+    const json* f;
+    InputDesc in;
+    in.pointer = ptr;
+    if (!Object(v[k], ptr, "an input object") || !CheckKeys(v[k], ptr, kInputKeys) ||
+        !Require(v[k], ptr, "name", "an input name", &f) || !String(*f, JsonChild(ptr, "name"), "an input name", &in.name))
+      return false;
+    if (!Identifier(in.name))
+      return Fail(JsonChild(ptr, "name"), "bad input name " + QuoteName(in.name),
+                  "lower-case letters, digits and '_', starting with a letter");
+    if (std::find(d->variables.begin(), d->variables.end(), in.name) != d->variables.end())
+      return Fail(JsonChild(ptr, "name"), QuoteName(in.name) + " is already a variable",
+                  "a name that is not " + JoinNames(d->variables));
+    std::string per;
+    if (!Require(v[k], ptr, "per", "\"request\" or \"token\"", &f) ||
+        !Name(*f, JsonChild(ptr, "per"), "input kind", kInputPers, &per))
+      return false;
+    in.per = IndexOf<InputPer>(kInputPers, per);
+    if (!Require(v[k], ptr, "meaning", "what it means, in one line", &f) ||
+        !String(*f, JsonChild(ptr, "meaning"), "what it means, in one line", &in.meaning))
+      return false;
+    d->variables.push_back(in.name);
+    d->inputs.push_back(std::move(in));
+  }
+  std::vector<int64_t> vars(d->variables.size(), 0);
+  for (size_t p = 0; p < d->params.size(); ++p) vars[d->param_var(static_cast<int32_t>(p))] = examples_[p];
+  for (size_t k = 0; k < v.size(); ++k) {
+    const std::string ptr = JsonChild("/inputs", k);
+    InputDesc& in = d->inputs[k];
+    const json* f;
+    std::string text;
+    int64_t x;
+    if ((f = Find(v[k], "min"))) {
+      if (!Int(*f, JsonChild(ptr, "min"), kInt64Min, kInt64Max, "min", &x)) return false;
+      in.min = x;
+    }
+    if ((f = Find(v[k], "max"))) {
+      if (!ParseFormula(*f, JsonChild(ptr, "max"), Scope::kParams, &in.max)) return false;
+    } else {
+      in.max.Parse(std::to_string(kInt64Max), d->variables, &text);
+    }
+    if (!Require(v[k], ptr, "default", "a formula: the value where a scenario gives none", &f) ||
+        !ParseFormula(*f, JsonChild(ptr, "default"), in.per_token() ? Scope::kInputToken : Scope::kInputRequest,
+                      &in.default_value))
+      return false;
+    // Its range must hold a value for the example parameters.
+    std::string why;
+    int64_t max = 0;
+    if (!in.max.Evaluate(vars.data(), &max, &why))
+      return Fail(JsonChild(ptr, "max"), "max '" + in.max.text() + "' has no value (" + why + ") for the example values",
+                  "a max formula with a value for every parameter in range");
+    if (max < in.min)
+      return Fail(JsonChild(ptr, "max"), "max " + std::to_string(max) + " below min " + std::to_string(in.min) +
+                                             ": no value is in range",
+                  "max >= min", in.max.text());
+  }
   return true;
 }
 

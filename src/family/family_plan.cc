@@ -31,10 +31,11 @@ bool GroupFormula(const Expr& e, const std::vector<int64_t>& vars, const char* k
   return false;
 }
 
-/// The variables fixed for a whole group run: what Bind folds.
-bool GroupVariable(int32_t var) {
+/// The variables fixed for a whole group run: what Bind folds (an input
+/// varies by request or token).
+bool GroupVariable(const FamilyDesc& desc, int32_t var) {
   return var == FamilyDesc::kNumReqs || var == FamilyDesc::kNumTokens || var == FamilyDesc::kNumActualTokens ||
-         var == FamilyDesc::kNumRealTokens || var >= FamilyDesc::kFixedVars;
+         var == FamilyDesc::kNumRealTokens || (var >= FamilyDesc::kFixedVars && desc.InputOf(var) < 0);
 }
 
 /// One formula, evaluated either once per request or per token.
@@ -106,7 +107,7 @@ struct BoundMapping {
 };
 
 /// Compiles the bound formulas of *b into its programs (once per binding).
-void CompilePrograms(size_t variables, BoundMapping* b) {
+void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
   b->registers = FormulaRegisters(static_cast<int32_t>(variables));
   FormulaRegisters* regs = &b->registers;
   auto knob = [&](const char* name, const Expr& e) {
@@ -157,14 +158,14 @@ void CompilePrograms(size_t variables, BoundMapping* b) {
   if (!b->column.empty()) {
     b->token_column.Assign(b->column.expr, b->column_reg, column, regs);
     b->lanes_column.Assign(b->column.expr, b->column_reg, column, regs);
-    b->lanes_column.PrepareLanes({FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp});
+    if (!token_inputs) b->lanes_column.PrepareLanes({FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp});
   }
   lets(true, &b->lanes_address);
   selects(b->select, true, &b->lanes_address);
   selects(first, true, &b->lanes_address);
   if (!b->column.empty()) {
     b->lanes_address.Assign(b->column.expr, b->column_reg, column, regs);
-    b->lanes_address.PrepareLanes({FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp});
+    if (!token_inputs) b->lanes_address.PrepareLanes({FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp});
   }
   b->output_select_regs.resize(b->output_select.size());
   std::vector<std::pair<const Step*, int32_t>> output_selects;  // each output's, the request's then the token's
@@ -192,7 +193,8 @@ void CompilePrograms(size_t variables, BoundMapping* b) {
   };
   lets(true, &b->lanes);
   selects(b->select, true, &b->lanes);
-  bool lanes = !b->column.empty() && !b->offset.empty() && !reads_entry(b->column.expr);
+  // A per-token input is not laid out over lanes: such a description runs one token at a time.
+  bool lanes = !token_inputs && !b->column.empty() && !b->offset.empty() && !reads_entry(b->column.expr);
   for (const BoundLet& let : b->lets) {
     lanes = lanes && !(let.step.per_token && reads_entry(let.step.expr));
     if (!let.constant && let.step.per_token) b->token_let_vars.push_back(let.var);
@@ -232,12 +234,15 @@ std::shared_ptr<const BoundMapping> BindMapping(const FamilyDesc& desc, const Ma
   auto out = std::make_shared<BoundMapping>();
   std::vector<std::optional<int64_t>> constants(desc.variables.size());
   for (size_t v = 0; v < constants.size(); ++v)
-    if (GroupVariable(static_cast<int32_t>(v)) && !std::any_of(m.lets.begin(), m.lets.end(), [&](const LetDesc& l) {
+    if (GroupVariable(desc, static_cast<int32_t>(v)) && !std::any_of(m.lets.begin(), m.lets.end(), [&](const LetDesc& l) {
           return l.var == static_cast<int32_t>(v);
         }))
       constants[v] = (*vars)[v];
   std::vector<bool> token_var(desc.variables.size(), false);
   for (int32_t v = 0; v < FamilyDesc::kFixedVars; ++v) token_var[v] = TokenVariable(v);
+  bool token_inputs = false;
+  for (size_t k = 0; k < desc.inputs.size(); ++k)
+    if (desc.inputs[k].per_token()) token_inputs = token_var[desc.input_var(k)] = true;
   auto step = [&](const Expr& e, bool always_token = false) {
     Step s;
     if (e.empty()) return s;
@@ -282,7 +287,7 @@ std::shared_ptr<const BoundMapping> BindMapping(const FamilyDesc& desc, const Ma
   for (const OutputDesc& o : m.outputs) {
     out->output_select.push_back(selects(o.select));
   }
-  CompilePrograms(desc.variables.size(), out.get());
+  CompilePrograms(desc.variables.size(), token_inputs, out.get());
   return out;
 }
 
@@ -296,12 +301,12 @@ struct BoundEntry {
 
 /// The group variables a mapping's formulas read (a let's own variable
 /// excluded: BindMapping computes it), ascending.
-std::vector<int32_t> ReadGroupVariables(const MappingDesc& m) {
+std::vector<int32_t> ReadGroupVariables(const FamilyDesc& desc, const MappingDesc& m) {
   std::vector<int32_t> used;
   auto add = [&](const Expr& e) {
     if (e.empty()) return;
     for (int32_t v : e.VariableIndices())
-      if (GroupVariable(v)) used.push_back(v);
+      if (GroupVariable(desc, v)) used.push_back(v);
   };
   for (const LetDesc& l : m.lets) add(l.value);
   for (const Expr& e : m.select) add(e);
@@ -369,7 +374,7 @@ std::shared_ptr<const BoundMapping> Bound(const FamilyDesc& desc, const MappingD
       return Bound(desc, m, vars);
     }
     read.lifetime = lifetime;
-    read.vars = ReadGroupVariables(m);
+    read.vars = ReadGroupVariables(desc, m);
   }
   key.first = &m;
   BindKey(read.vars, *vars, &key.second);
@@ -435,7 +440,11 @@ bool MakeGroupPlan(const FamilyDesc& desc, const MappingDesc& mapping, const std
   }
   plan->null_entries = plan->manager_page / plan->page;
   plan->mapped_end = MappedEnd(mapping, batch);
-  return true;
+  plan->request_inputs.clear();
+  plan->token_inputs.clear();
+  for (size_t k = 0; k < desc.inputs.size(); ++k)
+    (desc.inputs[k].per_token() ? plan->token_inputs : plan->request_inputs).push_back({desc.input_var(k), k});
+  return InputValues(desc, params, batch, &plan->inputs, err);
 }
 
 namespace {
@@ -551,6 +560,7 @@ class Run {
     const int32_t row = m_.rows == RowsRule::kCsr ? r : b_.row_of(r);
     const bool has_row = row >= 0 && row < table_.rows;
     SetRequestVars(b_, r, v_.data());
+    SetRequestInputs(plan_, r, v_.data());
     const int64_t qb = b_.query_start_loc[r], qe = b_.query_start_loc[r + 1];
     v_[FamilyDesc::kWidth] = has_row ? table_.row_width(row) : 0;
     v_[FamilyDesc::kRows] = table_.rows;
@@ -604,6 +614,7 @@ class Run {
 
   /// Sets the token variables of token t; false on an overflow of lp.
   bool TokenVars(const Where& at, int64_t t, std::string* err) {
+    SetTokenInputs(plan_, t, v_.data());
     return SetTokenVars(b_, at.r, t, v_.data()) || Fail("lp", m_.column, ExprError::kOverflow, t, at.r, err);
   }
 
@@ -881,6 +892,73 @@ bool SetTokenVars(const Batch& batch, int32_t r, int64_t t, int64_t* v) {
   return true;
 }
 
+bool InputValues(const FamilyDesc& desc, const std::vector<int64_t>& params, const Batch& batch,
+                 std::vector<std::vector<int64_t>>* values, std::string* err) {
+  values->assign(desc.inputs.size(), {});
+  if (desc.inputs.empty()) return true;
+  std::vector<int64_t> v(desc.variables.size(), 0);
+  for (size_t p = 0; p < params.size() && p < desc.params.size(); ++p) v[desc.param_var(p)] = params[p];
+  v[FamilyDesc::kNumReqs] = batch.num_reqs();
+  v[FamilyDesc::kNumTokens] = batch.num_tokens;
+  v[FamilyDesc::kNumActualTokens] = batch.num_actual_tokens;
+  v[FamilyDesc::kNumRealTokens] = batch.num_real_tokens();
+  const int32_t R = batch.num_reqs();
+  for (size_t k = 0; k < desc.inputs.size(); ++k) {
+    const InputDesc& in = desc.inputs[k];
+    std::vector<int64_t>& out = (*values)[k];
+    const auto given = batch.inputs.find(in.name);
+    if (given != batch.inputs.end()) {
+      out = given->second.values;
+      continue;
+    }
+    // The default, per request or per token (a token of no request: r -1, its request's variables 0).
+    const int64_t n = in.per_token() ? batch.num_tokens : R;
+    out.assign(static_cast<size_t>(n), 0);
+    int64_t constant;
+    if (in.default_value.IsConstant(&constant)) {
+      std::fill(out.begin(), out.end(), constant);
+      continue;
+    }
+    std::vector<int32_t> owner;
+    if (in.per_token()) {
+      owner.assign(static_cast<size_t>(n), -1);
+      for (int32_t r = 0; r < R; ++r)
+        for (int64_t t = batch.query_start_loc[r]; t < batch.query_start_loc[r + 1]; ++t) owner[t] = r;
+    }
+    for (int64_t e = 0; e < n; ++e) {
+      const int32_t r = in.per_token() ? owner[e] : static_cast<int32_t>(e);
+      if (r >= 0) {
+        SetRequestVars(batch, r, v.data());
+      } else {
+        for (int32_t var : {FamilyDesc::kQ, FamilyDesc::kQslBegin, FamilyDesc::kQslEnd, FamilyDesc::kSeqLen,
+                            FamilyDesc::kI, FamilyDesc::kLp})
+          v[var] = 0;
+        v[FamilyDesc::kR] = -1;
+      }
+      if (in.per_token()) {
+        v[FamilyDesc::kT] = e;
+        v[FamilyDesc::kPos] = batch.positions[e];
+        if (r >= 0 && !SetTokenVars(batch, r, e, v.data())) v[FamilyDesc::kLp] = 0;
+      }
+      std::string why;
+      if (!in.default_value.Evaluate(v.data(), &out[e], &why)) {
+        *err = std::string(in.per_token() ? "token " : "request ") + std::to_string(e) + ": input '" + in.name +
+               "' default (" + in.default_value.text() + "): " + why;
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void SetRequestInputs(const GroupPlan& plan, int32_t r, int64_t* v) {
+  for (const GroupPlan::Input& in : plan.request_inputs) v[in.var] = plan.inputs[in.k][r];
+}
+
+void SetTokenInputs(const GroupPlan& plan, int64_t t, int64_t* v) {
+  for (const GroupPlan::Input& in : plan.token_inputs) v[in.var] = plan.inputs[in.k][t];
+}
+
 bool Interpret(const GroupPlan& plan, const Batch& batch, const BlockTable& table, const int64_t* linked,
                bool with_facts, Interpretation* out, std::string* err) {
   return Run(plan, batch, table, linked, with_facts, out).Go(err);
@@ -905,10 +983,13 @@ std::vector<uint8_t> WriterSkipMask(const GroupPlan& plan, int output, const Bat
       // over the token's variables; a token of no request has only t and pos.
       v[FamilyDesc::kT] = t;
       v[FamilyDesc::kPos] = batch.positions[t];
+      SetTokenInputs(plan, t, v.data());
       if (r >= 0) {
         SetRequestVars(batch, r, v.data());
+        SetRequestInputs(plan, r, v.data());
         if (!SetTokenVars(batch, r, t, v.data())) continue;
       } else {
+        for (const GroupPlan::Input& in : plan.request_inputs) v[in.var] = 0;
         for (int32_t var : {FamilyDesc::kR, FamilyDesc::kQ, FamilyDesc::kQslBegin, FamilyDesc::kQslEnd,
                             FamilyDesc::kSeqLen, FamilyDesc::kI, FamilyDesc::kLp})
           v[var] = var == FamilyDesc::kR ? -1 : 0;
@@ -989,12 +1070,14 @@ void Addresses(const GroupPlan& plan, const Batch& batch, Fn&& fn) {
     }
     // Per request: its variables, lets and selects.
     SetRequestVars(batch, r, v.data());
+    SetRequestInputs(plan, r, v.data());
     const int64_t qb = batch.query_start_loc[r];
     const bool request_ok = done(bound->request_lets);
     const bool request_selected = kSelects && request_ok && done(bound->request_select_first);
     auto one = [&](int64_t u) {  // one token, one formula at a time
       int64_t col = INT64_MIN;
       bool selected = false;
+      SetTokenInputs(plan, u, v.data());
       if (request_ok && SetTokenVars(batch, r, u, v.data())) {
         if (!kSelects) {
           if (!bound->column.empty() && done(bound->token_column)) col = v[bound->column_reg];
@@ -1065,7 +1148,11 @@ std::vector<ReadWindow> ReadWindows(const GroupPlan& plan, const Batch& batch) {
   for (int64_t t = 0; t < plan.mapped_end; ++t) {
     const int32_t r = owner[t];
     if (r < 0) continue;
-    if (t == 0 || owner[t - 1] != r) SetRequestVars(batch, r, v.data());
+    if (t == 0 || owner[t - 1] != r) {
+      SetRequestVars(batch, r, v.data());
+      SetRequestInputs(plan, r, v.data());
+    }
+    SetTokenInputs(plan, t, v.data());
     ReadWindow w;
     w.t = t;
     w.r = r;

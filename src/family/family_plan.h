@@ -39,6 +39,14 @@ struct GroupPlan {
   int64_t null_entries = 1;              // entries below this id name the null block
   int64_t min_width = 0;
   int64_t mapped_end = 0;                // tokens from here hold the tail value
+  /// The description's inputs over the batch (InputValues), and which of
+  /// them a request or a token sets (its variable, its index in `inputs`).
+  std::vector<std::vector<int64_t>> inputs;
+  struct Input {
+    int32_t var = 0;
+    size_t k = 0;
+  };
+  std::vector<Input> request_inputs, token_inputs;
 
   int outputs() const { return static_cast<int>(mapping->outputs.size()); }
   bool has_gate() const { return mapping->gate.present(); }
@@ -68,6 +76,16 @@ void SetRequestVars(const Batch& batch, int32_t r, int64_t* v);
 /// then left as it was). Every walk over a request's tokens sets them
 /// through it.
 bool SetTokenVars(const Batch& batch, int32_t r, int64_t t, int64_t* v);
+
+/// Each of the description's inputs over `batch` ([num_reqs] or
+/// [num_tokens]): the batch's array of that name, else the input's default
+/// per element. False with *err when a default fails on an element.
+bool InputValues(const FamilyDesc& desc, const std::vector<int64_t>& params, const Batch& batch,
+                 std::vector<std::vector<int64_t>>* values, std::string* err);
+/// Sets request r's inputs (token t's) in `v`, after SetRequestVars
+/// (SetTokenVars): every walk that evaluates a plan's formulas sets them.
+void SetRequestInputs(const GroupPlan& plan, int32_t r, int64_t* v);
+void SetTokenInputs(const GroupPlan& plan, int64_t t, int64_t* v);
 
 /// Runs the plan over the batch and `table`. `linked` is the gate's linked
 /// group's output 0 ([num_tokens]), or nullptr when the scenario gives none.

@@ -35,6 +35,15 @@ std::string Text(const Expr& e) { return e.text(); }
 
 }  // namespace
 
+void DropUndeclaredInputs(Scenario* s) {
+  for (auto it = s->batch.inputs.begin(); it != s->batch.inputs.end();) {
+    const bool declared = std::any_of(s->groups.begin(), s->groups.end(), [&](const Group& g) {
+      return FamilyModel(g.family).FindInput(it->first) >= 0;
+    });
+    it = declared ? std::next(it) : s->batch.inputs.erase(it);
+  }
+}
+
 int64_t ParamOf(const Group& group, const std::string& name) {
   const int32_t p = DescOf(group.family).FindParam(name);
   return p >= 0 && static_cast<size_t>(p) < group.params.size() ? group.params[p] : 0;
@@ -281,6 +290,8 @@ const EngineRef& FamilyModel::engine() const { return desc_->engine; }
 const std::vector<ParamDesc>& FamilyModel::params() const { return desc_->params; }
 int32_t FamilyModel::FindParam(const std::string& name) const { return desc_->FindParam(name); }
 const std::vector<ConstraintDesc>& FamilyModel::constraints() const { return desc_->constraints; }
+const std::vector<InputDesc>& FamilyModel::inputs() const { return desc_->inputs; }
+int32_t FamilyModel::FindInput(const std::string& name) const { return desc_->FindInput(name); }
 bool FamilyModel::one_token_per_request() const { return desc_->one_token_per_request; }
 const MappingDesc& FamilyModel::mapping() const { return desc_->mapping; }
 const RequestDesc& FamilyModel::request() const { return desc_->request; }
@@ -313,6 +324,10 @@ bool GroupModel::Interpret(const Batch& batch, const int64_t* linked, bool with_
   const MappingDesc& m = variant && v.mapping ? *v.mapping : mapping();
   const RequestDesc& r = variant && v.request ? *v.request : request();
   return kind().Interpret(desc(), m, r, group_->params, batch, group_->table, linked, with_facts, out, why);
+}
+
+bool GroupModel::InputValues(const Batch& batch, std::vector<std::vector<int64_t>>* values, std::string* why) const {
+  return slotguard::InputValues(desc(), group_->params, batch, values, why);
 }
 
 bool GroupModel::MakePlan(const MappingDesc& m, const Batch& batch, GroupPlan* plan, std::string* why) const {

@@ -42,6 +42,10 @@ class FamilyModel {
   /// Index of a parameter by name, or -1.
   int32_t FindParam(const std::string& name) const;
   const std::vector<ConstraintDesc>& constraints() const;
+  /// Its extra inputs (docs/family-format.md, "Inputs"), in order.
+  const std::vector<InputDesc>& inputs() const;
+  /// Index of an input by name, or -1.
+  int32_t FindInput(const std::string& name) const;
   /// Every request of a batch with a group of it has one token (a decode step).
   bool one_token_per_request() const;
   /// The family's own knobs: the per-token mapping's (a per-request kind's
@@ -97,6 +101,10 @@ class GroupModel : public FamilyModel {
   /// or, with `variant`, the group's variant's where it has described ones).
   bool Interpret(const Batch& batch, const int64_t* linked, bool with_facts, bool variant, Interpretation* out,
                  std::string* why) const;
+  /// Each of the family's inputs over `batch`, in order: the batch's array,
+  /// else the input's default (what a provider or a plugin is handed);
+  /// false with *why when a default fails.
+  bool InputValues(const Batch& batch, std::vector<std::vector<int64_t>>* values, std::string* why) const;
   /// The per-token plan of `mapping` (the family's or a variant's) over `batch`.
   bool MakePlan(const MappingDesc& mapping, const Batch& batch, GroupPlan* plan, std::string* why) const;
   /// The columns each request of `batch` reads with rows `width` wide (ColumnFn).
@@ -123,6 +131,10 @@ class GroupModel : public FamilyModel {
  private:
   const Group* group_;
 };
+
+/// Removes the batch's inputs no group's family declares (a generator or
+/// shrinker that drops a group drops the inputs only it read).
+void DropUndeclaredInputs(Scenario* s);
 
 /// A parameter's value by name (0 when the family has no such parameter).
 int64_t ParamOf(const Group& group, const std::string& name);

@@ -27,6 +27,8 @@ enum class KnobScope {
   kIndex,        // `index` and the parameters
   kParamsWidth,  // the parameters and `width`
   kWriterToken,  // a token's and its request's variables and the parameters (no lets, no entry)
+  kInputRequest,  // an input's default per request: a request's fixed variables and the parameters
+  kInputToken,    // an input's default per token: kInputRequest and the token's t, i, pos, lp
 };
 
 /// A name of the description's own (a family, a parameter, a consumer):

@@ -20,6 +20,12 @@ std::vector<int64_t> GroupVars(const FamilyDesc& desc, const std::vector<int64_t
   return v;
 }
 
+/// Sets request r's per-request inputs (InputValues: `values`) in `v`.
+void SetInputs(const FamilyDesc& desc, const std::vector<std::vector<int64_t>>& values, int32_t r, int64_t* v) {
+  for (size_t k = 0; k < desc.inputs.size(); ++k)
+    if (!desc.inputs[k].per_token()) v[desc.input_var(k)] = values[k][r];
+}
+
 bool Test(const Expr& e, const std::vector<int64_t>& vars) {
   int64_t value = 0;
   ExprError error = ExprError::kNone;
@@ -32,9 +38,10 @@ class RequestRun {
   RequestRun(const FamilyDesc& desc, const RequestDesc& m, const std::vector<int64_t>& params, const Batch& batch,
              const BlockTable& table, bool facts, Interpretation* out)
       : d_(desc), m_(m), b_(batch), table_(table), facts_(facts), out_(out), v_(GroupVars(desc, params, &batch)),
-        state_(desc.kind == FamilyKind::kStateIndex) {}
+        state_(desc.kind == FamilyKind::kStateIndex), params_(params) {}
 
   bool Go(int64_t ops, std::string* err) {
+    if (!InputValues(d_, params_, b_, &inputs_, err)) return false;
     const int32_t R = b_.num_reqs();
     const size_t n = static_cast<size_t>(R) * static_cast<size_t>(ops);
     const int outputs = state_ || m_.op != BlockOpKind::kCopy ? 1 : 2;
@@ -78,6 +85,7 @@ class RequestRun {
     const int32_t row = b_.row_of(r);
     const bool has_row = row >= 0 && row < table_.rows;
     SetRequestVars(b_, r, v_.data());
+    SetInputs(d_, inputs_, r, v_.data());
     const int64_t width = has_row ? table_.row_width(row) : 0;
     v_[FamilyDesc::kWidth] = width;
     v_[FamilyDesc::kRows] = table_.rows;
@@ -169,6 +177,8 @@ class RequestRun {
   Interpretation* out_;
   std::vector<int64_t> v_;
   const bool state_;
+  const std::vector<int64_t>& params_;
+  std::vector<std::vector<int64_t>> inputs_;  // the inputs over the batch (InputValues)
 };
 
 }  // namespace
@@ -220,10 +230,13 @@ void ForEachRequestColumn(const FamilyDesc& desc, const RequestDesc& request, co
   int64_t ops = 1;
   std::string unused;
   if (!OpsPerRequest(desc, request, params, width, &ops, &unused)) return;
+  std::vector<std::vector<int64_t>> inputs;
+  if (!InputValues(desc, params, batch, &inputs, &unused)) return;
   ExprError error = ExprError::kNone;
   for (int32_t r = 0; r < batch.num_reqs(); ++r) {
     if (batch.is_dummy(r)) continue;
     SetRequestVars(batch, r, v.data());
+    SetInputs(desc, inputs, r, v.data());
     for (int64_t k = 0; k < ops; ++k) {
       v[FamilyDesc::kOp] = k;
       bool ok = true;

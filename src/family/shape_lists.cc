@@ -93,6 +93,25 @@ std::vector<ParamValue> ParamValues(const Group& g, size_t p) {
   return out;
 }
 
+std::vector<int64_t> InputValueList(const Group& group, size_t k, int64_t default_value, int64_t q) {
+  const FamilyModel model(group.family);
+  const InputDesc& in = model.inputs()[k];
+  std::vector<int64_t> vars = model.ParamVars(group.params);
+  int64_t hi = std::numeric_limits<int64_t>::max();
+  std::string why;
+  if (!in.max.Evaluate(vars.data(), &hi, &why)) hi = in.min;
+  const int64_t lo = in.min;
+  std::vector<int64_t> values = {lo, default_value};
+  if (lo < hi) values.push_back(lo + 1);
+  if (hi < std::numeric_limits<int64_t>::max()) values.push_back(hi);
+  // Around the request's length: a mask of the last n tokens, an index past them.
+  for (int64_t v = std::max<int64_t>(lo, 0); v <= q + 1 && v <= hi && v < lo + 4096; ++v) values.push_back(v);
+  std::vector<int64_t> out;
+  for (int64_t v : values)
+    if (v >= lo && v <= hi && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  return out;
+}
+
 std::vector<int64_t> FormulaBoundaries(const Group& group) {
   std::vector<int64_t> out = GroupDivisors(group);
   // 1 divides every position: it is a boundary only of a group whose every

@@ -42,6 +42,13 @@ struct ParamValue {
 /// parameter lists 0 and 1 as kMin and kNext.
 std::vector<ParamValue> ParamValues(const Group& group, size_t p);
 
+/// The values input `k` of the group's family lists for one element (a
+/// request, or a token of request `r`): its min, min + 1, the element's
+/// default `default_value`, its max (where the description gives a finite
+/// one), and, for an element of a request of `q` tokens, every value from min
+/// through q + 1 (what a comparison with q or i crosses); in range, each once.
+std::vector<int64_t> InputValueList(const Group& group, size_t k, int64_t default_value, int64_t q);
+
 /// The group's formula boundaries: every divisor and modulus fixed for the
 /// group (GroupDivisors) and every comparison threshold (GroupModel's
 /// Thresholds), ascending, each once, up to kMaxPosition; from 2, or from 1

@@ -111,6 +111,7 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(clamp_positions_past_int32) \
   X(allocated_ahead) \
   X(param_not_power_of_two) \
+  X(input_drawn) \
   X(fault_unmarked_dummy) \
   X(fault_zero_column)
 
@@ -198,7 +199,41 @@ struct Builder {
   void NullUnread(Group* g, const std::vector<std::vector<int64_t>>& columns);
   void NullBehindWindows(Group* g);
   void NullSources(Group* g, const std::vector<std::vector<int64_t>>& sources);
+  void Inputs();
 };
+
+/// The groups' families' extra inputs (docs/family-format.md, "Inputs"):
+/// each left to its default sometimes, else drawn per element from its
+/// shape list (min, min + 1, the element's default, max, the values around
+/// its request's length). An input two groups share is drawn once.
+void Builder::Inputs() {
+  slotguard::Batch& b = s.batch;
+  for (const Group& g : s.groups) {
+    const GroupModel model(g);
+    const std::vector<InputDesc>& inputs = model.inputs();
+    if (inputs.empty()) continue;
+    std::vector<std::vector<int64_t>> defaults;
+    std::string unused;
+    if (!model.InputValues(b, &defaults, &unused)) continue;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      if (b.inputs.count(inputs[k].name) || c.Chance(25)) continue;
+      BatchInput input;
+      input.per_token = inputs[k].per_token();
+      const std::vector<int32_t> owner = input.per_token ? OwnersOf(model.mapping(), b, b.num_tokens)
+                                                         : std::vector<int32_t>();
+      input.values = defaults[k];
+      for (size_t e = 0; e < input.values.size(); ++e) {
+        if (c.Chance(40)) continue;  // this element keeps its default
+        const int32_t r = input.per_token ? owner[e] : static_cast<int32_t>(e);
+        const int64_t q = r >= 0 ? b.query_start_loc[r + 1] - b.query_start_loc[r] : 0;
+        const std::vector<int64_t> list = InputValueList(g, k, defaults[k][e], q);
+        input.values[e] = c.Pick(list);
+      }
+      b.inputs.emplace(inputs[k].name, std::move(input));
+      Note(Op::input_drawn);
+    }
+  }
+}
 
 void Builder::Batch() {
   slotguard::Batch& b = s.batch;
@@ -967,6 +1002,8 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
   // The formulas' own boundaries, before the tables are sized for the positions.
   b.Boundaries();
   if (choices.Chance(25)) b.FormulaBoundary();
+  // The families' extra inputs, on the final positions (the tables are sized by what they select).
+  b.Inputs();
   // Block ids near the int32 limit, sometimes: the pool then ends there too.
   int64_t most_entries = 1;  // kernel ids per manager block
   for (const Group& g : b.s.groups) most_entries = std::max(most_entries, NullEntries(g));
@@ -995,6 +1032,7 @@ Scenario GenerateScenario(Choices& choices, const GeneratorOptions& options, Cla
   for (Group& g : b.s.groups)
     if (b.Table(&g)) laid_out.push_back(std::move(g));
   b.s.groups = std::move(laid_out);
+  DropUndeclaredInputs(&b.s);  // an input only a group that went declared goes too
   // A link to a group that went is no link.
   for (Group& g : b.s.groups)
     for (std::string& link : g.links)

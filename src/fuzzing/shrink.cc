@@ -18,6 +18,9 @@ void EraseTokens(Scenario* s, int64_t begin, int64_t end) {
   const int64_t n = end - begin;
   b.positions.erase(b.positions.begin() + begin, b.positions.begin() + end);
   b.slot_mapping_in.erase(b.slot_mapping_in.begin() + begin, b.slot_mapping_in.begin() + end);
+  // The per-token inputs lose the same tokens.
+  for (auto& [name, input] : b.inputs)
+    if (input.per_token) input.values.erase(input.values.begin() + begin, input.values.begin() + end);
   for (int32_t& q : b.query_start_loc)
     if (q >= end) q -= static_cast<int32_t>(n);
   b.num_tokens -= n;
@@ -40,6 +43,9 @@ Scenario RemoveRequest(const Scenario& in, int32_t r) {
   b.query_start_loc.erase(b.query_start_loc.begin() + r + 1);
   b.seq_lens.erase(b.seq_lens.begin() + r);
   b.idx_mapping.erase(b.idx_mapping.begin() + r);
+  // The per-request inputs lose the request's value.
+  for (auto& [name, input] : b.inputs)
+    if (!input.per_token) input.values.erase(input.values.begin() + r);
   if (Persistent(s)) return s;
   // A per-request table: only -1 (a dummy) means anything in idx_mapping;
   // the others stay the identity, so every start shrinks to one file.
@@ -118,6 +124,7 @@ Scenario RemoveGroup(const Scenario& in, size_t index) {
   Scenario s = in;
   const std::string name = s.groups[index].name;
   s.groups.erase(s.groups.begin() + index);
+  DropUndeclaredInputs(&s);
   for (Group& g : s.groups)
     for (std::string& link : g.links)
       if (link == name) link.clear();

@@ -95,6 +95,27 @@ sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, c
   return call;
 }
 
+bool SetCallInputs(const Group& group, const Batch& batch, CallInputs* keep, sg_mapping_call* call, std::string* why) {
+  const GroupModel model(group);
+  const std::vector<InputDesc>& inputs = model.inputs();
+  call->num_inputs = 0;
+  if (inputs.empty()) return true;
+  if (!model.InputValues(batch, &keep->values, why)) return false;
+  keep->pointers.clear();
+  keep->names.clear();
+  keep->per_token.clear();
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    keep->pointers.push_back(keep->values[k].data());
+    keep->names.push_back(inputs[k].name.c_str());
+    keep->per_token.push_back(inputs[k].per_token() ? 1 : 0);
+  }
+  call->num_inputs = static_cast<int32_t>(inputs.size());
+  call->input_names = keep->names.data();
+  call->input_per_token = keep->per_token.data();
+  call->input_values = keep->pointers.data();
+  return true;
+}
+
 sg_mapping_call MakeMappingCall(const StepCall& call, const StepArgs& args) {
   const PlanStep& step = call.plan->steps[args.step];
   const Group& group = call.plan->scenario->groups[step.group];

@@ -25,6 +25,19 @@ struct Abi2Field {
 };
 const std::vector<Abi2Field>& Abi2Fields();
 
+/// A call's inputs (ABI 4's input_names, input_per_token, input_values):
+/// kept alive beside the call until it returns.
+struct CallInputs {
+  std::vector<std::vector<int64_t>> values;
+  std::vector<const int64_t*> pointers;
+  std::vector<const char*> names;
+  std::vector<int32_t> per_token;
+};
+
+/// Fills the ABI-4 inputs of `call` (a call of `group` over `batch`) from
+/// *keep, which it fills; false with *why when an input's default fails.
+bool SetCallInputs(const Group& group, const Batch& batch, CallInputs* keep, sg_mapping_call* call, std::string* why);
+
 /// `batch`, `table` and `out` hold device pointers for a device call, host
 /// pointers for a host call; `common` is the qsa_compressed common mapping.
 sg_mapping_call MakeMappingCall(const Group& group, const MappingBatch& batch, const TableLayout& table,

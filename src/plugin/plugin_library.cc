@@ -5,6 +5,7 @@
 
 #include "plugin/abi_provider.h"
 #include "plugin/open_provider.h"
+#include "family/group_model.h"
 #include "plugin/plugin_probe.h"
 #include "registry/families.h"
 #include "util/did_you_mean.h"
@@ -121,7 +122,7 @@ std::unique_ptr<MappingProvider> OpenPluginLibrary(const std::string& path, std:
   }
   if (info->abi_version < SLOTGUARD_PLUGIN_V1_ABI_VERSION || info->abi_version > SLOTGUARD_PLUGIN_ABI_VERSION) {
     *err = where + "plugin ABI version " + std::to_string(info->abi_version) + "; expected " +
-           std::to_string(SLOTGUARD_PLUGIN_ABI_VERSION) + ", 2 or " + std::to_string(SLOTGUARD_PLUGIN_V1_ABI_VERSION) +
+           std::to_string(SLOTGUARD_PLUGIN_ABI_VERSION) + ", 3, 2 or " + std::to_string(SLOTGUARD_PLUGIN_V1_ABI_VERSION) +
            " (rebuild it against this slotguard's plugin.h)";
     return nullptr;
   }
@@ -144,6 +145,13 @@ std::unique_ptr<MappingProvider> OpenPluginLibrary(const std::string& path, std:
       *err = where + "plugin " + name + " lists family " + QuoteName(*f) + " under plugin ABI " +
              std::to_string(info->abi_version) + ", whose call carries only the built-in families' parameters; "
              "expected it rebuilt against plugin ABI 3 (this slotguard's plugin.h: param_names, param_values)";
+      return nullptr;
+    }
+    // ABI 3 and older carry no inputs: a family that declares some needs ABI 4.
+    if (info->abi_version < 4 && !FamilyModel(family).inputs().empty()) {
+      *err = where + "plugin " + name + " lists family " + QuoteName(*f) + " under plugin ABI " +
+             std::to_string(info->abi_version) + ", whose call carries no inputs, and the family reads some; "
+             "expected it rebuilt against plugin ABI 4 (this slotguard's plugin.h: input_names, input_values)";
       return nullptr;
     }
     families.push_back(family);

@@ -25,6 +25,7 @@ int64_t LengthOf(const ProviderRecord& r, const ProviderGroupInput& g) {
 /// HELLO's family flags.
 constexpr uint32_t kFlagGate = 1;        // the family's gate reads another group's output
 constexpr uint32_t kFlagRaggedRows = 2;  // the family's rows are ragged (CSR): row widths come with each group
+constexpr uint32_t kFlagInputs = 32;     // the family has inputs: its last names are "name:request" / "name:token"
 // A kind's bit is its kind model's protocol_flag (family/kind_model.h): 4 a
 // state index per request, 8 block operations per request, 16 a gathered
 // table per request (tests/family/kind_model_test.cc holds them to
@@ -32,6 +33,7 @@ constexpr uint32_t kFlagRaggedRows = 2;  // the family's rows are ragged (CSR): 
 /// A group's flags in RUN.
 constexpr uint32_t kGroupGateInline = 1;  // the gate's mapping is at gate_offset
 constexpr uint32_t kGroupRowWidths = 2;   // each row's width is at row_widths
+constexpr uint32_t kGroupInputs = 4;      // the family's inputs follow its parameters' values (i64 arrays, in order)
 
 size_t Align8(size_t n) { return (n + 7) & ~size_t{7}; }
 
@@ -91,10 +93,15 @@ void PutHello(const std::string& device, WireBuffer* out) {
     out->PutU32(static_cast<uint32_t>(OutputCount(f.family)));
     for (const OutputDesc& o : model.mapping().outputs) PutText(out, o.name);
     const std::vector<size_t> params = WireParams(f.family);
-    out->PutU32(static_cast<uint32_t>(params.size()));
+    // The family's inputs ride in the names after its parameters, as
+    // "name:request" or "name:token" (a parameter's name has no ':'), so a
+    // provider that knows no inputs still reads HELLO as it did.
+    const std::vector<InputDesc>& inputs = model.inputs();
+    out->PutU32(static_cast<uint32_t>(params.size() + inputs.size()));
     for (size_t p : params) PutText(out, model.params()[p].name);
+    for (const InputDesc& in : inputs) PutText(out, in.name + (in.per_token() ? ":token" : ":request"));
     out->PutU32((model.mapping().gate.present() ? kFlagGate : 0) | (model.ragged_rows() ? kFlagRaggedRows : 0) |
-                model.kind().protocol_flag());
+                (inputs.empty() ? 0 : kFlagInputs) | model.kind().protocol_flag());
   }
 }
 
@@ -220,9 +227,16 @@ void PutRun(uint32_t sequence, uint32_t flags, const std::vector<ProviderRecord>
       std::vector<int64_t> values(params.size());
       for (size_t i = 0; i < params.size(); ++i) values[i] = group.params[params[i]];
       // A ragged (CSR) family's groups carry their rows' widths, none too (a table of no rows).
-      const bool widths = FamilyModel(group.family).ragged_rows();
-      out->PutU32(static_cast<uint32_t>(values.size()));
-      out->PutU32((g.common ? kGroupGateInline : 0) | (widths ? kGroupRowWidths : 0));
+      const GroupModel model(group);
+      const bool widths = model.ragged_rows();
+      const uint32_t param_count = static_cast<uint32_t>(values.size());
+      // The family's inputs (each its batch array or its default) after the parameters' values.
+      std::vector<std::vector<int64_t>> inputs;
+      std::string unused;
+      const bool has_inputs = !model.inputs().empty() && model.InputValues(b, &inputs, &unused);
+      for (const std::vector<int64_t>& in : inputs) values.insert(values.end(), in.begin(), in.end());
+      out->PutU32(param_count);
+      out->PutU32((g.common ? kGroupGateInline : 0) | (widths ? kGroupRowWidths : 0) | (has_inputs ? kGroupInputs : 0));
       out->PutU64(blob.Add(values));
       PutI32(out, g.common_group);
       out->PutU32(static_cast<uint32_t>(LengthOf(r, g)));  // elements per output

@@ -27,6 +27,25 @@ Scenario PadToCaptureSize(const Scenario& scenario) {
   b.num_tokens = size;
   b.positions.resize(size, 0);
   b.slot_mapping_in.resize(size, kPadSlot);
+  // A per-token input's padding tokens hold its default there (a family's
+  // that reads it; a token of no request).
+  for (auto& [name, input] : b.inputs) {
+    if (!input.per_token) continue;
+    const size_t given = input.values.size();
+    input.values.resize(static_cast<size_t>(size), 0);
+    for (const Group& group : padded.groups) {
+      const GroupModel model(group);
+      const int32_t k = model.FindInput(name);
+      if (k < 0) continue;
+      Batch without = b;
+      without.inputs.erase(name);
+      std::vector<std::vector<int64_t>> defaults;
+      std::string unused;
+      if (model.InputValues(without, &defaults, &unused))
+        for (size_t t = given; t < input.values.size(); ++t) input.values[t] = defaults[static_cast<size_t>(k)][t];
+      break;
+    }
+  }
   // The tokens added are padding: each output's golden holds its family's
   // tail value there (PAD; slot_mapping_in, PAD here; or a sink's null slot 0).
   for (const Group& group : padded.groups) {

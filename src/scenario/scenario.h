@@ -36,6 +36,14 @@ enum class TableLayoutKind {
 /// Positions and seq_lens are below 2^62 (docs/families.md: int64).
 constexpr int64_t kMaxPosition = (int64_t{1} << 62) - 1;
 
+/// One extra input array of a batch (a family's "inputs",
+/// docs/family-format.md): a value per request or per token.
+struct BatchInput {
+  bool per_token = false;
+  std::vector<int64_t> values;  // [num_reqs] or [num_tokens]
+  bool operator==(const BatchInput& o) const { return per_token == o.per_token && values == o.values; }
+};
+
 /// The engine state of one step (docs/families.md, "Notation"). All defaults
 /// are already derived by the loader: every vector has its full length.
 struct Batch {
@@ -47,6 +55,9 @@ struct Batch {
   std::vector<int32_t> idx_mapping;      // [num_reqs], -1 marks a dummy request
   std::vector<int64_t> slot_mapping_in;  // [num_tokens]
   TableRows table_rows = TableRows::kRequest;
+  /// The extra inputs the scenario gives, by name (format 2's
+  /// batch.inputs); a family's input that is not here takes its default.
+  std::map<std::string, BatchInput> inputs;
 
   int32_t num_reqs() const { return static_cast<int32_t>(query_start_loc.size()) - 1; }
   /// qsl[R]: the end of the real tokens.

@@ -53,6 +53,8 @@ class Loader : public JsonReader {
   }
 
   bool LoadBatch(const json& v, Batch* b);
+  /// batch.inputs: each a family's input, of its length and range.
+  bool CheckInputs(const Scenario& s, Batch* b);
   /// Adds count * per_element bytes to the estimate; false after Fail()
   /// once the estimate is past --max-memory-mib.
   bool Budget(int64_t count, int64_t per_element, const std::string& ptr, const std::string& what);
@@ -183,7 +185,7 @@ bool Loader::Load(const json& root, Scenario* s) {
       return Fail(JsonChild(ptr, "name"), "duplicate group name " + QuoteName(s->groups[i].name),
                   "a name not used by /groups/" + std::to_string(it->second));
   }
-  if (!CheckOutputNames(*s)) return false;
+  if (!CheckOutputNames(*s) || !CheckInputs(*s, &s->batch)) return false;
   // A group parameter names a group of its target family, which depends on
   // nothing (so the run order has no cycle).
   for (size_t i = 0; i < s->groups.size(); ++i) {
@@ -253,7 +255,7 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
   if (!Object(v, ptr, "a batch object")) return false;
   if (!CheckKeys(v, ptr,
                  {"query_start_loc", "seq_lens", "positions", "num_actual_tokens", "num_tokens",
-                  "idx_mapping", "slot_mapping_in", "table_rows"}))
+                  "idx_mapping", "slot_mapping_in", "table_rows", "inputs"}))
     return false;
   if (const json* rows = Find(v, "table_rows")) {
     std::string text;
@@ -397,6 +399,69 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
     if (!Length(*in, ptr + "/slot_mapping_in", num_tokens, "num_tokens")) return false;
   } else {
     b->slot_mapping_in.assign(num_tokens, kPadSlot);
+  }
+  b->inputs.clear();
+  if (const json* in = Find(v, "inputs")) {
+    // Each array's length and values are checked once the groups say its family's input (CheckInputs).
+    const std::string in_ptr = ptr + "/inputs";
+    if (!NeedsVersion2(in_ptr) || !Object(*in, in_ptr, "an object of input name: array of integers")) return false;
+    for (auto it = in->begin(); it != in->end(); ++it) {
+      const std::string at = JsonChild(in_ptr, it.key());
+      BatchInput& input = b->inputs[it.key()];
+      if (!IntArray(it.value(), at, kInt64Min, kInt64Max, "input value", static_cast<size_t>(limits_.max_tokens),
+                    "--max-tokens", &input.values) ||
+          !Budget(static_cast<int64_t>(input.values.size()), 8, at, "the input " + QuoteName(it.key())))
+        return false;
+    }
+  }
+  return true;
+}
+
+bool Loader::CheckInputs(const Scenario& s, Batch* b) {
+  const std::string ptr = "/batch/inputs";
+  std::vector<std::string> declared;  // every input a group's family declares
+  for (const Group& g : s.groups)
+    for (const InputDesc& in : FamilyModel(g.family).inputs())
+      if (std::find(declared.begin(), declared.end(), in.name) == declared.end()) declared.push_back(in.name);
+  for (auto& [name, input] : b->inputs) {
+    const std::string at = JsonChild(ptr, name);
+    if (std::find(declared.begin(), declared.end(), name) == declared.end())
+      return Fail(at, "no group's family has the input " + QuoteName(name) + DidYouMean(name, declared),
+                  declared.empty() ? "no batch.inputs (no group's family declares an input)"
+                                   : "one of " + JoinNames(declared));
+    bool first = true;
+    for (size_t i = 0; i < s.groups.size(); ++i) {
+      const Group& g = s.groups[i];
+      const FamilyModel model(g.family);
+      for (const InputDesc& in : model.inputs()) {
+        if (in.name != name) continue;
+        if (!first && in.per_token() != input.per_token)
+          return Fail(at, "families disagree on the input " + QuoteName(name) + ": per request and per token",
+                      "one input name per kind of array (group " + QuoteName(g.name) + "'s family reads it per " +
+                          (in.per_token() ? "token" : "request") + ")");
+        first = false;
+        input.per_token = in.per_token();
+        const size_t n = static_cast<size_t>(in.per_token() ? b->num_tokens : b->num_reqs());
+        if (input.values.size() != n)
+          return Fail(at, "length disagrees with " + std::string(in.per_token() ? "num_tokens" : "the number of requests"),
+                      Plural(n, "entry", "entries") + " (input " + QuoteName(name) + " of " + model.name() +
+                          " is per " + (in.per_token() ? "token" : "request") + ")",
+                      std::to_string(input.values.size()));
+        int64_t max = 0;
+        std::string why;
+        std::vector<int64_t> vars = model.ParamVars(g.params);
+        if (!in.max.Evaluate(vars.data(), &max, &why))
+          return Fail(at, "input " + QuoteName(name) + "'s max '" + in.max.text() + "' has no value for group " +
+                              QuoteName(g.name) + " (" + why + ")",
+                      "parameters for which the max has a value");
+        for (size_t e = 0; e < n; ++e)
+          if (input.values[e] < in.min || input.values[e] > max)
+            return Fail(JsonChild(at, e), "input value out of range",
+                        std::to_string(in.min) + " <= value <= " + std::to_string(max) + " (" + model.name() +
+                            "'s input " + QuoteName(name) + ": " + in.meaning + ")",
+                        std::to_string(input.values[e]));
+      }
+    }
   }
   return true;
 }

@@ -114,6 +114,13 @@ std::string WriteScenarioJson(const Scenario& s) {
     b.Field("idx_mapping", Inline(s.batch.idx_mapping));
     b.Field("slot_mapping_in", Inline(s.batch.slot_mapping_in));
     if (s.batch.table_rows != TableRows::kRequest) b.Field("table_rows", Quote(TableRowsName(s.batch.table_rows)));
+    if (!s.batch.inputs.empty()) {
+      std::ostringstream inputs;
+      ObjectWriter in(inputs, 4);
+      for (const auto& [name, input] : s.batch.inputs) in.Field(name, Inline(input.values));
+      in.Close();
+      b.Field("inputs", inputs.str());
+    }
     b.Close();
     root.Field("batch", batch.str());
   }

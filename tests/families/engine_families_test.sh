@@ -66,7 +66,7 @@ expect() {
 }
 
 for family in dsv4_compressed eagle_step eagle_step_chain dflash vllm_extract_hidden_states sglang_out_cache_loc flashinfer_append trtllm_paged \
-  lmcache_vllm_adapter vllm_encoder_only vllm_sliding_window vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store vllm_gather_block_tables vllm_hisparse_compressed; do
+  lmcache_vllm_adapter vllm_encoder_only vllm_sliding_window vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store vllm_gather_block_tables vllm_hisparse_compressed vllm_parallel_drafting; do
   provider="$py examples/python/families/${family}_provider.py"
   dir=scenarios/engines/$family
   expect 0 "$family: check $dir through its provider" \
@@ -97,6 +97,19 @@ expect 1 "vllm_hisparse_compressed: check of the V2 dummy scenario with the plan
 expect 1 "vllm_hisparse_compressed: fuzz finds the planted bug" \
   "$sg" fuzz --backend host --family vllm_hisparse_compressed --kernel-cmd "$hs_planted" --runs 2000 --seed 1 \
   --out "$scratch/fuzz-hisparse-planted"
+# Parallel drafting's rejected-token mask reads the per-request input
+# num_rejected (docs/family-format.md, "Inputs"): a provider that drops the
+# mask holds on a batch whose num_rejected is 0 (the default), and check of
+# the curated scenarios and fuzz from nothing both find it.
+drafting="$py examples/python/families/vllm_parallel_drafting_provider.py --no-reject-mask"
+expect 0 "vllm_parallel_drafting: without the mask, a batch of no rejected token holds" \
+  "$sg" check --backend host --writers --quiet --kernel-cmd "$drafting" \
+  scenarios/engines/vllm_parallel_drafting/fixed-none-rejected-by-default.json
+expect 1 "vllm_parallel_drafting: check through a provider without the rejected-token mask fails" \
+  "$sg" check --backend host --writers --quiet --kernel-cmd "$drafting" scenarios/engines/vllm_parallel_drafting/
+expect 1 "vllm_parallel_drafting: fuzz finds the provider without the rejected-token mask" \
+  "$sg" fuzz --backend host --writers --family vllm_parallel_drafting --kernel-cmd "$drafting" --runs 300 --seed 1 \
+  --out "$scratch/fuzz-drafting-planted"
 
 # The table producer (a kind of its own, docs/table-producers.md): 2000 runs
 # of the description from nothing find nothing and load every scenario the

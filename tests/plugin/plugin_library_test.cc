@@ -296,7 +296,7 @@ TEST_F(PluginTest, PluginsThatCannotBeUsedAreRefusedInOneLine) {
             OpenError("/nonexistent/lib.so"));
   EXPECT_EQ(0u, OpenError(kScenarios + "/paged/decode.json").find("--kernel-lib " + kScenarios +
                                                                    "/paged/decode.json: cannot load the library: "));
-  EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_wrong_abi.so: plugin ABI version 4; expected 3, 2 or 1 (rebuild it "
+  EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_wrong_abi.so: plugin ABI version 5; expected 4, 3, 2 or 1 (rebuild it "
             "against this slotguard's plugin.h)",
             OpenError(kFixtures + "/libsg_bad_wrong_abi.so"));
   EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_no_family.so: plugin no-family implements no family; "
@@ -306,7 +306,7 @@ TEST_F(PluginTest, PluginsThatCannotBeUsedAreRefusedInOneLine) {
             "family 'kpool_tial', did you mean 'kpool_tail'?; expected one of paged, kpool_tail, qsa_ring, "
             "qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, eagle_step_chain, flashinfer_append, lmcache_vllm_adapter, "
             "sglang_mamba, sglang_out_cache_loc, trtllm_paged, vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, "
-            "vllm_offload_store, vllm_sliding_window",
+            "vllm_offload_store, vllm_parallel_drafting, vllm_sliding_window",
             OpenError(kFixtures + "/libsg_bad_unknown_family.so"));
   EXPECT_EQ(kExitBadInput, Check("/nonexistent/lib.so"));
   const std::string line = err_.str();

@@ -106,7 +106,7 @@ TEST_F(ScenarioJsonTest, MissingRequiredKeys) {
 TEST_F(ScenarioJsonTest, UnknownKeysSuggestTheClosestName) {
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3], "postions": [1, 2, 3]})"),
               "x.json:/batch/postions: unknown key 'postions', did you mean 'positions'?; expected one of "
-              "query_start_loc, seq_lens, positions, num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows");
+              "query_start_loc, seq_lens, positions, num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows, inputs");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "kpool": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/kpool: key 'kpool' does not apply to kernel paged; expected one of "
@@ -258,7 +258,7 @@ TEST_F(ScenarioJsonTest, UnknownNamesSuggest) {
               "x.json:/groups/0/kernel: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "
               "paged, kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
               "eagle_step_chain, flashinfer_append, lmcache_vllm_adapter, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
-              "vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store, vllm_sliding_window");
+              "vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store, vllm_parallel_drafting, vllm_sliding_window");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "variant": "unguardd", "block_size": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/variant: unknown variant 'unguardd' of family paged, did you mean 'unguarded'?; "
@@ -342,7 +342,7 @@ TEST_F(ScenarioJsonTest, RingParameters) {
 TEST_F(ScenarioJsonTest, PointerTokensAreEscaped) {
   AssertError(Doc(R"({"query_start_loc": [0, 1], "a/b~c": 1})"),
               "x.json:/batch/a~1b~0c: unknown key 'a/b~c'; expected one of query_start_loc, seq_lens, positions, "
-              "num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows");
+              "num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows, inputs");
 }
 
 TEST_F(ScenarioJsonTest, HostileInputNeverCrashes) {
