@@ -16,7 +16,8 @@ lies in [start, num_chunks):
   prompt;
 - num_chunks: those tokens over the tokens per chunk, one less for an
   EAGLE group while decoding, at most the allocated chunks;
-- start: stored_chunks, or by default what the previous step reached (the
+- start: the request's req_stored_chunks (the state the previous steps
+  left), or where it is -1 what the previous step reached (the
   same rule at seq_len - q, never below the prompt's chunks);
 - a sliding-window group stores only the reachable chunks of each
   alignment segment;
@@ -90,6 +91,9 @@ def run(call):
         if int(idx[r]) < 0 or row < 0:
             continue
         q = int(qsl[r + 1]) - int(qsl[r])
+        # The request's own state and caps: the per-request inputs (each the group's parameter by default).
+        p.update(prompt_len=int(call.req_prompt_len[r]), draft_tokens=int(call.req_draft_tokens[r]),
+                 max_offload_tokens=int(call.req_max_offload_tokens[r]), stored_chunks=int(call.req_stored_chunks[r]))
         base = row * call.block_table_row_stride
         bpc = p["blocks_per_chunk"]
         for k, stored in enumerate(store_columns(int(call.seq_lens[r]), q, width, p)):

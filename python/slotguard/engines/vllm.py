@@ -662,14 +662,18 @@ def run_offload_store(call, fns, ops, options):
     scheduler_calc = lambda status, n: calc(types.SimpleNamespace(config=config), status, n)  # noqa: E731
     statuses = {}
     scheduled = {}
-    # The requests' state, by the description's parameters where it has them: prompt_len (-1: still in its
-    # prompt), draft_tokens (a decoding request's scheduled drafts are not in req.num_tokens),
-    # max_offload_tokens (-1: no cap), stored_chunks (-1: what the previous step reached).
-    prompt_len, drafts = param("prompt_len", -1), param("draft_tokens", 0)
-    cap, stored = param("max_offload_tokens", -1), param("stored_chunks", -1)
+    # The requests' state, by the description's per-request inputs where it has them (else its parameters):
+    # prompt_len (-1: still in its prompt), draft_tokens (a decoding request's scheduled drafts are not in
+    # req.num_tokens), max_offload_tokens (-1: no cap), stored_chunks (-1: what the previous step reached).
+    inputs = getattr(call, "inputs", None) or {}
+    per_request = lambda name, r, default: int(inputs[name][r]) if name in inputs else default  # noqa: E731
     for r in range(R):
         if idx[r] < 0 or q[r] == 0:
             continue  # a dummy, or a request with no token this step, is not in num_scheduled_tokens
+        prompt_len = per_request("req_prompt_len", r, param("prompt_len", -1))
+        drafts = per_request("req_draft_tokens", r, param("draft_tokens", 0))
+        cap = per_request("req_max_offload_tokens", r, param("max_offload_tokens", -1))
+        stored = per_request("req_stored_chunks", r, param("stored_chunks", -1))
         seq, computed = int(seq_lens[r]), int(seq_lens[r] - q[r])
         prompt = seq if prompt_len < 0 else prompt_len
         known = seq - (min(drafts, max(int(q[r]) - 1, 0)) if computed >= prompt else 0)
