@@ -114,6 +114,7 @@ std::string WriteScenarioJson(const Scenario& s) {
     b.Field("idx_mapping", Inline(s.batch.idx_mapping));
     b.Field("slot_mapping_in", Inline(s.batch.slot_mapping_in));
     if (s.batch.table_rows != TableRows::kRequest) b.Field("table_rows", Quote(TableRowsName(s.batch.table_rows)));
+    if (s.batch.dummy_run) b.Field("dummy_run", "true");
     b.Close();
     root.Field("batch", batch.str());
   }

@@ -519,6 +519,38 @@ TEST_F(ScenarioJsonTest, FormatTwoKeysNeedVersionTwo) {
               "tight, strided");
 }
 
+TEST_F(ScenarioJsonTest, ADummyRunMakesEveryRequestADummy) {
+  // idx_mapping arange on a persistent table, as vLLM's make_dummy gives it.
+  Scenario s;
+  AssertLoads(Doc2(R"({"query_start_loc": [0, 1, 2], "idx_mapping": [0, 1], "table_rows": "idx_mapping",
+                       "dummy_run": true})",
+                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[5], [0], [0]]}])"),
+              &s);
+  EXPECT_TRUE(s.batch.dummy_run);
+  EXPECT_EQ(2, FormatVersion(s));
+  for (int32_t r = 0; r < 2; ++r) {
+    EXPECT_TRUE(s.batch.is_dummy(r)) << r;
+    EXPECT_EQ(r, s.batch.row_of(r)) << r;  // its row is read
+    EXPECT_EQ(-1, s.batch.owned_row(r)) << r;  // and owned by no one
+  }
+  // It survives the writer and differs from the same batch without it.
+  Scenario back;
+  AssertLoads(WriteScenarioJson(s), &back);
+  EXPECT_TRUE(back == s);
+  Scenario live = s;
+  live.batch.dummy_run = false;
+  EXPECT_FALSE(live == s);
+  // Its dummies may name one row twice: no request is live to own it.
+  AssertLoads(Doc2(R"({"query_start_loc": [0, 1, 2], "idx_mapping": [0, 0], "table_rows": "idx_mapping",
+                       "dummy_run": true})",
+                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[0]]}])"));
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "dummy_run": true})"),
+              "x.json:/batch/dummy_run: a format-2 key in a version-1 file; expected \"slotguard\": 2 at the top "
+              "of the file");
+  AssertError(Doc2(R"({"query_start_loc": [0, 1], "dummy_run": 1})", "[]"),
+              "x.json:/batch/dummy_run: not a boolean; expected true or false, got 1");
+}
+
 TEST_F(ScenarioJsonTest, APersistentTableHasTheRowsIdxMappingNames) {
   // Two requests reading rows 3 and 0 of a 5-row persistent table.
   Scenario s;
