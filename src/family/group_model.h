@@ -63,6 +63,9 @@ class FamilyModel {
   bool rows_guarded() const { return kind_->RowsGuarded(*desc_); }
   bool reads_source_columns() const { return kind_->ReadsSourceColumns(*desc_); }
   NullPage null_page() const { return kind_->NullPageOf(*desc_); }
+  /// Whether a dummy request reads its row in some output (a dummy rule
+  /// "row"): a dummy run's stale rows would then be written through.
+  bool dummies_read_rows() const;
   std::string Summary() const { return kind_->Summary(*desc_); }
 
  protected:
