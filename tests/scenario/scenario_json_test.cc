@@ -106,7 +106,8 @@ TEST_F(ScenarioJsonTest, MissingRequiredKeys) {
 TEST_F(ScenarioJsonTest, UnknownKeysSuggestTheClosestName) {
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3], "postions": [1, 2, 3]})"),
               "x.json:/batch/postions: unknown key 'postions', did you mean 'positions'?; expected one of "
-              "query_start_loc, seq_lens, positions, num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows");
+              "query_start_loc, seq_lens, positions, num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows, "
+              "dummy_run");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "kpool": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/kpool: key 'kpool' does not apply to kernel paged; expected one of "
@@ -342,7 +343,7 @@ TEST_F(ScenarioJsonTest, RingParameters) {
 TEST_F(ScenarioJsonTest, PointerTokensAreEscaped) {
   AssertError(Doc(R"({"query_start_loc": [0, 1], "a/b~c": 1})"),
               "x.json:/batch/a~1b~0c: unknown key 'a/b~c'; expected one of query_start_loc, seq_lens, positions, "
-              "num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows");
+              "num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows, dummy_run");
 }
 
 TEST_F(ScenarioJsonTest, HostileInputNeverCrashes) {
