@@ -391,7 +391,10 @@ void Builder::Batch() {
   if (!ragged_rows && PerTenThousand(800)) {
     // A quarter of the persistent tables are a dummy run's (drawn inside
     // this branch, so the other scenarios keep their draws).
-    if (R > 0 && !c.Chance(75)) {  // false on the low answer
+    // Not over the requests an engine-scale or boundary operator shaped
+    // (their positions stay what that operator drew).
+    const bool shaped = huge_positions || std::count(special.begin(), special.end(), true) > 0;
+    if (R > 0 && !shaped && o.dummy_runs && !c.Chance(75)) {  // false on the low answer
       DummyRun();
     } else {
       Persistent();
@@ -417,8 +420,9 @@ void Builder::DummyRun() {
     b.idx_mapping[r] = r;
     b.seq_lens[r] = b.query_start_loc[r + 1] - b.query_start_loc[r];
   }
-  std::fill(b.positions.begin(), b.positions.end(), 0);
-  stale_dummy_rows = o.stale_dummy_runs && c.Chance(50);
+  // Every request's positions 0 (the tokens past qsl[R] keep theirs).
+  std::fill(b.positions.begin(), b.positions.begin() + b.num_real_tokens(), 0);
+  stale_dummy_rows = c.Chance(50);
   Note(stale_dummy_rows ? Op::dummy_run_stale_rows : Op::dummy_run_zero_rows);
 }
 

@@ -95,9 +95,9 @@ struct GeneratorOptions {
   bool huge_batches = false;
   /// False for an implementation other than slotguard's (a plugin, a
   /// --kernel-cmd provider): it gets no dummy_run key (the engine's kernel
-  /// never does), so a dummy run's rows stay zero for it (the engine at
-  /// start-up), never stale (which no kernel could tell from live rows).
-  bool stale_dummy_runs = true;
+  /// never does), and no kernel can tell a dummy run from a live batch by
+  /// its inputs (idx_mapping arange), so it is given no dummy runs.
+  bool dummy_runs = true;
 };
 
 /// How often each generator operator fired (RapidCheck's RC_CLASSIFY, for
