@@ -13,7 +13,12 @@
 
 then `slotguard check step-1234.json` (or `slotguard replay`). The file
 follows docs/scenario-format.md: format 1, or 2 when it needs a format-2
-key (table_rows "idx_mapping", table_layout).
+key (table_rows "idx_mapping", table_layout, dummy_run).
+
+A step the engine ran with no request at all (a warm-up, an idle
+data-parallel rank: vLLM v2's make_dummy, idx_mapping arange) is captured
+with dummy_run=True: every request is then a dummy whatever idx_mapping says
+(docs/scenario-format.md, "Dummy runs").
 
 Engine buffers are often longer than the step: per-token arrays longer than
 num_tokens, per-request arrays longer than R, and (table_rows "request")
@@ -373,13 +378,13 @@ def _group(g, i, R, idx_mapping, table_rows, num_blocks_hint, known):
 
 _ARGUMENTS = ["query_start_loc", "positions", "seq_lens", "groups", "idx_mapping", "num_actual_tokens", "num_tokens",
               "slot_mapping_in", "num_blocks", "table_rows", "name", "description", "expect", "table_layout",
-              "num_reqs", "binary", "family_files", "inputs"]
+              "num_reqs", "binary", "family_files", "inputs", "dummy_run"]
 
 
 def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx_mapping=None,
                   num_actual_tokens=None, num_tokens=None, slot_mapping_in=None, num_blocks=None,
                   table_rows="request", name="captured-step", description=None, expect=None, table_layout=None,
-                  num_reqs=None, binary=None, family_files=(), validate=True, inputs=None, **unknown):
+                  num_reqs=None, binary=None, family_files=(), validate=True, inputs=None, dummy_run=False, **unknown):
     """The scenario as a dict (what capture() writes), validated against the
     families the slotguard binary knows (families()) and, unless validate is
     False, loaded by the binary (`check --validate`)."""
@@ -414,6 +419,8 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
     batch = {"query_start_loc": qsl}
     if table_rows != "request":
         batch["table_rows"] = table_rows
+    if dummy_run is True:
+        batch["dummy_run"] = True
     nat = real if num_actual_tokens is None else _int(num_actual_tokens, "num_actual_tokens", 0, 1 << 26)
     if num_tokens is not None:
         T = _int(num_tokens, "num_tokens", 0, 1 << 26)
@@ -441,7 +448,9 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
         idx = _ints(idx_mapping, "idx_mapping", -1, INT32_MAX, R)
     else:
         idx = list(range(R))
-    if table_rows == "idx_mapping":
+    if not isinstance(dummy_run, bool):
+        raise ValueError("dummy_run %r; expected True (no request of the step owns state) or False" % (dummy_run,))
+    if table_rows == "idx_mapping" and not dummy_run:   # a dummy run's rows are read, owned by no one
         seen = {}
         for r, i in enumerate(idx):
             if i >= 0:
@@ -487,7 +496,7 @@ def scenario_dict(*, query_start_loc, positions=None, seq_lens=None, groups, idx
                                  % (g["name"], p["name"], target, p["family"], p["family"], ", ".join(same) or "none"))
     if num_blocks is None:
         num_blocks = blocks
-    s = {"slotguard": 2 if (table_rows != "request" or table_layout or "inputs" in batch) else 1, "name": name}
+    s = {"slotguard": 2 if (table_rows != "request" or table_layout or "inputs" in batch or dummy_run is True) else 1, "name": name}
     if description:
         s["description"] = str(description)
     s["num_blocks"] = num_blocks
@@ -585,7 +594,7 @@ def _dumps(s):
 def capture(path, *, query_start_loc, positions, seq_lens, groups, idx_mapping=None, num_actual_tokens=None,
             num_tokens=None, slot_mapping_in=None, num_blocks=None, table_rows="request", name="captured-step",
             expect=None, description=None, table_layout=None, num_reqs=None, binary=None, family_files=(),
-            inputs=None, **unknown):
+            inputs=None, dummy_run=False, **unknown):
     """Write one engine step as a scenario file at `path` (its folder is
     created when missing); returns the scenario dict. See the module
     docstring; ValueError names what is wrong (the argument, the row and the
@@ -602,7 +611,7 @@ def capture(path, *, query_start_loc, positions, seq_lens, groups, idx_mapping=N
                       idx_mapping=idx_mapping, num_actual_tokens=num_actual_tokens, num_tokens=num_tokens,
                       slot_mapping_in=slot_mapping_in, num_blocks=num_blocks, table_rows=table_rows, name=name,
                       description=description, expect=expect, table_layout=table_layout, num_reqs=num_reqs,
-                      binary=binary, family_files=family_files, validate=False, inputs=inputs)
+                      binary=binary, family_files=family_files, validate=False, inputs=inputs, dummy_run=dummy_run)
     folder = os.path.dirname(os.fspath(path))
     if folder:
         os.makedirs(folder, exist_ok=True)

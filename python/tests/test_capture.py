@@ -160,6 +160,21 @@ def test_an_unknown_expected_invariant_is_refused_at_capture(binary, tmp_path):
     assert s["expect"]["findings"] == ["null_block", "row_bounds"]
 
 
+def test_a_dummy_run_is_format_2_and_its_dummies_may_share_a_row(tmp_path):
+    # vLLM v2's make_dummy: idx_mapping arange; a dummy run owns no row, so two
+    # requests naming one row is no conflict there.
+    s = slotguard.capture(str(tmp_path / "d.json"), query_start_loc=[0, 1, 2], positions=[0, 0], seq_lens=None,
+                          idx_mapping=[0, 0], table_rows="idx_mapping", dummy_run=True,
+                          groups=[dict(name="a", family="paged", block_size=16, block_table=[[0]])])
+    assert s["slotguard"] == 2 and s["batch"]["dummy_run"] is True
+    s = slotguard.capture(str(tmp_path / "e.json"), query_start_loc=[0, 1], positions=[0], seq_lens=None,
+                          groups=[dict(name="a", family="paged", block_size=16, block_table=[[0]])])
+    assert "dummy_run" not in s["batch"]
+    with pytest.raises(ValueError, match="dummy_run 1; expected True"):
+        slotguard.capture(str(tmp_path / "f.json"), query_start_loc=[0, 1], positions=[0], seq_lens=None,
+                          dummy_run=1, groups=[dict(name="a", family="paged", block_size=16, block_table=[[0]])])
+
+
 def test_two_live_requests_on_one_persistent_row(tmp_path):
     with pytest.raises(ValueError, match="both read row 0"):
         slotguard.capture(str(tmp_path / "x.json"), query_start_loc=[0, 1, 2], positions=[0, 0], seq_lens=None,

@@ -11,6 +11,7 @@ void PutScenario(const Scenario& s, WireBuffer* out) {
   out->PutU8(static_cast<uint8_t>(s.table_layout));
   const Batch& b = s.batch;
   out->PutU8(static_cast<uint8_t>(b.table_rows));
+  out->PutU8(b.dummy_run ? 1 : 0);
   out->PutVector(b.query_start_loc);
   out->PutVector(b.seq_lens);
   out->PutVector(b.positions);
@@ -42,10 +43,10 @@ void PutScenario(const Scenario& s, WireBuffer* out) {
 bool GetScenario(WireBuffer* in, Scenario* s) {
   uint32_t num_blocks, groups;
   uint64_t n_act, n;
-  uint8_t layout, rows;
+  uint8_t layout, rows, dummy_run;
   Batch& b = s->batch;
   if (!in->GetString(&s->name) || !in->GetU32(&num_blocks) || !in->GetU8(&layout) || layout > 2 ||
-      !in->GetU8(&rows) || rows > 1 || !in->GetVector(&b.query_start_loc) ||
+      !in->GetU8(&rows) || rows > 1 || !in->GetU8(&dummy_run) || dummy_run > 1 || !in->GetVector(&b.query_start_loc) ||
       !in->GetVector(&b.seq_lens) || !in->GetVector(&b.positions) || !in->GetU64(&n_act) || !in->GetU64(&n) ||
       !in->GetVector(&b.idx_mapping) || !in->GetVector(&b.slot_mapping_in))
     return false;
@@ -64,6 +65,7 @@ bool GetScenario(WireBuffer* in, Scenario* s) {
   s->num_blocks = static_cast<int32_t>(num_blocks);
   s->table_layout = static_cast<TableLayoutKind>(layout);
   b.table_rows = static_cast<TableRows>(rows);
+  b.dummy_run = dummy_run == 1;
   b.num_actual_tokens = static_cast<int64_t>(n_act);
   b.num_tokens = static_cast<int64_t>(n);
   s->groups.assign(groups, Group());

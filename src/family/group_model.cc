@@ -293,6 +293,13 @@ const std::vector<ConstraintDesc>& FamilyModel::constraints() const { return des
 const std::vector<InputDesc>& FamilyModel::inputs() const { return desc_->inputs; }
 int32_t FamilyModel::FindInput(const std::string& name) const { return desc_->FindInput(name); }
 bool FamilyModel::one_token_per_request() const { return desc_->one_token_per_request; }
+
+bool FamilyModel::dummies_read_rows() const {
+  if (kind_->per_request()) return desc_->request.dummy == DummyRule::kRow;
+  for (const OutputDesc& o : desc_->mapping.outputs)
+    if (o.dummy == DummyRule::kRow) return true;
+  return false;
+}
 const MappingDesc& FamilyModel::mapping() const { return desc_->mapping; }
 const RequestDesc& FamilyModel::request() const { return desc_->request; }
 const std::vector<const char*>& FamilyModel::param_name_ptrs() const { return desc_->param_name_ptrs; }

@@ -71,6 +71,9 @@ class FamilyModel {
   int32_t derived_from() const { return desc_->mapping.derived() ? desc_->mapping.gate.param : -1; }
   bool reads_source_columns() const { return kind_->ReadsSourceColumns(*desc_); }
   NullPage null_page() const { return kind_->NullPageOf(*desc_); }
+  /// Whether a dummy request reads its row in some output (a dummy rule
+  /// "row"): a dummy run's stale rows would then be written through.
+  bool dummies_read_rows() const;
   std::string Summary() const { return kind_->Summary(*desc_); }
 
  protected:

@@ -150,6 +150,11 @@ std::vector<int32_t> FreshPrefillTokens(const Group& group, int32_t max_tokens) 
   return {static_cast<int32_t>(block + 1)};
 }
 
+std::vector<DummyRunRows> DummyRunRowsOf(const Group& group) {
+  if (FamilyModel(group.family).dummies_read_rows()) return {DummyRunRows::kZero};
+  return {DummyRunRows::kZero, DummyRunRows::kStale};
+}
+
 const std::vector<int64_t>& ClampPositions() {
   static const std::vector<int64_t> positions = {kPastInt32Position, (int64_t{1} << 32) + 1};
   return positions;

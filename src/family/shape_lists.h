@@ -74,6 +74,17 @@ std::vector<int32_t> FreshPrefillTokens(const Group& group, int32_t max_tokens);
 /// past qsl[R], before num_tokens) may hold: 2^31 and 2^32 + 1.
 const std::vector<int64_t>& ClampPositions();
 
+/// What the persistent rows of a dummy run (batch.dummy_run: idx_mapping
+/// arange, every request a dummy, the rows not refilled) may hold.
+enum class DummyRunRows : uint8_t {
+  kZero,   // zeros: the engine's persistent table before its first real request
+  kStale,  // a finished request's blocks, left there
+};
+/// The dummy-run rows listed for `group`: zeros always; stale rows only
+/// where no output reads a dummy's row (one that does would write them, and
+/// its description with it).
+std::vector<DummyRunRows> DummyRunRowsOf(const Group& group);
+
 /// The columns past what its tokens read that a live row holds real blocks
 /// in (blocks allocated ahead of the tokens): a kernel that reads one
 /// column too far then reads a real block, not a null entry or the row's end.

@@ -57,6 +57,7 @@ bool FitGeneratorToProvider(const MappingProvider& provider, const std::string& 
                             GeneratorOptions* generator, std::string* err) {
   if (!FitFamiliesToProvider(provider, variant, &generator->families, err)) return false;
   generator->int64_seq_lens = provider.reads_persistent_tables();  // ABI 2 / spec 2: int64 seq_lens
+  generator->dummy_runs = false;  // it cannot see batch.dummy_run
   return true;
 }
 

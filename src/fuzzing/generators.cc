@@ -89,6 +89,8 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(persistent_table) \
   X(stale_reused_blocks) \
   X(dummy_reads_no_row) \
+  X(dummy_run_zero_rows) \
+  X(dummy_run_stale_rows) \
   X(engine_scale_table) \
   X(layout_padded) \
   X(layout_tight) \
@@ -155,6 +157,10 @@ struct Builder {
   // table has table_rows rows; row_read[row] when a live request reads it.
   bool persistent = false;
   int32_t table_rows = 0;
+  // A dummy run (batch.dummy_run): whether its rows hold a finished
+  // request's blocks (stale) or zeros (start-up), for the groups whose
+  // dummies every output pads.
+  bool stale_dummy_rows = false;
   std::vector<bool> row_read;
   bool decode_only = false;   // a family of one token per request is fuzzed
   bool ahead = false;         // the table being laid out has live blocks allocated ahead
@@ -187,6 +193,7 @@ struct Builder {
 
   void Batch();
   void Persistent();
+  void DummyRun();
   bool Params(Group* g);
   std::optional<int64_t> DrawInt(const Group& g, size_t p);
   void Links(Group* g);
@@ -416,7 +423,42 @@ void Builder::Batch() {
     Note(Op::recognisable_slot_mapping_in);
   }
   table_rows = R;
-  if (!ragged_rows && PerTenThousand(800)) Persistent();
+  if (!ragged_rows && PerTenThousand(800)) {
+    // A quarter of the persistent tables are a dummy run's (drawn inside
+    // this branch, so the other scenarios keep their draws).
+    // Not over the requests an engine-scale or boundary operator shaped
+    // (their positions stay what that operator drew).
+    const bool shaped = huge_positions || std::count(special.begin(), special.end(), true) > 0;
+    if (R > 0 && !shaped && o.dummy_runs && !c.Chance(75)) {  // false on the low answer
+      DummyRun();
+    } else {
+      Persistent();
+    }
+  }
+}
+
+/// A dummy run, as vLLM's v2 runner makes one (InputBatch.make_dummy): no
+/// request owns state, idx_mapping is arange, every position 0, and the
+/// persistent table is not refilled: its rows hold zeros before the first
+/// real request, else what earlier requests left there (stale).
+void Builder::DummyRun() {
+  slotguard::Batch& b = s.batch;
+  const int32_t R = b.num_reqs();
+  b.dummy_run = true;
+  b.table_rows = TableRows::kIdxMapping;
+  persistent = true;
+  table_rows = R + static_cast<int32_t>(c.Range(0, 4));
+  row_read.assign(table_rows, false);
+  for (int32_t r = 0; r < R; ++r) {
+    dummy[r] = true;
+    special[r] = true;  // positions stay 0
+    b.idx_mapping[r] = r;
+    b.seq_lens[r] = b.query_start_loc[r + 1] - b.query_start_loc[r];
+  }
+  // Every request's positions 0 (the tokens past qsl[R] keep theirs).
+  std::fill(b.positions.begin(), b.positions.begin() + b.num_real_tokens(), 0);
+  stale_dummy_rows = c.Chance(50);
+  Note(stale_dummy_rows ? Op::dummy_run_stale_rows : Op::dummy_run_zero_rows);
 }
 
 /// The boundaries of the groups' own formulas: one request's positions
@@ -789,7 +831,10 @@ void Builder::Fill(Group* g, const std::vector<int32_t>& widths, int32_t width, 
   if (!ragged && width > addressed) Note(Op::unallocated_columns);
   // A live slot past int32: the 64-bit slot arithmetic matters.
   if (max_entry > 0 && (max_entry + 1) * SlotsPerEntry(*g) > kTwo31) Note(Op::slots_past_int32);
-  if (by_idx) StaleRows(g, live_entries, bpk);
+  // A dummy run's rows: zeros (start-up), or stale where no output of the
+  // group reads a dummy's row (a description that does would write them).
+  if (by_idx && (!s.batch.dummy_run || (stale_dummy_rows && DummyRunRowsOf(*g).back() == DummyRunRows::kStale)))
+    StaleRows(g, live_entries, bpk);
 }
 
 /// A per-request kind's live rows with null entries in the columns its

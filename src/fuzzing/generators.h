@@ -93,6 +93,11 @@ struct GeneratorOptions {
   /// --huge-batches: rarely, a batch past 2^24 tokens (a float's exact
   /// integers end there; about a gigabyte to check, so opt-in).
   bool huge_batches = false;
+  /// False for an implementation other than slotguard's (a plugin, a
+  /// --kernel-cmd provider): it gets no dummy_run key (the engine's kernel
+  /// never does), and no kernel can tell a dummy run from a live batch by
+  /// its inputs (idx_mapping arange), so it is given no dummy runs.
+  bool dummy_runs = true;
 };
 
 /// How often each generator operator fired (RapidCheck's RC_CLASSIFY, for

@@ -33,6 +33,7 @@ void SetAddressing(GroupRun* run) {
 bool RowHolds(const GroupRun& run, int32_t r, int64_t id) {
   const Batch& b = run.batch();
   if (r < 0 || r >= b.num_reqs()) return false;
+  if (b.dummy_run && run.null_page != NullPage::kRequest) return false;  // a dummy run's requests own no row
   // A ragged (CSR) table's row r is request r's own; else row_of.
   const int32_t row = FamilyModel(run.group->family).RowOf(b, r);
   const BlockTable& table = run.group->table;

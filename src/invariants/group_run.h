@@ -81,7 +81,8 @@ void SetAddressing(GroupRun* run);
 
 /// Whether request r's own row (row r, or idx_mapping[r] of a persistent
 /// table; row r of a ragged CSR table) holds block id `id`; a dummy of a
-/// persistent table holds none.
+/// persistent table holds none, nor does any request of a dummy run (but
+/// under a request sink, whose dummies own their pages).
 bool RowHolds(const GroupRun& run, int32_t r, int64_t id);
 
 /// The state kernels of a per-request group: its variant's consumers (a

@@ -1,5 +1,6 @@
 // own_block: a token's slot lies in a real (non-null) block that its own
-// request holds in its own row; a token of no request owns no block. A
+// request holds in its own row; a token of no request owns no block, nor
+// does a request of a dummy run (batch.dummy_run), whose row is only read. A
 // sink's null block is no one's: the tokens allowed to write it skip this
 // check (null_block judges them); without a null page, block 0 is a block
 // like any other.
@@ -47,7 +48,10 @@ void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
         last_request = r;
         last_entry = entry;
         last_owned = false;
-        const int32_t row = csr ? r : run.batch().row_of(r);  // the row the request really owns
+        // The row the request really owns: none in a dummy run, but under a
+        // request sink, whose dummies own their pages (the sink).
+        const bool owns = !run.batch().dummy_run || run.null_page == NullPage::kRequest;
+        const int32_t row = !owns ? -1 : csr ? r : run.batch().row_of(r);
         if (entry >= null_entries && row >= 0 && row < table.rows) {
           const int32_t width = table.row_width(row);
           // A request walks its row in order: try the columns after the last hit first.
@@ -67,8 +71,10 @@ void CheckOwnBlock(const GroupRun& run, FindingSink* sink) {
         sink->Add(TokenFinding(run, out, kInvariantOwnBlock, t,
                                "block entry " + std::to_string(entry) +
                                    (entry < null_entries ? " is the null block"
-                                                         : " is not in the row request " + std::to_string(r) +
-                                                               " owns")));
+                                    : run.batch().dummy_run && run.null_page != NullPage::kRequest
+                                        ? " written by request " + std::to_string(r) +
+                                              " of a dummy run, which owns no block"
+                                        : " is not in the row request " + std::to_string(r) + " owns")));
     }
   }
 }

@@ -25,7 +25,11 @@ struct MappingBatch {
   int64_t num_actual_tokens = 0;
   int64_t num_tokens = 0;
   int32_t rows_by_idx_mapping = 0;  // 1: request r reads row idx_mapping[r] of a persistent table
+  int32_t dummy_run = 0;            // 1: a dummy run: every request is a dummy, whatever idx_mapping says
 };
+
+/// Whether request r is a dummy: idx_mapping -1, or any request of a dummy run.
+SG_HD bool IsDummyRequest(const MappingBatch& b, int32_t r) { return b.dummy_run || b.idx_mapping[r] == -1; }
 
 /// The table row request r reads: r, or with a persistent table
 /// idx_mapping[r] (-1 for a dummy request, which reads no row).

@@ -46,7 +46,7 @@ SG_HD bool PagedTokenSlot(const PagedParams& p, const MappingBatch& b, const Tab
     *slot = kKernelPadSlot;
     return true;
   }
-  const bool dummy = b.idx_mapping[r] == -1;
+  const bool dummy = IsDummyRequest(b, r);
   if (!p.enabled || (dummy && p.variant != Variant::kPagedDummyReadsRow)) {
     *slot = kKernelPadSlot;
     return true;

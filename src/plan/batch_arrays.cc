@@ -46,6 +46,7 @@ MappingBatch HostMappingBatch(const Batch& batch, const ProviderArrays* extra) {
   b.seq_lens_i32 = extra ? extra->seq_lens_i32.data() : nullptr;
   b.request_of_token = extra ? extra->request_of_token.data() : nullptr;
   b.rows_by_idx_mapping = batch.table_rows == TableRows::kIdxMapping ? 1 : 0;
+  b.dummy_run = batch.dummy_run ? 1 : 0;
   b.idx_mapping = batch.idx_mapping.data();
   b.slot_mapping_in = batch.slot_mapping_in.data();
   b.num_reqs = batch.num_reqs();

@@ -16,7 +16,7 @@ bool SameGroup(const Group& a, const Group& b) {
 
 int FormatVersion(const Scenario& s) {
   return s.batch.table_rows != TableRows::kRequest || s.table_layout != TableLayoutKind::kPadded ||
-                 !s.expect.absent.empty() || !s.batch.inputs.empty()
+                 !s.expect.absent.empty() || !s.batch.inputs.empty() || s.batch.dummy_run
              ? 2
              : 1;
 }
@@ -43,7 +43,8 @@ bool operator==(const Scenario& a, const Scenario& b) {
   if (x.query_start_loc != y.query_start_loc || x.seq_lens != y.seq_lens ||
       x.positions != y.positions || x.num_actual_tokens != y.num_actual_tokens ||
       x.num_tokens != y.num_tokens || x.idx_mapping != y.idx_mapping ||
-      x.slot_mapping_in != y.slot_mapping_in || x.table_rows != y.table_rows || x.inputs != y.inputs)
+      x.slot_mapping_in != y.slot_mapping_in || x.table_rows != y.table_rows || x.inputs != y.inputs ||
+      x.dummy_run != y.dummy_run)
     return false;
   if (a.groups.size() != b.groups.size()) return false;
   for (size_t i = 0; i < a.groups.size(); ++i)

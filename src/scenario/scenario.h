@@ -58,6 +58,12 @@ struct Batch {
   /// The extra inputs the scenario gives, by name (format 2's
   /// batch.inputs); a family's input that is not here takes its default.
   std::map<std::string, BatchInput> inputs;
+  /// A dummy run (format 2's batch.dummy_run): the engine ran this batch
+  /// with no request at all (a warm-up, an idle data-parallel rank), so
+  /// every request owns no state, whatever idx_mapping says; its rows are
+  /// still read through row_of (an engine's dummies read the persistent
+  /// row idx_mapping names).
+  bool dummy_run = false;
 
   int32_t num_reqs() const { return static_cast<int32_t>(query_start_loc.size()) - 1; }
   /// qsl[R]: the end of the real tokens.
@@ -65,8 +71,11 @@ struct Batch {
   /// The table row request r reads, or -1 when it reads none (a dummy
   /// request of a persistent table).
   int32_t row_of(int32_t r) const { return table_rows == TableRows::kRequest ? r : idx_mapping[r]; }
-  /// Whether request r is a dummy (idx_mapping -1).
-  bool is_dummy(int32_t r) const { return idx_mapping[r] == -1; }
+  /// Whether request r is a dummy: idx_mapping -1, or any request of a dummy run.
+  bool is_dummy(int32_t r) const { return dummy_run || idx_mapping[r] == -1; }
+  /// The row request r owns: none in a dummy run (its row_of is only read),
+  /// else row_of(r).
+  int32_t owned_row(int32_t r) const { return dummy_run ? -1 : row_of(r); }
 };
 
 /// A block table, row-major: one row per request, or (TableRows::kIdxMapping)

@@ -255,8 +255,14 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
   if (!Object(v, ptr, "a batch object")) return false;
   if (!CheckKeys(v, ptr,
                  {"query_start_loc", "seq_lens", "positions", "num_actual_tokens", "num_tokens",
-                  "idx_mapping", "slot_mapping_in", "table_rows", "inputs"}))
+                  "idx_mapping", "slot_mapping_in", "table_rows", "inputs", "dummy_run"}))
     return false;
+  if (const json* dummy_run = Find(v, "dummy_run")) {
+    if (!NeedsVersion2(ptr + "/dummy_run")) return false;
+    if (!dummy_run->is_boolean())
+      return Fail(ptr + "/dummy_run", "not a boolean", "true or false", DescribeJson(*dummy_run));
+    b->dummy_run = dummy_run->get<bool>();
+  }
   if (const json* rows = Find(v, "table_rows")) {
     std::string text;
     if (!NeedsVersion2(ptr + "/table_rows") || !String(*rows, ptr + "/table_rows", "\"request\" or \"idx_mapping\"", &text) ||
@@ -374,8 +380,9 @@ bool Loader::LoadBatch(const json& v, Batch* b) {
                   static_cast<size_t>(limits_.max_requests), "--max-requests", &b->idx_mapping))
       return false;
     if (!Length(*idx, ptr + "/idx_mapping", R, "the number of requests")) return false;
-    if (b->table_rows == TableRows::kIdxMapping) {
-      // Each row of a persistent table is one request's: two live requests never share one.
+    if (b->table_rows == TableRows::kIdxMapping && !b->dummy_run) {
+      // Each row of a persistent table is one request's: two live requests
+      // never share one (a dummy run has none live: its rows are only read).
       std::vector<std::pair<int32_t, int32_t>> reads;  // (row, request), live requests only
       for (int32_t r = 0; r < R; ++r)
         if (b->idx_mapping[r] >= 0) reads.emplace_back(b->idx_mapping[r], r);

@@ -121,6 +121,7 @@ std::string WriteScenarioJson(const Scenario& s) {
       in.Close();
       b.Field("inputs", inputs.str());
     }
+    if (s.batch.dummy_run) b.Field("dummy_run", "true");
     b.Close();
     root.Field("batch", batch.str());
   }

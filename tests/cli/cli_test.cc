@@ -252,7 +252,7 @@ TEST_F(CliTest, UnknownVariantSuggests) {
   EXPECT_EQ(kExitBadInput, Check(o));
   EXPECT_EQ("slotguard: error: unknown variant 'unguard', did you mean 'unguarded'?; expected one of all, "
             "fixed, unguarded, dummy_reads_row, pad_from_n, gathered_row, prefix, no_common_guard, clamp, "
-            "engine_81be2e09, upstream_00746147, engine_81be2e09_indexer, engine_fb28d724, lmcache_pr2984, "
+            "engine_81be2e09, upstream_00746147, engine_81be2e09_indexer, v1_dummy_run_81be2e09, engine_fb28d724, lmcache_pr2984, "
             "pr_23353, sm90_writeback_043d19ef, pad_minus_one, engine_7b437aaa, v2_runner, pre_46301, pre_39064, "
             "column0, pre_49757, "
             "unfiltered\n",

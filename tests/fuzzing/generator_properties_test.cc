@@ -388,6 +388,48 @@ TEST(GeneratorTest, StaleRowsHoldLiveBlocksAndOnlyVariantsReadThem) {
   EXPECT_GT(caught, 0);
 }
 
+// Dummy runs as vLLM's v2 runner makes them (make_dummy): idx_mapping
+// arange on a persistent table, positions 0, rows of zeros (start-up) or
+// stale (an idle rank). The fixed families pad every token of them; a
+// kernel that reads a dummy's row (the paged variant dummy_reads_row) is
+// caught on the stale ones; an implementation that gets no dummy_run key
+// gets no dummy run.
+TEST(GeneratorTest, DummyRunsAreTheEnginesAndTheFixedFamiliesPadThem) {
+  GeneratorOptions options;
+  for (const FamilyInfo& f : AllFamilies()) options.families.push_back(f.family);  // the described ones too
+  int zero = 0, stale = 0, caught = 0;
+  for (uint64_t seed = 0; seed < 8000; ++seed) {
+    Classification classes;
+    RandomChoices choices(seed);
+    Scenario s = GenerateScenario(choices, options, &classes);
+    const Batch& b = s.batch;
+    if (!b.dummy_run) continue;
+    ASSERT_EQ(TableRows::kIdxMapping, b.table_rows) << seed;
+    EXPECT_EQ(2, FormatVersion(s)) << seed;
+    for (int32_t r = 0; r < b.num_reqs(); ++r) EXPECT_EQ(r, b.idx_mapping[r]) << seed;
+    for (int64_t t = 0; t < b.num_real_tokens(); ++t) EXPECT_EQ(0, b.positions[t]) << seed;
+    const bool stale_rows = classes.count("dummy_run_stale_rows") > 0;
+    (stale_rows ? stale : zero)++;
+    if (!stale_rows)
+      for (const Group& g : s.groups)
+        for (int32_t e : g.table.entries) EXPECT_EQ(0, e) << seed << " " << g.name;
+    const std::set<std::string> fired = Fired(s);
+    EXPECT_TRUE(fired.empty()) << seed << ": " << (fired.empty() ? "" : *fired.begin());
+    if (!stale_rows) continue;
+    for (Group& g : s.groups)
+      if (g.family == Family::kPaged) g.variant = Variant::kPagedDummyReadsRow;
+    caught += Fired(s).count("null_owner_pad") > 0;
+  }
+  EXPECT_GE(zero, 20);
+  EXPECT_GE(stale, 20);
+  EXPECT_GT(caught, 0);
+  options.dummy_runs = false;
+  for (uint64_t seed = 0; seed < 3000; ++seed) {
+    RandomChoices choices(seed);
+    EXPECT_FALSE(GenerateScenario(choices, options).batch.dummy_run) << seed;
+  }
+}
+
 /// Random choices, except that every one-in-a-million draw says yes.
 class RareYesChoices : public Choices {
  public:

@@ -99,6 +99,33 @@ TEST(ShrinkPersistentTest, KeepsTheStaleRowTheFindingNeeds) {
   EXPECT_EQ(std::set<int32_t>({-1, 1}), std::set<int32_t>(small.batch.idx_mapping.begin(), small.batch.idx_mapping.end()));
 }
 
+// A dummy run's finding (the engine's eagle_step, reading the stale row 0
+// of an idle rank, surface 6 D2, among three dummies) shrinks to the one
+// dummy that writes there, and the run stays a dummy run: without the key
+// the stale block would be its request's own.
+TEST(ShrinkPersistentTest, ADummyRunStaysADummyRun) {
+  const Scenario s = Parse(R"({"slotguard": 2, "name": "s", "num_blocks": 100,
+      "batch": {"query_start_loc": [0, 1, 2, 3], "positions": [0, 0, 0], "table_rows": "idx_mapping",
+                "idx_mapping": [0, 1, 2], "dummy_run": true},
+      "groups": [{"name": "d", "kernel": "eagle_step", "variant": "engine_81be2e09", "block_size": 4,
+                  "max_model_len": 64, "block_table": [[17, 23], [0, 0], [0, 0], [0, 0]]}]})");
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  auto own_block = [&](const Scenario& c) {
+    ScenarioRun run;
+    std::string err;
+    if (!RunScenario(c, *host, 1, &run, &err)) return false;
+    for (const FindingSink& sink : run.findings)
+      for (const Finding& f : sink.kept())
+        if (f.invariant == "own_block" && f.detail.find("dummy run") != std::string::npos) return true;
+    return false;
+  };
+  ASSERT_TRUE(own_block(s));
+  const Scenario small = Shrink(s, own_block);
+  ExpectValid(small);
+  EXPECT_TRUE(small.batch.dummy_run);
+  EXPECT_EQ(1, small.batch.num_reqs());
+}
+
 // A position near 2^62 shrinks to a small one that keeps its ring offset
 // (pos mod kpool), in few attempts; 100000 padding tokens go in halves.
 TEST(ShrinkPersistentTest, HugePositionsAndPaddingShrinkFast) {

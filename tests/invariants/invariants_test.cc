@@ -88,6 +88,30 @@ TEST_F(InvariantsTest, APersistentTableOwnsTheRowIdxMappingNames) {
   EXPECT_EQ((Names{"differential@3", "null_owner_pad@3", "own_block@3"}), Fired());
 }
 
+TEST_F(InvariantsTest, ADummyRunOwnsNoRowWhatIdxMappingSays) {
+  // A dummy run (vLLM v2's make_dummy): idx_mapping arange on a persistent
+  // table not refilled. Row 0 still holds a finished request's blocks
+  // [2, 3]; rows 1 and 2 hold zeros. No request owns state: every token PAD.
+  Batch& b = scenario_.batch;
+  b.table_rows = TableRows::kIdxMapping;
+  b.idx_mapping = {0, 1};
+  b.dummy_run = true;
+  scenario_.groups[0].table = {3, 2, {2, 3, 0, 0, 0, 0}};
+  requests_ = RequestOfToken(b, scenario_.groups[0]);
+  reference_ = ReferencePaged(b, scenario_.groups[0]);
+  ASSERT_EQ((std::vector<int64_t>{-1, -1, -1, -1, -1}), reference_);
+  kernel_ = flat_ = reference_;
+  EXPECT_EQ(Names{}, Fired());
+  // What the engine's kernel writes for request 0: row idx_mapping[0] = 0,
+  // column 0, block 2: a block no request of the run owns.
+  kernel_[0] = flat_[0] = 8;
+  EXPECT_EQ((Names{"differential@0", "null_owner_pad@0", "own_block@0"}), Fired());
+  // And for request 1: its zero row, block 0.
+  kernel_ = flat_ = reference_;
+  kernel_[3] = flat_[3] = 0;
+  EXPECT_EQ((Names{"differential@3", "null_block@3", "null_owner_pad@3", "own_block@3"}), Fired());
+}
+
 TEST_F(InvariantsTest, NullBlockWrite) {
   kernel_[1] = flat_[1] = 3;  // block 0
   EXPECT_EQ((Names{"differential@1", "null_block@1", "own_block@1", "live_maps@1"}), Fired());

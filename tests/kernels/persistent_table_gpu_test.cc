@@ -54,5 +54,45 @@ TEST(PersistentTableGpuTest, OneAtATimeAndBatchedMatchTheHostBackend) {
   }
 }
 
+// Dummy runs (batch.dummy_run: idx_mapping arange on stale persistent rows):
+// slotguard's kernels see the key (MappingBatch.dummy_run), so the paged
+// kernel pads every token and the ring kernels read the rows, on the GPU as
+// on the host, one at a time and many per launch.
+TEST(PersistentTableGpuTest, DummyRunsMatchTheHostBackend) {
+  std::string why;
+  std::unique_ptr<Backend> gpu = MakeGpuBackend(&why);
+  if (!gpu) GTEST_SKIP() << why;
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  std::vector<Scenario> scenarios;
+  for (uint64_t seed = 1; seed <= 24; ++seed) {
+    testing::PagedSweepCase p;
+    p.num_reqs = 1 + static_cast<int32_t>(seed * 37 % 200);
+    p.seed = seed;
+    testing::RingSweepCase r;
+    r.num_reqs = 1 + static_cast<int32_t>(seed * 13 % 64);
+    r.seed = seed;
+    for (Scenario s : {testing::MakePagedSweepScenario(p), testing::MakeRingSweepScenario(r)})
+      scenarios.push_back(testing::ToDummyRun(s, seed));
+  }
+  std::vector<const Scenario*> pointers;
+  for (const Scenario& s : scenarios) pointers.push_back(&s);
+  std::vector<std::vector<GroupOutputs>> batched;
+  std::string err;
+  ASSERT_TRUE(gpu->RunMany(pointers, &batched, &err)) << err;
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    std::vector<GroupOutputs> expected, single;
+    ASSERT_TRUE(host->Run(scenarios[i], &expected, &err)) << err;
+    ASSERT_TRUE(gpu->Run(scenarios[i], &single, &err)) << err;
+    for (size_t g = 0; g < expected.size(); ++g) {
+      if (scenarios[i].groups[g].family == Family::kPaged)
+        for (int64_t slot : expected[g].engine[0]) ASSERT_EQ(-1, slot) << scenarios[i].name;
+      ASSERT_EQ(expected[g].engine, batched[i][g].engine) << scenarios[i].name << " group " << g;
+      ASSERT_EQ(expected[g].flat, batched[i][g].flat) << scenarios[i].name << " group " << g;
+      ASSERT_EQ(expected[g].engine, single[g].engine) << scenarios[i].name << " group " << g;
+      ASSERT_EQ(expected[g].flat, single[g].flat) << scenarios[i].name << " group " << g;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace slotguard

@@ -55,6 +55,26 @@ TEST(PersistentTableHostTest, EveryFamilyReadsTheRowIdxMappingNames) {
   }
 }
 
+// A dummy run of the same step: every request reads row r of the stale
+// table. slotguard's kernels see the key: the paged kernel pads every token
+// (its family pads dummies), as its description does, in both geometries.
+TEST(PersistentTableHostTest, SlotguardsKernelsPadADummyRunAsTheirDescriptions) {
+  auto host = MakeHostBackend();
+  for (const Scenario& gathered : SweepScenarios()) {
+    const Scenario s = testing::ToDummyRun(gathered, 5);
+    ScenarioRun run;
+    std::string err;
+    ASSERT_TRUE(RunScenario(s, *host, 4, &run, &err)) << err;
+    for (size_t g = 0; g < s.groups.size(); ++g) {
+      EXPECT_EQ(run.reference[g], run.kernel[g].engine) << s.name << " group " << s.groups[g].name;
+      EXPECT_EQ(run.reference[g], run.kernel[g].flat) << s.name << " group " << s.groups[g].name;
+      if (s.groups[g].family != Family::kPaged) continue;
+      for (int64_t slot : run.kernel[g].engine[0]) EXPECT_EQ(-1, slot) << s.name;
+      EXPECT_EQ(0, run.findings[g].total()) << s.name;
+    }
+  }
+}
+
 TEST(PersistentTableHostTest, AKernelReadingRowRIsCaughtByOwnBlock) {
   auto host = MakeHostBackend();
   int caught = 0, scenarios = 0;

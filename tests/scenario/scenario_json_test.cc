@@ -106,7 +106,7 @@ TEST_F(ScenarioJsonTest, MissingRequiredKeys) {
 TEST_F(ScenarioJsonTest, UnknownKeysSuggestTheClosestName) {
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3], "postions": [1, 2, 3]})"),
               "x.json:/batch/postions: unknown key 'postions', did you mean 'positions'?; expected one of "
-              "query_start_loc, seq_lens, positions, num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows, inputs");
+              "query_start_loc, seq_lens, positions, num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows, inputs, dummy_run");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "kpool": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/kpool: key 'kpool' does not apply to kernel paged; expected one of "
@@ -342,7 +342,7 @@ TEST_F(ScenarioJsonTest, RingParameters) {
 TEST_F(ScenarioJsonTest, PointerTokensAreEscaped) {
   AssertError(Doc(R"({"query_start_loc": [0, 1], "a/b~c": 1})"),
               "x.json:/batch/a~1b~0c: unknown key 'a/b~c'; expected one of query_start_loc, seq_lens, positions, "
-              "num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows, inputs");
+              "num_actual_tokens, num_tokens, idx_mapping, slot_mapping_in, table_rows, inputs, dummy_run");
 }
 
 TEST_F(ScenarioJsonTest, HostileInputNeverCrashes) {
@@ -517,6 +517,38 @@ TEST_F(ScenarioJsonTest, FormatTwoKeysNeedVersionTwo) {
   AssertError(Doc2(R"({"query_start_loc": [0, 1]})", "[]", R"(, "table_layout": "tigth")"),
               "x.json:/table_layout: unknown table layout 'tigth'; expected one of padded, "
               "tight, strided");
+}
+
+TEST_F(ScenarioJsonTest, ADummyRunMakesEveryRequestADummy) {
+  // idx_mapping arange on a persistent table, as vLLM's make_dummy gives it.
+  Scenario s;
+  AssertLoads(Doc2(R"({"query_start_loc": [0, 1, 2], "idx_mapping": [0, 1], "table_rows": "idx_mapping",
+                       "dummy_run": true})",
+                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[5], [0], [0]]}])"),
+              &s);
+  EXPECT_TRUE(s.batch.dummy_run);
+  EXPECT_EQ(2, FormatVersion(s));
+  for (int32_t r = 0; r < 2; ++r) {
+    EXPECT_TRUE(s.batch.is_dummy(r)) << r;
+    EXPECT_EQ(r, s.batch.row_of(r)) << r;  // its row is read
+    EXPECT_EQ(-1, s.batch.owned_row(r)) << r;  // and owned by no one
+  }
+  // It survives the writer and differs from the same batch without it.
+  Scenario back;
+  AssertLoads(WriteScenarioJson(s), &back);
+  EXPECT_TRUE(back == s);
+  Scenario live = s;
+  live.batch.dummy_run = false;
+  EXPECT_FALSE(live == s);
+  // Its dummies may name one row twice: no request is live to own it.
+  AssertLoads(Doc2(R"({"query_start_loc": [0, 1, 2], "idx_mapping": [0, 0], "table_rows": "idx_mapping",
+                       "dummy_run": true})",
+                   R"([{"name": "a", "kernel": "paged", "block_size": 4, "block_table": [[0]]}])"));
+  AssertError(Doc(R"({"query_start_loc": [0, 1], "dummy_run": true})"),
+              "x.json:/batch/dummy_run: a format-2 key in a version-1 file; expected \"slotguard\": 2 at the top "
+              "of the file");
+  AssertError(Doc2(R"({"query_start_loc": [0, 1], "dummy_run": 1})", "[]"),
+              "x.json:/batch/dummy_run: not a boolean; expected true or false, got 1");
 }
 
 TEST_F(ScenarioJsonTest, APersistentTableHasTheRowsIdxMappingNames) {

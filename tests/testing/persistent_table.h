@@ -50,6 +50,17 @@ inline Scenario ToPersistentTable(Scenario s, uint64_t seed, int32_t stale_rows 
   return s;
 }
 
+/// The same batch as a dummy run (batch.dummy_run) of a persistent table
+/// not refilled: every request reads row r (idx_mapping arange), and the
+/// rows hold the blocks the step's live requests had (stale now).
+inline Scenario ToDummyRun(Scenario s, uint64_t seed) {
+  s = ToPersistentTable(s, seed, s.batch.num_reqs());
+  for (int32_t r = 0; r < s.batch.num_reqs(); ++r) s.batch.idx_mapping[r] = r;
+  s.batch.dummy_run = true;
+  s.name += "-dummy-run";
+  return s;
+}
+
 }  // namespace testing
 }  // namespace slotguard
 
