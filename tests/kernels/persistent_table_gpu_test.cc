@@ -1,6 +1,8 @@
 // Persistent block tables on the GPU (ctest label `gpu`): one scenario at a
 // time and many per launch, bit-identical to the host backend, gathered_row
 // included. Skipped without a device.
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include "backend/backend.h"
@@ -11,6 +13,31 @@
 
 namespace slotguard {
 namespace {
+
+/// Every scenario through the GPU backend, many per launch and one at a
+/// time, bit-identical to the host backend; `also` checks more of each
+/// group's host outputs.
+void ExpectGpuAsHost(Backend& host, Backend& gpu, const std::vector<Scenario>& scenarios,
+                     const std::function<void(const Scenario&, size_t, const GroupOutputs&)>& also = nullptr) {
+  std::vector<const Scenario*> pointers;
+  for (const Scenario& s : scenarios) pointers.push_back(&s);
+  std::vector<std::vector<GroupOutputs>> batched;
+  std::string err;
+  ASSERT_TRUE(gpu.RunMany(pointers, &batched, &err)) << err;
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    std::vector<GroupOutputs> expected, single;
+    ASSERT_TRUE(host.Run(scenarios[i], &expected, &err)) << err;
+    ASSERT_TRUE(gpu.Run(scenarios[i], &single, &err)) << err;
+    for (size_t g = 0; g < expected.size(); ++g) {
+      if (also) also(scenarios[i], g, expected[g]);
+      if (::testing::Test::HasFatalFailure()) return;
+      ASSERT_EQ(expected[g].engine, batched[i][g].engine) << scenarios[i].name << " group " << g;
+      ASSERT_EQ(expected[g].flat, batched[i][g].flat) << scenarios[i].name << " group " << g;
+      ASSERT_EQ(expected[g].engine, single[g].engine) << scenarios[i].name << " group " << g;
+      ASSERT_EQ(expected[g].flat, single[g].flat) << scenarios[i].name << " group " << g;
+    }
+  }
+}
 
 TEST(PersistentTableGpuTest, OneAtATimeAndBatchedMatchTheHostBackend) {
   std::string why;
@@ -36,22 +63,7 @@ TEST(PersistentTableGpuTest, OneAtATimeAndBatchedMatchTheHostBackend) {
       scenarios.push_back(std::move(s));
     }
   }
-  std::vector<const Scenario*> pointers;
-  for (const Scenario& s : scenarios) pointers.push_back(&s);
-  std::vector<std::vector<GroupOutputs>> batched;
-  std::string err;
-  ASSERT_TRUE(gpu->RunMany(pointers, &batched, &err)) << err;
-  for (size_t i = 0; i < scenarios.size(); ++i) {
-    std::vector<GroupOutputs> expected, single;
-    ASSERT_TRUE(host->Run(scenarios[i], &expected, &err)) << err;
-    ASSERT_TRUE(gpu->Run(scenarios[i], &single, &err)) << err;
-    for (size_t g = 0; g < expected.size(); ++g) {
-      ASSERT_EQ(expected[g].engine, batched[i][g].engine) << scenarios[i].name << " group " << g;
-      ASSERT_EQ(expected[g].flat, batched[i][g].flat) << scenarios[i].name << " group " << g;
-      ASSERT_EQ(expected[g].engine, single[g].engine) << scenarios[i].name << " group " << g;
-      ASSERT_EQ(expected[g].flat, single[g].flat) << scenarios[i].name << " group " << g;
-    }
-  }
+  ExpectGpuAsHost(*host, *gpu, scenarios);
 }
 
 // Dummy runs (batch.dummy_run: idx_mapping arange on stale persistent rows):
@@ -74,24 +86,10 @@ TEST(PersistentTableGpuTest, DummyRunsMatchTheHostBackend) {
     for (Scenario s : {testing::MakePagedSweepScenario(p), testing::MakeRingSweepScenario(r)})
       scenarios.push_back(testing::ToDummyRun(s, seed));
   }
-  std::vector<const Scenario*> pointers;
-  for (const Scenario& s : scenarios) pointers.push_back(&s);
-  std::vector<std::vector<GroupOutputs>> batched;
-  std::string err;
-  ASSERT_TRUE(gpu->RunMany(pointers, &batched, &err)) << err;
-  for (size_t i = 0; i < scenarios.size(); ++i) {
-    std::vector<GroupOutputs> expected, single;
-    ASSERT_TRUE(host->Run(scenarios[i], &expected, &err)) << err;
-    ASSERT_TRUE(gpu->Run(scenarios[i], &single, &err)) << err;
-    for (size_t g = 0; g < expected.size(); ++g) {
-      if (scenarios[i].groups[g].family == Family::kPaged)
-        for (int64_t slot : expected[g].engine[0]) ASSERT_EQ(-1, slot) << scenarios[i].name;
-      ASSERT_EQ(expected[g].engine, batched[i][g].engine) << scenarios[i].name << " group " << g;
-      ASSERT_EQ(expected[g].flat, batched[i][g].flat) << scenarios[i].name << " group " << g;
-      ASSERT_EQ(expected[g].engine, single[g].engine) << scenarios[i].name << " group " << g;
-      ASSERT_EQ(expected[g].flat, single[g].flat) << scenarios[i].name << " group " << g;
-    }
-  }
+  ExpectGpuAsHost(*host, *gpu, scenarios, [](const Scenario& s, size_t g, const GroupOutputs& expected) {
+    if (s.groups[g].family == Family::kPaged)
+      for (int64_t slot : expected.engine[0]) ASSERT_EQ(-1, slot) << s.name;
+  });
 }
 
 }  // namespace
