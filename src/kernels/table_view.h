@@ -2,9 +2,14 @@
 // scenario's table_layout (plan/table_memory.h): a row stride that may
 // equal the width (tight) or exceed it, with poison (padded) or other rows'
 // block ids (strided) in the columns between. A read past a row, up to the
-// farthest column a position selects, stays inside the allocation in every
-// layout; in the padded one the value it read is recognisable in the output
-// (the GPU's row_bounds evidence).
+// farthest column a position selects (at most kMaxPoisonColumns past the
+// width), stays inside the allocation in every layout; in the padded one the
+// value it read is recognisable in the output (the GPU's row_bounds
+// evidence). A read farther than that, or before the table, loads the
+// poison instead of leaving the allocation, on both backends: slotguard's
+// own kernels never fault, so one far read does not end a batched launch of
+// thousands of scenarios (an engine's kernel would read garbage or fault;
+// the reference comparison judges the poison the same way).
 //
 // PlainTableView is what the GPU kernels use. CheckedTableView (host backend)
 // also records, per token, that a read went past the row: the host backend's
@@ -31,9 +36,18 @@ struct TableLayout {
   int64_t entries = 0;            // the allocation: >= rows * row_stride
 };
 
+/// Whether (row, col) lies outside the rows or the allocation: the load
+/// returns the poison there. Tested before the multiply, so that a column
+/// near INT64_MAX cannot overflow the address.
+SG_HD bool OutsideTable(const TableLayout& layout, int32_t row, int64_t col) {
+  return col < 0 || col >= layout.entries || row < 0 || row >= layout.rows ||
+         row * layout.row_stride + col >= layout.entries;
+}
+
 struct PlainTableView {
   TableLayout layout;
   SG_HD int32_t Load(int64_t /*token*/, int32_t row, int64_t col) const {
+    if (OutsideTable(layout, row, col)) return kPoisonBlock;
     return layout.data[row * layout.row_stride + col];
   }
 };
@@ -42,14 +56,13 @@ struct CheckedTableView {
   TableLayout layout;
   uint8_t* read_past_row = nullptr;  // [num_tokens], set to 1 on a read past the row
   SG_HD int32_t Load(int64_t token, int32_t row, int64_t col) const {
-    const int64_t at = row * layout.row_stride + col;
     if (col < 0 || col >= layout.width || row < 0 || row >= layout.rows) {
       read_past_row[token] = 1;
       // What a GPU reads there (poison, the next row, a filler); never a
       // read outside the allocation: the poison instead.
-      if (col < 0 || row < 0 || row >= layout.rows || at >= layout.entries) return kPoisonBlock;
+      if (OutsideTable(layout, row, col)) return kPoisonBlock;
     }
-    return layout.data[at];
+    return layout.data[row * layout.row_stride + col];
   }
 };
 

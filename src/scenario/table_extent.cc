@@ -16,9 +16,9 @@ int64_t PaddedRowStride(const Batch& batch, const Group& group) {
   const GroupModel model(group);
   if (model.MakePlan(model.mapping(), batch, &plan, &unused))
     farthest_col = std::max<int64_t>(0, FarthestColumn(plan, batch));
-  // Past kMaxPoisonColumns the poison stops: a read that far misses the
-  // allocation (the host backend still sees it; a GPU faults or reads
-  // garbage, which the reference comparison catches).
+  // Past kMaxPoisonColumns the laid-out poison stops: a read that far is
+  // outside the allocation, and both backends' table views load the poison
+  // there instead (kernels/table_view.h), so it reads the same value.
   const int64_t width = LaidOutWidth(group);
   const int64_t reach = std::min<int64_t>(farthest_col + 1, width + kMaxPoisonColumns);
   return std::max<int64_t>(width, reach) + 1;

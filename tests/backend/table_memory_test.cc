@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "plan/table_memory.h"
 #include "family/group_model.h"
@@ -160,6 +161,31 @@ TEST(TableMemoryTest, CheckedReadsPastTheRowAreFlaggedInEveryLayoutAndStayInside
     EXPECT_EQ(kPoisonBlock, view.Load(1, 2, int64_t{1} << 40));
     EXPECT_EQ(kPoisonBlock, view.Load(1, 3, 0));
     EXPECT_EQ(kPoisonBlock, view.Load(1, -1, 0));
+  }
+}
+
+// The GPU kernels' view: no record of the read, but the same values, so a
+// column past the laid-out room (a position near 2^62 through a kernel
+// without its range guard) loads the poison instead of faulting the launch,
+// and a column near INT64_MAX does not overflow the address.
+TEST(TableMemoryTest, PlainReadsLoadWhatCheckedReadsLoadAndNeverLeaveTheAllocation) {
+  const Scenario s = ParseTestScenario(kThreeRows);
+  for (TableLayoutKind kind : {TableLayoutKind::kPadded, TableLayoutKind::kTight, TableLayoutKind::kStrided}) {
+    SCOPED_TRACE(TableLayoutName(kind));
+    const Group& group = s.groups[0];
+    const TableShape shape = ShapeTable(kind, s.batch, group, group.table.rows);
+    std::vector<int32_t> memory(static_cast<size_t>(shape.entries));
+    LayOutTable(kind, s.num_blocks, group, group.table, shape, memory.data());
+    const TableLayout layout = ViewOf(memory.data(), shape, group.table.width, group.table.rows);
+    uint8_t read_past_row[1] = {0};
+    const CheckedTableView checked{layout, read_past_row};
+    const PlainTableView plain{layout};
+    for (int32_t row : {-1, 0, 1, 2, 3})
+      for (int64_t col : {int64_t{-1}, int64_t{0}, int64_t{1}, int64_t{2}, int64_t{4}, shape.entries,
+                          int64_t{1} << 40, std::numeric_limits<int64_t>::max()})
+        EXPECT_EQ(checked.Load(0, row, col), plain.Load(0, row, col)) << "row " << row << " column " << col;
+    EXPECT_EQ(kPoisonBlock, plain.Load(0, 0, std::numeric_limits<int64_t>::max()));
+    EXPECT_EQ(kPoisonBlock, plain.Load(0, 2, int64_t{1} << 40));
   }
 }
 
