@@ -82,6 +82,7 @@ int RunProve(const ProveOptions& options, std::ostream& out, std::ostream& err) 
       return kExitBadInput;
     }
     run.enumeration.int64_seq_lens = backend->provider()->reads_persistent_tables();
+    run.enumeration.dummy_runs = false;  // it cannot see batch.dummy_run
   } else if (families.empty()) {
     for (const FamilyInfo& f : AllFamilies())  // slotguard's own kernels' families
       if (f.kernel) families.push_back(f.family);

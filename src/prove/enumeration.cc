@@ -131,6 +131,51 @@ std::string ParamsText(const Group& g) {
 
 int64_t RoundUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 
+/// A dummy run's rows for the scope's stale rows: zeros for null, a
+/// finished request's blocks for fresh, reused and mixed (no live request
+/// to reuse from: its own blocks), none for minus_one (an engine's dummy
+/// run leaves zeros or stale blocks, docs/prove.md).
+std::vector<StaleRow> DummyRunStales(const std::vector<StaleRow>& listed) {
+  std::vector<StaleRow> out;
+  for (StaleRow stale : listed) {
+    const StaleRow as = stale == StaleRow::kNull ? StaleRow::kNull
+                        : stale == StaleRow::kMinusOne ? StaleRow::kMinusOne
+                                                       : StaleRow::kFresh;
+    if (as != StaleRow::kMinusOne && std::find(out.begin(), out.end(), as) == out.end()) out.push_back(as);
+  }
+  if (out.empty()) out.push_back(StaleRow::kNull);
+  return out;
+}
+
+/// Every element of every input the groups' families declare the pick-th
+/// value of its own shape list (InputValueList; its last where the list is
+/// shorter). An input two groups share is set once.
+void SweepInputs(const std::vector<Group>& groups, int32_t pick, Batch* b) {
+  for (const Group& g : groups) {
+    const GroupModel model(g);
+    const std::vector<InputDesc>& inputs = model.inputs();
+    if (inputs.empty()) continue;
+    std::vector<std::vector<int64_t>> defaults;
+    std::string unused;
+    if (!model.InputValues(*b, &defaults, &unused)) continue;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      if (b->inputs.count(inputs[k].name)) continue;
+      BatchInput input;
+      input.per_token = inputs[k].per_token();
+      const std::vector<int32_t> owner =
+          input.per_token ? OwnersOf(model.mapping(), *b, b->num_tokens) : std::vector<int32_t>();
+      input.values = defaults[k];
+      for (size_t e = 0; e < input.values.size(); ++e) {
+        const int32_t r = input.per_token ? owner[e] : static_cast<int32_t>(e);
+        const int64_t q = r >= 0 ? b->query_start_loc[static_cast<size_t>(r) + 1] - b->query_start_loc[static_cast<size_t>(r)] : 0;
+        const std::vector<int64_t> list = InputValueList(g, k, defaults[k][e], q);
+        input.values[e] = list[std::min(static_cast<size_t>(pick), list.size() - 1)];
+      }
+      b->inputs.emplace(inputs[k].name, std::move(input));
+    }
+  }
+}
+
 }  // namespace
 
 bool Enumeration::Build(const Scope& scope, const EnumerationOptions& options, std::string* err) {
@@ -322,6 +367,11 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
   // Clamp tokens past int32: a cell of its own for a batch with padding.
   const bool clamp_cells = options_.int64_seq_lens && std::count(s.past_int32.begin(), s.past_int32.end(),
                                                                   PastInt32::kClampTokens) > 0;
+  // The inputs' cells: the defaults', and one per place of their lists.
+  std::vector<int32_t> picks;
+  const int32_t sweep = std::count(s.inputs.begin(), s.inputs.end(), InputMode::kSweep) ? InputPicks(cfg) : 0;
+  if (sweep == 0 || std::count(s.inputs.begin(), s.inputs.end(), InputMode::kDefaults)) picks.push_back(-1);
+  for (int32_t p = 0; p < sweep; ++p) picks.push_back(p);
   for (int32_t R : s.requests)
     for (int32_t padding : s.padding)
       for (int clamp = 0; clamp < (clamp_cells && padding > 0 ? 2 : 1); ++clamp)
@@ -337,9 +387,12 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
             if (mode != TableMode::kPerRequest && csr) continue;  // ragged rows are per request
             // A table whose rows follow its live requests needs one.
             if ((mode == TableMode::kPersistentPermuted || mode == TableMode::kPersistentRotated ||
-                 mode == TableMode::kPersistentExact) &&
+                 mode == TableMode::kPersistentExact || mode == TableMode::kDummyRun) &&
                 R == 0)
               continue;
+            // An implementation cannot see batch.dummy_run: a dummy run is
+            // a live batch to it, which the reference judges otherwise.
+            if (mode == TableMode::kDummyRun && !options_.dummy_runs) continue;
             for (size_t wi = 0; wi < s.widths.size() + s.ahead.size(); ++wi) {
               // A width shapes only groups with a range rule, and a table
               // with rows. Past the scope's widths, its ahead values: rows
@@ -354,9 +407,11 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
               const bool rows_empty = std::all_of(a.widths.begin(), a.widths.end(), [](int32_t w) { return w == 0; });
               std::vector<StaleRow> stales = {StaleRow::kNull};
               if (mode != TableMode::kPerRequest && !options_.inconsistent && !rows_empty) stales = s.stale_rows;
+              if (mode == TableMode::kDummyRun) stales = DummyRunStales(stales);
               for (StaleRow stale : stales)
                 for (BlockIds ids : s.block_ids)
-                  for (TableLayoutKind layout : layouts) {
+                  for (TableLayoutKind layout : layouts)
+                  for (int32_t pick : picks) {
                     const int32_t rows =
                         R + (mode == TableMode::kPerRequest || mode == TableMode::kPersistentExact ? 0 : 1);
                     // A layout shows only past a row: tight differs from
@@ -378,6 +433,7 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
                     cell.ids = ids;
                     cell.layout = layout;
                     cell.last_shape = LastShapeFor(cell);
+                    cell.input_pick = pick;
                     const TupleSpace tuples = TuplesOf(cell, options_.reduce);
                     cell.content = ContentOf(cell, options_.reduce);
                     int64_t count;
@@ -436,7 +492,8 @@ bool Enumeration::AddConfig(ProveConfig config, std::string* err) {
 }
 
 int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
-  const std::vector<int64_t> key = {static_cast<int64_t>(config), mode == TableMode::kPerRequest ? 0 : 1, width};
+  const int64_t table_kind = mode == TableMode::kPerRequest ? 0 : (mode == TableMode::kDummyRun ? 2 : 1);
+  const std::vector<int64_t> key = {static_cast<int64_t>(config), table_kind, width};
   if (const auto it = alphabet_index_.find(key); it != alphabet_index_.end()) return it->second;
   const ProveConfig& cfg = configs_[config];
   const std::vector<Span>& spans = spans_[config];
@@ -474,6 +531,21 @@ int32_t Enumeration::AlphabetFor(size_t config, TableMode mode, int32_t width) {
   const bool null_sources =
       !options_.inconsistent && std::any_of(cfg.groups.begin(), cfg.groups.end(), NullSourceGroup);
   if (null_sources) states.insert(states.begin() + 1, kLiveNullSources);
+  if (mode == TableMode::kDummyRun) {
+    // Every request a dummy at positions 0: a request is its token count.
+    std::vector<int32_t> lengths;
+    for (const Span& s : spans)
+      if (std::find(lengths.begin(), lengths.end(), s.tokens) == lengths.end()) lengths.push_back(s.tokens);
+    for (int32_t q : lengths) {
+      a.symbols.push_back({q, 0, 1});
+      a.columns.emplace_back(cfg.groups.size(), 0);
+      a.blocks.emplace_back(cfg.groups.size(), 0);
+      a.live.push_back(false);
+      a.real.push_back(false);
+    }
+    alphabets_.push_back(std::move(a));
+    return alphabet_index_[key] = static_cast<int32_t>(alphabets_.size() - 1);
+  }
   for (const Span& s : spans)
     for (int32_t state : states) {
       std::vector<int32_t> columns, blocks;
@@ -541,6 +613,27 @@ bool Enumeration::FreshStale(const Cell& cell) const {
   if (cell.mode == TableMode::kPerRequest || cell.stale != StaleRow::kFresh) return false;
   const Alphabet& a = alphabets_[static_cast<size_t>(cell.alphabet)];
   return std::any_of(a.widths.begin(), a.widths.end(), [](int32_t w) { return w > 0; });
+}
+
+bool Enumeration::FreshIn(const Cell& cell, const Group& g) const {
+  if (!FreshStale(cell)) return false;
+  return cell.mode != TableMode::kDummyRun || DummyRunRowsOf(g).back() == DummyRunRows::kStale;
+}
+
+int32_t Enumeration::InputPicks(const ProveConfig& config) const {
+  // The lists grow with the request's tokens (values up to q + 1): the
+  // longest is its list at the most tokens a request has, plus the
+  // min, min + 1, default and max it may add.
+  // (A fresh prefill's longer list is swept as far as the scope's tokens'.)
+  int32_t longest = 0;
+  int64_t most = 0;
+  for (int32_t q : scope_.parts[static_cast<size_t>(config.part)].tokens) most = std::max<int64_t>(most, q);
+  for (const Group& g : config.groups) {
+    const GroupModel model(g);
+    for (size_t k = 0; k < model.inputs().size(); ++k)
+      longest = std::max(longest, static_cast<int32_t>(InputValueList(g, k, 0, most).size()) + 1);
+  }
+  return longest;
 }
 
 TupleSpace Enumeration::TuplesOf(const Cell& cell, bool reduced) const {
@@ -657,8 +750,9 @@ long double Enumeration::BeforeOf(const Cell& cell) const {
     long double labelings = 1;
     for (size_t gi = 0; gi < groups; ++gi) {
       int64_t blocks = state[gi];
-      if (fresh) {  // the rows no live request reads hold blocks of their own
-        const int64_t bpk = NullEntries(configs_[static_cast<size_t>(cell.config)].groups[gi]);
+      const Group& group = configs_[static_cast<size_t>(cell.config)].groups[gi];
+      if (fresh && FreshIn(cell, group)) {  // the rows no live request reads hold blocks of their own
+        const int64_t bpk = NullEntries(group);
         blocks += (rows - state[groups]) * ((a.widths[gi] + bpk - 1) / bpk);
       }
       labelings *= Factorial(blocks);
@@ -713,6 +807,8 @@ std::string Enumeration::Describe(int64_t index) const {
                      TableModeNames()[static_cast<size_t>(cell.mode)];
   if (cell.mode != TableMode::kPerRequest && !options_.inconsistent)
     text += " (stale rows " + StaleRowNames()[static_cast<size_t>(cell.stale)] + ")";
+  if (cell.input_pick >= 0)
+    text += ", inputs: every element the value at place " + std::to_string(cell.input_pick) + " of its list";
   if (cell.clamp_far) text += ", tokens past qsl[R] at positions past int32";
   text += ", width " + (cell.width >= 0 ? std::to_string(cell.width)
                                          : "as read + " + std::to_string(-1 - cell.width) + " allocated ahead") +
@@ -775,10 +871,19 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
       b.positions[static_cast<size_t>(b.query_start_loc[static_cast<size_t>(r)] + i)] =
           b.seq_lens[static_cast<size_t>(r)] - q + i;
   }
+  if (cell.mode == TableMode::kDummyRun) {
+    // vLLM's v2 dummy run (InputBatch.make_dummy): every position 0, seq_len
+    // the request's tokens, idx_mapping arange (below).
+    b.dummy_run = true;
+    std::fill(b.positions.begin(), b.positions.begin() + real, 0);
+    for (int32_t r = 0; r < R; ++r)
+      b.seq_lens[static_cast<size_t>(r)] = b.query_start_loc[static_cast<size_t>(r) + 1] - b.query_start_loc[static_cast<size_t>(r)];
+  }
   if (cell.clamp_far) SetClampPositions(&b, real);
   b.slot_mapping_in.assign(static_cast<size_t>(b.num_tokens), kPadSlot);
   if (cell.slot_mapping_in == SlotMappingIn::kRecognisable)
     for (int64_t t = 0; t < b.num_tokens; ++t) b.slot_mapping_in[static_cast<size_t>(t)] = 1000000 + t;
+  if (cell.input_pick >= 0) SweepInputs(cfg.groups, cell.input_pick, &b);
   // Rows: a persistent table has a spare row; the live requests read
   // theirs in place (persistent) or from the end backwards (permuted).
   const int32_t rows = Rows(cell);
@@ -793,7 +898,7 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
     if (cell.mode == TableMode::kPersistentRotated && live[static_cast<size_t>(r)])
       row = live_seen == live_count - 1 ? 0 : live_seen + 1;
     if (live[static_cast<size_t>(r)]) ++live_seen;
-    b.idx_mapping[static_cast<size_t>(r)] = live[static_cast<size_t>(r)] ? row : -1;
+    b.idx_mapping[static_cast<size_t>(r)] = live[static_cast<size_t>(r)] ? row : (cell.mode == TableMode::kDummyRun ? r : -1);
     if (live[static_cast<size_t>(r)] || cell.mode == TableMode::kPerRequest) reader[static_cast<size_t>(row)] = r;
   }
   // Reused stale rows copy the row of the live request of the largest
@@ -915,7 +1020,9 @@ Scenario Enumeration::Make(const Cell& cell, const std::vector<int32_t>& tuple, 
             case StaleRow::kMinusOne:
               for (int32_t col = 0; col < W; ++col) t.entries[static_cast<size_t>(row) * W + col] = -1;
               break;
-            case StaleRow::kFresh: fill_real(row, W, row); break;
+            case StaleRow::kFresh:
+              if (FreshIn(cell, g)) fill_real(row, W, row);
+              break;
             case StaleRow::kMixed:
               if (source >= 0) {
                 // Even columns as the source's row holds them, odd ones as the second's.

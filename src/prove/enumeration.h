@@ -36,6 +36,7 @@ struct EnumerationOptions {
   bool inconsistent = false;     // every batch, not only consistent ones (docs/families.md, "Engine states")
   bool reduce = true;            // false: the full space, before reduction
   bool int64_seq_lens = true;    // false: no seq_len past int32 (a provider that reads them as int32)
+  bool dummy_runs = true;        // false: no dummy-run tables (an implementation cannot see batch.dummy_run)
   std::optional<TableLayoutKind> layout;  // --table-layout: the only layout
 };
 
@@ -106,6 +107,7 @@ class Enumeration {
     int64_t start = 0, count = 0;
     int64_t content = 1;  // per request tuple: block-id strings (--inconsistent)
     int32_t last_shape = -1;  // last_shapes_, when num_actual_tokens sets the last request apart
+    int32_t input_pick = -1;  // the inputs' defaults, or every element the input_pick-th value of its list
   };
   /// The requests a cell's batches are made of, and what each holds.
   struct Alphabet {
@@ -147,6 +149,12 @@ class Enumeration {
   }
   /// Stale rows of fresh blocks: their manager blocks per group, per stale row.
   bool FreshStale(const Cell& cell) const;
+  /// Whether a row no live request reads holds fresh blocks in group g's
+  /// table (a dummy run's rows only where no output reads a dummy's row).
+  bool FreshIn(const Cell& cell, const Group& g) const;
+  /// The places of the inputs' shape lists a configuration's cells sweep:
+  /// the longest list of any element of its batches (0 without inputs).
+  int32_t InputPicks(const ProveConfig& config) const;
   long double BeforeOf(const Cell& cell) const;
   /// The batch of a cell's request tuple and content rank (inconsistent:
   /// the block-id strings; full consistent: the labeling; else unused).
@@ -163,7 +171,7 @@ class Enumeration {
   std::vector<std::vector<Span>> spans_;  // [config]
   std::vector<Cell> cells_;
   std::vector<Alphabet> alphabets_;
-  std::map<std::vector<int64_t>, int32_t> alphabet_index_;  // (config, persistent, width)
+  std::map<std::vector<int64_t>, int32_t> alphabet_index_;  // (config, per request / persistent / dummy run, width)
   std::vector<LastShape> last_shapes_;
   std::map<std::vector<int64_t>, int32_t> last_shape_index_;  // (alphabet, padding, num_actual)
   // Full consistent spaces: per cell, the first index of each request tuple.

@@ -65,7 +65,7 @@ std::string PartWords(const ScopePart& s, const EnumerationOptions& o) {
          ", null entries " + Names(s.null_entries, NullEntryNames()) + ", block ids " +
          Names(s.block_ids, BlockIdsNames()) + ", layouts " + JoinNames(layouts) + ", parameters " +
          Names(s.params, ParamClassNames()) + (s.tiles.empty() ? std::string() : " (tiles " + Numbers(s.tiles) + ")") +
-         ", links " + Names(s.links, LinkModeNames());
+         ", links " + Names(s.links, LinkModeNames()) + ", inputs " + Names(s.inputs, InputModeNames());
 }
 
 }  // namespace

@@ -45,6 +45,9 @@ enum class TableMode : uint8_t {
   kPersistentPermuted,  // a persistent table: the live requests read the rows in reverse order
   kPersistentExact,     // a persistent table of exactly R rows: live request r reads row r, no spare row
   kPersistentRotated,   // a persistent table: live request i reads row i + 1, the last one row 0
+  kDummyRun,            // a dummy run (batch.dummy_run): every request a dummy, idx_mapping arange,
+                        // positions 0, a spare row; rows of zeros, or (stale rows other than null and
+                        // minus_one) a finished request's blocks (family/shape_lists.h, DummyRunRowsOf)
 };
 /// What a persistent table's rows that no live request reads hold.
 enum class StaleRow : uint8_t {
@@ -80,6 +83,13 @@ enum class PastInt32 : uint8_t {
   kContexts,     // a context at 2^31 + each boundary offset, for a group whose columns there fit a row
   kClampTokens,  // cells whose tokens past qsl[R] hold positions past int32 (2^31, 2^32 + 1, ...)
 };
+/// What a family's extra inputs (docs/family-format.md, "Inputs") hold.
+enum class InputMode : uint8_t {
+  kDefaults,  // no batch.inputs: every element its description's default
+  kSweep,     // one cell per place p of the shape list (InputValueList): every element of every input
+              // the p-th value of its own list (its last where the list is shorter)
+};
+
 /// Whether a family's link to another group (a group parameter) is there.
 enum class LinkMode : uint8_t { kPresent, kAbsent };
 
@@ -108,6 +118,7 @@ struct ScopePart {
   std::vector<int32_t> ahead;
   std::vector<int32_t> fresh_prefills;  // a request of k * block + 1 tokens at context 0, per k
   std::vector<PastInt32> past_int32;
+  std::vector<InputMode> inputs;          // only a family with inputs has more than the defaults' cell
 };
 
 struct Scope {
@@ -127,6 +138,7 @@ const std::vector<std::string>& BlockIdsNames();
 const std::vector<std::string>& ParamClassNames();
 const std::vector<std::string>& LinkModeNames();
 const std::vector<std::string>& PastInt32Names();
+const std::vector<std::string>& InputModeNames();
 
 }  // namespace slotguard
 

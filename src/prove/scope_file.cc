@@ -28,7 +28,7 @@ const std::vector<std::string>& NullEntryNames() {
 }
 const std::vector<std::string>& TableModeNames() {
   static const std::vector<std::string> names = {"per_request", "persistent", "persistent_permuted",
-                                                 "persistent_exact", "persistent_rotated"};
+                                                 "persistent_exact", "persistent_rotated", "dummy_run"};
   return names;
 }
 const std::vector<std::string>& StaleRowNames() {
@@ -50,6 +50,10 @@ const std::vector<std::string>& LinkModeNames() {
 }
 const std::vector<std::string>& PastInt32Names() {
   static const std::vector<std::string> names = {"contexts", "clamp_tokens"};
+  return names;
+}
+const std::vector<std::string>& InputModeNames() {
+  static const std::vector<std::string> names = {"defaults", "sweep"};
   return names;
 }
 
@@ -118,7 +122,7 @@ class ScopeReader : public JsonReader {
       "requests",   "tokens",          "padding",      "contexts", "boundary_offsets", "widths",
       "num_actual", "slot_mapping_in", "null_entries", "tables",   "stale_rows",       "block_ids",
       "layouts",    "params",          "tiles",        "links",    "ahead",            "fresh_prefills",
-      "past_int32"};
+      "past_int32", "inputs"};
 
   /// The dimensions of `obj` (at `ptr`); a key it lacks takes `base`'s
   /// (a part of a scope with parts) or its default. Unless `complete`, the
@@ -148,6 +152,7 @@ class ScopeReader : public JsonReader {
            Ints(obj, ptr, "fresh_prefills", false, 1, kMaxPrefillBlocks, "fresh prefill block count", base,
                 &p->fresh_prefills, {}, true) &&
            Names(obj, ptr, "past_int32", PastInt32Names(), base, &p->past_int32, {}) &&
+           Names(obj, ptr, "inputs", InputModeNames(), base, &p->inputs, {InputMode::kDefaults}) &&
            (!complete || CheckTiles(obj, ptr, *p)) && (!complete || CheckBudget(obj, ptr, *p));
   }
 

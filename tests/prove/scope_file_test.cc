@@ -62,6 +62,20 @@ TEST_F(ScopeFileTest, DimensionsComeBackSortedWithTheirDefaults) {
   EXPECT_TRUE(p.ahead.empty());
   EXPECT_TRUE(p.fresh_prefills.empty());
   EXPECT_TRUE(p.past_int32.empty());
+  EXPECT_EQ((std::vector<InputMode>{InputMode::kDefaults}), p.inputs);
+}
+
+TEST_F(ScopeFileTest, InputsAndDummyRunsAreRead) {
+  Scope s;
+  std::string err;
+  ASSERT_TRUE(ParseScope(R"({"slotguard_scope": 1, "name": "x", "requests": [1], "tokens": [1],
+                              "inputs": ["sweep", "defaults"], "tables": ["dummy_run", "per_request"]})",
+                         "s.json", &s, &err))
+      << err;
+  EXPECT_EQ((std::vector<InputMode>{InputMode::kDefaults, InputMode::kSweep}), s.parts[0].inputs);
+  EXPECT_EQ((std::vector<TableMode>{TableMode::kPerRequest, TableMode::kDummyRun}), s.parts[0].tables);
+  EXPECT_EQ("s.json:/inputs/0: unknown name 'all'; expected one of defaults, sweep",
+            Error(R"({"slotguard_scope": 1, "name": "x", "requests": [1], "tokens": [1], "inputs": ["all"]})"));
 }
 
 TEST_F(ScopeFileTest, TheShapeListsDimensionsAreRead) {
@@ -107,14 +121,14 @@ TEST_F(ScopeFileTest, EveryMistakeIsOneLineWithItsPointer) {
   EXPECT_EQ("s.json:/tokns: unknown key 'tokns', did you mean 'tokens'?; expected one of slotguard_scope, name, "
             "meaning, parts, requests, tokens, padding, contexts, boundary_offsets, widths, num_actual, "
             "slot_mapping_in, null_entries, tables, stale_rows, block_ids, layouts, params, tiles, links, ahead, "
-            "fresh_prefills, past_int32",
+            "fresh_prefills, past_int32, inputs",
             Error(head + R"("requests": [1], "tokens": [1], "tokns": [1]})"));
   EXPECT_EQ("s.json:/tokens: missing required key; expected a non-empty array of integers (token counts)",
             Error(head + R"("requests": [1]})"));
   EXPECT_EQ("s.json:/requests: empty list; expected a non-empty array of integers (request counts)",
             Error(head + R"("requests": [], "tokens": [1]})"));
   EXPECT_EQ("s.json:/tables/0: unknown name 'persistant', did you mean 'persistent'?; expected one of per_request, "
-            "persistent, persistent_permuted, persistent_exact, persistent_rotated",
+            "persistent, persistent_permuted, persistent_exact, persistent_rotated, dummy_run",
             Error(head + R"("requests": [1], "tokens": [1], "tables": ["persistant"]})"));
   EXPECT_EQ("s.json:/params: parameter class \"tiles\" without tiles; expected a non-empty \"tiles\" list beside "
             "\"tiles\" in \"params\"",
@@ -132,7 +146,7 @@ TEST_F(ScopeFileTest, EveryMistakeIsOneLineWithItsPointer) {
             Error(head + R"("requests": [1], "parts": [{"tokens": [1]}, {"widths": [2]}]})"));
   EXPECT_EQ("s.json:/parts/0/name: unknown key 'name'; expected one of requests, tokens, padding, contexts, "
             "boundary_offsets, widths, num_actual, slot_mapping_in, null_entries, tables, stale_rows, block_ids, "
-            "layouts, params, tiles, links, ahead, fresh_prefills, past_int32",
+            "layouts, params, tiles, links, ahead, fresh_prefills, past_int32, inputs",
             Error(head + R"("requests": [1], "tokens": [1], "parts": [{"name": "y"}]})"));
   EXPECT_EQ("s.json:/parts: empty list; expected a non-empty array of parts (objects of dimensions)",
             Error(head + R"("requests": [1], "tokens": [1], "parts": []})"));

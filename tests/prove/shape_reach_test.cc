@@ -193,5 +193,84 @@ TEST(ShapeReachTest, TheTableDimensionsBuildWhatTheyName) {
   EXPECT_TRUE(inside) << "num_actual_tokens strictly inside the padding";
 }
 
+// The inputs' lists and the dummy-run rows reach both: a rejected-token
+// count past a request's tokens (num_rejected = q + 1, a value only the
+// list's sweep around the request's length gives), and a dummy run whose
+// rows hold a finished request's blocks, or zeros.
+bool RejectsPastItsTokens(const Scenario& s) {
+  const auto it = s.batch.inputs.find("num_rejected");
+  if (it == s.batch.inputs.end()) return false;
+  for (int32_t r = 0; r < s.batch.num_reqs(); ++r) {
+    const int64_t q = s.batch.query_start_loc[r + 1] - s.batch.query_start_loc[r];
+    if (q >= 2 && it->second.values[static_cast<size_t>(r)] == q + 1) return true;
+  }
+  return false;
+}
+
+/// 1: a dummy run on a row holding a real block; 2: on zero rows; 0: no dummy run.
+int DummyRunRows(const Scenario& s) {
+  if (!s.batch.dummy_run || s.groups.empty()) return 0;
+  const Batch& b = s.batch;
+  for (int32_t r = 0; r < b.num_reqs(); ++r) EXPECT_EQ(r, b.idx_mapping[r]) << "a dummy run's idx_mapping is arange";
+  for (int64_t t = 0; t < b.num_real_tokens(); ++t) EXPECT_EQ(0, b.positions[static_cast<size_t>(t)]);
+  const BlockTable& t = s.groups[0].table;
+  return std::any_of(t.entries.begin(), t.entries.end(), [](int32_t e) { return e > 0; }) ? 1 : 2;
+}
+
+TEST(ShapeReachTest, InputsAndDummyRunsReachBoth) {
+  Family drafting{};
+  std::string err;
+  ASSERT_TRUE(FindFamily("vllm_parallel_drafting", &drafting, &err)) << err;
+  // The generator.
+  bool rejects = false, stale = false, zero = false;
+  for (uint64_t seed = 0; seed < 20000 && !(rejects && stale && zero); ++seed) {
+    RandomChoices choices(seed);
+    GeneratorOptions options;
+    options.families = {seed % 2 ? drafting : Family::kPaged};
+    const Scenario s = GenerateScenario(choices, options);
+    rejects |= RejectsPastItsTokens(s);
+    stale |= DummyRunRows(s) == 1;
+    zero |= DummyRunRows(s) == 2;
+  }
+  EXPECT_TRUE(rejects) << "the generator: num_rejected = q + 1";
+  EXPECT_TRUE(stale) << "the generator: a dummy run on stale rows";
+  EXPECT_TRUE(zero) << "the generator: a dummy run on zero rows";
+  // The enumeration: medium's first part for the inputs, its dummy-run part for the rows.
+  Scope medium;
+  ASSERT_TRUE(LoadScope("medium", &medium, &err)) << err;
+  Scope inputs = medium;
+  inputs.parts = {medium.parts[0]};
+  inputs.parts[0].requests = {1};
+  EnumerationOptions options;
+  options.families = {drafting};
+  Enumeration e;
+  ASSERT_TRUE(e.Build(inputs, options, &err)) << err;
+  rejects = false;
+  for (int64_t i = 0; i < e.Count() && !rejects; ++i) rejects = RejectsPastItsTokens(e.At(i));
+  EXPECT_TRUE(rejects) << "the enumeration: num_rejected = q + 1, in none of " << e.Count() << " batches";
+  Scope dummies = medium;
+  dummies.parts.clear();
+  for (const ScopePart& part : medium.parts)
+    if (part.tables == std::vector<TableMode>{TableMode::kDummyRun}) dummies.parts.push_back(part);
+  ASSERT_EQ(1u, dummies.parts.size()) << "medium has one dummy-run part";
+  dummies.parts[0].params = {ParamClass::kExample};
+  options.families = {Family::kPaged};
+  Enumeration d;
+  ASSERT_TRUE(d.Build(dummies, options, &err)) << err;
+  stale = zero = false;
+  for (int64_t i = 0; i < d.Count(); ++i) {
+    const int rows = DummyRunRows(d.At(i));
+    ASSERT_NE(0, rows) << "batch " << i << " of a dummy-run part is no dummy run";
+    stale |= rows == 1;
+    zero |= rows == 2;
+  }
+  EXPECT_TRUE(stale) << "the enumeration: a dummy run on stale rows";
+  EXPECT_TRUE(zero) << "the enumeration: a dummy run on zero rows";
+  // An implementation cannot see batch.dummy_run: none for it.
+  options.dummy_runs = false;
+  Enumeration none;
+  EXPECT_FALSE(none.Build(dummies, options, &err)) << "a scope of dummy runs alone holds no batch without them";
+}
+
 }  // namespace
 }  // namespace slotguard
