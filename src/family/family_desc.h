@@ -83,6 +83,7 @@ struct ConstraintDesc {
 enum class OwnerRule : uint8_t {
   kRequest,      // r with qsl[r] <= t < qsl[r+1]; tokens from qsl[R] have none
   kLastRequest,  // the same, and tokens in [qsl[R], mapped end) belong to request R-1
+  kInput,        // a per-token input's value (MappingDesc::owner_input); outside [0, R): none
 };
 enum class RowsRule : uint8_t {
   kTable,  // request r reads row r, or row idx_mapping[r] of a persistent table (batch.table_rows)
@@ -97,7 +98,12 @@ enum class RangeRule : uint8_t {
   kClamp,  // a column past the row reads the row's last column (an empty row: PAD)
   kNone,   // the kernel reads past the row (min_width columns must be there; past them: row_bounds)
 };
-enum class TailFrom : uint8_t { kRealTokens, kActualTokens, kMinActualReal };
+enum class TailFrom : uint8_t {
+  kRealTokens,     // qsl[R]
+  kActualTokens,   // num_actual_tokens
+  kMinActualReal,  // min(num_actual_tokens, qsl[R])
+  kNumTokens,      // num_tokens: no tail, every token is its owner's (a kernel over all nnz entries)
+};
 enum class TailValue : uint8_t {
   kPad,            // -1
   kSlotMappingIn,  // slot_mapping_in[t], unchanged
@@ -179,6 +185,9 @@ struct LetDesc {
 struct MappingDesc {
   RowsRule rows = RowsRule::kTable;
   OwnerRule owner = OwnerRule::kRequest;
+  // kInput: the per-token input whose value is a token's request (FlashInfer's
+  // batch_indices); its default is the query_start_loc owner, "r".
+  std::string owner_input;
   DummyRule dummy = DummyRule::kPad;
   std::vector<LetDesc> lets;  // in an order where each reads only earlier ones
   std::vector<Expr> select;

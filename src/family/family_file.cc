@@ -63,7 +63,7 @@ const std::vector<std::string> kOwnerNames = {"request", "last_request"};
 const std::vector<std::string> kDummyNames = {"pad", "row"};
 const std::vector<std::string> kRangeNames = {"pad", "clamp", "none"};
 const std::vector<std::string> kTailFromNames = {"num_real_tokens", "num_actual_tokens",
-                                                 "min(num_actual_tokens, num_real_tokens)"};
+                                                 "min(num_actual_tokens, num_real_tokens)", "num_tokens"};
 const std::vector<std::string> kTailValueNames = {"pad", "slot_mapping_in", "null_slot"};
 const std::vector<std::string> kNullPageNames = {"pristine", "sink", "none", "request", "no_cache"};
 const std::vector<std::string> kWriterKinds = {"paged", "ring"};
@@ -121,6 +121,8 @@ class FamilyReader : public KnobReader {
   bool LoadLets(const json& v, const std::string& ptr, Scope scope, std::vector<LetDesc>* lets);
   /// The knobs of `obj` (the description, or a variant's "set") into *m.
   bool LoadKnobs(const json& obj, const std::string& ptr, bool variant, MappingDesc* m);
+  /// "owner": {"input": NAME}: a per-token input whose default is "r".
+  bool LoadOwnerInput(const json& v, const std::string& ptr, MappingDesc* m);
   bool LoadWriter(const json& v, const std::string& ptr, bool variant, WriterDesc* w);
   bool LoadLink(const json& v, const std::string& ptr, const char* test_key, const char* default_test,
                 bool gate, LinkDesc* link);
@@ -746,8 +748,15 @@ bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool varia
     m->rows = IndexOf<RowsRule>(kRowsNames, text);
   }
   if ((v = Find(obj, "owner"))) {
-    if (!Name(*v, at("owner"), "owner rule", kOwnerNames, &text)) return false;
-    m->owner = IndexOf<OwnerRule>(kOwnerNames, text);
+    if (v->is_object()) {
+      if (!LoadOwnerInput(*v, at("owner"), m)) return false;
+    } else if (!v->is_string()) {
+      return Fail(at("owner"), "wrong type", "\"request\", \"last_request\" or {\"input\": NAME}", DescribeJson(*v));
+    } else {
+      if (!Name(*v, at("owner"), "owner rule", kOwnerNames, &text)) return false;
+      m->owner = IndexOf<OwnerRule>(kOwnerNames, text);
+      m->owner_input.clear();
+    }
   }
   if ((v = Find(obj, "dummy"))) {
     if (!Name(*v, at("dummy"), "dummy rule", kDummyNames, &text)) return false;
@@ -978,6 +987,34 @@ bool FamilyReader::RequestKnobs(const json& obj, const std::string& ptr, bool va
       return Fail(at("null_page"), "a per-request kind has a cache (\"no_cache\" is a slot mapping's)",
                   "pristine, sink, none or request");
   }
+  return true;
+}
+
+bool FamilyReader::LoadOwnerInput(const json& v, const std::string& ptr, MappingDesc* m) {
+  const json* f;
+  std::string name;
+  const std::string input_ptr = JsonChild(ptr, "input");
+  if (!CheckKeys(v, ptr, {"input"}) ||
+      !Require(v, ptr, "input", "the name of the per-token input that holds each token's request", &f) ||
+      !String(*f, input_ptr, "an input's name", &name))
+    return false;
+  std::vector<std::string> names;
+  for (const InputDesc& in : desc_->inputs) names.push_back(in.name);
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end())
+    return Fail(input_ptr, "no input " + QuoteName(name) + DidYouMean(name, names),
+                names.empty() ? "an input of \"inputs\" (the family has none)" : "one of " + JoinNames(names));
+  const InputDesc& in = desc_->inputs[static_cast<size_t>(it - names.begin())];
+  if (!in.per_token())
+    return Fail(input_ptr, "input " + QuoteName(name) + " is per request",
+                "a per-token input: one request index per token");
+  // Without the array a token keeps query_start_loc's request: the default is that owner.
+  if (in.default_value.text() != "r")
+    return Fail(JsonChild(in.pointer, "default"),
+                "the owner input's default '" + in.default_value.text() + "' is not the token's query_start_loc request",
+                "\"r\" (a scenario without the array keeps query_start_loc's owner)");
+  m->owner = OwnerRule::kInput;
+  m->owner_input = name;
   return true;
 }
 

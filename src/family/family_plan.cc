@@ -402,6 +402,8 @@ int64_t MappedEnd(const MappingDesc& mapping, const Batch& batch) {
       return batch.num_actual_tokens;
     case TailFrom::kMinActualReal:
       return std::min(batch.num_actual_tokens, batch.num_real_tokens());
+    case TailFrom::kNumTokens:
+      return batch.num_tokens;
     case TailFrom::kRealTokens:
       break;
   }
@@ -415,6 +417,16 @@ std::vector<int32_t> OwnersOf(const MappingDesc& mapping, const Batch& batch, in
     for (int64_t t = batch.query_start_loc[r]; t < batch.query_start_loc[r + 1]; ++t) owner[t] = r;
   if (mapping.owner == OwnerRule::kLastRequest && R > 0)
     for (int64_t t = batch.num_real_tokens(); t < mapped_end; ++t) owner[t] = R - 1;
+  if (mapping.owner == OwnerRule::kInput) {
+    // The input's array where the batch gives it (its default is the owner above);
+    // a value outside [0, R) is a token of no request.
+    const auto it = batch.inputs.find(mapping.owner_input);
+    if (it != batch.inputs.end() && it->second.per_token && it->second.values.size() == owner.size())
+      for (size_t t = 0; t < owner.size(); ++t) {
+        const int64_t r = it->second.values[t];
+        owner[t] = r >= 0 && r < R ? static_cast<int32_t>(r) : -1;
+      }
+  }
   return owner;
 }
 

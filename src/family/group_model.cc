@@ -292,6 +292,9 @@ int32_t FamilyModel::FindParam(const std::string& name) const { return desc_->Fi
 const std::vector<ConstraintDesc>& FamilyModel::constraints() const { return desc_->constraints; }
 const std::vector<InputDesc>& FamilyModel::inputs() const { return desc_->inputs; }
 int32_t FamilyModel::FindInput(const std::string& name) const { return desc_->FindInput(name); }
+int32_t FamilyModel::OwnerInput() const {
+  return desc_->mapping.owner == OwnerRule::kInput ? desc_->FindInput(desc_->mapping.owner_input) : -1;
+}
 bool FamilyModel::one_token_per_request() const { return desc_->one_token_per_request; }
 
 bool FamilyModel::dummies_read_rows() const {

@@ -46,6 +46,8 @@ class FamilyModel {
   const std::vector<InputDesc>& inputs() const;
   /// Index of an input by name, or -1.
   int32_t FindInput(const std::string& name) const;
+  /// The input whose value is each token's request ("owner": {"input": NAME}), or -1.
+  int32_t OwnerInput() const;
   /// Every request of a batch with a group of it has one token (a decode step).
   bool one_token_per_request() const;
   /// The family's own knobs: the per-token mapping's (a per-request kind's

@@ -112,6 +112,23 @@ std::vector<int64_t> InputValueList(const Group& group, size_t k, int64_t defaul
   return out;
 }
 
+std::vector<int64_t> OwnerValueList(const Group& group, size_t k, int64_t default_value, int32_t num_reqs) {
+  const FamilyModel model(group.family);
+  const InputDesc& in = model.inputs()[k];
+  std::vector<int64_t> vars = model.ParamVars(group.params);
+  int64_t hi = std::numeric_limits<int64_t>::max();
+  std::string why;
+  if (!in.max.Evaluate(vars.data(), &hi, &why)) hi = in.min;
+  const int64_t lo = in.min;
+  const int64_t R = num_reqs;
+  std::vector<int64_t> values = {default_value, -1, 0, R - 1, default_value - 1, default_value + 1, R, R + 1, lo};
+  if (hi < std::numeric_limits<int64_t>::max()) values.push_back(hi);
+  std::vector<int64_t> out;
+  for (int64_t v : values)
+    if (v >= lo && v <= hi && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  return out;
+}
+
 std::vector<int64_t> FormulaBoundaries(const Group& group) {
   std::vector<int64_t> out = GroupDivisors(group);
   // 1 divides every position: it is a boundary only of a group whose every

@@ -49,6 +49,14 @@ std::vector<ParamValue> ParamValues(const Group& group, size_t p);
 /// through q + 1 (what a comparison with q or i crosses); in range, each once.
 std::vector<int64_t> InputValueList(const Group& group, size_t k, int64_t default_value, int64_t q);
 
+/// The values an owner input (docs/family-format.md, "owner") lists for one
+/// token of a batch of `num_reqs` requests: its default (the token's
+/// query_start_loc request, -1 for none), -1 (no request: a padded entry),
+/// the first, last and neighbouring requests (another request's token),
+/// num_reqs and num_reqs + 1 (past the requests), and the input's min and
+/// max (where finite); in the input's range, each once.
+std::vector<int64_t> OwnerValueList(const Group& group, size_t k, int64_t default_value, int32_t num_reqs);
+
 /// The group's formula boundaries: every divisor and modulus fixed for the
 /// group (GroupDivisors) and every comparison threshold (GroupModel's
 /// Thresholds), ascending, each once, up to kMaxPosition; from 2, or from 1

@@ -114,6 +114,7 @@ int64_t ByteChoices::Range(int64_t lo, int64_t hi) {
   X(allocated_ahead) \
   X(param_not_power_of_two) \
   X(input_drawn) \
+  X(owner_input_drawn) \
   X(fault_unmarked_dummy) \
   X(fault_zero_column)
 
@@ -229,13 +230,17 @@ void Builder::Inputs() {
       const std::vector<int32_t> owner = input.per_token ? OwnersOf(model.mapping(), b, b.num_tokens)
                                                          : std::vector<int32_t>();
       input.values = defaults[k];
+      // An owner input (a token's request) moves a few tokens: to no request, past the requests, to another one.
+      const bool owner_input = model.OwnerInput() == static_cast<int32_t>(k);
       for (size_t e = 0; e < input.values.size(); ++e) {
-        if (c.Chance(40)) continue;  // this element keeps its default
+        if (c.Chance(owner_input ? 80 : 40)) continue;  // this element keeps its default
         const int32_t r = input.per_token ? owner[e] : static_cast<int32_t>(e);
         const int64_t q = r >= 0 ? b.query_start_loc[r + 1] - b.query_start_loc[r] : 0;
-        const std::vector<int64_t> list = InputValueList(g, k, defaults[k][e], q);
+        const std::vector<int64_t> list = owner_input ? OwnerValueList(g, k, defaults[k][e], b.num_reqs())
+                                                      : InputValueList(g, k, defaults[k][e], q);
         input.values[e] = c.Pick(list);
       }
+      if (owner_input) Note(Op::owner_input_drawn);
       b.inputs.emplace(inputs[k].name, std::move(input));
       Note(Op::input_drawn);
     }

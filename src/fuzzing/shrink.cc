@@ -46,6 +46,19 @@ Scenario RemoveRequest(const Scenario& in, int32_t r) {
   // The per-request inputs lose the request's value.
   for (auto& [name, input] : b.inputs)
     if (!input.per_token) input.values.erase(input.values.begin() + r);
+  // An owner input (a token's request) follows the renumbering: a token of
+  // r's now has none, a later request's index moves down with it.
+  std::map<std::string, int64_t> owner_inputs;  // name -> the value of no request (-1, or R past min)
+  for (const Group& g : s.groups) {
+    const FamilyModel model(g.family);
+    const int32_t k = model.OwnerInput();
+    if (k >= 0) owner_inputs[model.inputs()[k].name] = model.inputs()[k].min <= -1 ? -1 : b.num_reqs();
+  }
+  for (const auto& [name, none] : owner_inputs) {
+    auto it = b.inputs.find(name);
+    if (it == b.inputs.end() || !it->second.per_token) continue;
+    for (int64_t& owner : it->second.values) owner = owner == r ? none : (owner > r ? owner - 1 : owner);
+  }
   if (Persistent(s)) return s;
   // A per-request table: only -1 (a dummy) means anything in idx_mapping;
   // the others stay the identity, so every start shrinks to one file.

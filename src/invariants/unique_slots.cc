@@ -14,6 +14,7 @@
 // A sink's null block is shared by design: writes the sink allows are
 // skipped; so are a request sink's dummy tokens (own_block judges them).
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -59,17 +60,14 @@ void CheckInsideRequests(const GroupRun& run, const OutputRun& out, FindingSink*
       differs[request[t]] = 1;
     }
   if (differs.empty()) return;
-  std::unordered_map<int64_t, int64_t> first_token;  // slot -> first token of the current request
-  int32_t current = -1;
+  // (request, slot) -> its first token: a request's tokens need not be
+  // contiguous (an owner input hands a token to any request).
+  std::map<std::pair<int32_t, int64_t>, int64_t> first_token;
   for (int64_t t = 0; t < tokens; ++t) {
     if (request[t] < 0 || !differs[request[t]] || !KernelMaps(run, t) || kernel[t] < 0 ||
         SinkWrite(run, out, t, kernel[t]) || RequestSinkToken(run, out, t))
       continue;
-    if (request[t] != current) {  // a request's tokens are contiguous
-      first_token.clear();
-      current = request[t];
-    }
-    auto [it, inserted] = first_token.emplace(kernel[t], t);
+    auto [it, inserted] = first_token.emplace(std::make_pair(request[t], kernel[t]), t);
     if (inserted || reference[it->second] == reference[t]) continue;
     // Name the token the kernel moved (it differs from the reference).
     const int64_t at = kernel[t] != reference[t] ? t : it->second, with = at == t ? it->second : t;

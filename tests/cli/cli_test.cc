@@ -710,7 +710,7 @@ TEST_F(CliTest, ListJsonHoldsTheRegistries) {
             invariants);
   EXPECT_EQ((std::set<std::string>{"paged", "kpool_tail", "qsa_ring", "qsa_compressed", "compressor_ring",
                                    "dsv4_compressed", "eagle_step", "eagle_step_chain", "dflash",
-                                   "vllm_extract_hidden_states", "sglang_out_cache_loc", "flashinfer_append",
+                                   "vllm_extract_hidden_states", "sglang_out_cache_loc", "flashinfer_append", "flashinfer_batch_indices",
                                    "trtllm_paged", "lmcache_vllm_adapter", "vllm_encoder_only", "vllm_mamba", "vllm_gdn",
                                    "vllm_lightning", "sglang_mamba",
                                    "vllm_mamba_copy", "vllm_offload_store", "vllm_parallel_drafting", "vllm_sliding_window", "vllm_gather_block_tables",
@@ -819,7 +819,7 @@ TEST(BinaryTest, UnknownFamiliesAndVariantsSuggestTheirNames) {
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family kpool", &out));
   EXPECT_EQ("slotguard: error: --family: unknown kernel family 'kpool', did you mean 'kpool_tail'?; expected one of paged, "
             "kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
-            "eagle_step_chain, flashinfer_append, lmcache_vllm_adapter, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
+            "eagle_step_chain, flashinfer_append, flashinfer_batch_indices, lmcache_vllm_adapter, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
             "vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store, vllm_parallel_drafting, vllm_sliding_window\n",
             out);
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family pagd", &out));

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The engine families (families/{dsv4_compressed,eagle_step,dflash,
-# sglang_out_cache_loc,flashinfer_append,lmcache_vllm_adapter,
+# sglang_out_cache_loc,flashinfer_append,flashinfer_batch_indices,lmcache_vllm_adapter,
 # vllm_encoder_only,vllm_sliding_window,vllm_hisparse_compressed}.json, the state-index families
 # vllm_mamba, vllm_gdn, vllm_lightning, sglang_mamba and the block-operation
 # families vllm_mamba_copy, vllm_offload_store) and the sliding-window
@@ -66,7 +66,8 @@ expect() {
 }
 
 for family in dsv4_compressed eagle_step eagle_step_chain dflash vllm_extract_hidden_states sglang_out_cache_loc flashinfer_append trtllm_paged \
-  lmcache_vllm_adapter vllm_encoder_only vllm_sliding_window vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store vllm_gather_block_tables vllm_hisparse_compressed vllm_parallel_drafting; do
+  lmcache_vllm_adapter vllm_encoder_only vllm_sliding_window vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store vllm_gather_block_tables vllm_hisparse_compressed vllm_parallel_drafting \
+  flashinfer_batch_indices; do
   provider="$py examples/python/families/${family}_provider.py"
   dir=scenarios/engines/$family
   expect 0 "$family: check $dir through its provider" \
@@ -110,6 +111,21 @@ expect 1 "vllm_parallel_drafting: check through a provider without the rejected-
 expect 1 "vllm_parallel_drafting: fuzz finds the provider without the rejected-token mask" \
   "$sg" fuzz --backend host --writers --family vllm_parallel_drafting --kernel-cmd "$drafting" --runs 300 --seed 1 \
   --out "$scratch/fuzz-drafting-planted"
+
+# FlashInfer's batch_indices is the owner input of flashinfer_batch_indices
+# (docs/family-format.md, "owner"): a provider that takes each token's
+# request from query_start_loc instead holds where the two agree (the
+# input's default), and check of the curated scenarios and fuzz from
+# nothing both find it.
+qsl_owner="$py examples/python/families/flashinfer_batch_indices_provider.py --qsl-owner"
+expect 0 "flashinfer_batch_indices: query_start_loc's owner holds where batch_indices is its default" \
+  "$sg" check --backend host --writers --quiet --kernel-cmd "$qsl_owner" \
+  scenarios/engines/flashinfer_batch_indices/fixed-default-query-start-loc-owner.json
+expect 1 "flashinfer_batch_indices: check through a provider that ignores batch_indices fails" \
+  "$sg" check --backend host --writers --quiet --kernel-cmd "$qsl_owner" scenarios/engines/flashinfer_batch_indices/
+expect 1 "flashinfer_batch_indices: fuzz finds the provider that ignores batch_indices" \
+  "$sg" fuzz --backend host --writers --family flashinfer_batch_indices --kernel-cmd "$qsl_owner" --runs 300 --seed 1 \
+  --out "$scratch/fuzz-batch-indices-planted"
 
 # The table producer (a kind of its own, docs/table-producers.md): 2000 runs
 # of the description from nothing find nothing and load every scenario the

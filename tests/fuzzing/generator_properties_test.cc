@@ -396,7 +396,11 @@ TEST(GeneratorTest, StaleRowsHoldLiveBlocksAndOnlyVariantsReadThem) {
 // gets no dummy run.
 TEST(GeneratorTest, DummyRunsAreTheEnginesAndTheFixedFamiliesPadThem) {
   GeneratorOptions options;
-  for (const FamilyInfo& f : AllFamilies()) options.families.push_back(f.family);  // the described ones too
+  // The described ones too, but those with ragged (CSR) rows: a batch with
+  // one has no persistent table, so no dummy run, and each such family
+  // would thin out the dummy runs counted here.
+  for (const FamilyInfo& f : AllFamilies())
+    if (!FamilyModel(f.family).ragged_rows()) options.families.push_back(f.family);
   int zero = 0, stale = 0, caught = 0;
   for (uint64_t seed = 0; seed < 8000; ++seed) {
     Classification classes;
