@@ -663,7 +663,7 @@ class Run {
     if (bad) return kLanesRetry;
     prog_.lanes.Broadcast(v_.data(), L, n);
     uint8_t rejected[kLanes] = {};
-    if (!prog_.lanes.RunLanes(L, n, rejected)) return kLanesRetry;
+    if (!prog_.lanes.RunLanes(v_.data(), L, n, rejected)) return kLanesRetry;
     const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
     const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
     const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
@@ -711,7 +711,7 @@ class Run {
     const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
     after.Broadcast(v_.data(), L, n);
     uint8_t unused[kLanes] = {};
-    if (!after.RunLanes(L, n, unused)) return kLanesRetry;
+    if (!after.RunLanes(v_.data(), L, n, unused)) return kLanesRetry;
     const int64_t* const pad = L + static_cast<size_t>(prog_.pad_reg) * kLanes;
     const int64_t* const gate = L + static_cast<size_t>(prog_.gate_reg) * kLanes;
     const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
@@ -1111,7 +1111,7 @@ void Addresses(const GroupPlan& plan, const Batch& batch, Fn&& fn) {
       uint8_t rejected[kLanes] = {};
       if (!bad) {
         lanes_program.Broadcast(v.data(), L, n);
-        bad = !lanes_program.RunLanes(L, n, rejected);
+        bad = !lanes_program.RunLanes(v.data(), L, n, rejected);
       }
       if (bad) {  // a failure on some lane: these tokens one at a time
         for (int k = 0; k < n; ++k) one(t + k);
