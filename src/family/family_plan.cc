@@ -551,14 +551,16 @@ class Run {
   }
 
  private:
-  bool Fail(const char* knob, const Expr& e, ExprError error, int64_t t, int32_t r, std::string* err) {
+  __attribute__((noinline, cold)) bool Fail(const char* knob, const Expr& e, ExprError error, int64_t t, int32_t r,
+                                            std::string* err) {
     *err = "token " + std::to_string(t) + " (request " + std::to_string(r) + "): the description's '" + knob +
            "' (" + e.text() + "): " + ExprErrorText(error);
     return false;
   }
   /// Runs a program over the registers: false with *err when a formula
   /// fails; *selected false when one of its selects is 0.
-  bool Exec(const FormulaProgram& p, bool* selected, int64_t t, int32_t r, std::string* err) {
+  __attribute__((always_inline)) bool Exec(const FormulaProgram& p, bool* selected, int64_t t, int32_t r,
+                                           std::string* err) {
     if (p.empty()) return true;
     int32_t knob = 0;
     ExprError error = ExprError::kNone;
@@ -743,7 +745,7 @@ class Run {
     const bool packed = m_.range == RangeRule::kNone && m_.rows == RowsRule::kCsr;
     for (int k = 0; k < n; ++k) {
       E[k] = 0;
-      addressed[k] = !rejected[k] && col[k] >= 0;
+      addressed[k] = (rejected[k] == 0) & (col[k] >= 0);
       if (!addressed[k]) continue;
       if (col[k] < width) {
         E[k] = table_.at(at.row, static_cast<int32_t>(col[k]));
@@ -779,6 +781,8 @@ class Run {
     const bool one = outputs == 1 && simple_outputs_ && !owns_none_[0] && !track_mapped_;
     int64_t* const slots0 = slots_[0] + c;
     uint8_t* const facts0 = facts_ ? facts_of_[0] + c : nullptr;
+    const bool gate_linked = gated && linked_;
+    const bool live_request = !at.dummy;  // a dummy's tokens own no state: no live target
     for (int k = 0; k < n; ++k) {
       if (!addressed[k]) continue;
       const int64_t e = E[k];
@@ -788,13 +792,14 @@ class Run {
           for (int o = 0; o < outputs; ++o) facts_of_[o][c + k] |= kFactMustPad;
         if (pad[k]) continue;
       }
-      if (k >= real_end || (gated && linked_ && gate[k])) continue;
+      if (k >= real_end || (gate_linked && gate[k])) continue;
       const int64_t off = offset[k];
       int64_t slot;
       // A slot that overflows: these tokens again one at a time, which
       // report the first failure (what they write again is the same).
       if (__builtin_mul_overflow(e, page, &slot) || __builtin_add_overflow(slot, off, &slot)) return kLanesRetry;
-      const bool live = !at.dummy && !null_id && off >= 0 && off < page;
+      // 0 <= off < page, in one comparison.
+      const bool live = live_request & !null_id & (static_cast<uint64_t>(off) < static_cast<uint64_t>(page));
       if (one) {
         slots0[k] = slot;
         if (live && facts0) facts0[k] |= kFactLiveTarget;

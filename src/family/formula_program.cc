@@ -322,6 +322,18 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
       case Expr::kRem:
       case Expr::kMod: {
         const bool floor = in.op == Expr::kMod;
+        if (uniform_b && r[in.b] != 0 && r[in.b] != -1) {  // cannot fail
+          const int64_t b = r[in.b];
+          if (floor) {
+            for (int i = 0; i < n; ++i) {
+              const int64_t m = A[i] % b;
+              D[i] = m + (m != 0 && (m < 0) != (b < 0) ? b : 0);
+            }
+          } else {
+            for (int i = 0; i < n; ++i) D[i] = A[i] % b;
+          }
+          break;
+        }
         SG_LANES({
           if (b == 0) {
             bad = true;
