@@ -412,7 +412,8 @@ std::vector<int32_t> OwnersOf(const MappingDesc& mapping, const Batch& batch, in
   std::vector<int32_t> owner(static_cast<size_t>(batch.num_tokens), -1);
   const int32_t R = batch.num_reqs();
   for (int32_t r = 0; r < R; ++r)
-    std::fill(owner.begin() + batch.query_start_loc[r], owner.begin() + batch.query_start_loc[r + 1], r);
+    if (batch.query_start_loc[r] < batch.query_start_loc[r + 1])
+      std::fill(owner.begin() + batch.query_start_loc[r], owner.begin() + batch.query_start_loc[r + 1], r);
   if (mapping.owner == OwnerRule::kLastRequest && R > 0)
     for (int64_t t = batch.num_real_tokens(); t < mapped_end; ++t) owner[t] = R - 1;
   return owner;
@@ -701,10 +702,12 @@ class Run {
     int64_t* const LP = L + FamilyDesc::kLp * kLanes;
     int64_t before;  // seq_len - q: lp = before + i
     if (__builtin_sub_overflow(b_.seq_lens[at.r], at.qe - at.qb, &before)) return kLanesRetry;
-    // i grows from a value >= 0 over the lanes: where the last lane's lp
-    // does not overflow, no lane's does.
-    int64_t last_lp;
-    if (__builtin_add_overflow(before, c + n - 1 - at.qb, &last_lp)) return kLanesRetry;
+    // i grows by one a lane: where neither the first lane's lp nor the
+    // last's overflows, no lane's does.
+    int64_t first_lp, last_lp;
+    if (__builtin_add_overflow(before, c - at.qb, &first_lp) ||
+        __builtin_add_overflow(before, c + n - 1 - at.qb, &last_lp))
+      return kLanesRetry;
     const int64_t* const positions = b_.positions.data() + c;
     for (int k = 0; k < n; ++k) {
       T[k] = c + k;
@@ -1187,10 +1190,11 @@ void Addresses(const GroupPlan& plan, const Batch& batch, Fn&& fn) {
       int64_t* const I = L + FamilyDesc::kI * kLanes;
       int64_t* const P = L + FamilyDesc::kPos * kLanes;
       int64_t* const LP = L + FamilyDesc::kLp * kLanes;
-      // i grows from a value >= 0 over the lanes: where the last lane's lp
-      // does not overflow, no lane's does.
-      int64_t last_lp;
-      bool bad = !lp_ok || __builtin_add_overflow(before, t + n - 1 - qb, &last_lp);
+      // i grows by one a lane: where neither the first lane's lp nor the
+      // last's overflows, no lane's does.
+      int64_t first_lp, last_lp;
+      bool bad = !lp_ok || __builtin_add_overflow(before, t - qb, &first_lp) ||
+                 __builtin_add_overflow(before, t + n - 1 - qb, &last_lp);
       const int64_t* const positions = batch.positions.data() + t;
       if (!bad)
         for (int k = 0; k < n; ++k) {
