@@ -414,7 +414,8 @@ std::vector<int32_t> OwnersOf(const MappingDesc& mapping, const Batch& batch, in
   std::vector<int32_t> owner(static_cast<size_t>(batch.num_tokens), -1);
   const int32_t R = batch.num_reqs();
   for (int32_t r = 0; r < R; ++r)
-    for (int64_t t = batch.query_start_loc[r]; t < batch.query_start_loc[r + 1]; ++t) owner[t] = r;
+    if (batch.query_start_loc[r] < batch.query_start_loc[r + 1])
+      std::fill(owner.begin() + batch.query_start_loc[r], owner.begin() + batch.query_start_loc[r + 1], r);
   if (mapping.owner == OwnerRule::kLastRequest && R > 0)
     for (int64_t t = batch.num_real_tokens(); t < mapped_end; ++t) owner[t] = R - 1;
   if (mapping.owner == OwnerRule::kInput) {
@@ -461,31 +462,71 @@ bool MakeGroupPlan(const FamilyDesc& desc, const MappingDesc& mapping, const std
 
 namespace {
 
+/// What a run works in besides its outputs: kept per thread, so that a
+/// small batch allocates nothing but its outputs.
+struct RunScratch {
+  bool busy = false;  // a run holds it (a run inside a run takes its own)
+  std::vector<int64_t> v;                     // the registers
+  std::vector<std::vector<uint8_t>> mapped;   // per output: the tokens the description maps (under a sink)
+  std::vector<uint8_t> owns_none;             // per output, for the request at hand
+  std::vector<int64_t*> slots;                // per output: its slots
+  std::vector<uint8_t*> facts;                // per output: its facts (when asked)
+};
+
+RunScratch& TakeScratch(RunScratch* own) {
+  thread_local RunScratch shared;
+  if (shared.busy) return *own;
+  shared.busy = true;
+  return shared;
+}
+
+std::vector<int64_t>& CopyVars(const std::vector<int64_t>& vars, std::vector<int64_t>* v) {
+  v->assign(vars.begin(), vars.end());
+  return *v;
+}
+
 /// The per-token loop, with the plan's variables as its own copy.
 class Run {
  public:
   Run(const GroupPlan& plan, const Batch& batch, const BlockTable& table, const int64_t* linked, bool facts,
       Interpretation* out)
-      : plan_(plan), m_(*plan.mapping), v_(plan.vars), bound_(Bound(*plan.desc, m_, &v_)), prog_(*bound_),
-        b_(batch), table_(table), linked_(linked), facts_(facts),
-        out_(out) {
+      : s_(TakeScratch(&own_)), plan_(plan), m_(*plan.mapping), v_(CopyVars(plan.vars, &s_.v)),
+        bound_(Bound(*plan.desc, m_, &v_)), prog_(*bound_), b_(batch), table_(table), linked_(linked),
+        facts_(facts), out_(out), mapped_(s_.mapped), owns_none_(s_.owns_none), slots_(s_.slots),
+        facts_of_(s_.facts) {
     // The registers past the variables: the programs' constants and intermediate values.
     v_.resize(static_cast<size_t>(prog_.registers.size()), 0);
     prog_.registers.Fill(v_.data());
     if (prog_.lanes.lanes_ok() && lanes_.size() < v_.size() * FormulaProgram::kLanes)
       lanes_.resize(v_.size() * FormulaProgram::kLanes);
   }
+  ~Run() {
+    if (&s_ != &own_) s_.busy = false;
+  }
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
 
   bool Go(std::string* err) {
     const size_t n = static_cast<size_t>(b_.num_tokens);
     const int outputs = plan_.outputs();
     out_->slots.resize(outputs);
     for (auto& s : out_->slots) s.assign(n, m_.pad_value);
-    mapped_.resize(static_cast<size_t>(outputs));
-    for (auto& m : mapped_) m.assign(n, 0);
+    // Which tokens an output maps matters only to the sink's facts.
+    track_mapped_ = facts_ && m_.null_page == NullPage::kSink;
+    if (mapped_.size() < static_cast<size_t>(outputs)) mapped_.resize(static_cast<size_t>(outputs));
+    if (track_mapped_)
+      for (int o = 0; o < outputs; ++o) mapped_[o].assign(n, 0);
     owns_none_.assign(static_cast<size_t>(outputs), 0);
     out_->facts.resize(facts_ ? outputs : 0);
     for (auto& f : out_->facts) f.assign(n, 0);
+    slots_.resize(static_cast<size_t>(outputs));
+    facts_of_.assign(static_cast<size_t>(outputs), nullptr);
+    for (int o = 0; o < outputs; ++o) {
+      slots_[o] = out_->slots[o].data();
+      if (facts_) facts_of_[o] = out_->facts[o].data();
+    }
+    simple_outputs_ = true;
+    for (const auto& regs : prog_.output_select_regs) simple_outputs_ = simple_outputs_ && regs.empty();
     out_->owner = OwnersOf(m_, b_, plan_.mapped_end);
     // The tail.
     for (int64_t t = plan_.mapped_end; t < b_.num_tokens; ++t) {
@@ -523,14 +564,16 @@ class Run {
   }
 
  private:
-  bool Fail(const char* knob, const Expr& e, ExprError error, int64_t t, int32_t r, std::string* err) {
+  __attribute__((noinline, cold)) bool Fail(const char* knob, const Expr& e, ExprError error, int64_t t, int32_t r,
+                                            std::string* err) {
     *err = "token " + std::to_string(t) + " (request " + std::to_string(r) + "): the description's '" + knob +
            "' (" + e.text() + "): " + ExprErrorText(error);
     return false;
   }
   /// Runs a program over the registers: false with *err when a formula
   /// fails; *selected false when one of its selects is 0.
-  bool Exec(const FormulaProgram& p, bool* selected, int64_t t, int32_t r, std::string* err) {
+  __attribute__((always_inline)) bool Exec(const FormulaProgram& p, bool* selected, int64_t t, int32_t r,
+                                           std::string* err) {
     if (p.empty()) return true;
     int32_t knob = 0;
     ExprError error = ExprError::kNone;
@@ -546,7 +589,13 @@ class Run {
     return Fail(prog_.knobs[knob].name, *prog_.knobs[knob].expr, error, t, r, err);
   }
   void Fact(int o, int64_t t, uint8_t bit) {
-    if (facts_) out_->facts[o][t] |= bit;
+    if (facts_) facts_of_[o][t] |= bit;
+  }
+  /// Output o maps token t to `slot` (`live`: in a live request's block).
+  void Mapped(int o, int64_t t, int64_t slot, bool live) {
+    slots_[o][t] = slot;
+    if (track_mapped_) mapped_[o][t] = 1;
+    if (live && facts_) facts_of_[o][t] |= kFactLiveTarget;
   }
   void AllFacts(int64_t t, uint8_t bit) {
     if (facts_)
@@ -665,17 +714,22 @@ class Run {
     int64_t* const LP = L + FamilyDesc::kLp * kLanes;
     int64_t before;  // seq_len - q: lp = before + i
     if (__builtin_sub_overflow(b_.seq_lens[at.r], at.qe - at.qb, &before)) return kLanesRetry;
-    bool bad = false;
+    // i grows by one a lane: where neither the first lane's lp nor the
+    // last's overflows, no lane's does.
+    int64_t first_lp, last_lp;
+    if (__builtin_add_overflow(before, c - at.qb, &first_lp) ||
+        __builtin_add_overflow(before, c + n - 1 - at.qb, &last_lp))
+      return kLanesRetry;
+    const int64_t* const positions = b_.positions.data() + c;
     for (int k = 0; k < n; ++k) {
       T[k] = c + k;
       I[k] = c + k - at.qb;
-      P[k] = b_.positions[c + k];
-      bad |= __builtin_add_overflow(before, I[k], &LP[k]);
+      P[k] = positions[k];
+      LP[k] = before + I[k];
     }
-    if (bad) return kLanesRetry;
     prog_.lanes.Broadcast(v_.data(), L, n);
     uint8_t rejected[kLanes] = {};
-    if (!prog_.lanes.RunLanes(L, n, rejected)) return kLanesRetry;
+    if (!prog_.lanes.RunLanes(v_.data(), L, n, rejected)) return kLanesRetry;
     const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
     const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
     const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
@@ -702,15 +756,17 @@ class Run {
     int64_t* const E = L + FamilyDesc::kEntry * kLanes;
     uint8_t addressed[kLanes];
     const int64_t width = at.width;
+    const bool clamp = m_.range == RangeRule::kClamp && width > 0;
+    const bool packed = m_.range == RangeRule::kNone && m_.rows == RowsRule::kCsr;
     for (int k = 0; k < n; ++k) {
       E[k] = 0;
-      addressed[k] = !rejected[k] && col[k] >= 0;
+      addressed[k] = (rejected[k] == 0) & (col[k] >= 0);
       if (!addressed[k]) continue;
       if (col[k] < width) {
         E[k] = table_.at(at.row, static_cast<int32_t>(col[k]));
-      } else if (m_.range == RangeRule::kClamp && width > 0) {
+      } else if (clamp) {
         E[k] = table_.at(at.row, static_cast<int32_t>(width - 1));
-      } else if (m_.range == RangeRule::kNone && m_.rows == RowsRule::kCsr) {
+      } else if (packed) {
         addressed[k] = PackedEntry(at.row, col[k], &E[k]);
       } else {
         addressed[k] = 0;
@@ -723,29 +779,55 @@ class Run {
     const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
     after.Broadcast(v_.data(), L, n);
     uint8_t unused[kLanes] = {};
-    if (!after.RunLanes(L, n, unused)) return kLanesRetry;
+    if (!after.RunLanes(v_.data(), L, n, unused)) return kLanesRetry;
     const int64_t* const pad = L + static_cast<size_t>(prog_.pad_reg) * kLanes;
     const int64_t* const gate = L + static_cast<size_t>(prog_.gate_reg) * kLanes;
     const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
     const bool has_pad = !prog_.pad_entry.empty(), gated = m_.gate.present();
     const bool null_block = HasNullBlock(m_.null_page);
+    // Such a gate skips every token of a dummy, and the padding tokens:
+    // the lanes from real_end on.
+    const bool pads_dummies = gated && !linked_ && m_.gate.absent == GateAbsent::kPadDummies;
+    const int64_t real_end =
+        !pads_dummies ? n : at.dummy ? 0 : std::max<int64_t>(0, std::min<int64_t>(n, b_.num_real_tokens() - c));
+    const int64_t page = plan_.page, null_entries = plan_.null_entries;
+    const int outputs = plan_.outputs();
+    // One output without selects of its own, every token's slot into it: the common case, its own loop.
+    const bool one = outputs == 1 && simple_outputs_ && !owns_none_[0] && !track_mapped_;
+    int64_t* const slots0 = slots_[0] + c;
+    uint8_t* const facts0 = facts_ ? facts_of_[0] + c : nullptr;
+    const bool gate_linked = gated && linked_;
+    const bool live_request = !at.dummy;  // a dummy's tokens own no state: no live target
     for (int k = 0; k < n; ++k) {
       if (!addressed[k]) continue;
-      const int64_t t = c + k;
-      const bool null_id = null_block && E[k] < plan_.null_entries;
+      const int64_t e = E[k];
+      const bool null_id = null_block && e < null_entries;
       if (has_pad) {
-        if (null_id) AllFacts(t, kFactMustPad);
+        if (null_id && facts_)
+          for (int o = 0; o < outputs; ++o) facts_of_[o][c + k] |= kFactMustPad;
         if (pad[k]) continue;
       }
-      if (gated) {
-        if (linked_) {
-          if (gate[k]) continue;
-        } else if (m_.gate.absent == GateAbsent::kPadDummies && (at.dummy || t >= b_.num_real_tokens())) {
-          continue;
-        }
+      if (k >= real_end || (gate_linked && gate[k])) continue;
+      const int64_t off = offset[k];
+      int64_t slot;
+      // A slot that overflows: these tokens again one at a time, which
+      // report the first failure (what they write again is the same).
+      if (__builtin_mul_overflow(e, page, &slot) || __builtin_add_overflow(slot, off, &slot)) return kLanesRetry;
+      // 0 <= off < page, in one comparison.
+      const bool live = live_request & !null_id & (static_cast<uint64_t>(off) < static_cast<uint64_t>(page));
+      if (one) {
+        slots0[k] = slot;
+        if (live && facts0) facts0[k] |= kFactLiveTarget;
+        continue;
       }
-      if (!Write(at, t, E[k], null_id, offset[k], L + k, kLanes, err)) return kLanesFailed;
+      for (int o = 0; o < outputs; ++o) {
+        if (owns_none_[o]) continue;
+        bool selected = true;
+        for (int32_t reg : prog_.output_select_regs[o]) selected = selected && L[static_cast<size_t>(reg) * kLanes + k];
+        if (selected) Mapped(o, c + k, slot, live);
+      }
     }
+    (void)err;
     return kLanesDone;
   }
 
@@ -835,9 +917,7 @@ class Run {
       bool selected = true;
       if (!prog_.output_programs[o].empty() && !Exec(prog_.output_programs[o], &selected, t, r, err)) return false;
       if (!selected) continue;
-      out_->slots[o][t] = slot;
-      mapped_[o][t] = 1;
-      if (live) Fact(o, t, kFactLiveTarget);
+      Mapped(o, t, slot, live);
     }
     return true;
   }
@@ -851,21 +931,26 @@ class Run {
       return Fail("offset", m_.offset, ExprError::kOverflow, t, at.r, err);
     const bool live = !at.dummy && !null_id && offset >= 0 && offset < plan_.page;
     const int outputs = plan_.outputs();
+    if (simple_outputs_) {  // no output selects a token of its own
+      for (int o = 0; o < outputs; ++o)
+        if (!owns_none_[o]) Mapped(o, t, slot, live);
+      return true;
+    }
     for (int o = 0; o < outputs; ++o) {
       if (owns_none_[o]) continue;
       bool selected = true;
       for (int32_t reg : prog_.output_select_regs[o]) selected = selected && regs[static_cast<size_t>(reg) * stride];
       if (!selected) continue;
-      out_->slots[o][t] = slot;
-      mapped_[o][t] = 1;
-      if (live) Fact(o, t, kFactLiveTarget);
+      Mapped(o, t, slot, live);
     }
     return true;
   }
 
+  RunScratch own_;  // used only when the thread's scratch is taken
+  RunScratch& s_;
   const GroupPlan& plan_;
   const MappingDesc& m_;
-  std::vector<int64_t> v_;
+  std::vector<int64_t>& v_;
   const std::shared_ptr<const BoundMapping> bound_;
   const BoundMapping& prog_;
   const Batch& b_;
@@ -873,8 +958,12 @@ class Run {
   const int64_t* linked_;
   const bool facts_;
   Interpretation* out_;
-  std::vector<std::vector<uint8_t>> mapped_;  // per output: the tokens the description maps
-  std::vector<uint8_t> owns_none_;            // per output, for the request at hand
+  std::vector<std::vector<uint8_t>>& mapped_;  // per output: the tokens the description maps (track_mapped_)
+  std::vector<uint8_t>& owns_none_;            // per output, for the request at hand
+  std::vector<int64_t*>& slots_;               // out_->slots[o].data()
+  std::vector<uint8_t*>& facts_of_;            // out_->facts[o].data(), when facts_
+  bool track_mapped_ = false;
+  bool simple_outputs_ = true;
   /// The registers over lanes (formula_program.h), per thread: no allocation per run.
   static thread_local std::vector<int64_t> lanes_;
 };
@@ -1113,17 +1202,23 @@ void Addresses(const GroupPlan& plan, const Batch& batch, Fn&& fn) {
       int64_t* const I = L + FamilyDesc::kI * kLanes;
       int64_t* const P = L + FamilyDesc::kPos * kLanes;
       int64_t* const LP = L + FamilyDesc::kLp * kLanes;
-      bool bad = !lp_ok;
-      for (int k = 0; k < n; ++k) {
-        T[k] = t + k;
-        I[k] = t + k - qb;
-        P[k] = batch.positions[t + k];
-        bad |= __builtin_add_overflow(before, I[k], &LP[k]);
-      }
+      // i grows by one a lane: where neither the first lane's lp nor the
+      // last's overflows, no lane's does.
+      int64_t first_lp, last_lp;
+      bool bad = !lp_ok || __builtin_add_overflow(before, t - qb, &first_lp) ||
+                 __builtin_add_overflow(before, t + n - 1 - qb, &last_lp);
+      const int64_t* const positions = batch.positions.data() + t;
+      if (!bad)
+        for (int k = 0; k < n; ++k) {
+          T[k] = t + k;
+          I[k] = t + k - qb;
+          P[k] = positions[k];
+          LP[k] = before + I[k];
+        }
       uint8_t rejected[kLanes] = {};
       if (!bad) {
         lanes_program.Broadcast(v.data(), L, n);
-        bad = !lanes_program.RunLanes(L, n, rejected);
+        bad = !lanes_program.RunLanes(v.data(), L, n, rejected);
       }
       if (bad) {  // a failure on some lane: these tokens one at a time
         for (int k = 0; k < n; ++k) one(t + k);

@@ -177,13 +177,16 @@ FormulaProgram::Status FormulaProgram::Run(int64_t* r, int32_t* formula, ExprErr
 bool FormulaProgram::PrepareLanes(const std::vector<int32_t>& varying) {
   lanes_ok_ = false;
   uniform_inputs_.clear();
+  broadcast_.clear();
   std::vector<int32_t> written = varying;
-  auto read = [&](int32_t reg) {
-    if (std::find(written.begin(), written.end(), reg) == written.end() &&
-        std::find(uniform_inputs_.begin(), uniform_inputs_.end(), reg) == uniform_inputs_.end())
-      uniform_inputs_.push_back(reg);
+  auto contains = [](const std::vector<int32_t>& regs, int32_t reg) {
+    return std::find(regs.begin(), regs.end(), reg) != regs.end();
   };
-  for (const Instr& in : code_) {
+  auto read = [&](int32_t reg) {
+    if (!contains(written, reg) && !contains(uniform_inputs_, reg)) uniform_inputs_.push_back(reg);
+  };
+  for (Instr& in : code_) {
+    in.b_uniform = false;
     switch (in.op) {
       case kJumpIfZero:
       case kJumpIfNonZero:
@@ -204,48 +207,100 @@ bool FormulaProgram::PrepareLanes(const std::vector<int32_t>& varying) {
     }
     written.push_back(in.dst);
   }
+  // A uniform input no instruction writes may be read as one value; the
+  // right-hand side of a binary operation is (RunLanes reads it from the
+  // registers), anything else is copied into its lanes.
+  const std::vector<int32_t> writes = Writes();
+  auto uniform = [&](int32_t reg) { return contains(uniform_inputs_, reg) && !contains(writes, reg); };
+  for (Instr& in : code_) {
+    const bool binary = in.op != kNeg && in.op != kNot && in.op != kBool && in.op != kCopy && in.op != kRequire;
+    in.b_uniform = binary && uniform(in.b);
+    if (!contains(broadcast_, in.a) && contains(uniform_inputs_, in.a)) broadcast_.push_back(in.a);
+    if (binary && !in.b_uniform && !contains(broadcast_, in.b) && contains(uniform_inputs_, in.b))
+      broadcast_.push_back(in.b);
+  }
   lanes_ok_ = true;
   return true;
 }
 
-bool FormulaProgram::RunLanes(int64_t* lanes, int n, uint8_t* rejected) const {
-  // Each operation over every lane; `bad` collects a failure of any lane.
+namespace {
+
+// One operation over n lanes, its right-hand side either lanes (B) or one
+// value (b): OP(a, b, d) computes lane i's d from a and b. Written so that
+// the compiler can vectorize the loops that have no division.
+#define SG_LANES(...)                                    \
+  do {                                                   \
+    if (uniform_b) {                                     \
+      const int64_t b = r[in.b];                         \
+      for (int i = 0; i < n; ++i) {                      \
+        const int64_t a = A[i];                          \
+        int64_t& d = D[i];                               \
+        __VA_ARGS__;                                     \
+      }                                                  \
+    } else {                                             \
+      for (int i = 0; i < n; ++i) {                      \
+        const int64_t a = A[i], b = B[i];                \
+        int64_t& d = D[i];                               \
+        __VA_ARGS__;                                     \
+      }                                                  \
+    }                                                    \
+  } while (0)
+
+}  // namespace
+
+bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* rejected) const {
+  // Each operation over every lane; a failure of any lane marks `bad`, or
+  // the sign bit of `over` (an overflow of + or -, found without a branch).
   for (const Instr& in : code_) {
     const int64_t* const A = lanes + static_cast<size_t>(in.a) * kLanes;
     const int64_t* const B = lanes + static_cast<size_t>(in.b) * kLanes;
     int64_t* const D = lanes + static_cast<size_t>(in.dst) * kLanes;
+    const bool uniform_b = in.b_uniform;
     bool bad = false;
+    uint64_t over = 0;
     switch (in.op) {
       case Expr::kAdd:
-        for (int i = 0; i < n; ++i) bad |= __builtin_add_overflow(A[i], B[i], &D[i]);
+        SG_LANES({
+          const uint64_t s = static_cast<uint64_t>(a) + static_cast<uint64_t>(b);
+          over |= (static_cast<uint64_t>(a) ^ s) & (static_cast<uint64_t>(b) ^ s);
+          d = static_cast<int64_t>(s);
+        });
         break;
       case Expr::kSub:
-        for (int i = 0; i < n; ++i) bad |= __builtin_sub_overflow(A[i], B[i], &D[i]);
+        SG_LANES({
+          const uint64_t s = static_cast<uint64_t>(a) - static_cast<uint64_t>(b);
+          over |= (static_cast<uint64_t>(a) ^ static_cast<uint64_t>(b)) & (static_cast<uint64_t>(a) ^ s);
+          d = static_cast<int64_t>(s);
+        });
         break;
       case Expr::kMul:
-        for (int i = 0; i < n; ++i) bad |= __builtin_mul_overflow(A[i], B[i], &D[i]);
+        SG_LANES(bad |= __builtin_mul_overflow(a, b, &d));
         break;
-      case Expr::kEq: for (int i = 0; i < n; ++i) D[i] = A[i] == B[i]; break;
-      case Expr::kNe: for (int i = 0; i < n; ++i) D[i] = A[i] != B[i]; break;
-      case Expr::kLt: for (int i = 0; i < n; ++i) D[i] = A[i] < B[i]; break;
-      case Expr::kLe: for (int i = 0; i < n; ++i) D[i] = A[i] <= B[i]; break;
-      case Expr::kGt: for (int i = 0; i < n; ++i) D[i] = A[i] > B[i]; break;
-      case Expr::kGe: for (int i = 0; i < n; ++i) D[i] = A[i] >= B[i]; break;
-      case Expr::kMin: for (int i = 0; i < n; ++i) D[i] = A[i] < B[i] ? A[i] : B[i]; break;
-      case Expr::kMax: for (int i = 0; i < n; ++i) D[i] = A[i] > B[i] ? A[i] : B[i]; break;
+      case Expr::kEq: SG_LANES(d = a == b); break;
+      case Expr::kNe: SG_LANES(d = a != b); break;
+      case Expr::kLt: SG_LANES(d = a < b); break;
+      case Expr::kLe: SG_LANES(d = a <= b); break;
+      case Expr::kGt: SG_LANES(d = a > b); break;
+      case Expr::kGe: SG_LANES(d = a >= b); break;
+      case Expr::kMin: SG_LANES(d = a < b ? a : b); break;
+      case Expr::kMax: SG_LANES(d = a > b ? a : b); break;
       case kDivPow2:
-        for (int i = 0; i < n; ++i)
-          D[i] = (A[i] + ((A[i] >> 63) & (B[i] - 1))) >> __builtin_ctzll(static_cast<uint64_t>(B[i]));
-        break;
-      case kRemPow2:
-        for (int i = 0; i < n; ++i) {
-          const int64_t m = A[i] & (B[i] - 1);
-          D[i] = A[i] < 0 && m != 0 ? m - B[i] : m;
+        if (uniform_b) {
+          const int64_t b = r[in.b];
+          const int shift = __builtin_ctzll(static_cast<uint64_t>(b));
+          for (int i = 0; i < n; ++i) D[i] = (A[i] + ((A[i] >> 63) & (b - 1))) >> shift;
+        } else {
+          for (int i = 0; i < n; ++i)
+            D[i] = (A[i] + ((A[i] >> 63) & (B[i] - 1))) >> __builtin_ctzll(static_cast<uint64_t>(B[i]));
         }
         break;
-      case kModPow2:
-        for (int i = 0; i < n; ++i) D[i] = A[i] & (B[i] - 1);
+      case kRemPow2:
+        SG_LANES({
+          const int64_t m = a & (b - 1);
+          d = a < 0 && m != 0 ? m - b : m;
+        });
         break;
+      case kModPow2: SG_LANES(d = a & (b - 1)); break;
       case kNot: for (int i = 0; i < n; ++i) D[i] = A[i] == 0; break;
       case kBool: for (int i = 0; i < n; ++i) D[i] = A[i] != 0; break;
       case kCopy: for (int i = 0; i < n; ++i) D[i] = A[i]; break;
@@ -253,33 +308,52 @@ bool FormulaProgram::RunLanes(int64_t* lanes, int n, uint8_t* rejected) const {
         for (int i = 0; i < n; ++i) rejected[i] |= A[i] == 0;
         break;
       case Expr::kDiv:
-        for (int i = 0; i < n; ++i) {
-          const bool fails = B[i] == 0 || (A[i] == INT64_MIN && B[i] == -1);
-          bad |= fails;
-          D[i] = fails ? 0 : A[i] / B[i];
+        if (uniform_b && r[in.b] != 0 && r[in.b] != -1) {
+          const int64_t b = r[in.b];
+          for (int i = 0; i < n; ++i) D[i] = A[i] / b;
+          break;
         }
+        SG_LANES({
+          const bool fails = b == 0 || (a == INT64_MIN && b == -1);
+          bad |= fails;
+          d = fails ? 0 : a / b;
+        });
         break;
       case Expr::kRem:
-      case Expr::kMod:
-        for (int i = 0; i < n; ++i) {
-          if (B[i] == 0) {
-            bad = true;
-            D[i] = 0;
-            continue;
+      case Expr::kMod: {
+        const bool floor = in.op == Expr::kMod;
+        if (uniform_b && r[in.b] != 0 && r[in.b] != -1) {  // cannot fail
+          const int64_t b = r[in.b];
+          if (floor) {
+            for (int i = 0; i < n; ++i) {
+              const int64_t m = A[i] % b;
+              D[i] = m + (m != 0 && (m < 0) != (b < 0) ? b : 0);
+            }
+          } else {
+            for (int i = 0; i < n; ++i) D[i] = A[i] % b;
           }
-          int64_t m = B[i] == -1 ? 0 : A[i] % B[i];
-          if (in.op == Expr::kMod && m != 0 && ((m < 0) != (B[i] < 0))) m += B[i];
-          D[i] = m;
+          break;
         }
+        SG_LANES({
+          if (b == 0) {
+            bad = true;
+            d = 0;
+          } else {
+            int64_t m = b == -1 ? 0 : a % b;
+            if (floor && m != 0 && ((m < 0) != (b < 0))) m += b;
+            d = m;
+          }
+        });
         break;
+      }
       case Expr::kCdiv:
-        for (int i = 0; i < n; ++i) {
+        SG_LANES({
           int64_t sum, below;
-          const bool fails = B[i] == 0 || __builtin_sub_overflow(B[i], 1, &below) ||
-                             __builtin_add_overflow(A[i], below, &sum) || (sum == INT64_MIN && B[i] == -1);
+          const bool fails = b == 0 || __builtin_sub_overflow(b, 1, &below) || __builtin_add_overflow(a, below, &sum) ||
+                             (sum == INT64_MIN && b == -1);
           bad |= fails;
-          D[i] = fails ? 0 : sum / B[i];
-        }
+          d = fails ? 0 : sum / b;
+        });
         break;
       case kNeg:
         for (int i = 0; i < n; ++i) {
@@ -290,9 +364,11 @@ bool FormulaProgram::RunLanes(int64_t* lanes, int n, uint8_t* rejected) const {
       default:  // a jump: PrepareLanes refused the program
         return false;
     }
-    if (bad) return false;
+    if (bad || static_cast<int64_t>(over) < 0) return false;
   }
   return true;
 }
+
+#undef SG_LANES
 
 }  // namespace slotguard

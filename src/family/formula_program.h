@@ -83,9 +83,12 @@ class FormulaProgram {
       if (in.op != kRequire && in.op != kJumpIfZero && in.op != kJumpIfNonZero) out.push_back(in.dst);
     return out;
   }
-  /// Copies its lane-invariant inputs from `r` (the registers) into n lanes.
+  /// Copies the lane-invariant inputs it reads as lanes from `r` (the
+  /// registers) into n lanes. An operation's right-hand input that is the
+  /// same in every lane (a constant, a parameter, a request's variable) and
+  /// that the program never writes is read from `r` itself by RunLanes.
   void Broadcast(const int64_t* r, int64_t* lanes, int n) const {
-    for (int32_t reg : uniform_inputs_) {
+    for (int32_t reg : broadcast_) {
       int64_t* lane = lanes + static_cast<size_t>(reg) * kLanes;
       const int64_t value = r[reg];
       for (int i = 0; i < n; ++i) lane[i] = value;
@@ -94,7 +97,8 @@ class FormulaProgram {
   /// Runs over n lanes: rejected[lane] |= 1 where a test is 0. False when
   /// an operation fails on any lane, rejected or not (the caller then runs
   /// those tokens one at a time, which says which failure comes first).
-  bool RunLanes(int64_t* lanes, int n, uint8_t* rejected) const;
+  /// `r` are the registers Broadcast read, as they were then.
+  bool RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* rejected) const;
 
   /// Runs the program over `r` (every register, constants filled). On
   /// kFailed, *formula and *error say which formula failed and how.
@@ -113,6 +117,7 @@ class FormulaProgram {
   };
   struct Instr {
     uint8_t op = 0;
+    bool b_uniform = false;  // over lanes: b is read from the registers, not from its lanes
     int32_t formula = 0;
     int32_t dst = 0;
     int32_t a = 0;
@@ -125,6 +130,7 @@ class FormulaProgram {
   std::vector<Instr> code_;
   bool lanes_ok_ = false;
   std::vector<int32_t> uniform_inputs_;
+  std::vector<int32_t> broadcast_;  // the uniform inputs read as lanes
 };
 
 }  // namespace slotguard

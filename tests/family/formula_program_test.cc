@@ -67,50 +67,53 @@ TEST(FormulaProgramTest, RunGivesWhatEvaluateGives) {
 }
 
 TEST(FormulaProgramTest, LanesGiveWhatEvaluateGivesOrRefuse) {
-  for (const char* text : kFormulas) {
-    Expr e;
-    std::string err;
-    ASSERT_TRUE(e.Parse(text, kNames, &err)) << text << ": " << err;
-    FormulaRegisters regs(3);
-    FormulaProgram p;
-    const int32_t dst = regs.Temporary();
-    p.Assign(e, dst, 0, &regs);
-    // a and b vary per lane, c is the same in every lane.
-    const bool jumps = std::string(text).find("&&") != std::string::npos ||
-                       std::string(text).find("||") != std::string::npos;
-    ASSERT_EQ(!jumps, p.PrepareLanes({0, 1})) << text;
-    if (jumps) continue;
-    std::vector<int64_t> r(static_cast<size_t>(regs.size()), 0);
-    regs.Fill(r.data());
-    r[2] = -3;
-    std::vector<int64_t> lanes(static_cast<size_t>(regs.size()) * FormulaProgram::kLanes, 0);
-    for (int64_t b : kValues) {
-      // One lane per value of a, b the same in each.
-      const int n = static_cast<int>(sizeof kValues / sizeof kValues[0]);
-      for (int k = 0; k < n; ++k) {
-        lanes[static_cast<size_t>(k)] = kValues[k];
-        lanes[FormulaProgram::kLanes + static_cast<size_t>(k)] = b;
-      }
-      p.Broadcast(r.data(), lanes.data(), n);
-      uint8_t rejected[FormulaProgram::kLanes] = {};
-      const bool ran = p.RunLanes(lanes.data(), n, rejected);
-      bool any_fails = false;
-      for (int k = 0; k < n; ++k) {
-        const int64_t vars[3] = {kValues[k], b, -3};
-        const std::string want = Evaluated(e, vars);
-        const bool fails = want == ExprErrorText(ExprError::kOverflow) ||
-                           want == ExprErrorText(ExprError::kDivisionByZero);
-        any_fails = any_fails || fails;
-        if (ran) {
-          ASSERT_FALSE(fails) << text << ": lanes ran where a = " << kValues[k] << ", b = " << b << " fails";
-          ASSERT_EQ(want, std::to_string(lanes[static_cast<size_t>(dst) * FormulaProgram::kLanes + k]))
-              << text << " with a = " << kValues[k] << ", b = " << b;
+  // a varies per lane; b too, or it is the same in every lane (read from
+  // the registers, its lanes never written); c is always the same.
+  for (const bool b_varies : {true, false})
+    for (const char* text : kFormulas) {
+      Expr e;
+      std::string err;
+      ASSERT_TRUE(e.Parse(text, kNames, &err)) << text << ": " << err;
+      FormulaRegisters regs(3);
+      FormulaProgram p;
+      const int32_t dst = regs.Temporary();
+      p.Assign(e, dst, 0, &regs);
+      const bool jumps = std::string(text).find("&&") != std::string::npos ||
+                         std::string(text).find("||") != std::string::npos;
+      ASSERT_EQ(!jumps, p.PrepareLanes(b_varies ? std::vector<int32_t>{0, 1} : std::vector<int32_t>{0})) << text;
+      if (jumps) continue;
+      std::vector<int64_t> r(static_cast<size_t>(regs.size()), 0);
+      regs.Fill(r.data());
+      r[2] = -3;
+      std::vector<int64_t> lanes(static_cast<size_t>(regs.size()) * FormulaProgram::kLanes, 0);
+      for (int64_t b : kValues) {
+        // One lane per value of a, b the same in each.
+        const int n = static_cast<int>(sizeof kValues / sizeof kValues[0]);
+        r[1] = b_varies ? 12345 : b;
+        for (int k = 0; k < n; ++k) {
+          lanes[static_cast<size_t>(k)] = kValues[k];
+          lanes[FormulaProgram::kLanes + static_cast<size_t>(k)] = b_varies ? b : 12345;
         }
+        p.Broadcast(r.data(), lanes.data(), n);
+        uint8_t rejected[FormulaProgram::kLanes] = {};
+        const bool ran = p.RunLanes(r.data(), lanes.data(), n, rejected);
+        bool any_fails = false;
+        for (int k = 0; k < n; ++k) {
+          const int64_t vars[3] = {kValues[k], b, -3};
+          const std::string want = Evaluated(e, vars);
+          const bool fails = want == ExprErrorText(ExprError::kOverflow) ||
+                             want == ExprErrorText(ExprError::kDivisionByZero);
+          any_fails = any_fails || fails;
+          if (ran) {
+            ASSERT_FALSE(fails) << text << ": lanes ran where a = " << kValues[k] << ", b = " << b << " fails";
+            ASSERT_EQ(want, std::to_string(lanes[static_cast<size_t>(dst) * FormulaProgram::kLanes + k]))
+                << text << " with a = " << kValues[k] << ", b = " << b << (b_varies ? "" : " (uniform)");
+          }
+        }
+        // Lanes refuse exactly when some lane fails: the caller then runs them one at a time.
+        EXPECT_EQ(any_fails, !ran) << text << " with b = " << b << (b_varies ? "" : " (uniform)");
       }
-      // Lanes refuse exactly when some lane fails: the caller then runs them one at a time.
-      EXPECT_EQ(any_fails, !ran) << text << " with b = " << b;
     }
-  }
 }
 
 TEST(FormulaProgramTest, ATestStopsTheRunAndLanesMarkIt) {
@@ -143,7 +146,7 @@ TEST(FormulaProgramTest, ATestStopsTheRunAndLanesMarkIt) {
   lanes[1] = 6;
   p.Broadcast(r.data(), lanes.data(), 2);
   uint8_t rejected[FormulaProgram::kLanes] = {};
-  ASSERT_TRUE(p.RunLanes(lanes.data(), 2, rejected));
+  ASSERT_TRUE(p.RunLanes(r.data(), lanes.data(), 2, rejected));
   EXPECT_EQ(1, rejected[0]);
   EXPECT_EQ(0, rejected[1]);
   EXPECT_EQ(3, lanes[2 * FormulaProgram::kLanes + 1]);
