@@ -79,6 +79,11 @@ struct MemoryRun {
   // ones. A block-0 slot already dirty there is an earlier step's write,
   // judged at that step; a slot no token should write must hold its bytes.
   const std::vector<uint8_t>* before = nullptr;
+  // With `before`: whether null_bytes judges a block-0 slot that was dirty
+  // before and that this run's own output rewrites (the real batch: its
+  // writes are its own whatever an earlier step left), or leaves it to the
+  // step that dirtied it first (the protocol's dummy batches, reported once).
+  bool judge_rewrites = true;
 };
 
 /// Fills the addressing facts (and mapped_end) of `run` from its group's description.
