@@ -141,6 +141,7 @@ TEST_F(WritersGpuTest, TheZeroingOrdersRunAndAreJudgedLikeOnTheHost) {
         if (*variant && !ForceVariant(variant, &s)) continue;
         s.graph.zero_null = zero;
         ExpectSameJudgement(s, true);
+        if (s.num_blocks > 64) continue;  // pools small enough to compare after every step
         const GraphSequence sequence = GraphSequenceOf(GraphReplays(PadToCaptureSize(s)), zero);
         std::vector<std::vector<GroupOutputs>> g, h;
         std::string err;
