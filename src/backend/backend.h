@@ -12,6 +12,7 @@
 
 #include "plan/group_outputs.h"
 #include "plan/mapping_provider.h"
+#include "backend/graph_sequence.h"
 #include "scenario/scenario.h"
 
 namespace slotguard {
@@ -28,16 +29,21 @@ class Backend {
   virtual bool Run(const Scenario& scenario, std::vector<GroupOutputs>* outputs,
                    std::string* err) = 0;
 
-  /// The CUDA-graph protocol (`check --cuda-graph`): the engine-geometry
-  /// mappings and the writers of every group are captured once with the
-  /// scalars of replays[0] (num_reqs, num_actual_tokens, num_tokens), then
-  /// replayed for each scenario of `replays` (same sizes, new contents) on
-  /// the same buffers: outputs are not re-zeroed between replays and the
-  /// caches persist. (*outputs)[k] is the state after replay k (no flat
-  /// outputs). The GPU backend captures a real CUDA graph; the host backend
-  /// runs the same sequence eagerly. Needs the writers on.
-  virtual bool RunReplays(const std::vector<Scenario>& replays,
-                          std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) = 0;
+  /// The CUDA-graph protocol (`check --cuda-graph`): runs sequence.steps in
+  /// order on one set of buffers (GraphSequence): outputs are never
+  /// re-zeroed and the caches persist from step to step, as in the engine.
+  /// The graph holds the engine-geometry mappings and the writers of every
+  /// group, recorded from the kCapture step's batch with its scalars
+  /// (num_reqs, num_actual_tokens, num_tokens). (*outputs)[k] is the state
+  /// after steps[k] (no flat outputs): a kCapture or kZeroNull step's entry
+  /// holds the outputs of the last batch run before it. Fewer entries than
+  /// steps when a step faulted or the implementation skipped the batch: the
+  /// last entry says so (GroupOutputs::fault, ::skipped). The GPU backend
+  /// records a real CUDA graph, runs kEager steps as plain launches and
+  /// zeroes with a memset between them; the host backend runs every batch
+  /// eagerly and zeroes the bytes itself. Needs the writers on.
+  virtual bool RunReplays(const GraphSequence& sequence, std::vector<std::vector<GroupOutputs>>* outputs,
+                          std::string* err) = 0;
 
   /// Whether RunMany is much faster than one Run per scenario (the GPU
   /// backend's packed launch, a provider process's messages): a campaign

@@ -66,15 +66,15 @@ class GpuBackend : public Backend {
     return provider_ ? RunSliced(device, device_out, threads, err) : RunOneStream(device, device_out, threads, err);
   }
 
-  bool RunReplays(const std::vector<Scenario>& replays, std::vector<std::vector<GroupOutputs>>* outputs,
+  bool RunReplays(const GraphSequence& sequence, std::vector<std::vector<GroupOutputs>>* outputs,
                   std::string* err) override {
-    if (!replays.empty()) {
+    if (!sequence.batches.empty()) {
       ScenarioPlan plan;
-      Plan(replays[0], &plan);
-      if (plan.host_only) return Host().RunReplays(replays, outputs, err);
+      Plan(sequence.batches[0], &plan);
+      if (plan.host_only) return Host().RunReplays(sequence, outputs, err);
     }
     return OnOwnStream(err, [&](cudaStream_t stream) {
-      return RunGraphReplays(replays, Options(false), provider_.get(), stream, outputs, err);
+      return RunGraphReplays(sequence, Options(false), provider_.get(), stream, outputs, err);
     });
   }
 

@@ -202,46 +202,80 @@ bool ReadReplay(const ScenarioPlan& plan, const WriterOptions& writers,
 
 }  // namespace
 
-bool RunGraphReplays(const std::vector<Scenario>& replays, const PlanOptions& options, MappingProvider* provider,
+bool RunGraphReplays(const GraphSequence& sequence, const PlanOptions& options, MappingProvider* provider,
                      cudaStream_t stream, std::vector<std::vector<GroupOutputs>>* outputs, std::string* err) {
   outputs->clear();
-  if (replays.empty()) return true;
-  std::vector<ScenarioPlan> plans(replays.size());
-  for (size_t k = 0; k < replays.size(); ++k) BuildPlan(replays[k], options, &plans[k]);
-  const ScenarioPlan& first = plans[0];
-  if (!first.skip.empty()) {
+  if (sequence.steps.empty()) return true;
+  const std::string problem = sequence.Problem();
+  if (!problem.empty()) {
+    *err = problem;
+    return false;
+  }
+  std::vector<ScenarioPlan> plans(sequence.batches.size());
+  for (size_t k = 0; k < plans.size(); ++k) BuildPlan(sequence.batches[k], options, &plans[k]);
+  const ScenarioPlan& captured = plans[static_cast<size_t>(sequence.CapturedBatch())];
+  if (!captured.skip.empty()) {
     outputs->resize(1);
-    MarkSkipped(first.skip, replays[0].groups.size(), &(*outputs)[0]);
+    MarkSkipped(captured.skip, captured.scenario->groups.size(), &(*outputs)[0]);
     return true;
   }
   BatchBuffers batch;
   std::vector<std::unique_ptr<StepBuffers>> steps;
-  if (!AllocateBatch(first, &batch, err) || !AllocateSteps(plans, options.writers, stream, &steps, err)) return false;
+  if (!AllocateBatch(captured, &batch, err) || !AllocateSteps(plans, options.writers, stream, &steps, err))
+    return false;
   SG_CUDA_TRY(cudaStreamSynchronize(stream), err);
   Graph graph;
-  SG_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), err);
-  StepCall failed;
-  std::string capture_error;
-  const bool captured = CaptureWork(first, provider, batch, steps, stream, &failed, &capture_error);
-  const cudaError_t ended = cudaStreamEndCapture(stream, &graph.graph);
-  if (failed.outcome != StepCall::Outcome::kRan) {  // a fault of this scenario, not of the environment
-    failed.message += " (while capturing the CUDA graph)";
-    outputs->assign(1, {});
-    ApplyOutcome(failed, &(*outputs)[0]);
-    return true;
-  }
-  if (!captured) {
-    *err = capture_error;
-    return false;
-  }
-  SG_CUDA_TRY(ended, err);
-  SG_CUDA_TRY(cudaGraphInstantiate(&graph.exec, graph.graph, 0), err);
   std::vector<std::vector<int32_t>> tables;
-  for (const ScenarioPlan& plan : plans) {
-    if (!CopyReplay(plan, batch, steps, stream, &tables, err)) return false;
-    SG_CUDA_TRY(cudaGraphLaunch(graph.exec, stream), err);
+  const ScenarioPlan* last = &captured;  // the plan whose outputs the buffers hold
+  // A provider call that failed is its batch's fault, not the environment's.
+  auto faulted = [&](StepCall* failed, const char* where) {
+    failed->message += where;
     outputs->emplace_back();
-    if (!ReadReplay(plan, options.writers, steps, stream, &outputs->back(), err)) return false;
+    ApplyOutcome(*failed, &outputs->back());
+    return true;
+  };
+  for (const GraphStep& step : sequence.steps) {
+    const ScenarioPlan& plan = plans[step.batch];
+    switch (step.kind) {
+      case GraphStep::Kind::kEager: {  // the capture's work launched as it is, on this batch's contents
+        if (!CopyReplay(plan, batch, steps, stream, &tables, err)) return false;
+        StepCall failed;
+        if (!CaptureWork(plan, provider, batch, steps, stream, &failed, err)) return false;
+        if (failed.outcome != StepCall::Outcome::kRan) return faulted(&failed, " (in an eager pass before the capture)");
+        last = &plan;
+        break;
+      }
+      case GraphStep::Kind::kCapture: {
+        SG_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), err);
+        StepCall failed;
+        std::string capture_error;
+        const bool recorded = CaptureWork(plan, provider, batch, steps, stream, &failed, &capture_error);
+        const cudaError_t ended = cudaStreamEndCapture(stream, &graph.graph);
+        if (failed.outcome != StepCall::Outcome::kRan) return faulted(&failed, " (while capturing the CUDA graph)");
+        if (!recorded) {
+          *err = capture_error;
+          return false;
+        }
+        SG_CUDA_TRY(ended, err);
+        SG_CUDA_TRY(cudaGraphInstantiate(&graph.exec, graph.graph, 0), err);
+        break;
+      }
+      case GraphStep::Kind::kZeroNull:  // between launches, as the engine's zeroing kernel runs
+        for (const std::unique_ptr<StepBuffers>& g : steps)
+          if (g->view.slots > 0)
+            SG_CUDA_TRY(cudaMemsetAsync(g->cache.get(), 0,
+                                        static_cast<size_t>(std::min(NullBlockBytes(g->view), CacheBytes(g->view))),
+                                        stream),
+                        err);
+        break;
+      case GraphStep::Kind::kReplay:
+        if (!CopyReplay(plan, batch, steps, stream, &tables, err)) return false;
+        SG_CUDA_TRY(cudaGraphLaunch(graph.exec, stream), err);
+        last = &plan;
+        break;
+    }
+    outputs->emplace_back();
+    if (!ReadReplay(*last, options.writers, steps, stream, &outputs->back(), err)) return false;
   }
   return true;
 }

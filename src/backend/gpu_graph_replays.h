@@ -1,5 +1,5 @@
 // The GPU half of Backend::RunReplays: one CUDA graph, many replays. The
-// graph is the first replay's plan (plan/scenario_plan.h) run inside a
+// graph is the captured batch's plan (plan/scenario_plan.h) run inside a
 // capture: its steps wave by wave (slotguard's kernels in the engine
 // geometry, the implementation's calls), then its writer jobs.
 #ifndef SLOTGUARD_BACKEND_GPU_GRAPH_REPLAYS_H_
@@ -15,11 +15,14 @@
 
 namespace slotguard {
 
-/// Captures replays[0]'s plan (made with `options`) into a CUDA graph on
-/// static buffers, then for each replay copies its contents into those
-/// buffers and launches the graph. `provider` (or nullptr) is captured in
-/// place of slotguard's kernels for the steps it runs.
-bool RunGraphReplays(const std::vector<Scenario>& replays, const PlanOptions& options, MappingProvider* provider,
+/// Runs the sequence's steps (Backend::RunReplays) on static buffers: a
+/// kEager step launches its batch's plan (made with `options`) uncaptured,
+/// the kCapture step records its batch's plan into a CUDA graph, a kReplay
+/// step copies its batch's contents into the buffers and launches the
+/// graph, a kZeroNull step memsets block 0 of every pool. `provider` (or
+/// nullptr) is launched or captured in place of slotguard's kernels for
+/// the steps it runs.
+bool RunGraphReplays(const GraphSequence& sequence, const PlanOptions& options, MappingProvider* provider,
                      cudaStream_t stream, std::vector<std::vector<GroupOutputs>>* outputs, std::string* err);
 
 }  // namespace slotguard

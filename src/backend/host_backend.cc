@@ -30,20 +30,40 @@ class HostBackend : public Backend {
     return ExecuteOnHost(runs, Execution(threads), err);
   }
 
-  // The graph's sequence run eagerly: one plan per replay on the same
-  // buffers, the engine geometry only; the outputs and pools persist.
-  bool RunReplays(const std::vector<Scenario>& replays, std::vector<std::vector<GroupOutputs>>* outputs,
+  // The graph's sequence run eagerly: one plan per batch run on the same
+  // buffers, the engine geometry only; the outputs and pools persist. The
+  // capture records nothing here; a zeroing writes block 0's bytes.
+  bool RunReplays(const GraphSequence& sequence, std::vector<std::vector<GroupOutputs>>* outputs,
                   std::string* err) override {
     outputs->clear();
-    if (replays.empty()) return true;
+    if (sequence.steps.empty()) return true;
+    const std::string problem = sequence.Problem();
+    if (!problem.empty()) {
+      *err = problem;
+      return false;
+    }
     std::vector<GroupOutputs> state;
     HostExecution how = Execution(1);
     how.flat = false;
-    for (const Scenario& replay : replays) {
-      ScenarioPlan plan;
-      BuildPlan(replay, Options(), &plan);
+    bool started = false;  // the state holds the buffers
+    ScenarioPlan plan;
+    for (const GraphStep& step : sequence.steps) {
+      BuildPlan(sequence.batches[step.batch], Options(), &plan);
+      if (step.kind == GraphStep::Kind::kCapture || step.kind == GraphStep::Kind::kZeroNull) {
+        if (!plan.skip.empty()) {
+          MarkSkipped(plan.skip, sequence.batches[step.batch].groups.size(), &state);
+          outputs->push_back(state);
+          break;
+        }
+        if (!started) ResetOnHost(plan, how, &state);
+        started = true;
+        if (step.kind == GraphStep::Kind::kZeroNull) ZeroNullBlocksOnHost(plan, &state);
+        outputs->push_back(state);
+        continue;
+      }
+      how.reset = !started;
       if (!ExecuteOnHost({HostRun{&plan, &state}}, how, err)) return false;
-      how.reset = false;
+      started = true;
       outputs->push_back(state);
       if (!state.empty() && (!state[0].fault.empty() || !state[0].skipped.empty())) break;
     }

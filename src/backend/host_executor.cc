@@ -162,4 +162,17 @@ bool ExecuteOnHost(const std::vector<HostRun>& runs, const HostExecution& how, s
   return true;
 }
 
+void ResetOnHost(const ScenarioPlan& plan, const HostExecution& how, std::vector<GroupOutputs>* outputs) {
+  Reset(plan, how, outputs);
+}
+
+void ZeroNullBlocksOnHost(const ScenarioPlan& plan, std::vector<GroupOutputs>* outputs) {
+  for (const PlanStep& step : plan.steps) {
+    if (step.group >= outputs->size()) continue;
+    std::vector<uint8_t>& cache = (*outputs)[step.group].cache;
+    const size_t bytes = static_cast<size_t>(std::max<int64_t>(0, NullBlockBytes(step.cache)));
+    std::fill_n(cache.begin(), std::min(bytes, cache.size()), uint8_t{0});
+  }
+}
+
 }  // namespace slotguard

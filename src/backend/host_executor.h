@@ -33,6 +33,13 @@ struct HostExecution {
 /// environment failure of the provider.
 bool ExecuteOnHost(const std::vector<HostRun>& runs, const HostExecution& how, std::string* err);
 
+/// The plan's outputs before any run: zeroed output buffers, pools in their
+/// before-the-run state (what ExecuteOnHost starts from with `reset`).
+void ResetOnHost(const ScenarioPlan& plan, const HostExecution& how, std::vector<GroupOutputs>* outputs);
+
+/// Block 0 of every pool of the plan's groups set to zero, the rest kept.
+void ZeroNullBlocksOnHost(const ScenarioPlan& plan, std::vector<GroupOutputs>* outputs);
+
 }  // namespace slotguard
 
 #endif  // SLOTGUARD_BACKEND_HOST_EXECUTOR_H_

@@ -39,16 +39,17 @@ class IsolatedBackend : public Backend {
     return true;
   }
 
-  bool RunReplays(const std::vector<Scenario>& replays, std::vector<std::vector<GroupOutputs>>* outputs,
+  bool RunReplays(const GraphSequence& sequence, std::vector<std::vector<GroupOutputs>>* outputs,
                   std::string* err) override {
     std::vector<const Scenario*> pointers;
-    for (const Scenario& s : replays) pointers.push_back(&s);
+    for (const Scenario& s : sequence.batches) pointers.push_back(&s);
     std::string fault;
     size_t culprit = SIZE_MAX;
-    if (!Request(WorkerOp::kRunReplays, pointers, outputs, &fault, err, 1, nullptr, &culprit)) return false;
-    if (!fault.empty()) {  // one replay's worth of faulted groups
+    if (!Request(WorkerOp::kRunReplays, pointers, outputs, &fault, err, 1, nullptr, &culprit, sequence.steps))
+      return false;
+    if (!fault.empty()) {  // one step's worth of faulted groups: which step is not known
       outputs->assign(1, {});
-      MarkFaulted(fault, replays.empty() ? 0 : replays[0].groups.size(), &(*outputs)[0], culprit);
+      MarkFaulted(fault, sequence.batches.empty() ? 0 : sequence.batches[0].groups.size(), &(*outputs)[0], culprit);
     }
     return true;
   }
@@ -113,12 +114,13 @@ class IsolatedBackend : public Backend {
   // scenario's budget).
   bool Request(WorkerOp op, const std::vector<const Scenario*>& scenarios,
                std::vector<std::vector<GroupOutputs>>* results, std::string* fault, std::string* err,
-               int threads = 1, bool* timed_out_out = nullptr, size_t* culprit = nullptr) {
+               int threads = 1, bool* timed_out_out = nullptr, size_t* culprit = nullptr,
+               const std::vector<GraphStep>& steps = {}) {
     std::unique_ptr<Worker> worker = pool_.Acquire(err);
     if (!worker) return false;
     worker->page.Clear();
     WireBuffer request;
-    PutWorkerRequest(op, writers_, threads, scenarios, &request);
+    PutWorkerRequest(op, writers_, threads, scenarios, &request, steps);
     WireBuffer response;
     bool timed_out = false;
     const int64_t timeout_ms64 =

@@ -3,13 +3,20 @@
 namespace slotguard {
 
 void PutWorkerRequest(WorkerOp op, const WriterOptions& writers, int threads,
-                      const std::vector<const Scenario*>& scenarios, WireBuffer* out) {
+                      const std::vector<const Scenario*>& scenarios, WireBuffer* out,
+                      const std::vector<GraphStep>& steps) {
   out->PutU8(static_cast<uint8_t>(op));
   out->PutU32(static_cast<uint32_t>(writers.head_bytes));
   out->PutU64(static_cast<uint64_t>(writers.max_cache_bytes));
   out->PutU32(static_cast<uint32_t>(threads));
   out->PutU32(static_cast<uint32_t>(scenarios.size()));
   for (const Scenario* s : scenarios) PutScenario(*s, out);
+  if (op != WorkerOp::kRunReplays) return;
+  out->PutU32(static_cast<uint32_t>(steps.size()));
+  for (const GraphStep& step : steps) {
+    out->PutU8(static_cast<uint8_t>(step.kind));
+    out->PutU32(step.batch);
+  }
 }
 
 bool GetWorkerRequest(WireBuffer* in, WorkerRequest* request, std::string* err) {
@@ -30,11 +37,29 @@ bool GetWorkerRequest(WireBuffer* in, WorkerRequest* request, std::string* err) 
   request->writers.head_bytes = static_cast<int32_t>(head_bytes);
   request->writers.max_cache_bytes = static_cast<int64_t>(max_cache_bytes);
   request->op = static_cast<WorkerOp>(op);
+  request->steps.clear();
   switch (request->op) {
     case WorkerOp::kRun:
-    case WorkerOp::kRunReplays:
     case WorkerOp::kRunMany:
       return true;
+    case WorkerOp::kRunReplays: {
+      uint32_t steps;
+      if (!in->GetU32(&steps) || steps > (1u << 16)) {
+        *err = "malformed graph steps in a request";
+        return false;
+      }
+      for (uint32_t k = 0; k < steps; ++k) {
+        uint8_t kind;
+        GraphStep step;
+        if (!in->GetU8(&kind) || kind < 1 || kind > 4 || !in->GetU32(&step.batch)) {
+          *err = "malformed graph steps in a request";
+          return false;
+        }
+        step.kind = static_cast<GraphStep::Kind>(kind);
+        request->steps.push_back(step);
+      }
+      return true;
+    }
   }
   *err = "unknown request " + std::to_string(int{op});
   return false;

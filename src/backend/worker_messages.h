@@ -26,10 +26,13 @@ struct WorkerRequest {
   WriterOptions writers;
   uint32_t threads = 1;  // RunMany's packing threads
   std::vector<Scenario> scenarios;
+  std::vector<GraphStep> steps;  // kRunReplays: the graph sequence's steps over `scenarios`
 };
 
+/// `steps`: kRunReplays's (GraphSequence::steps over `scenarios`), else empty.
 void PutWorkerRequest(WorkerOp op, const WriterOptions& writers, int threads,
-                      const std::vector<const Scenario*>& scenarios, WireBuffer* out);
+                      const std::vector<const Scenario*>& scenarios, WireBuffer* out,
+                      const std::vector<GraphStep>& steps = {});
 /// False with *err: "malformed request", "malformed scenario in a request"
 /// or "unknown request N".
 bool GetWorkerRequest(WireBuffer* in, WorkerRequest* request, std::string* err);

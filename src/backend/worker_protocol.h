@@ -1,7 +1,8 @@
 // The pipe protocol between slotguard and its worker process (fault
 // isolation: isolated_backend.h). One request, one response, in order:
 //   request:  u8 op, u32 head_bytes, u64 max_cache_bytes, u32 threads, u32 count,
-//             count x scenario (PutScenario: binary, field by field)
+//             count x scenario (PutScenario: binary, field by field);
+//             kRunReplays then u32 steps, each: u8 GraphStep::Kind, u32 batch
 //   response: u8 status, string message, then when status is kOk:
 //             u32 results, each: u32 groups, each group's GroupOutputs
 // Both ends are the same binary on the same machine: native byte order.

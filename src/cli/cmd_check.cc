@@ -73,6 +73,7 @@ int RunCheck(const CheckOptions& options, std::ostream& out, std::ostream& err) 
   run.jobs = options.jobs;
   run.limits = LimitsFor(options.limits, *backend, options.setup);
   run.table_layout = options.setup.table_layout;
+  run.zero_null = options.setup.zero_null;
   const std::vector<ScenarioReport> reports = CheckFiles(files, run, *backend);
   // --variant NAME that no scenario under the paths has: each ran as it is,
   // and a CI job with a misplaced variant would stay green. A usage error.

@@ -107,6 +107,7 @@ int RunReplay(const ReplayOptions& given, std::ostream& out, std::ostream& err) 
     err << ErrorLine(problem);
     return kExitBadInput;
   }
+  if (options.setup.zero_null) scenario.graph.zero_null = *options.setup.zero_null;
   if (!options.variant.empty() && !ForceVariant(options.variant, &scenario)) {
     err << ErrorLine("no group of " + EscapeText(options.file, 0) + " has variant " + QuoteName(options.variant));
     return kExitBadInput;

@@ -46,6 +46,7 @@ enum class FlagKind {
   kIsolate,      // --isolate: sets the int field to 1
   kNoIsolate,    // --no-isolate: 0; excludes --isolate
   kTableLayout,  // one of the table layouts, by name
+  kZeroNull,     // one of graph.zero_null's values, by name
   kFamilyFile,   // a file per flag, repeatable
 };
 

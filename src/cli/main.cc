@@ -194,6 +194,16 @@ void AddFlag(CLI::App* cmd, T* field, const char* names, const char* help, const
                  },
                  help)
               ->check(OneOf(layouts, false));
+  } else if constexpr (kKind == FlagKind::kZeroNull) {
+    const std::vector<std::string>& orders = slotguard::ZeroNullNames();
+    opt = cmd->add_option_function<std::string>(
+                 names,
+                 [field, &orders](const std::string& name) {
+                   *field = static_cast<slotguard::ZeroNull>(std::find(orders.begin(), orders.end(), name) -
+                                                             orders.begin());
+                 },
+                 help)
+              ->check(OneOf(orders, false));
   } else {
     opt = cmd->add_option(names, *field, help);
     if constexpr (kKind == FlagKind::kShown || kKind == FlagKind::kPositional) opt->capture_default_str();

@@ -74,6 +74,16 @@ struct MemoryRun {
   int32_t head_bytes = 0;
   int32_t group_index = 0;   // what the writer put into each payload word
   std::string when;          // "" after the run, or e.g. "after the dummy-batch graph replay"
+  // The pool before this run, when it did not start from the initial state
+  // (zero in block 0, poison elsewhere): a CUDA-graph step after earlier
+  // ones. A block-0 slot already dirty there is an earlier step's write,
+  // judged at that step; a slot no token should write must hold its bytes.
+  const std::vector<uint8_t>* before = nullptr;
+  // With `before`: whether null_bytes judges a block-0 slot that was dirty
+  // before and that this run's own output rewrites (the real batch: its
+  // writes are its own whatever an earlier step left), or leaves it to the
+  // step that dirtied it first (the protocol's dummy batches, reported once).
+  bool judge_rewrites = true;
 };
 
 /// Fills the addressing facts (and mapped_end) of `run` from its group's description.

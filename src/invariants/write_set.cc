@@ -1,7 +1,8 @@
 // write_set: after the writers, exactly the slots the reference's mapping
 // makes each output's writer write hold a payload, each word written by a
 // token the reference maps to that slot; every other slot holds what it
-// held before (zero in block 0, poison elsewhere). Each writer skips what
+// held before (zero in block 0, poison elsewhere; or what an earlier
+// CUDA-graph step left, MemoryRun::before). Each writer skips what
 // its description says (writer.skip: a negative slot, only -1, or nothing;
 // a negative slot it does not skip lands where writer.negative puts it),
 // the tokens another group's output gates (writer.gate) and, when it is not
@@ -46,8 +47,8 @@ void CheckWriteSet(const GroupRun& run, const MemoryRun& memory, FindingSink* si
   std::memset(&poison, kPoisonByte, sizeof(poison));
   const int32_t words = memory.head_bytes / kPayloadWordBytes;
   for (int64_t slot = 0; slot < slots; ++slot) {
-    const uint64_t before = slot < run.page() ? 0 : poison;
     for (int32_t w = 0; w < words; ++w) {
+      const uint64_t before = BeforeWord(memory, slot, w, run.page());
       const uint64_t word = SlotWord(memory, slot, w);
       int64_t writer;
       const std::string what = DescribeWord(memory, word, &writer);
@@ -55,7 +56,7 @@ void CheckWriteSet(const GroupRun& run, const MemoryRun& memory, FindingSink* si
         if (word == before) continue;
         sink->Add(SlotFinding(run, memory, kInvariantWriteSet, slot, writer,
                               "holds " + what + "; the reference maps no token here, so it must still hold " +
-                                  (before == 0 ? "zero" : "poison")));
+                                  (before == 0 ? "zero" : before == poison ? "poison" : "what it held before")));
         break;
       }
       int64_t t;

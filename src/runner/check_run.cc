@@ -54,6 +54,7 @@ std::vector<ScenarioReport> CheckLoadedFile(const std::string& file, const Check
     return {bad};
   }
   *name = scenario.name;
+  if (options.zero_null) scenario.graph.zero_null = *options.zero_null;
   std::vector<ScenarioReport> reports;
   for (const std::string& variant : VariantRuns(scenario, options.variant)) {
     Scenario run = scenario;

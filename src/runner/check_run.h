@@ -21,6 +21,7 @@ struct CheckRunOptions {
   int jobs = 1;             // files checked in parallel
   LoadLimits limits;
   std::optional<TableLayoutKind> table_layout;  // --table-layout: over each file's own
+  std::optional<ZeroNull> zero_null;            // --zero-null: over each file's graph.zero_null
   const Suppressions* suppressions = nullptr;   // --suppressions: known differences; null: none
   /// A stop asked from outside (fuzz's SIGINT/SIGTERM, util/stop_signals.h):
   /// once nonzero, files not yet begun are left out (no report). Null: none.

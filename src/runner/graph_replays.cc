@@ -77,6 +77,70 @@ std::vector<GraphReplay> GraphReplays(const Scenario& padded) {
   return replays;
 }
 
+GraphSequence GraphSequenceOf(const std::vector<GraphReplay>& replays, ZeroNull zero_null) {
+  using Kind = GraphStep::Kind;
+  std::vector<Scenario> batches;
+  for (const GraphReplay& replay : replays) batches.push_back(replay.scenario);
+  // Without a zeroing the warm-up pass (the dummy batch, eagerly) would only
+  // run the dummy replay's writes earlier: the capture, then the replays.
+  if (zero_null == ZeroNull::kNever) return GraphSequence::Replays(std::move(batches));
+  GraphSequence sequence;
+  sequence.batches = std::move(batches);
+  const uint32_t warmup = replays.size() > 1 ? 1 : 0;  // the dummy batch
+  if (zero_null == ZeroNull::kBeforeCapture) sequence.steps.push_back({Kind::kZeroNull, 0});
+  sequence.steps.push_back({Kind::kEager, warmup});
+  sequence.steps.push_back({Kind::kCapture, 0});
+  if (zero_null == ZeroNull::kAfterCapture) sequence.steps.push_back({Kind::kZeroNull, 0});
+  for (size_t k = 0; k < replays.size(); ++k) sequence.steps.push_back({Kind::kReplay, static_cast<uint32_t>(k)});
+  return sequence;
+}
+
+namespace {
+
+constexpr char kWarmupWhat[] = "after the eager warm-up pass on a dummy batch (before the capture)";
+
+// A group forced to a described variant (an engine's behaviour the
+// scenario pins) is judged by the scenario's own batch only: the protocol's
+// extra batches are another experiment, which that variant's curated
+// scenarios state themselves (a dummy run's writes: engine-v2-dummy-run).
+bool RealBatchOnly(const Group& group) {
+  const VariantInfo& variant = GetVariant(group.variant);
+  return variant.mapping && !variant.kernel && variant.name != std::string("fixed");
+}
+
+// null_bytes of one group after a step other than the real replay: the
+// dummies' tokens map nowhere real, so the question is only whether block
+// 0 stayed zero, judged against what the step before left (`before`).
+void CheckNullBytesAfter(const Scenario& s, size_t i, const Interpretation& reference, const GroupOutputs& out,
+                         const std::vector<uint8_t>* before, const std::string& what, FindingSink* sink) {
+  GroupRun g;
+  g.scenario = &s;
+  g.group = &s.groups[i];
+  g.request_of_token = &reference.owner;
+  g.read_past_row = &out.read_past_row;
+  SetAddressing(&g);
+  const std::vector<std::string> names = OutputNames(s.groups[i]);
+  for (size_t k = 0; k < names.size() && k < out.engine.size() && k < reference.slots.size(); ++k) {
+    OutputRun o;
+    o.name = names[k];
+    o.kernel = &out.engine[k];
+    o.reference = &reference.slots[k];
+    o.facts = k < reference.facts.size() ? &reference.facts[k] : nullptr;
+    if (KindModelOf(s.groups[i]).writes_cache()) o.writer = &WriterMappingOf(s.groups[i]).outputs[k].writer;
+    g.outputs.push_back(o);
+  }
+  MemoryRun memory;
+  memory.cache = &out.cache;
+  memory.head_bytes = out.head_bytes;
+  memory.group_index = static_cast<int32_t>(i);
+  memory.when = what;
+  memory.before = before && !before->empty() ? before : nullptr;
+  memory.judge_rewrites = false;  // a dummy batch's block-0 write is reported at the step that made it first
+  CheckNullBytes(g, memory, sink);
+}
+
+}  // namespace
+
 bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t keep_per_invariant,
                             ScenarioRun* run, std::string* err) {
   if (backend.writers().head_bytes <= 0) {
@@ -84,70 +148,51 @@ bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t k
     return false;
   }
   const std::vector<GraphReplay> replays = GraphReplays(PadToCaptureSize(scenario));
-  std::vector<Scenario> scenarios;
-  for (const GraphReplay& replay : replays) scenarios.push_back(replay.scenario);
+  const GraphSequence sequence = GraphSequenceOf(replays, scenario.graph.zero_null);
   std::vector<std::vector<GroupOutputs>> outputs;
-  if (!backend.RunReplays(scenarios, &outputs, err)) return false;
-  // A replay that faulted ends the sequence: fewer outputs than replays (the
-  // real one faulting leaves only its own, which CheckKernelOutputs reports).
-  if (outputs.empty() || outputs.size() > replays.size()) {
+  if (!backend.RunReplays(sequence, &outputs, err)) return false;
+  const size_t steps = sequence.steps.size();
+  size_t real = 0;  // the step that replays the real batch
+  while (real < steps && !(sequence.steps[real].kind == GraphStep::Kind::kReplay && sequence.steps[real].batch == 0))
+    ++real;
+  // A step that faulted (or a batch the implementation skips) ends the
+  // sequence: fewer outputs than steps, the last one saying so, which
+  // CheckKernelOutputs reports.
+  const bool ended = !outputs.empty() && !outputs.back().empty() &&
+                     (!outputs.back()[0].fault.empty() || !outputs.back()[0].skipped.empty());
+  if (outputs.empty() || outputs.size() > steps || (outputs.size() <= real && !ended)) {
     *err = backend.name() + std::string(" backend returned ") + std::to_string(outputs.size()) +
-           " replays; expected " + std::to_string(replays.size());
+           " graph steps; expected " + std::to_string(steps);
     return false;
   }
-  run->kernel = outputs[0];
+  const bool reached = real < outputs.size();
+  run->kernel = reached ? outputs[real] : outputs.back();
+  run->cache_before.clear();
+  // Each pool is judged against what the step before left (the initial
+  // state but after a warm-up pass), whose block-0 writes were judged there.
+  if (reached && real > 0)
+    for (const GroupOutputs& out : outputs[real - 1]) run->cache_before.push_back(out.cache);
   CheckKernelOutputs(replays[0].scenario, keep_per_invariant, run);
-  for (size_t k = 1; k < outputs.size(); ++k) {
-    const Scenario& s = replays[k].scenario;
+  if (!reached || !run->skipped.empty() || !run->reference_error.empty()) return true;
+  // Every other step that runs the groups: null_bytes against what the step
+  // before it left (a zeroing included).
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const GraphStep& step = sequence.steps[k];
+    if (k == real || (step.kind != GraphStep::Kind::kEager && step.kind != GraphStep::Kind::kReplay)) continue;
+    const Scenario& s = sequence.batches[step.batch];
+    const std::string what = step.kind == GraphStep::Kind::kEager ? kWarmupWhat : replays[step.batch].what;
     std::vector<Interpretation> reference;
     if (!ScenarioReference(s, /*facts=*/true, &reference, &run->reference_error)) return true;
     for (size_t i = 0; i < s.groups.size(); ++i) {
-      // A group forced to a described variant (an engine's behaviour the
-      // scenario pins) is judged by the scenario's own batch: the protocol's
-      // extra batches are another experiment, which that variant's curated
-      // scenarios state themselves (a dummy run's writes: engine-v2-dummy-run).
-      const VariantInfo& variant = GetVariant(s.groups[i].variant);
-      if (variant.mapping && !variant.kernel && variant.name != std::string("fixed")) continue;
+      if (RealBatchOnly(s.groups[i])) continue;
       const GroupOutputs& out = outputs[k][i];
       if (!out.fault.empty()) {
-        run->findings[i].Add(NoFaultFinding(s.groups[i].name, out.fault + ", " + replays[k].what));
+        run->findings[i].Add(NoFaultFinding(s.groups[i].name, out.fault + ", " + what));
         break;
       }
       if (out.cache.empty()) continue;  // no pool: over max_cache_bytes
-      // Only null_bytes: the dummies' tokens map nowhere real, so the
-      // question is only whether block 0 stayed zero.
-      GroupRun g;
-      g.scenario = &s;
-      g.group = &s.groups[i];
-      g.request_of_token = &reference[i].owner;
-      g.read_past_row = &out.read_past_row;
-      SetAddressing(&g);
-      const std::vector<std::string> names = OutputNames(s.groups[i]);
-      for (size_t k = 0; k < names.size() && k < out.engine.size() && k < reference[i].slots.size(); ++k) {
-        OutputRun o;
-        o.name = names[k];
-        o.kernel = &out.engine[k];
-        o.reference = &reference[i].slots[k];
-        o.facts = k < reference[i].facts.size() ? &reference[i].facts[k] : nullptr;
-        if (KindModelOf(s.groups[i]).writes_cache()) o.writer = &WriterMappingOf(s.groups[i]).outputs[k].writer;
-        g.outputs.push_back(o);
-      }
-      // The block-0 slots this replay dirtied: a slot already dirty before
-      // it was reported then. (Dirty or not is race-free; which token's
-      // bytes a slot holds is not, when several tokens write it.)
-      std::vector<uint8_t> changed = out.cache;
-      const std::vector<uint8_t>& before = outputs[k - 1][i].cache;
-      const size_t slot_bytes = static_cast<size_t>(out.head_bytes);
-      const size_t null_bytes = std::min(changed.size(), static_cast<size_t>(g.page()) * slot_bytes);
-      for (size_t at = 0; at + slot_bytes <= null_bytes && at + slot_bytes <= before.size(); at += slot_bytes)
-        if (std::any_of(before.begin() + at, before.begin() + at + slot_bytes, [](uint8_t b) { return b != 0; }))
-          std::fill_n(changed.begin() + at, slot_bytes, uint8_t{0});
-      MemoryRun memory;
-      memory.cache = &changed;
-      memory.head_bytes = out.head_bytes;
-      memory.group_index = static_cast<int32_t>(i);
-      memory.when = replays[k].what;
-      CheckNullBytes(g, memory, &run->findings[i]);
+      CheckNullBytesAfter(s, i, reference[i], out, k > 0 ? &outputs[k - 1][i].cache : nullptr, what,
+                          &run->findings[i]);
     }
   }
   return true;

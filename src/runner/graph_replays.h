@@ -41,10 +41,32 @@ struct GraphReplay {
 ///     positions 0, tables 0, every request a dummy.
 std::vector<GraphReplay> GraphReplays(const Scenario& padded);
 
-/// Runs the replays through backend.RunReplays (writers on). *run holds the
-/// real replay, checked like RunScenario on the padded scenario (mapping
-/// and memory invariants), plus a null_bytes finding for block 0 bytes any
-/// later replay dirtied. False with *err on an environment failure.
+/// The sequence `check --cuda-graph` runs over `replays` (GraphReplays:
+/// batches[k] is replays[k]'s), as an engine's start-up and serving do.
+/// zero_null never: the capture of the real batch, then the replays in
+/// order. Otherwise:
+///   [block 0 of every pool zeroed: zero_null before_capture];
+///   an eager warm-up pass on the dummy batch (the engine's capture runs
+///     its model once, uncaptured, on dummy inputs before it records);
+///   the capture of the real batch;
+///   [block 0 of every pool zeroed: zero_null after_capture];
+///   the replays, in order.
+/// The warm-up pass belongs to the capture: "before_capture" zeroes before
+/// it, as vLLM V1 zeroes before capture_model, whose warm-up runs write a
+/// sink's block 0 again; "after_capture" zeroes after both, as V2 does.
+/// Without a zeroing the warm-up pass is left out: it runs the dummy
+/// batch, whose writes the dummy replay makes anyway, and run before the
+/// real replay it would only hide that replay's rewrites of the same bytes.
+GraphSequence GraphSequenceOf(const std::vector<GraphReplay>& replays, ZeroNull zero_null);
+
+/// Runs the sequence of the scenario (its graph.zero_null) through
+/// backend.RunReplays (writers on). *run holds the real replay, checked
+/// like RunScenario on the padded scenario (mapping and memory invariants,
+/// its pools judged against what the step before it left), plus null_bytes
+/// findings for block-0 slots the warm-up pass or a later replay dirtied,
+/// each judged against the step before it (a zeroing leaves block 0 zero,
+/// so a rewrite of the bytes it held is seen again). False with *err on an
+/// environment failure.
 bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t keep_per_invariant,
                             ScenarioRun* run, std::string* err);
 

@@ -29,6 +29,7 @@ std::string SkippedCaches(const Scenario& scenario, const WriterOptions& writers
 bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_invariant,
                  ScenarioRun* run, std::string* err) {
   if (!backend.Run(scenario, &run->kernel, err)) return false;
+  run->cache_before.clear();  // from the initial state
   CheckKernelOutputs(scenario, keep_per_invariant, run);
   return true;
 }
@@ -195,6 +196,7 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
       memory.cache = &kernel.cache;
       memory.head_bytes = kernel.head_bytes;
       memory.group_index = static_cast<int32_t>(i);
+      if (i < run->cache_before.size() && !run->cache_before[i].empty()) memory.before = &run->cache_before[i];
       CheckMemoryInvariants(g, memory, &run->findings[i]);
     }
     if (run->findings[i].total() > 0) run->causes[i] = FindCause(g, run->findings[i]);

@@ -23,6 +23,9 @@ namespace slotguard {
 /// Everything computed for one scenario, kept for `replay`.
 struct ScenarioRun {
   std::vector<GroupOutputs> kernel;                           // [groups]
+  // [groups]: each pool before the run, when it did not start from the
+  // initial state (a CUDA-graph replay after earlier steps); else empty.
+  std::vector<std::vector<uint8_t>> cache_before;
   std::vector<std::vector<std::vector<int64_t>>> reference;  // [groups][outputs][tokens]
   std::vector<std::vector<std::string>> output_names;         // [groups][outputs]
   std::vector<std::vector<int32_t>> request_of_token;         // [groups][num_tokens]

@@ -16,7 +16,8 @@ bool SameGroup(const Group& a, const Group& b) {
 
 int FormatVersion(const Scenario& s) {
   return s.batch.table_rows != TableRows::kRequest || s.table_layout != TableLayoutKind::kPadded ||
-                 !s.expect.absent.empty() || !s.batch.inputs.empty() || s.batch.dummy_run
+                 !s.expect.absent.empty() || !s.batch.inputs.empty() || s.batch.dummy_run ||
+                 s.graph != GraphOptions()
              ? 2
              : 1;
 }
@@ -29,6 +30,11 @@ const std::vector<std::string>& TableLayoutNames() {
   static const std::vector<std::string> names = {"padded", "tight", "strided"};
   return names;
 }
+const std::vector<std::string>& ZeroNullNames() {
+  static const std::vector<std::string> names = {"never", "before_capture", "after_capture"};
+  return names;
+}
+const char* ZeroNullName(ZeroNull zero) { return ZeroNullNames()[static_cast<size_t>(zero)].c_str(); }
 const char* TableRowsName(TableRows rows) { return TableRowsNames()[static_cast<size_t>(rows)].c_str(); }
 const char* TableLayoutName(TableLayoutKind layout) {
   return TableLayoutNames()[static_cast<size_t>(layout)].c_str();
@@ -36,7 +42,7 @@ const char* TableLayoutName(TableLayoutKind layout) {
 
 bool operator==(const Scenario& a, const Scenario& b) {
   if (a.name != b.name || a.description != b.description || a.num_blocks != b.num_blocks ||
-      a.table_layout != b.table_layout)
+      a.table_layout != b.table_layout || a.graph != b.graph)
     return false;
   const Batch& x = a.batch;
   const Batch& y = b.batch;

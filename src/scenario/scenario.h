@@ -118,6 +118,22 @@ struct Expect {
   std::map<std::string, std::vector<int64_t>> slot_mapping;  // golden output per group
 };
 
+/// Where the engine zeroes block 0 of every pool in its CUDA-graph start-up
+/// (format 2's graph.zero_null; docs/memory-and-graphs.md): `check
+/// --cuda-graph` runs that zeroing in the same place of its sequence.
+enum class ZeroNull : uint8_t {
+  kNever,          // block 0 is zero at allocation only
+  kBeforeCapture,  // before the capture (and its eager warm-up pass): vLLM V1
+  kAfterCapture,   // after the capture, before the first replay: vLLM V2
+};
+
+/// What a scenario says of the engine's CUDA graphs (format 2's "graph").
+struct GraphOptions {
+  ZeroNull zero_null = ZeroNull::kNever;
+  bool operator==(const GraphOptions& o) const { return zero_null == o.zero_null; }
+  bool operator!=(const GraphOptions& o) const { return !(*this == o); }
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -127,6 +143,7 @@ struct Scenario {
   std::vector<Group> groups;
   Expect expect;
   FoundBy found_by;  // a fuzz reproducer's: how it was found (scenario/found_by.h)
+  GraphOptions graph;  // read by `--cuda-graph` only
 };
 
 /// The format version a file needs: 2 once it uses a format-2 key.
@@ -137,6 +154,9 @@ const char* TableLayoutName(TableLayoutKind layout);
 /// The names, in enum order (for loaders, flags and messages).
 const std::vector<std::string>& TableRowsNames();
 const std::vector<std::string>& TableLayoutNames();
+/// graph.zero_null's names, in enum order: never, before_capture, after_capture.
+const std::vector<std::string>& ZeroNullNames();
+const char* ZeroNullName(ZeroNull zero);
 
 bool operator==(const Scenario& a, const Scenario& b);
 inline bool operator!=(const Scenario& a, const Scenario& b) { return !(a == b); }

@@ -73,6 +73,8 @@ class Loader : public JsonReader {
                  BlockTable* table);
   bool LoadExpect(const json& v, const Scenario& s, Expect* e);
   bool LoadFoundBy(const json& v, FoundBy* f);
+  /// The engine's CUDA graphs: where it zeroes block 0 (graph.zero_null).
+  bool LoadGraph(const json& v, GraphOptions* g);
 
   /// A format-2 key in a version-1 file.
   bool NeedsVersion2(const std::string& ptr) const {
@@ -125,7 +127,7 @@ bool Loader::Load(const json& root, Scenario* s) {
   if (!Object(root, "", "a scenario object")) return false;
   if (!CheckKeys(root, "",
                  {"slotguard", "name", "description", "num_blocks", "table_layout", "batch", "groups",
-                  "expect", "found_by"}))
+                  "expect", "found_by", "graph"}))
     return false;
   const json* v;
   int64_t x;
@@ -151,6 +153,8 @@ bool Loader::Load(const json& root, Scenario* s) {
     s->table_layout = static_cast<TableLayoutKind>(
         std::find(TableLayoutNames().begin(), TableLayoutNames().end(), text) - TableLayoutNames().begin());
   }
+  s->graph = GraphOptions();
+  if ((v = Find(root, "graph")) && !LoadGraph(*v, &s->graph)) return false;
   // The outputs every token will have (the estimate's largest term), from
   // the groups' kernel names; the groups are checked below.
   outputs_ = 0;
@@ -198,6 +202,20 @@ bool Loader::Load(const json& root, Scenario* s) {
   if ((v = Find(root, "expect")) && !LoadExpect(*v, *s, &s->expect)) return false;
   s->found_by = FoundBy();
   if ((v = Find(root, "found_by")) && !LoadFoundBy(*v, &s->found_by)) return false;
+  return true;
+}
+
+bool Loader::LoadGraph(const json& v, GraphOptions* g) {
+  const std::string ptr = "/graph";
+  if (!NeedsVersion2(ptr) || !Object(v, ptr, "a graph object") || !CheckKeys(v, ptr, {"zero_null"})) return false;
+  if (const json* zero = Find(v, "zero_null")) {
+    std::string text;
+    if (!String(*zero, ptr + "/zero_null", "\"never\", \"before_capture\" or \"after_capture\"", &text) ||
+        !OneOf(text, ZeroNullNames(), ptr + "/zero_null", "zero_null value"))
+      return false;
+    g->zero_null = static_cast<ZeroNull>(std::find(ZeroNullNames().begin(), ZeroNullNames().end(), text) -
+                                         ZeroNullNames().begin());
+  }
   return true;
 }
 

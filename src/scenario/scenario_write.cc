@@ -103,6 +103,7 @@ std::string WriteScenarioJson(const Scenario& s) {
   if (!s.description.empty()) root.Field("description", Quote(s.description));
   root.Field("num_blocks", std::to_string(s.num_blocks));
   if (s.table_layout != TableLayoutKind::kPadded) root.Field("table_layout", Quote(TableLayoutName(s.table_layout)));
+  if (s.graph != GraphOptions()) root.Field("graph", "{\"zero_null\": " + Quote(ZeroNullName(s.graph.zero_null)) + "}");
   {
     std::ostringstream batch;
     ObjectWriter b(batch, 2);

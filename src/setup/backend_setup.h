@@ -31,6 +31,9 @@ struct RunSetup {
   /// it on each scenario it loads; fuzz generates them so); unset, each
   /// scenario's own (fuzz: the generator varies it).
   std::optional<TableLayoutKind> table_layout;
+  /// --zero-null (check, replay): where the engine zeroes block 0 around
+  /// its CUDA-graph capture, over each scenario's graph.zero_null.
+  std::optional<ZeroNull> zero_null;
   int device = -1;  // --device K: the CUDA device (SelectCudaDevice); -1: CUDA's default
 };
 

@@ -44,9 +44,13 @@ Served ServeRequest(Backend* backend, const std::string& why, std::ostream& err)
       results.resize(1);
       ok = !request.scenarios.empty() && backend->Run(request.scenarios[0], &results[0], &problem);
       break;
-    case WorkerOp::kRunReplays:
-      ok = backend->RunReplays(request.scenarios, &results, &problem);
+    case WorkerOp::kRunReplays: {
+      GraphSequence sequence;
+      sequence.batches = std::move(request.scenarios);
+      sequence.steps = std::move(request.steps);
+      ok = backend->RunReplays(sequence, &results, &problem);
       break;
+    }
     case WorkerOp::kRunMany: {
       std::vector<const Scenario*> pointers;
       for (const Scenario& s : request.scenarios) pointers.push_back(&s);

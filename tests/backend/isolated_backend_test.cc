@@ -13,6 +13,7 @@
 #include "backend/isolated_backend.h"
 #include "backend/worker_protocol.h"
 #include "registry/families.h"
+#include "runner/graph_replays.h"
 #include "runner/scenario_run.h"
 #include "testing/scenario_fixtures.h"
 #include "testing/scratch_dir.h"
@@ -87,6 +88,29 @@ TEST(IsolatedBackendTest, GraphReplaysGoThroughTheWorkerToo) {
     const ScenarioReport report = CheckScenario(s, s.name, *isolated, 8, /*cuda_graph=*/true);
     EXPECT_TRUE(report.holds) << s.name << ": " << report.verdict;
   }
+}
+
+TEST(IsolatedBackendTest, TheZeroingTravelsInTheWorkersRequest) {
+  // Every step's pools through the worker as on the host backend, the
+  // eager warm-up and the memset of block 0 included.
+  std::unique_ptr<Backend> isolated = Isolated(SLOTGUARD_BINARY);
+  std::unique_ptr<Backend> host = MakeHostBackend();
+  for (Backend* b : {isolated.get(), host.get()}) b->set_writers(WriterOptions{64});
+  std::vector<Scenario> prefixed;  // a few whose dummy batch writes block 0
+  for (Scenario s : Curated())
+    if (prefixed.size() < 3 && s.num_blocks <= 64 && ForceVariant("prefix", &s)) prefixed.push_back(s);
+  ASSERT_FALSE(prefixed.empty());
+  for (ZeroNull zero : {ZeroNull::kBeforeCapture, ZeroNull::kAfterCapture})
+    for (Scenario s : prefixed) {
+      const GraphSequence sequence = GraphSequenceOf(GraphReplays(PadToCaptureSize(s)), zero);
+      std::vector<std::vector<GroupOutputs>> a, b;
+      std::string err;
+      ASSERT_TRUE(isolated->RunReplays(sequence, &a, &err)) << s.name << ": " << err;
+      ASSERT_TRUE(host->RunReplays(sequence, &b, &err)) << err;
+      ASSERT_EQ(b.size(), a.size()) << s.name;
+      for (size_t k = 0; k < a.size(); ++k)
+        for (size_t g = 0; g < a[k].size(); ++g) EXPECT_EQ(b[k][g].cache, a[k][g].cache) << s.name << " step " << k;
+    }
 }
 
 TEST(IsolatedBackendTest, ACrashIsAFindingAndTheNextScenarioRuns) {

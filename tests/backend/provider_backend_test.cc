@@ -539,7 +539,7 @@ class StoppingBackend : public Backend {
   bool Run(const Scenario& s, std::vector<GroupOutputs>* outputs, std::string* err) override {
     return inner_->Run(s, outputs, err);
   }
-  bool RunReplays(const std::vector<Scenario>& r, std::vector<std::vector<GroupOutputs>>* o, std::string* err) override {
+  bool RunReplays(const GraphSequence& r, std::vector<std::vector<GroupOutputs>>* o, std::string* err) override {
     return inner_->RunReplays(r, o, err);
   }
   bool RunMany(const std::vector<const Scenario*>& scenarios, std::vector<std::vector<GroupOutputs>>* outputs,

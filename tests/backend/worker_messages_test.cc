@@ -29,6 +29,27 @@ TEST(WorkerMessagesTest, RequestsCrossWhole) {
   EXPECT_EQ(curated[1].batch.positions, request.scenarios[1].batch.positions);
 }
 
+TEST(WorkerMessagesTest, GraphStepsCrossWithTheirBatches) {
+  const std::vector<Scenario> curated = CuratedScenarios();
+  const std::vector<GraphStep> steps = {{GraphStep::Kind::kEager, 1}, {GraphStep::Kind::kCapture, 0},
+                                        {GraphStep::Kind::kZeroNull, 0}, {GraphStep::Kind::kReplay, 0},
+                                        {GraphStep::Kind::kReplay, 1}};
+  WireBuffer wire;
+  PutWorkerRequest(WorkerOp::kRunReplays, WriterOptions(), 1, {&curated[0], &curated[0]}, &wire, steps);
+  WorkerRequest request;
+  std::string err;
+  ASSERT_TRUE(GetWorkerRequest(&wire, &request, &err)) << err;
+  EXPECT_EQ(WorkerOp::kRunReplays, request.op);
+  ASSERT_EQ(2u, request.scenarios.size());
+  EXPECT_EQ(steps, request.steps);
+  // A step of no kind is refused.
+  WireBuffer bad;
+  PutWorkerRequest(WorkerOp::kRunReplays, WriterOptions(), 1, {&curated[0]}, &bad, {{GraphStep::Kind::kReplay, 0}});
+  bad.bytes[bad.bytes.size() - 5] = 7;  // the step's kind
+  EXPECT_FALSE(GetWorkerRequest(&bad, &request, &err));
+  EXPECT_EQ("malformed graph steps in a request", err);
+}
+
 TEST(WorkerMessagesTest, MalformedRequestsSayWhy) {
   const std::vector<Scenario> curated = CuratedScenarios();
   WorkerRequest request;

@@ -17,7 +17,7 @@ class FailingBackend : public Backend {
     *err = "out of memory for the outputs";
     return false;
   }
-  bool RunReplays(const std::vector<Scenario>&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
+  bool RunReplays(const GraphSequence&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
     *err = "no replays";
     return false;
   }

@@ -613,6 +613,25 @@ TEST_F(CliTest, TheTableLayoutFlagOverridesTheFilesLayout) {
   EXPECT_EQ(std::string::npos, out_.str().find("         24        PAD")) << out_.str();
 }
 
+TEST_F(CliTest, TheZeroNullFlagOverridesTheFilesGraphKey) {
+  // kpool_tail with prefix: the dummy batch writes block 0. The file says
+  // nothing of graph, so its sequence has no warm-up pass; --zero-null
+  // after_capture adds the warm-up, whose writes the replay names.
+  ReplayOptions o;
+  o.backend = BackendKind::kHost;
+  o.file = Write("tail.json", R"({"slotguard": 1, "name": "tail", "num_blocks": 8,
+    "batch": {"query_start_loc": [0, 2], "positions": [5, 6, 0], "num_actual_tokens": 2},
+    "groups": [{"name": "tail", "kernel": "kpool_tail", "kpool": 4, "block_table": [[3]]}]})");
+  o.variant = "prefix";
+  o.setup.cuda_graph = true;
+  EXPECT_EQ(kExitFindings, RunReplay(o, out_, err_)) << err_.str();
+  EXPECT_EQ(std::string::npos, out_.str().find("eager warm-up pass")) << out_.str();
+  o.setup.zero_null = ZeroNull::kAfterCapture;
+  out_.str("");
+  EXPECT_EQ(kExitFindings, RunReplay(o, out_, err_)) << err_.str();
+  EXPECT_NE(std::string::npos, out_.str().find("eager warm-up pass")) << out_.str();
+}
+
 TEST_F(CliTest, CheckAndMutantsHoldInEveryTableLayout) {
   for (TableLayoutKind kind : {TableLayoutKind::kPadded, TableLayoutKind::kTight, TableLayoutKind::kStrided}) {
     CheckOptions check;
@@ -790,6 +809,10 @@ TEST(BinaryTest, UsageErrorsExit2) {
   std::string out;
   EXPECT_EQ(2, RunBinary("check --backend tpu", &out));
   EXPECT_EQ("slotguard: error: --backend: expected one of auto, gpu, host, got 'tpu'; did you mean 'gpu'?\n", out);
+  EXPECT_EQ(2, RunBinary("check --cuda-graph --zero-null after", &out));
+  EXPECT_EQ(0u, out.find("slotguard: error: --zero-null: expected one of never, before_capture, after_capture, got "
+                         "'after'")) << out;
+  EXPECT_EQ(1, std::count(out.begin(), out.end(), '\n')) << out;
   EXPECT_EQ(2, RunBinary("replay", &out));  // CLI11's own: the file is required
   EXPECT_EQ(0u, out.find("slotguard: error: ")) << out;
   EXPECT_EQ(1, std::count(out.begin(), out.end(), '\n')) << out;

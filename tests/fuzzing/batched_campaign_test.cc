@@ -43,7 +43,7 @@ class StandInBackend : public Backend {
       (*outputs)[0].engine[0][0] = -7;
     return true;
   }
-  bool RunReplays(const std::vector<Scenario>&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
+  bool RunReplays(const GraphSequence&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
     *err = "not used";
     return false;
   }

@@ -40,7 +40,7 @@ class CountingBackend : public Backend {
     if (sleep_ms_) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms_));
     return host_->Run(s, outputs, err);
   }
-  bool RunReplays(const std::vector<Scenario>&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
+  bool RunReplays(const GraphSequence&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
     *err = "not used";
     return false;
   }

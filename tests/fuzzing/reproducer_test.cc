@@ -32,7 +32,7 @@ class BuggyKernel : public Backend {
     if (s.batch.num_reqs() >= 3 && s.batch.num_tokens > 0 && !outputs->empty()) (*outputs)[0].engine[0][0] = 5;
     return true;
   }
-  bool RunReplays(const std::vector<Scenario>&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
+  bool RunReplays(const GraphSequence&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
     *err = "not used";
     return false;
   }

@@ -11,6 +11,7 @@
 #include "backend/isolated_backend.h"
 #include "fuzzing/generators.h"
 #include "registry/families.h"
+#include "runner/graph_replays.h"
 #include "runner/scenario_run.h"
 #include "testing/scenario_fixtures.h"
 
@@ -114,6 +115,44 @@ TEST_F(WritersGpuTest, GraphReplaysAreJudgedLikeOnTheHost) {
   for (const char* variant : {"prefix", "clamp", "dummy_reads_row", "no_common_guard"})
     for (Scenario s : Curated())
       if (ForceVariant(variant, &s)) ExpectSameJudgement(s, true);
+}
+
+// Each 8-byte word of a pool as zero (0), poison (1) or a payload (2):
+// which token's payload a word holds is a race where tokens share a slot,
+// which of the three it is is not.
+std::vector<uint8_t> WordClasses(const std::vector<uint8_t>& cache) {
+  std::vector<uint8_t> classes;
+  for (size_t at = 0; at + 8 <= cache.size(); at += 8) {
+    const auto word = cache.begin() + static_cast<std::ptrdiff_t>(at);
+    const bool zero = std::all_of(word, word + 8, [](uint8_t b) { return b == 0; });
+    const bool poison = std::all_of(word, word + 8, [](uint8_t b) { return b == 0xA5; });
+    classes.push_back(zero ? 0 : poison ? 1 : 2);
+  }
+  return classes;
+}
+
+// The eager warm-up pass and the zeroing of block 0 (graph.zero_null) on
+// the GPU: after every step the pools as the host's (word by word: zero,
+// poison or a payload), and the same judgement, in both orders.
+TEST_F(WritersGpuTest, TheZeroingOrdersRunAndAreJudgedLikeOnTheHost) {
+  for (ZeroNull zero : {ZeroNull::kBeforeCapture, ZeroNull::kAfterCapture})
+    for (const char* variant : {"", "prefix", "clamp"})
+      for (Scenario s : Curated()) {
+        if (*variant && !ForceVariant(variant, &s)) continue;
+        s.graph.zero_null = zero;
+        ExpectSameJudgement(s, true);
+        if (s.num_blocks > 64) continue;  // pools small enough to compare after every step
+        const GraphSequence sequence = GraphSequenceOf(GraphReplays(PadToCaptureSize(s)), zero);
+        std::vector<std::vector<GroupOutputs>> g, h;
+        std::string err;
+        ASSERT_TRUE(gpu_->RunReplays(sequence, &g, &err)) << s.name << ": " << err;
+        ASSERT_TRUE(host_->RunReplays(sequence, &h, &err)) << s.name << ": " << err;
+        ASSERT_EQ(h.size(), g.size()) << s.name;
+        for (size_t k = 0; k < g.size(); ++k)
+          for (size_t i = 0; i < g[k].size() && i < h[k].size(); ++i)
+            EXPECT_EQ(WordClasses(h[k][i].cache), WordClasses(g[k][i].cache))
+                << s.name << " step " << k << " group " << i << " " << ZeroNullName(zero);
+      }
 }
 
 TEST_F(WritersGpuTest, AGpuWorkerGivesWhatTheInProcessGpuGives) {

@@ -193,7 +193,7 @@ class RecordingBackend : public Backend {
     }
     return host_->Run(scenario, outputs, err);
   }
-  bool RunReplays(const std::vector<Scenario>& replays, std::vector<std::vector<GroupOutputs>>* outputs,
+  bool RunReplays(const GraphSequence& replays, std::vector<std::vector<GroupOutputs>>* outputs,
                   std::string* err) override {
     return host_->RunReplays(replays, outputs, err);
   }

@@ -27,7 +27,7 @@ class OutputEvidenceBackend : public Backend {
     }
     return true;
   }
-  bool RunReplays(const std::vector<Scenario>&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
+  bool RunReplays(const GraphSequence&, std::vector<std::vector<GroupOutputs>>*, std::string* err) override {
     *err = "not here";
     return false;
   }

@@ -551,6 +551,43 @@ TEST_F(ScenarioJsonTest, ADummyRunMakesEveryRequestADummy) {
               "x.json:/batch/dummy_run: not a boolean; expected true or false, got 1");
 }
 
+TEST_F(ScenarioJsonTest, GraphZeroNullSaysWhereTheEngineZeroesBlockZero) {
+  Scenario s;
+  AssertLoads(Doc2(R"({"query_start_loc": [0, 1]})", R"([{"name": "a", "kernel": "paged", "block_size": 4,
+                       "block_table": [[1]]}])"),
+              &s);
+  EXPECT_EQ(ZeroNull::kNever, s.graph.zero_null);  // the default
+  EXPECT_EQ(1, FormatVersion(s));
+  for (ZeroNull zero : {ZeroNull::kBeforeCapture, ZeroNull::kAfterCapture}) {
+    const std::string name = ZeroNullName(zero);
+    AssertLoads(Doc2(R"({"query_start_loc": [0, 1]})", R"([{"name": "a", "kernel": "paged", "block_size": 4,
+                         "block_table": [[1]]}])",
+                     R"(, "graph": {"zero_null": ")" + name + R"("})"),
+                &s);
+    EXPECT_EQ(zero, s.graph.zero_null) << name;
+    EXPECT_EQ(2, FormatVersion(s)) << name;
+    // It survives the writer and differs from the same scenario without it.
+    Scenario back;
+    AssertLoads(WriteScenarioJson(s), &back);
+    EXPECT_TRUE(back == s) << name;
+    Scenario never = s;
+    never.graph = GraphOptions();
+    EXPECT_FALSE(never == s) << name;
+  }
+  AssertError(Doc(R"({"query_start_loc": [0, 1]})", "[]", R"(, "graph": {"zero_null": "never"})"),
+              "x.json:/graph: a format-2 key in a version-1 file; expected \"slotguard\": 2 at the top of the file");
+  AssertError(Doc2(R"({"query_start_loc": [0, 1]})", "[]", R"(, "graph": {"zero_null": "after"})"),
+              "x.json:/graph/zero_null: unknown zero_null value 'after'; expected one of never, before_capture, "
+              "after_capture");
+  AssertError(Doc2(R"({"query_start_loc": [0, 1]})", "[]", R"(, "graph": {"zero_null": 1})"),
+              "x.json:/graph/zero_null: wrong type; expected \"never\", \"before_capture\" or "
+              "\"after_capture\", got 1");
+  AssertError(Doc2(R"({"query_start_loc": [0, 1]})", "[]", R"(, "graph": {"when": "never"})"),
+              "x.json:/graph/when: unknown key 'when'; expected one of zero_null");
+  AssertError(Doc2(R"({"query_start_loc": [0, 1]})", "[]", R"(, "graph": "never")"),
+              "x.json:/graph: wrong type; expected a graph object, got the string \"never\"");
+}
+
 TEST_F(ScenarioJsonTest, APersistentTableHasTheRowsIdxMappingNames) {
   // Two requests reading rows 3 and 0 of a 5-row persistent table.
   Scenario s;
