@@ -93,40 +93,56 @@ std::vector<ParamValue> ParamValues(const Group& g, size_t p) {
   return out;
 }
 
-std::vector<int64_t> InputValueList(const Group& group, size_t k, int64_t default_value, int64_t q) {
+namespace {
+
+/// Input k's range for the group: its min, and its max (the largest int64
+/// where the description gives none; the min where the max does not evaluate).
+void InputRange(const Group& group, size_t k, int64_t* lo, int64_t* hi) {
   const FamilyModel model(group.family);
   const InputDesc& in = model.inputs()[k];
   std::vector<int64_t> vars = model.ParamVars(group.params);
-  int64_t hi = std::numeric_limits<int64_t>::max();
+  *hi = std::numeric_limits<int64_t>::max();
   std::string why;
-  if (!in.max.Evaluate(vars.data(), &hi, &why)) hi = in.min;
-  const int64_t lo = in.min;
-  std::vector<int64_t> values = {lo, default_value};
-  if (lo < hi) values.push_back(lo + 1);
-  if (hi < std::numeric_limits<int64_t>::max()) values.push_back(hi);
-  // Around the request's length: a mask of the last n tokens, an index past them.
-  for (int64_t v = std::max<int64_t>(lo, 0); v <= q + 1 && v <= hi && v < lo + 4096; ++v) values.push_back(v);
+  if (!in.max.Evaluate(vars.data(), hi, &why)) *hi = in.min;
+  *lo = in.min;
+}
+
+/// `values` in [lo, hi], each once, in order.
+std::vector<int64_t> InRangeOnce(const std::vector<int64_t>& values, int64_t lo, int64_t hi) {
   std::vector<int64_t> out;
   for (int64_t v : values)
     if (v >= lo && v <= hi && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   return out;
 }
 
+}  // namespace
+
+std::vector<int64_t> InputValueList(const Group& group, size_t k, int64_t default_value, int64_t q) {
+  int64_t lo, hi;
+  InputRange(group, k, &lo, &hi);
+  std::vector<int64_t> values = {lo, default_value};
+  if (lo < hi) values.push_back(lo + 1);
+  if (hi < std::numeric_limits<int64_t>::max()) values.push_back(hi);
+  // Around the request's length: a mask of the last n tokens, an index past them.
+  for (int64_t v = std::max<int64_t>(lo, 0); v <= q + 1 && v <= hi && v < lo + 4096; ++v) values.push_back(v);
+  return InRangeOnce(values, lo, hi);
+}
+
 std::vector<int64_t> OwnerValueList(const Group& group, size_t k, int64_t default_value, int32_t num_reqs) {
-  const FamilyModel model(group.family);
-  const InputDesc& in = model.inputs()[k];
-  std::vector<int64_t> vars = model.ParamVars(group.params);
-  int64_t hi = std::numeric_limits<int64_t>::max();
-  std::string why;
-  if (!in.max.Evaluate(vars.data(), &hi, &why)) hi = in.min;
-  const int64_t lo = in.min;
+  int64_t lo, hi;
+  InputRange(group, k, &lo, &hi);
   const int64_t R = num_reqs;
   std::vector<int64_t> values = {default_value, -1, 0, R - 1, default_value - 1, default_value + 1, R, R + 1, lo};
   if (hi < std::numeric_limits<int64_t>::max()) values.push_back(hi);
-  std::vector<int64_t> out;
-  for (int64_t v : values)
-    if (v >= lo && v <= hi && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-  return out;
+  return InRangeOnce(values, lo, hi);
+}
+
+std::vector<int64_t> ElementValueList(const Group& group, size_t k, int64_t default_value, const Batch& batch,
+                                      int32_t r) {
+  if (GroupModel(group).OwnerInput() == static_cast<int32_t>(k))
+    return OwnerValueList(group, k, default_value, batch.num_reqs());
+  const int64_t q = r >= 0 ? batch.query_start_loc[r + 1] - batch.query_start_loc[r] : 0;
+  return InputValueList(group, k, default_value, q);
 }
 
 std::vector<int64_t> FormulaBoundaries(const Group& group) {

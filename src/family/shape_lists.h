@@ -57,6 +57,14 @@ std::vector<int64_t> InputValueList(const Group& group, size_t k, int64_t defaul
 /// max (where finite); in the input's range, each once.
 std::vector<int64_t> OwnerValueList(const Group& group, size_t k, int64_t default_value, int32_t num_reqs);
 
+/// The list element `e` of input `k` draws from in `batch`: OwnerValueList
+/// for the group's owner input, else InputValueList around the tokens of
+/// the element's request (`r`: the element itself for a per-request input,
+/// its token's owner for a per-token one; -1: no request, q 0). The
+/// generator and the prover's sweep both take their values from it.
+std::vector<int64_t> ElementValueList(const Group& group, size_t k, int64_t default_value, const Batch& batch,
+                                      int32_t r);
+
 /// The group's formula boundaries: every divisor and modulus fixed for the
 /// group (GroupDivisors) and every comparison threshold (GroupModel's
 /// Thresholds), ascending, each once, up to kMaxPosition; from 2, or from 1

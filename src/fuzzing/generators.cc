@@ -235,10 +235,7 @@ void Builder::Inputs() {
       for (size_t e = 0; e < input.values.size(); ++e) {
         if (c.Chance(owner_input ? 80 : 40)) continue;  // this element keeps its default
         const int32_t r = input.per_token ? owner[e] : static_cast<int32_t>(e);
-        const int64_t q = r >= 0 ? b.query_start_loc[r + 1] - b.query_start_loc[r] : 0;
-        const std::vector<int64_t> list = owner_input ? OwnerValueList(g, k, defaults[k][e], b.num_reqs())
-                                                      : InputValueList(g, k, defaults[k][e], q);
-        input.values[e] = c.Pick(list);
+        input.values[e] = c.Pick(ElementValueList(g, k, defaults[k][e], b, r));
       }
       if (owner_input) Note(Op::owner_input_drawn);
       b.inputs.emplace(inputs[k].name, std::move(input));

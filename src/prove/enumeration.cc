@@ -167,8 +167,7 @@ void SweepInputs(const std::vector<Group>& groups, int32_t pick, Batch* b) {
       input.values = defaults[k];
       for (size_t e = 0; e < input.values.size(); ++e) {
         const int32_t r = input.per_token ? owner[e] : static_cast<int32_t>(e);
-        const int64_t q = r >= 0 ? b->query_start_loc[static_cast<size_t>(r) + 1] - b->query_start_loc[static_cast<size_t>(r)] : 0;
-        const std::vector<int64_t> list = InputValueList(g, k, defaults[k][e], q);
+        const std::vector<int64_t> list = ElementValueList(g, k, defaults[k][e], *b, r);
         input.values[e] = list[std::min(static_cast<size_t>(pick), list.size() - 1)];
       }
       b->inputs.emplace(inputs[k].name, std::move(input));
@@ -628,10 +627,15 @@ int32_t Enumeration::InputPicks(const ProveConfig& config) const {
   int32_t longest = 0;
   int64_t most = 0;
   for (int32_t q : scope_.parts[static_cast<size_t>(config.part)].tokens) most = std::max<int64_t>(most, q);
+  int32_t most_requests = 0;
+  for (int32_t R : scope_.parts[static_cast<size_t>(config.part)].requests) most_requests = std::max(most_requests, R);
   for (const Group& g : config.groups) {
     const GroupModel model(g);
-    for (size_t k = 0; k < model.inputs().size(); ++k)
-      longest = std::max(longest, static_cast<int32_t>(InputValueList(g, k, 0, most).size()) + 1);
+    for (size_t k = 0; k < model.inputs().size(); ++k) {
+      const size_t n = static_cast<int32_t>(k) == model.OwnerInput() ? OwnerValueList(g, k, 0, most_requests).size()
+                                                                      : InputValueList(g, k, 0, most).size();
+      longest = std::max(longest, static_cast<int32_t>(n) + 1);
+    }
   }
   return longest;
 }
