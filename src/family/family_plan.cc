@@ -599,7 +599,7 @@ class Run {
   }
   void AllFacts(int64_t t, uint8_t bit) {
     if (facts_)
-      for (auto& f : out_->facts) f[t] |= bit;
+      for (uint8_t* f : facts_of_) f[t] |= bit;
   }
 
   /// A CSR row read past its end reads the packed indices on: the next
@@ -803,8 +803,7 @@ class Run {
       const int64_t e = E[k];
       const bool null_id = null_block && e < null_entries;
       if (has_pad) {
-        if (null_id && facts_)
-          for (int o = 0; o < outputs; ++o) facts_of_[o][c + k] |= kFactMustPad;
+        if (null_id) AllFacts(c + k, kFactMustPad);
         if (pad[k]) continue;
       }
       if (k >= real_end || (gate_linked && gate[k])) continue;
@@ -820,12 +819,7 @@ class Run {
         if (live && facts0) facts0[k] |= kFactLiveTarget;
         continue;
       }
-      for (int o = 0; o < outputs; ++o) {
-        if (owns_none_[o]) continue;
-        bool selected = true;
-        for (int32_t reg : prog_.output_select_regs[o]) selected = selected && L[static_cast<size_t>(reg) * kLanes + k];
-        if (selected) Mapped(o, c + k, slot, live);
-      }
+      MapToOutputs(c + k, slot, live, L + k, kLanes);
     }
     (void)err;
     return kLanesDone;
@@ -930,20 +924,25 @@ class Run {
     if (__builtin_mul_overflow(entry, plan_.page, &slot) || __builtin_add_overflow(slot, offset, &slot))
       return Fail("offset", m_.offset, ExprError::kOverflow, t, at.r, err);
     const bool live = !at.dummy && !null_id && offset >= 0 && offset < plan_.page;
+    MapToOutputs(t, slot, live, regs, stride);
+    return true;
+  }
+  /// Token t's slot into every output that takes it: not one whose request
+  /// owns none of its outputs' state, and where every select of the output
+  /// (its registers in `regs`, `stride` apart) holds.
+  void MapToOutputs(int64_t t, int64_t slot, bool live, const int64_t* regs, size_t stride) {
     const int outputs = plan_.outputs();
     if (simple_outputs_) {  // no output selects a token of its own
       for (int o = 0; o < outputs; ++o)
         if (!owns_none_[o]) Mapped(o, t, slot, live);
-      return true;
+      return;
     }
     for (int o = 0; o < outputs; ++o) {
       if (owns_none_[o]) continue;
       bool selected = true;
       for (int32_t reg : prog_.output_select_regs[o]) selected = selected && regs[static_cast<size_t>(reg) * stride];
-      if (!selected) continue;
-      Mapped(o, t, slot, live);
+      if (selected) Mapped(o, t, slot, live);
     }
-    return true;
   }
 
   RunScratch own_;  // used only when the thread's scratch is taken
