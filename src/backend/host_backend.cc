@@ -46,9 +46,10 @@ class HostBackend : public Backend {
     HostExecution how = Execution(1);
     how.flat = false;
     bool started = false;  // the state holds the buffers
-    ScenarioPlan plan;
+    std::vector<ScenarioPlan> plans(sequence.batches.size());
+    for (size_t k = 0; k < plans.size(); ++k) BuildPlan(sequence.batches[k], Options(), &plans[k]);
     for (const GraphStep& step : sequence.steps) {
-      BuildPlan(sequence.batches[step.batch], Options(), &plan);
+      ScenarioPlan& plan = plans[step.batch];
       if (step.kind == GraphStep::Kind::kCapture || step.kind == GraphStep::Kind::kZeroNull) {
         if (!plan.skip.empty()) {
           MarkSkipped(plan.skip, sequence.batches[step.batch].groups.size(), &state);
