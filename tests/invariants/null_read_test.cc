@@ -15,11 +15,13 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "backend/isolated_backend.h"
 #include "family/family_file.h"
 #include "invariants/invariants.h"
 #include "registry/families.h"
+#include "report/registry_listing.h"
 #include "runner/graph_replays.h"
 #include "runner/scenario_run.h"
 #include "testing/scenario_fixtures.h"
@@ -173,6 +175,20 @@ TEST(NullReadTest, TheInvariantJudgesWhatTheStepFound) {
   memory.before = nullptr;  // the initial state: block 0 zero
   CheckNullRead(g, memory, &sink);
   EXPECT_EQ(1, sink.total());
+}
+
+TEST(NullReadTest, ListJsonSaysWhatEachFamilysReadersNeed) {
+  RegisterExamples();
+  std::ostringstream out;
+  WriteRegistryJson(out);
+  std::map<std::string, std::string> read;
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+  for (const auto& f : doc["families"]) read[f["name"].get<std::string>()] = f["null_page_read"].get<std::string>();
+  EXPECT_EQ("zero", read.at("null_read_sink"));
+  EXPECT_EQ("zero", read.at("null_read_pristine"));
+  EXPECT_EQ("any", read.at("null_read_sink_any"));
+  EXPECT_EQ("any", read.at("vllm_mamba"));  // said, with the engine's lines
+  EXPECT_EQ("any", read.at("paged"));       // the default
 }
 
 TEST(NullReadTest, TheWorkerSendsBackWhatNullReadJudges) {
