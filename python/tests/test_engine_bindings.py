@@ -648,6 +648,93 @@ def test_gather_block_tables_skips_a_padded_row_before_a_live_one(tmp_path):
         run_binding(tmp_path, "vllm_gather_block_tables", GATHER, call)
 
 
+PARALLEL_DRAFTING = {"vllm/v1/spec_decode/utils.py": """
+    PADDING_SLOT_ID = -1
+
+    def next_power_of_2(n):
+        return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+    @triton.jit
+    def copy_and_expand_eagle_inputs_kernel(target_token_ids_ptr, target_positions_ptr, next_token_ids_ptr,
+                                            out_input_ids_ptr, out_positions_ptr, out_is_rejected_token_mask_ptr,
+                                            out_is_masked_token_mask_ptr, out_new_token_indices_ptr,
+                                            out_hidden_state_mapping_ptr, query_start_loc_ptr, query_end_loc_ptr,
+                                            padding_token_id, parallel_drafting_token_id, total_input_tokens,
+                                            num_padding_slots_per_request, shift_input_ids, BLOCK_SIZE_TOKENS):
+        RECORD.update(grid=GRID, target_positions=list(target_positions_ptr), qsl=list(query_start_loc_ptr),
+                      qel=list(query_end_loc_ptr), K=num_padding_slots_per_request, shift=shift_input_ids,
+                      block=BLOCK_SIZE_TOKENS, total_input=total_input_tokens)
+        for r in range(GRID[0]):                          # utils.py:339-433, the whole request at once
+            qs, nqs, qe = query_start_loc_ptr[r], query_start_loc_ptr[r + 1], query_end_loc_ptr[r]
+            valid = qe - qs if shift_input_ids else qe - qs + 1
+            start = qs + r * (num_padding_slots_per_request - (1 if shift_input_ids else 0))
+            rejected = nqs - qe - 1
+            for j in range(valid + num_padding_slots_per_request + rejected):
+                is_rejected = j >= valid + num_padding_slots_per_request
+                out_positions_ptr[start + j] = 0 if is_rejected else target_positions_ptr[qs] + j
+                out_is_rejected_token_mask_ptr[start + j] = is_rejected
+
+    def compute_new_slot_mapping(cad, new_positions, is_rejected_token_mask, block_size, num_new_tokens,
+                                 max_model_len):
+        batch_size, n_blocks_per_req = cad.block_table_tensor.shape       # utils.py:249-270
+        RECORD.update(naive=list(cad.naive_query_lens()), N=num_new_tokens, positions=list(new_positions),
+                      mask=[bool(m) for m in is_rejected_token_mask])
+        req = np.repeat(np.arange(batch_size), cad.naive_query_lens() + num_new_tokens)
+        clamped = np.minimum(new_positions, max_model_len - 1)
+        nums = cad.block_table_tensor.reshape(-1)[req * n_blocks_per_req + clamped // block_size]
+        out = nums.astype(np.int64) * block_size + clamped % block_size
+        out[new_positions >= max_model_len] = PADDING_SLOT_ID
+        out[is_rejected_token_mask] = PADDING_SLOT_ID
+        return out
+""", "vllm/v1/attention/backend.py": """
+    class CommonAttentionMetadata:
+        def naive_query_lens(self):
+            return self.query_start_loc[1:] - self.query_start_loc[:-1]
+"""}
+
+
+def parallel_drafting_call(positions, num_rejected, idx_mapping=(0, 1), max_model_len=64):
+    # block 4, num_speculative_tokens 3 with the EAGLE shift: N = 2 slots a request. Request 0: 5 tokens (a
+    # target of 3), its last rejected; request 1: 4 tokens (a target of 2); one token of CUDA-graph padding.
+    call = make_call([0, 5, 9], positions, [12, 7], list(idx_mapping), [[5, 6, 7], [9, 10, 0]], 3,
+                     params={"block_size": 4, "max_model_len": max_model_len}, num_tokens=10)
+    call.inputs = {"num_rejected": np.array(num_rejected, dtype=np.int64)}
+    return call
+
+
+def test_parallel_drafting_argument_mapping(tmp_path):
+    call = parallel_drafting_call([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [1, 0])
+    record = run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call)
+    # the target: 3 + 2 tokens from positions 8 and 3; query_end_loc = qsl[1:] - 1 - num_rejected = [1, 4]
+    assert record["qsl"] == [0, 3, 5] and record["qel"] == [1, 4] and record["target_positions"] == [8, 9, 10, 3, 4]
+    assert record["K"] == 3 and record["shift"] is True and record["total_input"] == 5
+    assert record["grid"] == (2, 1) and record["block"] == 8  # max target q 3 + N 2 = 5 -> 8
+    assert record["naive"] == [3, 2] and record["N"] == 2
+    # request 0: valid 3 - 1 - 1 = 1, bonus, 2 parallel slots (positions 8..11), then the rejected token at 0
+    assert record["positions"] == [8, 9, 10, 11, 0, 3, 4, 5, 6]
+    assert record["mask"] == [False] * 4 + [True] + [False] * 4
+    # 8..11 -> column 2, block 7: 28..31; 3 -> block 9: 39; 4..6 -> block 10: 40..42; the padding token PAD
+    assert list(call.slot_mapping) == [28, 29, 30, 31, -1, 39, 40, 41, 42, -1]
+
+
+def test_parallel_drafting_masks_positions_from_max_model_len(tmp_path):
+    call = parallel_drafting_call([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [1, 0], max_model_len=6)
+    run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call)
+    # request 0 is past max_model_len 6 entirely; request 1's positions 3, 4, 5 map, 6 is PAD
+    assert list(call.slot_mapping) == [-1, -1, -1, -1, -1, 39, 40, 41, -1, -1]
+
+
+@pytest.mark.parametrize("positions, num_rejected, idx, why", [
+    ([8, 9, 10, 12, 0, 3, 4, 5, 6, 0], [1, 0], (0, 1), "positions are not start, start \\+ 1"),
+    ([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [3, 0], (0, 1), "request 0: 5 tokens with num_rejected 3"),
+    ([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [1, 0], (0, -1), "a dummy request"),
+])
+def test_parallel_drafting_skips_what_the_proposer_never_makes(tmp_path, positions, num_rejected, idx, why):
+    call = parallel_drafting_call(positions, num_rejected, idx_mapping=idx)
+    with pytest.raises(Skip, match=why):
+        run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call)
+
+
 # ---------------------------------------------------------------------------
 # What a binding says when the tree lacks what it binds.
 
@@ -757,9 +844,6 @@ UNBOUND = {
     # BlockTables.compute_slot_mappings launches over the tables' device pointers (block_table_ptrs), which
     # need a BlockTables object: not bound yet; its window is the manager's table, which slotguard judges
     "vllm_sliding_window",
-    # compute_new_slot_mapping takes a CommonAttentionMetadata (its block table and naive query lengths) and
-    # the per-request num_rejected that the binding's call does not carry yet: not bound yet
-    "vllm_parallel_drafting",
 }
 
 

@@ -818,6 +818,86 @@ def run_hisparse_compressed(call, fns, ops, options):
     call.slot_mapping[:] = ops.host(buffer)[:T]
 
 
+# ---------------------------------------------------------------------------
+# vllm_parallel_drafting: vllm/v1/spec_decode/utils.py
+
+
+def run_parallel_drafting(call, fns, ops, options):
+    """The drafter's slot mapping under parallel drafting, as SpecDecodeBaseProposer.set_inputs_first_pass
+    makes it (vllm/v1/spec_decode/llm_base_proposer.py:880-952): copy_and_expand_eagle_inputs_kernel expands
+    the target batch into the drafter's (positions and the rejected-token mask, utils.py:308-450), then
+    compute_new_slot_mapping maps it (utils.py:241-270).
+
+    slotguard's batch is the drafter's extended one: request r's q tokens are its target tokens and the
+    N = net_num_new_slots_per_request the drafter adds (llm_base_proposer.py:112-118: num_speculative_tokens
+    slots under parallel drafting, one fewer when the drafter takes the target's hidden states, shift=1, as
+    EAGLE does). The target batch handed to the kernel is q - N tokens a request, positions start + k."""
+    require_columns(call)
+    np = _np()
+    R, T = call.num_reqs, call.num_tokens
+    out = call.slot_mapping
+    out[:] = PAD_SLOT_ID  # adapter: the tail past the drafter's tokens (utils.py:254 output_size)
+    K, shift = int(options.get("num_speculative_tokens", "3")), int(options.get("shift", "1"))
+    N = K - shift  # llm_base_proposer.py:113-118
+    if N < 1:
+        raise Skip("num_speculative_tokens %d with shift %d adds no slot: the proposer then takes the path "
+                   "without copy_and_expand_eagle_inputs_kernel (llm_base_proposer.py:119, 841-863)" % (K, shift))
+    if R == 0:
+        raise Skip("no request: the drafter runs on the target's live batch (llm_base_proposer.py:944-952)")
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    if (idx < 0).any():
+        raise Skip("a dummy request: the drafter's metadata is the target's, of live requests "
+                   "(llm_base_proposer.py:944-952)")
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    q = qsl[1:] - qsl[:-1]
+    inputs = getattr(call, "inputs", None) or {}
+    rejected = np.asarray(inputs.get("num_rejected", np.zeros(R)), dtype=np.int64)[:R]
+    target_q = q - N
+    valid = target_q - shift - rejected  # utils.py:348-357 num_valid_tokens
+    if (target_q < 1).any() or (valid < 0).any():
+        r = int(np.argmax((target_q < 1) | (valid < 0)))
+        raise Skip("request %d: %d tokens with num_rejected %d leave the target batch %d tokens, fewer than the "
+                   "rejected drafts and the shifted token: the engine rejects at most the drafts it scored "
+                   "(utils.py:360 num_rejected = next_query_start_loc - query_end_loc - 1)"
+                   % (r, int(q[r]), int(rejected[r]), int(target_q[r])))
+    pos = np.asarray(call.positions, dtype=np.int64)
+    start = pos[qsl[:-1]]
+    for r in range(R):
+        kept = int(q[r] - rejected[r])
+        if start[r] < 0 or (pos[qsl[r]:qsl[r] + kept] != start[r] + np.arange(kept)).any():
+            raise Skip("request %d's positions are not start, start + 1, ...: the kernel gives the drafter's "
+                       "token j of a request the position start + j (utils.py:399, 415)" % r)
+    target_qsl = np.concatenate([[0], np.cumsum(target_q)])
+    target_total = int(target_qsl[-1])
+    total = target_total + N * R  # llm_base_proposer.py:881-884
+    W = call.block_table_width
+    mml, bs = call.max_model_len, call.block_size
+    owner = np.repeat(np.arange(R), q)
+    kept_pos = np.where(np.arange(total) - qsl[owner] < (q - rejected)[owner], pos[:total], 0)
+    if (owner * W + np.minimum(kept_pos, mml - 1) // bs >= R * W).any():
+        raise Skip("a token's column is past the last row: the engine's rows hold cdiv(max_model_len, "
+                   "block_size) columns (kv_cache_interface.py:139-149), and compute_new_slot_mapping indexes "
+                   "the flat table with no bound (utils.py:259-262)")
+    target_positions = np.repeat(start, target_q) + (np.arange(target_total) - np.repeat(target_qsl[:-1], target_q))
+    qsl_d = ops.tensor(target_qsl, "i32")
+    positions = ops.full((total,), 0, "i64")        # llm_base_proposer.py:200-203 int64
+    rejected_mask = ops.full((total,), 0, "bool")   # llm_base_proposer.py:229-231
+    max_per_request = int(target_q.max()) + N      # llm_base_proposer.py:874-877
+    block = min(256, fns["next_power_of_2"](max_per_request))
+    grid = (R, (max_per_request + block - 1) // block)
+    fns["copy_and_expand_eagle_inputs_kernel"][grid](
+        ops.full((target_total,), 0, "i32"), ops.tensor(target_positions, "i64"), ops.full((R,), 0, "i32"),
+        ops.full((total,), 0, "i32"), positions, rejected_mask, ops.full((total,), 0, "bool"),
+        ops.full((R * K,), 0, "i32"), ops.full((target_total,), 0, "i32"),
+        qsl_d, ops.tensor(target_qsl[1:] - 1 - rejected, "i32"),  # llm_base_proposer.py:899-902
+        0, 0, target_total, K, bool(shift), BLOCK_SIZE_TOKENS=block)
+    cad = _ns(block_table_tensor=ops.tensor(input_rows(call), "i32"), query_start_loc=qsl_d)
+    cad.naive_query_lens = lambda: fns["CommonAttentionMetadata.naive_query_lens"](cad)
+    mapping = fns["compute_new_slot_mapping"](cad, positions, rejected_mask, bs, N, mml)
+    ops.sync()
+    out[:total] = ops.host(mapping)[:total]
+
+
 BINDINGS = {
     "dflash": Binding("dflash", "vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
                       ["prepare_dflash_inputs", "_prepare_dflash_inputs_kernel"], run_dflash, "triton",
@@ -855,4 +935,9 @@ BINDINGS = {
         ["ExtractHiddenStatesProposer._get_slot_mapping"], run_extract_hidden_states, "triton",
         namespace=lambda: {"PADDING_SLOT_ID": PAD_SLOT_ID},
         extra=[("vllm/v1/worker/block_table.py", ["_compute_slot_mapping_kernel"])]),
+    "vllm_parallel_drafting": Binding(
+        "vllm_parallel_drafting", "vllm/v1/spec_decode/utils.py",
+        ["compute_new_slot_mapping", "copy_and_expand_eagle_inputs_kernel", "next_power_of_2"],
+        run_parallel_drafting, "triton", options={"num_speculative_tokens": "3", "shift": "1"},
+        extra=[("vllm/v1/attention/backend.py", ["CommonAttentionMetadata.naive_query_lens"])]),
 }
