@@ -704,7 +704,8 @@ def parallel_drafting_call(positions, num_rejected, idx_mapping=(0, 1), max_mode
 
 def test_parallel_drafting_argument_mapping(tmp_path):
     call = parallel_drafting_call([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [1, 0])
-    record = run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call)
+    record = run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call,
+                         options={"num_speculative_tokens": "3"})
     # the target: 3 + 2 tokens from positions 8 and 3; query_end_loc = qsl[1:] - 1 - num_rejected = [1, 4]
     assert record["qsl"] == [0, 3, 5] and record["qel"] == [1, 4] and record["target_positions"] == [8, 9, 10, 3, 4]
     assert record["K"] == 3 and record["shift"] is True and record["total_input"] == 5
@@ -715,6 +716,25 @@ def test_parallel_drafting_argument_mapping(tmp_path):
     assert record["mask"] == [False] * 4 + [True] + [False] * 4
     # 8..11 -> column 2, block 7: 28..31; 3 -> block 9: 39; 4..6 -> block 10: 40..42; the padding token PAD
     assert list(call.slot_mapping) == [28, 29, 30, 31, -1, 39, 40, 41, 42, -1]
+
+
+def test_parallel_drafting_takes_the_largest_n_the_batch_carries(tmp_path):
+    call = parallel_drafting_call([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [1, 0])
+    record = run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call)
+    # N = min(q - shift - num_rejected, q - 1) = min(5 - 1 - 1, 4 - 1 - 0) = 3: K 4, targets of 2 and 1 tokens;
+    # query_end_loc = [2, 3] - 1 - [1, 0] = [0, 2]; request 0: valid 0, the bonus, 3 slots, the rejected token
+    assert record["N"] == 3 and record["K"] == 4 and record["naive"] == [2, 1]
+    assert record["target_positions"] == [8, 9, 3] and record["qel"] == [0, 2]
+    assert record["positions"] == [8, 9, 10, 11, 0, 3, 4, 5, 6]
+    assert list(call.slot_mapping) == [28, 29, 30, 31, -1, 39, 40, 41, 42, -1]
+
+
+def test_parallel_drafting_skips_a_slot_past_int32(tmp_path):
+    # block 7 * block_size 10^9 > 2^31 - 1: utils.py:264 multiplies the int32 entry by block_size in int32
+    call = parallel_drafting_call([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [1, 0])
+    call.block_size = call.params["block_size"] = 10 ** 9
+    with pytest.raises(Skip, match="an entry whose slot is past int32"):
+        run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call)
 
 
 def test_parallel_drafting_masks_positions_from_max_model_len(tmp_path):
@@ -728,11 +748,13 @@ def test_parallel_drafting_masks_positions_from_max_model_len(tmp_path):
     ([8, 9, 10, 12, 0, 3, 4, 5, 6, 0], [1, 0], (0, 1), "positions are not start, start \\+ 1"),
     ([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [3, 0], (0, 1), "request 0: 5 tokens with num_rejected 3"),
     ([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [1, 0], (0, -1), "a dummy request"),
+    ([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [4, 0], (0, 1), "too short to carry a drafter's slot"),
 ])
 def test_parallel_drafting_skips_what_the_proposer_never_makes(tmp_path, positions, num_rejected, idx, why):
     call = parallel_drafting_call(positions, num_rejected, idx_mapping=idx)
+    options = {} if "too short" in why else {"num_speculative_tokens": "3"}
     with pytest.raises(Skip, match=why):
-        run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call)
+        run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call, options=options)
 
 
 # ---------------------------------------------------------------------------

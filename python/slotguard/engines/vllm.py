@@ -831,17 +831,14 @@ def run_parallel_drafting(call, fns, ops, options):
     slotguard's batch is the drafter's extended one: request r's q tokens are its target tokens and the
     N = net_num_new_slots_per_request the drafter adds (llm_base_proposer.py:112-118: num_speculative_tokens
     slots under parallel drafting, one fewer when the drafter takes the target's hidden states, shift=1, as
-    EAGLE does). The target batch handed to the kernel is q - N tokens a request, positions start + k."""
+    EAGLE does); num_speculative_tokens=auto (the default) takes the largest N the batch can carry. The
+    target batch handed to the kernel is q - N tokens a request, positions start + k."""
     require_columns(call)
     np = _np()
     R, T = call.num_reqs, call.num_tokens
     out = call.slot_mapping
     out[:] = PAD_SLOT_ID  # adapter: the tail past the drafter's tokens (utils.py:254 output_size)
-    K, shift = int(options.get("num_speculative_tokens", "3")), int(options.get("shift", "1"))
-    N = K - shift  # llm_base_proposer.py:113-118
-    if N < 1:
-        raise Skip("num_speculative_tokens %d with shift %d adds no slot: the proposer then takes the path "
-                   "without copy_and_expand_eagle_inputs_kernel (llm_base_proposer.py:119, 841-863)" % (K, shift))
+    shift = int(options.get("shift", "1"))
     if R == 0:
         raise Skip("no request: the drafter runs on the target's live batch (llm_base_proposer.py:944-952)")
     idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
@@ -852,6 +849,21 @@ def run_parallel_drafting(call, fns, ops, options):
     q = qsl[1:] - qsl[:-1]
     inputs = getattr(call, "inputs", None) or {}
     rejected = np.asarray(inputs.get("num_rejected", np.zeros(R)), dtype=np.int64)[:R]
+    W, mml, bs = call.block_table_width, call.max_model_len, call.block_size
+    if options.get("num_speculative_tokens", "auto") == "auto":
+        # adapter: the largest N this batch can carry (every request keeps a target token, and its target
+        # holds its rejected drafts and the shifted token), so that a campaign meets many configurations
+        N = int(np.minimum(q - shift - rejected, q - 1).min())
+        if N < 1:
+            raise Skip("a request too short to carry a drafter's slot beside its num_rejected rejected drafts "
+                       "and the shifted token (utils.py:348-360)")
+        K = N + shift
+    else:
+        K = int(options["num_speculative_tokens"])
+    N = K - shift  # llm_base_proposer.py:113-118
+    if N < 1:
+        raise Skip("num_speculative_tokens %d with shift %d adds no slot: the proposer then takes the path "
+                   "without copy_and_expand_eagle_inputs_kernel (llm_base_proposer.py:119, 841-863)" % (K, shift))
     target_q = q - N
     valid = target_q - shift - rejected  # utils.py:348-357 num_valid_tokens
     if (target_q < 1).any() or (valid < 0).any():
@@ -867,11 +879,11 @@ def run_parallel_drafting(call, fns, ops, options):
         if start[r] < 0 or (pos[qsl[r]:qsl[r] + kept] != start[r] + np.arange(kept)).any():
             raise Skip("request %d's positions are not start, start + 1, ...: the kernel gives the drafter's "
                        "token j of a request the position start + j (utils.py:399, 415)" % r)
+    rows = input_rows(call)
+    skip_int32_slots(rows, bs, "vllm/v1/spec_decode/utils.py:264 block_nums * block_size, block_nums int32")
     target_qsl = np.concatenate([[0], np.cumsum(target_q)])
     target_total = int(target_qsl[-1])
     total = target_total + N * R  # llm_base_proposer.py:881-884
-    W = call.block_table_width
-    mml, bs = call.max_model_len, call.block_size
     owner = np.repeat(np.arange(R), q)
     kept_pos = np.where(np.arange(total) - qsl[owner] < (q - rejected)[owner], pos[:total], 0)
     if (owner * W + np.minimum(kept_pos, mml - 1) // bs >= R * W).any():
@@ -891,7 +903,7 @@ def run_parallel_drafting(call, fns, ops, options):
         ops.full((R * K,), 0, "i32"), ops.full((target_total,), 0, "i32"),
         qsl_d, ops.tensor(target_qsl[1:] - 1 - rejected, "i32"),  # llm_base_proposer.py:899-902
         0, 0, target_total, K, bool(shift), BLOCK_SIZE_TOKENS=block)
-    cad = _ns(block_table_tensor=ops.tensor(input_rows(call), "i32"), query_start_loc=qsl_d)
+    cad = _ns(block_table_tensor=ops.tensor(rows, "i32"), query_start_loc=qsl_d)
     cad.naive_query_lens = lambda: fns["CommonAttentionMetadata.naive_query_lens"](cad)
     mapping = fns["compute_new_slot_mapping"](cad, positions, rejected_mask, bs, N, mml)
     ops.sync()
@@ -938,6 +950,6 @@ BINDINGS = {
     "vllm_parallel_drafting": Binding(
         "vllm_parallel_drafting", "vllm/v1/spec_decode/utils.py",
         ["compute_new_slot_mapping", "copy_and_expand_eagle_inputs_kernel", "next_power_of_2"],
-        run_parallel_drafting, "triton", options={"num_speculative_tokens": "3", "shift": "1"},
+        run_parallel_drafting, "triton", options={"num_speculative_tokens": "auto", "shift": "1"},
         extra=[("vllm/v1/attention/backend.py", ["CommonAttentionMetadata.naive_query_lens"])]),
 }
