@@ -757,6 +757,56 @@ def test_parallel_drafting_skips_what_the_proposer_never_makes(tmp_path, positio
         run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call, options=options)
 
 
+SLIDING = {"vllm/v1/worker/gpu/block_table.py": '''
+    from vllm.v1.worker.gpu.buffer_utils import _load_ptr  # a bare import: never run
+
+    @triton.jit
+    def _compute_slot_mappings_kernel(max_num_tokens, idx_mapping, query_start_loc, pos, block_table_ptrs,
+                                      block_table_strides, block_sizes, slot_mappings_ptr, slot_mappings_stride,
+                                      cp_rank, CP_SIZE, CP_INTERLEAVE, PAD_ID, TRITON_BLOCK_SIZE):
+        RECORD.update(grid=GRID, max_num_tokens=max_num_tokens, idx=list(idx_mapping), stride=slot_mappings_stride,
+                      load_ptr=_load_ptr(None, None), block_sizes=list(block_sizes), cp=(CP_SIZE, cp_rank))
+        for group_id in range(GRID[0]):                     # block_table.py:277-323
+            out = slot_mappings_ptr[group_id]
+            stride, bs = int(block_table_strides[group_id]), int(block_sizes[group_id])
+            for batch_idx in range(GRID[1]):
+                if batch_idx == GRID[1] - 1:                # :283-291 PAD the rest
+                    out[query_start_loc[batch_idx]:max_num_tokens] = PAD_ID
+                    continue
+                row = int(idx_mapping[batch_idx])
+                for t in range(query_start_loc[batch_idx], query_start_loc[batch_idx + 1]):
+                    p = int(pos[t])
+                    addr = int(block_table_ptrs[group_id]) + 4 * (row * stride + p // bs)
+                    out[t] = ctypes.c_int32.from_address(addr).value * bs + p % bs
+''', "vllm/v1/worker/gpu/buffer_utils.py": '''
+    def _load_ptr(ptr_to_ptr, elem_dtype):
+        return "buffer_utils._load_ptr"
+'''}
+
+
+def test_sliding_window_argument_mapping(tmp_path):
+    # block 4, a persistent table of 3 rows, 3 wide. request 0 reads row 2 (its column 0 the null block the
+    # window freed), positions 5, 6: column 1, block 5 -> 21, 22; request 1 reads row 0, position 9: column 2,
+    # block 11 -> 45; one padding token: PAD from the last program.
+    call = make_call([0, 2, 3], [5, 6, 9, 0], [7, 10], [2, 0], [[7, 8, 11], [1, 2, 3], [0, 5, 6]], 3,
+                     rows_by_idx=True, params={"block_size": 4, "sliding_window": 6})
+    record = run_binding(tmp_path, "vllm_sliding_window", SLIDING, call)
+    assert record["grid"] == (1, 3) and record["max_num_tokens"] == 4 and record["idx"] == [2, 0]
+    assert record["load_ptr"] == "buffer_utils._load_ptr" and record["block_sizes"] == [4] and record["cp"] == (1, 0)
+    assert list(call.slot_mapping) == [21, 22, 45, -1]
+
+
+@pytest.mark.parametrize("idx, positions, why", [
+    ([2, -1], [5, 6, 9, 0], "a dummy request"),
+    ([2, 0], [5, 6, 40, 0], "past the table's last row"),
+])
+def test_sliding_window_skips_what_the_runner_never_hands_the_kernel(tmp_path, idx, positions, why):
+    call = make_call([0, 2, 3], positions, [7, 10], idx, [[7, 8, 11], [1, 2, 3], [0, 5, 6]], 3,
+                     rows_by_idx=True, params={"block_size": 4, "sliding_window": 6})
+    with pytest.raises(Skip, match=why):
+        run_binding(tmp_path, "vllm_sliding_window", SLIDING, call)
+
+
 # ---------------------------------------------------------------------------
 # What a binding says when the tree lacks what it binds.
 
@@ -863,9 +913,6 @@ UNBOUND = {
     "vllm_encoder_only",
     # ReqMeta.from_request_tracker needs a RequestTracker and LMCache's config: not bound yet
     "lmcache_vllm_adapter",
-    # BlockTables.compute_slot_mappings launches over the tables' device pointers (block_table_ptrs), which
-    # need a BlockTables object: not bound yet; its window is the manager's table, which slotguard judges
-    "vllm_sliding_window",
 }
 
 

@@ -819,6 +819,71 @@ def run_hisparse_compressed(call, fns, ops, options):
 
 
 # ---------------------------------------------------------------------------
+# vllm_sliding_window: vllm/v1/worker/gpu/block_table.py (the model runner v2's slot mapping, the same for
+# every KV group; a sliding-window group differs only in its table)
+
+
+def run_sliding_window(call, fns, ops, options):
+    """BlockTables.compute_slot_mappings (block_table.py:178-207) for one KV-cache group without context
+    parallelism: _compute_slot_mappings_kernel[(1, num_reqs + 1)] (261-323) reads the persistent table through
+    its pointer (block_table_ptrs uint64, 82-86, 94-96; strides int64, 97-101; the kernel block size int32,
+    102-104) at row idx_mapping[r], and its last program PADs [query_start_loc[num_reqs], max_num_tokens)
+    of the int64 slot buffer (56-59).
+
+    Adapter: the slot buffer is the batch's num_tokens wide (max_num_tokens here) and starts zeroed; the
+    persistent table is contiguous, its stride the row's width (one row per request state). A dummy
+    (idx_mapping -1) is skipped: the runner hands the kernel no -1 (the kernel never tests it, 298), and so
+    is a column past the table's last row (the engine's rows hold max_model_len's blocks)."""
+    require_columns(call)
+    np = _np()
+    R, T = call.num_reqs, call.num_tokens
+    out = call.slot_mapping
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    if (idx < 0).any():
+        raise Skip("a dummy request: the runner hands _compute_slot_mappings_kernel no idx_mapping -1 "
+                   "(block_table.py:298 loads it untested)")
+    by_idx = bool(call.rows_by_idx_mapping)
+    rows = call.block_table_rows if by_idx else R
+    row_of = idx if by_idx else np.arange(R)
+    if (row_of >= rows).any():
+        raise Skip("a request whose state row is past the persistent table")
+    W, bs = call.block_table_width, call.block_size
+    flat = np.asarray(call.block_table, dtype=np.int32)
+    stride = call.block_table_row_stride
+    table = np.zeros((max(rows, 1), W), dtype=np.int32)
+    for k in range(rows):
+        table[k] = flat[k * stride:k * stride + W]
+    skip_int32_slots(table, bs, "vllm/v1/worker/gpu/block_table.py:313 block_numbers * block_size, both int32")
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    real = int(qsl[-1]) if R else 0
+    pos = np.asarray(call.positions, dtype=np.int64)[:T]
+    if real:
+        owner = np.repeat(np.arange(R), qsl[1:] - qsl[:-1])
+        flat_index = row_of[owner] * W + pos[:real] // bs
+        if (pos[:real] < 0).any() or (flat_index >= rows * W).any():
+            raise Skip("a token whose column is past the table's last row (or a negative position): the engine's "
+                       "rows hold cdiv(max_model_len, block_size) columns and the kernel loads the column with no "
+                       "bound (block_table.py:307-309)")
+    table_t = ops.tensor(table.reshape(-1), "i32")
+    slots = ops.full((1, max(T, 1)), 0, "i64")     # slot_mappings: int64 [num_groups, max_num_tokens] (56-59)
+    kernel = fns["_compute_slot_mappings_kernel"]
+    kernel.fn.__globals__.setdefault("_load_ptr", fns["_load_ptr"])  # its import (block_table.py:9-14)
+    kernel[(1, R + 1)](
+        T,                                          # max_num_tokens = slot_mappings.shape[1]
+        ops.tensor(row_of, "i32"),                  # idx_mapping [num_reqs]
+        ops.tensor(qsl, "i32"),                     # query_start_loc [num_reqs + 1]
+        ops.tensor(pos if T else [0], "i64"),       # positions
+        ops.tensor([ops.data_ptr(table_t)], "u64"), # block_table_ptrs
+        ops.tensor([W], "i64"),                     # block_table_strides
+        ops.tensor([bs], "i32"),                    # block_sizes_tensor (kernel block sizes)
+        slots, max(T, 1), 0,                        # slot_mappings, its stride(0), cp_rank
+        CP_SIZE=1, CP_INTERLEAVE=1, PAD_ID=PAD_SLOT_ID, TRITON_BLOCK_SIZE=1024)
+    ops.sync()
+    out[:] = ops.host(slots)[0][:T]
+    del table_t
+
+
+# ---------------------------------------------------------------------------
 # vllm_parallel_drafting: vllm/v1/spec_decode/utils.py
 
 
@@ -947,6 +1012,9 @@ BINDINGS = {
         ["ExtractHiddenStatesProposer._get_slot_mapping"], run_extract_hidden_states, "triton",
         namespace=lambda: {"PADDING_SLOT_ID": PAD_SLOT_ID},
         extra=[("vllm/v1/worker/block_table.py", ["_compute_slot_mapping_kernel"])]),
+    "vllm_sliding_window": Binding("vllm_sliding_window", GATHER_PATH, ["_compute_slot_mappings_kernel"],
+                                   run_sliding_window, "triton",
+                                   extra=[("vllm/v1/worker/gpu/buffer_utils.py", ["_load_ptr"])]),
     "vllm_parallel_drafting": Binding(
         "vllm_parallel_drafting", "vllm/v1/spec_decode/utils.py",
         ["compute_new_slot_mapping", "copy_and_expand_eagle_inputs_kernel", "next_power_of_2"],
