@@ -760,6 +760,9 @@ UNBOUND = {
     # compute_new_slot_mapping takes a CommonAttentionMetadata (its block table and naive query lengths) and
     # the per-request num_rejected that the binding's call does not carry yet: not bound yet
     "vllm_parallel_drafting",
+    # postprocess_mamba_fused_kernel copies state bytes through a MambaSpecDecodeGPUContext's table and state
+    # pointers (block_table_ptrs, state_base_addrs) instead of returning its operations: not bound yet
+    "vllm_mamba_postcopy",
 }
 
 
