@@ -11,8 +11,7 @@ every variant of it that describes an engine's behaviour (each variant but
     (block 0's bytes changed);
   - `fuzz --variant V --writers --keep-going` from nothing: what a campaign
     finds of that behaviour without any curated scenario, one line per
-    distinct signature; for a family with no such variant (its description
-    is the engine's), the same campaign of the description itself.
+    distinct signature.
 
 and prints the page (Markdown) on stdout, or writes it with --out. Nothing
 on the page is typed by hand: the families, variants, fixes, commands and
@@ -81,33 +80,6 @@ def campaign(sg, family, variant, runs, scratch):
         return json.load(f), "slotguard " + " ".join(args)
 
 
-def pinned_rows(rows, variant):
-    """The table of the curated scenarios whose groups of this variant have findings (none: no table)."""
-    pinned = []
-    for row in rows:
-        for g in row.get("groups", []):
-            if g.get("variant") != variant or not g.get("counts"):
-                continue
-            outputs = sorted({f["output"] for f in g.get("findings", [])
-                              if f["invariant"] in ("null_block", "null_bytes", "negative_lands")})
-            pinned.append((os.path.relpath(row["file"], ROOT) if os.path.isabs(row["file"]) else row["file"],
-                           ", ".join(outputs) or g["name"], kind_of(g["counts"]),
-                           ", ".join(sorted(g["counts"]))))
-    if not pinned:
-        return []
-    return (["| curated scenario | output | block 0 | invariants |", "|---|---|---|---|"]
-            + [f"| `{p[0]}` | {p[1]} | {p[2]} | {p[3]} |" for p in pinned] + [""])
-
-
-def finding_rows(found):
-    """The table of a campaign's distinct findings, one row each."""
-    lines = ["| cause | block 0 | minimized to | what the reproducer shows |", "|---|---|---|---|"]
-    for f in found:
-        causes = "; ".join(f.get("causes", []))[:300].replace("|", "\\|")
-        lines += [f"| {f['cause']} ({f['blame']}) | {kind_of(f['invariants'])} | {f['shape']} | {causes} |"]
-    return lines + [""]
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--slotguard", default=os.path.join(ROOT, "build", "slotguard"))
@@ -149,28 +121,35 @@ def main():
                   f"{eng['repo']} `{eng.get('path', '')}` at `{eng.get('commit', '')[:12]}`: {eng.get('function', '')}.", ""]
         rows, check_cmd = curated(sg, name, scratch)
         if not variants:
-            # The description is the engine's: what a campaign of it finds is the engine's own.
-            report, fuzz_cmd = campaign(sg, name, "fixed", args.runs, scratch)
-            found = report.get("findings", [])
-            if not found:
-                lines += ["No variant: the description is what the engine does at this commit, and the fuzz campaign of",
-                          "the description finds nothing the engine would do wrong.", ""]
-            else:
-                lines += ["No variant: the description is what the engine does at this commit, so what a campaign of",
-                          f"the description finds is the engine's own (`{fuzz_cmd}`): {report.get('scenarios', 0)} "
-                          f"scenarios, {len(found)} distinct finding{'s' if len(found) != 1 else ''}.", ""]
-                lines += pinned_rows(rows, "fixed")
-                lines += finding_rows(found)
+            lines += ["No variant: the description is what the engine does at this commit, and the fuzz campaign of",
+                      "the description finds nothing the engine would do wrong.", ""]
         for v in variants:
             report, fuzz_cmd = campaign(sg, name, v["name"], args.runs, scratch)
             lines += [f"### {name} / {v['name']}", "", v["meaning"] + ".", ""]
             lines += [f"Upstream fix: {v['fix']}." if v.get("fix") else "Upstream fix: none known.", ""]
-            lines += pinned_rows(rows, v["name"])
+            pinned = []
+            for row in rows:
+                for g in row.get("groups", []):
+                    if g.get("variant") != v["name"] or not g.get("counts"):
+                        continue
+                    outputs = sorted({f["output"] for f in g.get("findings", [])
+                                      if f["invariant"] in ("null_block", "null_bytes", "negative_lands")})
+                    pinned.append((os.path.relpath(row["file"], ROOT) if os.path.isabs(row["file"]) else row["file"],
+                                   ", ".join(outputs) or g["name"], kind_of(g["counts"]),
+                                   ", ".join(sorted(g["counts"]))))
+            if pinned:
+                lines += ["| curated scenario | output | block 0 | invariants |", "|---|---|---|---|"]
+                lines += [f"| `{p[0]}` | {p[1]} | {p[2]} | {p[3]} |" for p in pinned]
+                lines += [""]
             found = report.get("findings", [])
             lines += [f"Fuzz from nothing (`{fuzz_cmd}`): {report.get('scenarios', 0)} scenarios, "
                       f"{len(found)} distinct finding{'s' if len(found) != 1 else ''}.", ""]
             if found:
-                lines += finding_rows(found)
+                lines += ["| cause | block 0 | minimized to | what the reproducer shows |", "|---|---|---|---|"]
+                for f in found:
+                    causes = "; ".join(f.get("causes", []))[:300].replace("|", "\\|")
+                    lines += [f"| {f['cause']} ({f['blame']}) | {kind_of(f['invariants'])} | {f['shape']} | {causes} |"]
+                lines += [""]
         if check_cmd:
             lines += [f"Curated scenarios: `{check_cmd}`.", ""]
     page = "\n".join(lines).rstrip() + "\n"

@@ -9,10 +9,7 @@
 #   - each engine family: `check` of its curated scenarios
 #     (scenarios/engines/NAME/) through its provider holds (exit 0); a short
 #     fuzz campaign of the family through its provider finds nothing
-#     (exit 0; with examples/python/families/NAME.suppressions.json where the
-#     family is the engine's and the engine has a hazard of its own, the
-#     batches that reach it are suppressed); `replay` of one curated scenario
-#     through it holds (exit 0);
+#     (exit 0); `replay` of one curated scenario through it holds (exit 0);
 #   - lmcache_vllm_adapter's provider computing LMCache PR #2984's order
 #     (--pr2984) fails its fixed scenario with a -1 id (exit 1);
 #   - the sliding window (a user family, --family-file): `check` of
@@ -87,11 +84,8 @@ for family in $families; do
   dir=scenarios/engines/$family
   expect 0 "$family: check $dir through its provider" \
     "$sg" check --backend host --writers --quiet --kernel-cmd "$provider" "$dir/"
-  known=()
-  supp=examples/python/families/$family.suppressions.json
-  [ -f "$supp" ] && known=(--suppressions "$supp")
   expect 0 "$family: fuzz 300 runs through its provider" \
-    "$sg" fuzz --backend host --family "$family" --kernel-cmd "$provider" --runs 300 --seed 1 "${known[@]}" \
+    "$sg" fuzz --backend host --family "$family" --kernel-cmd "$provider" --runs 300 --seed 1 \
     --out "$scratch/fuzz-$family"
   first=$(ls "$dir"/*.json | head -n 1)
   expect 0 "$family: replay $first through its provider" \
@@ -139,18 +133,28 @@ expect 1 "vllm_parallel_drafting: fuzz finds the provider without the rejected-t
 # The Mamba post-copy reads the per-request input num_accepted: a provider
 # that takes 1 for every request (a stale count) misses the copies that
 # accepted drafts cause. Check of the curated scenarios and fuzz from nothing
-# both find it; the engine's own null hazards (no null test on either side)
-# are suppressed, so the finding is the provider's: differential.
+# both find it, as a difference from the reference blamed on the kernel.
 postcopy="$py examples/python/families/vllm_mamba_postcopy_provider.py --stale-accepted"
 expect 1 "vllm_mamba_postcopy: check through a provider with a stale num_accepted fails" \
   "$sg" check --backend host --writers --quiet --kernel-cmd "$postcopy" scenarios/engines/vllm_mamba_postcopy/
 expect 1 "vllm_mamba_postcopy: fuzz finds the provider with a stale num_accepted" \
   "$sg" fuzz --backend host --family vllm_mamba_postcopy --kernel-cmd "$postcopy" --runs 300 --seed 1 \
-  --suppressions examples/python/families/vllm_mamba_postcopy.suppressions.json --out "$scratch/fuzz-postcopy-planted"
+  --out "$scratch/fuzz-postcopy-planted"
 if grep -q "signature .*vllm_mamba_postcopy/fixed: differential (kernel)" "$log"; then
   passed=$((passed + 1)); echo "ok    vllm_mamba_postcopy: the finding is differential, blamed on the kernel"
 else
   failed=$((failed + 1)); echo "FAIL  vllm_mamba_postcopy: the fuzz finding is not the provider's differential"; tail -n 5 "$log"
+fi
+# The engine's post-copy (variant engine_81be2e09) tests no side for null:
+# a campaign from nothing finds it writing a live request's state into
+# block 0 (op_null_dst).
+expect 1 "vllm_mamba_postcopy: fuzz of variant engine_81be2e09 finds the null destination" \
+  "$sg" fuzz --backend host --family vllm_mamba_postcopy --variant engine_81be2e09 --keep-going --runs 2000 --seed 1 \
+  --out "$scratch/fuzz-postcopy-engine"
+if grep -q "signature .*vllm_mamba_postcopy/engine_81be2e09: op_null_dst" "$log"; then
+  passed=$((passed + 1)); echo "ok    vllm_mamba_postcopy: the engine's finding is op_null_dst"
+else
+  failed=$((failed + 1)); echo "FAIL  vllm_mamba_postcopy: the engine's campaign does not name op_null_dst"; tail -n 5 "$log"
 fi
 
 # FlashInfer's batch_indices is the owner input of flashinfer_batch_indices

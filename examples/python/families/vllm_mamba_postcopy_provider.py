@@ -24,7 +24,10 @@ then the destination blocks, -1 where an operation is not done):
   running column preprocess left, cdiv(seq_len, B) - 1 (L318-320);
 - nothing when src == dest and bias == 0 (L255);
 - op 0 copies row[src + bias] into row[dest] (L122, L78), op 1 row[src]
-  into row[dest] (L107): no null test on either side, as the kernel;
+  into row[dest] (L107);
+- null-safe, as the description (the engine has no such test: variant
+  engine_81be2e09): an operation whose source or destination is the null
+  block (0) is not done;
 - a column outside the row is not read (the engine's allocator keeps every
   column it reads inside the row).
 
@@ -81,8 +84,11 @@ def run(call):
         ok = live & (col >= 0) & (col < width) & (dest >= 0) & (dest < width)
         r = np.arange(n)[ok]
         base = row[ok] * call.block_table_row_stride
-        src_out[r * 2 + op] = call.block_table[base + col[ok]].astype(np.int64)
-        dst_out[r * 2 + op] = call.block_table[base + dest[ok]].astype(np.int64)
+        src_blk = call.block_table[base + col[ok]].astype(np.int64)
+        dst_blk = call.block_table[base + dest[ok]].astype(np.int64)
+        real = (src_blk != 0) & (dst_blk != 0)  # nothing from or into the null block
+        src_out[r[real] * 2 + op] = src_blk[real]
+        dst_out[r[real] * 2 + op] = dst_blk[real]
 
 
 if __name__ == "__main__":
