@@ -913,6 +913,9 @@ UNBOUND = {
     "vllm_encoder_only",
     # ReqMeta.from_request_tracker needs a RequestTracker and LMCache's config: not bound yet
     "lmcache_vllm_adapter",
+    # postprocess_mamba_fused_kernel copies state bytes through a MambaSpecDecodeGPUContext's table and state
+    # pointers (block_table_ptrs, state_base_addrs) instead of returning its operations: not bound yet
+    "vllm_mamba_postcopy",
 }
 
 
