@@ -507,6 +507,88 @@ def test_mamba_copy_argument_mapping(tmp_path):
     assert list(call.outputs[1]) == [8, -1, 3, 5, -1]      # destinations
 
 
+MAMBA_POSTCOPY = {"vllm/v1/worker/mamba_utils.py": MAMBA_COPY["vllm/v1/worker/mamba_utils.py"] + '''
+    @triton.jit(do_not_specialize=["num_reqs"])
+    def postprocess_mamba_fused_kernel(num_accepted_tokens_ptr, mamba_state_idx_ptr, num_scheduled_tokens_ptr,
+                                       num_computed_tokens_ptr, num_draft_tokens_ptr, block_table_ptrs_ptr,
+                                       block_table_stride_req, state_base_addrs_ptr, state_block_strides_ptr,
+                                       state_elem_sizes_ptr, state_inner_sizes_ptr, state_conv_widths_ptr,
+                                       state_group_indices_ptr, state_dim_row_count_ptr, state_dim_row_stride_ptr,
+                                       num_accepted_tokens_out_ptr, idx_mapping_ptr, num_reqs, block_size,
+                                       COPY_BLOCK_SIZE, CONV_STATE_DIM_FIRST, HAS_IDX_MAPPING=False,
+                                       PRECOMPUTED_NEW_COMPUTED=False):
+        RECORD.setdefault("post_grids", []).append(GRID)
+        RECORD.setdefault("new_computed", []).append(int(num_computed_tokens_ptr[0]))
+        for batch_idx in range(GRID[0]):                  # mamba_utils.py:212-277
+            req = idx_mapping_ptr[batch_idx]
+            if req < 0:
+                continue
+            acc, src = int(num_accepted_tokens_ptr[req]), int(mamba_state_idx_ptr[req])
+            new = int(num_computed_tokens_ptr[req])
+            running = new - acc + 1
+            aligned = new // block_size * block_size
+            if aligned < running:
+                continue
+            bias, dst = aligned - running, aligned // block_size - 1
+            if src == dst and bias == 0:
+                continue
+            row = (ctypes.c_int32 * (src + bias + 1)).from_address(int(block_table_ptrs_ptr[0]) +
+                                                                   4 * batch_idx * block_table_stride_req)
+            for state in range(GRID[1]):                  # _copy_mamba_state_block (:27-150)
+                base, stride = int(state_base_addrs_ptr[state]), int(state_block_strides_ptr[state])
+                elem, inner = int(state_elem_sizes_ptr[state]), int(state_inner_sizes_ptr[state])
+                width = int(state_conv_widths_ptr[state])
+                if width > 0:                             # SD conv: shift by bias tokens (:104-120)
+                    ctypes.memmove(base + row[dst] * stride, base + row[src] * stride + bias * inner * elem,
+                                   (width - bias) * inner * elem)
+                else:                                     # temporal: row[src + bias] (:121-150)
+                    ctypes.memmove(base + row[dst] * stride, base + row[src + bias] * stride, inner * elem)
+'''}
+
+
+def mamba_postcopy_call(accepted, prefill, seq_lens=(12, 11, 8, 1), table=None):
+    # block 4; r0 and r1 decodes of 1 + 3 drafts, r2 a prefill chunk of 4, r3 a dummy of one token
+    table = table or [[10, 11, 12, 13, 14, 15], [10, 11, 12, 13, 14, 15], [20, 21, 22, 23, 24, 25], [0] * 6]
+    call = make_call([0, 4, 8, 12, 13], [0] * 13, list(seq_lens), [0, 1, 2, -1], table, 6,
+                     params={"block_size": 4}, outputs=2, output_length=8)
+    call.inputs = {"num_accepted": np.array(accepted, dtype=np.int64), "prefill": np.array(prefill, dtype=np.int64)}
+    return call
+
+
+def test_mamba_postcopy_argument_mapping(tmp_path):
+    call = mamba_postcopy_call([4, 2, 1, 1], [0, 0, 1, 0])
+    record = run_binding(tmp_path, "vllm_mamba_postcopy", MAMBA_POSTCOPY, call)
+    # r0 (P1): new = 12 - 1 - 3 + 4 = 12, running 9, aligned 12: bias 3, dest column 2, running column
+    # cdiv(12, 4) - 1 = 2: temporal row[5] = 15 -> row[2] = 12, conv row[2] = 12 shifted by 3 -> 12.
+    # r1 (P3): new = 11 - 1 - 3 + 2 = 9, running 8, aligned 8: bias 0, dest 1, running column 2: 12 -> 11 both.
+    # r2: a prefill, new = seq_len 8 = aligned = running, bias 0, dest 1 = running column 1: no copy. r3: a dummy.
+    assert record["post_grids"] == [(1, 2)] * 4            # one launch a request, two states
+    assert record["new_computed"] == [12, 9, 8, 0]
+    assert list(call.outputs[0]) == [15, 12, 12, 12, -1, -1, -1, -1]   # sources: op 0 temporal, op 1 conv
+    assert list(call.outputs[1]) == [12, 12, 11, 11, -1, -1, -1, -1]   # destinations
+
+
+def test_mamba_postcopy_sees_a_copy_from_and_into_the_null_block(tmp_path):
+    # r0's temporal source column 5 holds the null block; r1's destination column 1 does: the kernel tests
+    # neither, so the copies are 0 -> 12 (temporal; the conv source is column 2, 12 -> 12) and 12 -> 0.
+    call = mamba_postcopy_call([4, 2, 1, 1], [0, 0, 1, 0],
+                               table=[[10, 11, 12, 13, 14, 0], [10, 0, 12, 13, 14, 15], [20] * 6, [0] * 6])
+    run_binding(tmp_path, "vllm_mamba_postcopy", MAMBA_POSTCOPY, call)
+    assert list(call.outputs[0]) == [0, 12, 12, 12, -1, -1, -1, -1]
+    assert list(call.outputs[1]) == [12, 12, 0, 0, -1, -1, -1, -1]
+
+
+@pytest.mark.parametrize("accepted, prefill, seq_lens, why", [
+    ([5, 2, 1, 1], [0, 0, 1, 0], (12, 11, 8, 1), "num_accepted above 1 \\+ num_draft"),
+    ([4, 2, 2, 1], [0, 0, 1, 0], (12, 11, 8, 1), "a prefill row with num_accepted other than 1"),
+    ([4, 2, 1, 1], [0, 0, 1, 0], (24, 11, 8, 1), "a column the copy reads past the row"),
+])
+def test_mamba_postcopy_skips_what_the_engine_never_holds(tmp_path, accepted, prefill, seq_lens, why):
+    call = mamba_postcopy_call(accepted, prefill, seq_lens=seq_lens)
+    with pytest.raises(Skip, match=why):
+        run_binding(tmp_path, "vllm_mamba_postcopy", MAMBA_POSTCOPY, call)
+
+
 def test_mamba_copy_skips_a_seq_len_past_int32(tmp_path):
     # V2's num_computed_tokens and seq_lens are int32: a request of 2^31 tokens is none the engine holds.
     call = with_seq_lens(make_call([0, 1], [0], [1], [0], [[4, 6, 8]], 3, params={"block_size": 2 ** 30},
@@ -913,9 +995,6 @@ UNBOUND = {
     "vllm_encoder_only",
     # ReqMeta.from_request_tracker needs a RequestTracker and LMCache's config: not bound yet
     "lmcache_vllm_adapter",
-    # postprocess_mamba_fused_kernel copies state bytes through a MambaSpecDecodeGPUContext's table and state
-    # pointers (block_table_ptrs, state_base_addrs) instead of returning its operations: not bound yet
-    "vllm_mamba_postcopy",
 }
 
 

@@ -586,6 +586,108 @@ def run_mamba_copy(call, fns, ops, options):
         del row_t, state_t
 
 
+def run_mamba_postcopy(call, fns, ops, options):
+    """The V2 align post-copy after speculative decoding, as MambaHybridModelState.postprocess_state runs it
+    (mamba_hybrid.py:289-328): the running column as preprocess_mamba_align_fused_kernel left it this step
+    (mamba_utils.py:281-323), then postprocess_mamba_fused_kernel (mamba_utils.py:153-277) through
+    run_fused_postprocess_align's call (mamba_utils.py:844-900: HAS_IDX_MAPPING, PRECOMPUTED_NEW_COMPUTED),
+    which decides and copies through _copy_mamba_state_block (mamba_utils.py:27-150).
+
+    The caller's state: new_num_computed is the count the runner advanced by q - num_rejected
+    (gpu/input_batch.py:533-538), num_rejected = num_logits - num_sampled, 0 while a prefill chunk
+    (input_batch.py:445-456): seq_len for a prefill row, seq_len - 1 - num_draft + num_accepted for a decode
+    of q - 1 drafts (num_accepted = max(num_sampled, 1) = num_sampled, mamba_hybrid.py:301-311). The
+    previous running column is (num_computed - 1) // block_size, as for vllm_mamba_copy.
+
+    Which blocks it copied is read from the state it copied: adapter: one launch per request, two states
+    (state 0 temporal, 16 bytes a block; state 1 a conv state of int64 tokens, wide enough that a shift by
+    the accepted-token bias leaves one), and the row handed to the kernel holds column c's own block c, so
+    that a copy is seen whatever ids the row holds (the kernel's decisions read columns, never ids; an id
+    is only an address, mamba_utils.py:76-79, 105-122). Token k of column c's block holds base * (k + 1) + c:
+    the temporal destination then holds its source column, the conv destination's first token its source
+    column and the shift. Operation 0 of a request is the temporal copy, 1 the conv copy."""
+    np = _np()
+    R = call.num_reqs
+    src_out, dst_out = call.outputs
+    src_out[:] = -1
+    dst_out[:] = -1
+    if R == 0:
+        return  # postprocess_state returns on num_reqs == 0 (mamba_hybrid.py:297-299)
+    require_columns(call)
+    bs = call.block_size
+    rows = input_rows(call)
+    W = rows.shape[1]
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    q = qsl[1:] - qsl[:-1]
+    seq_lens = np.asarray(call.seq_lens, dtype=np.int64)[:R]
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    inputs = getattr(call, "inputs", None) or {}
+    accepted = np.asarray(inputs.get("num_accepted", np.ones(R)), dtype=np.int64)[:R]
+    prefill = np.asarray(inputs.get("prefill", np.zeros(R)), dtype=np.int64)[:R]
+    live = idx >= 0
+    if (seq_lens[live] + bs - 1 > INT32_MAX).any():
+        raise Skip("a seq_len within block_size of int32: V2's counts are int32 (gpu/states.py:58-60) and "
+                   "preprocess_mamba_align_fused_kernel's (computed_after + MAMBA_BLOCK_SIZE - 1) wraps there "
+                   "(mamba_utils.py:318-320)")
+    num_computed = seq_lens - q
+    if (num_computed[live] < 0).any():
+        raise Skip("seq_len < query length: a negative num_computed_tokens")
+    num_draft = np.where(prefill == 1, 0, np.maximum(q - 1, 0))  # scheduler.py:642-653: drafts only to decodes
+    if (live & (prefill == 0) & (accepted > 1 + num_draft)).any():
+        raise Skip("num_accepted above 1 + num_draft: the engine samples at most num_logits = 1 + num_draft "
+                   "tokens (input_batch.py:453-455)")
+    if (live & (prefill == 1) & (accepted != 1)).any():
+        raise Skip("a prefill row with num_accepted other than 1: a prefill samples at most one token")
+    new_computed = seq_lens - 1 - num_draft + accepted  # input_batch.py:533-538, num_rejected 455-456
+    running_col = -(-seq_lens // bs) - 1
+    running = new_computed - accepted + 1
+    aligned = new_computed // bs * bs
+    copies = live & (aligned >= running)
+    if (copies & ((running_col + aligned - running >= W) | (running_col >= W))).any():
+        raise Skip("a column the copy reads past the row: the engine's align-mode rows hold the running column "
+                   "and num_speculative_tokens more (single_type_kv_cache_manager.py:1551-1600)")
+    base = W + 1
+    conv_width = int(accepted.max()) + 1   # adapter: a shift by bias <= num_accepted - 1 leaves a token
+    for r in range(R):
+        row_t = ops.tensor(np.arange(W), "i32")  # adapter: column c holds block c (see the docstring)
+        temporal = np.stack([base + np.arange(W), base + np.arange(W)], axis=1).astype(np.int64)
+        conv = (base * (np.arange(conv_width)[None, :] + 1) + np.arange(W)[:, None]).astype(np.int64)
+        temporal_t = ops.tensor(temporal.reshape(-1), "i64")
+        conv_t = ops.tensor(conv.reshape(-1), "i64")
+        state_idx = ops.tensor([(int(num_computed[r]) - 1) // bs if live[r] else 0], "i32")
+        one = ops.tensor([0 if live[r] else -1], "i32")  # adapter: request r alone, in slot 0 of its arrays
+        if live[r]:  # preprocess_state runs on real batches only (mamba_hybrid.py:167-172)
+            fns["preprocess_mamba_align_fused_kernel"][(1,)](
+                one, state_idx, ops.tensor([num_computed[r]], "i32"), ops.tensor([0, q[r]], "i32"),
+                ops.tensor([1], "i32"), ops.full((1,), 0, "i32"), ops.full((1,), 0, "i32"), 1,
+                BLOCK_SIZE=256, MAMBA_BLOCK_SIZE=bs)
+        fns["postprocess_mamba_fused_kernel"][(1, 2)](
+            ops.tensor([accepted[r]], "i32"),  # the num_accepted snapshot (:866-868), int32 (mamba_hybrid.py:75-77)
+            state_idx, None, ops.tensor([new_computed[r] if live[r] else 0], "i32"), None,
+            ops.tensor([ops.data_ptr(row_t)], "i64"), W,       # block_table_ptrs, stride between requests
+            ops.tensor([ops.data_ptr(temporal_t), ops.data_ptr(conv_t)], "i64"),  # state_base_addrs
+            ops.tensor([16, 8 * conv_width], "i64"),            # block strides, bytes
+            ops.tensor([8, 8], "i32"), ops.tensor([2, 1], "i64"),  # element sizes, inner sizes
+            ops.tensor([0, conv_width], "i32"),                 # conv widths: 0 temporal
+            ops.tensor([0, 0], "i32"), ops.tensor([0, 0], "i32"), ops.tensor([0, 0], "i64"),  # one group, no DS rows
+            ops.tensor([accepted[r]], "i32"), one, 1,           # num_accepted out, idx_mapping, num_reqs
+            block_size=bs, COPY_BLOCK_SIZE=1024, CONV_STATE_DIM_FIRST=False, HAS_IDX_MAPPING=True,
+            PRECOMPUTED_NEW_COMPUTED=True)
+        ops.sync()
+        t_after = ops.host(temporal_t).reshape(-1, 2)
+        c_after = ops.host(conv_t).reshape(-1, conv_width)
+        for op, written in ((0, np.nonzero(t_after[:, 0] != temporal[:, 0])[0]),
+                            (1, np.nonzero(c_after[:, 0] != conv[:, 0])[0])):
+            if len(written) > 1:
+                raise RuntimeError("request %d: op %d wrote %d blocks; expected at most one" % (r, op, len(written)))
+            if len(written) == 1:
+                col = int(written[0])
+                value = int(t_after[col, 0] if op == 0 else c_after[col, 0])
+                dst_out[r * 2 + op] = int(rows[r, col])
+                src_out[r * 2 + op] = int(rows[r, value % base])
+        del row_t, temporal_t, conv_t
+
+
 # ---------------------------------------------------------------------------
 # vllm_offload_store: vllm/distributed/kv_transfer/kv_connector/v1/offloading/scheduler.py
 
@@ -996,6 +1098,9 @@ BINDINGS = {
     "vllm_mamba_copy": Binding("vllm_mamba_copy", "vllm/v1/worker/mamba_utils.py",
                                ["precopy_mamba_align_fused_kernel", "preprocess_mamba_align_fused_kernel",
                                 "_copy_mamba_state_block"], run_mamba_copy, "triton"),
+    "vllm_mamba_postcopy": Binding("vllm_mamba_postcopy", "vllm/v1/worker/mamba_utils.py",
+                                   ["postprocess_mamba_fused_kernel", "preprocess_mamba_align_fused_kernel",
+                                    "_copy_mamba_state_block"], run_mamba_postcopy, "triton"),
     "vllm_offload_store": Binding("vllm_offload_store", OFFLOAD_PATH, OFFLOAD_NAMES, run_offload_store, "python",
                                   namespace=offload_namespace),
     "eagle_step_chain": Binding("eagle_step_chain", "vllm/v1/spec_decode/utils.py",
