@@ -507,6 +507,88 @@ def test_mamba_copy_argument_mapping(tmp_path):
     assert list(call.outputs[1]) == [8, -1, 3, 5, -1]      # destinations
 
 
+MAMBA_POSTCOPY = {"vllm/v1/worker/mamba_utils.py": MAMBA_COPY["vllm/v1/worker/mamba_utils.py"] + '''
+    @triton.jit(do_not_specialize=["num_reqs"])
+    def postprocess_mamba_fused_kernel(num_accepted_tokens_ptr, mamba_state_idx_ptr, num_scheduled_tokens_ptr,
+                                       num_computed_tokens_ptr, num_draft_tokens_ptr, block_table_ptrs_ptr,
+                                       block_table_stride_req, state_base_addrs_ptr, state_block_strides_ptr,
+                                       state_elem_sizes_ptr, state_inner_sizes_ptr, state_conv_widths_ptr,
+                                       state_group_indices_ptr, state_dim_row_count_ptr, state_dim_row_stride_ptr,
+                                       num_accepted_tokens_out_ptr, idx_mapping_ptr, num_reqs, block_size,
+                                       COPY_BLOCK_SIZE, CONV_STATE_DIM_FIRST, HAS_IDX_MAPPING=False,
+                                       PRECOMPUTED_NEW_COMPUTED=False):
+        RECORD.setdefault("post_grids", []).append(GRID)
+        RECORD.setdefault("new_computed", []).append(int(num_computed_tokens_ptr[0]))
+        for batch_idx in range(GRID[0]):                  # mamba_utils.py:212-277
+            req = idx_mapping_ptr[batch_idx]
+            if req < 0:
+                continue
+            acc, src = int(num_accepted_tokens_ptr[req]), int(mamba_state_idx_ptr[req])
+            new = int(num_computed_tokens_ptr[req])
+            running = new - acc + 1
+            aligned = new // block_size * block_size
+            if aligned < running:
+                continue
+            bias, dst = aligned - running, aligned // block_size - 1
+            if src == dst and bias == 0:
+                continue
+            row = (ctypes.c_int32 * (src + bias + 1)).from_address(int(block_table_ptrs_ptr[0]) +
+                                                                   4 * batch_idx * block_table_stride_req)
+            for state in range(GRID[1]):                  # _copy_mamba_state_block (:27-150)
+                base, stride = int(state_base_addrs_ptr[state]), int(state_block_strides_ptr[state])
+                elem, inner = int(state_elem_sizes_ptr[state]), int(state_inner_sizes_ptr[state])
+                width = int(state_conv_widths_ptr[state])
+                if width > 0:                             # SD conv: shift by bias tokens (:104-120)
+                    ctypes.memmove(base + row[dst] * stride, base + row[src] * stride + bias * inner * elem,
+                                   (width - bias) * inner * elem)
+                else:                                     # temporal: row[src + bias] (:121-150)
+                    ctypes.memmove(base + row[dst] * stride, base + row[src + bias] * stride, inner * elem)
+'''}
+
+
+def mamba_postcopy_call(accepted, prefill, seq_lens=(12, 11, 8, 1), table=None):
+    # block 4; r0 and r1 decodes of 1 + 3 drafts, r2 a prefill chunk of 4, r3 a dummy of one token
+    table = table or [[10, 11, 12, 13, 14, 15], [10, 11, 12, 13, 14, 15], [20, 21, 22, 23, 24, 25], [0] * 6]
+    call = make_call([0, 4, 8, 12, 13], [0] * 13, list(seq_lens), [0, 1, 2, -1], table, 6,
+                     params={"block_size": 4}, outputs=2, output_length=8)
+    call.inputs = {"num_accepted": np.array(accepted, dtype=np.int64), "prefill": np.array(prefill, dtype=np.int64)}
+    return call
+
+
+def test_mamba_postcopy_argument_mapping(tmp_path):
+    call = mamba_postcopy_call([4, 2, 1, 1], [0, 0, 1, 0])
+    record = run_binding(tmp_path, "vllm_mamba_postcopy", MAMBA_POSTCOPY, call)
+    # r0 (P1): new = 12 - 1 - 3 + 4 = 12, running 9, aligned 12: bias 3, dest column 2, running column
+    # cdiv(12, 4) - 1 = 2: temporal row[5] = 15 -> row[2] = 12, conv row[2] = 12 shifted by 3 -> 12.
+    # r1 (P3): new = 11 - 1 - 3 + 2 = 9, running 8, aligned 8: bias 0, dest 1, running column 2: 12 -> 11 both.
+    # r2: a prefill, new = seq_len 8 = aligned = running, bias 0, dest 1 = running column 1: no copy. r3: a dummy.
+    assert record["post_grids"] == [(1, 2)] * 4            # one launch a request, two states
+    assert record["new_computed"] == [12, 9, 8, 0]
+    assert list(call.outputs[0]) == [15, 12, 12, 12, -1, -1, -1, -1]   # sources: op 0 temporal, op 1 conv
+    assert list(call.outputs[1]) == [12, 12, 11, 11, -1, -1, -1, -1]   # destinations
+
+
+def test_mamba_postcopy_sees_a_copy_from_and_into_the_null_block(tmp_path):
+    # r0's temporal source column 5 holds the null block; r1's destination column 1 does: the kernel tests
+    # neither, so the copies are 0 -> 12 (temporal; the conv source is column 2, 12 -> 12) and 12 -> 0.
+    call = mamba_postcopy_call([4, 2, 1, 1], [0, 0, 1, 0],
+                               table=[[10, 11, 12, 13, 14, 0], [10, 0, 12, 13, 14, 15], [20] * 6, [0] * 6])
+    run_binding(tmp_path, "vllm_mamba_postcopy", MAMBA_POSTCOPY, call)
+    assert list(call.outputs[0]) == [0, 12, 12, 12, -1, -1, -1, -1]
+    assert list(call.outputs[1]) == [12, 12, 0, 0, -1, -1, -1, -1]
+
+
+@pytest.mark.parametrize("accepted, prefill, seq_lens, why", [
+    ([5, 2, 1, 1], [0, 0, 1, 0], (12, 11, 8, 1), "num_accepted above 1 \\+ num_draft"),
+    ([4, 2, 2, 1], [0, 0, 1, 0], (12, 11, 8, 1), "a prefill row with num_accepted other than 1"),
+    ([4, 2, 1, 1], [0, 0, 1, 0], (24, 11, 8, 1), "a column the copy reads past the row"),
+])
+def test_mamba_postcopy_skips_what_the_engine_never_holds(tmp_path, accepted, prefill, seq_lens, why):
+    call = mamba_postcopy_call(accepted, prefill, seq_lens=seq_lens)
+    with pytest.raises(Skip, match=why):
+        run_binding(tmp_path, "vllm_mamba_postcopy", MAMBA_POSTCOPY, call)
+
+
 def test_mamba_copy_skips_a_seq_len_past_int32(tmp_path):
     # V2's num_computed_tokens and seq_lens are int32: a request of 2^31 tokens is none the engine holds.
     call = with_seq_lens(make_call([0, 1], [0], [1], [0], [[4, 6, 8]], 3, params={"block_size": 2 ** 30},
@@ -648,6 +730,165 @@ def test_gather_block_tables_skips_a_padded_row_before_a_live_one(tmp_path):
         run_binding(tmp_path, "vllm_gather_block_tables", GATHER, call)
 
 
+PARALLEL_DRAFTING = {"vllm/v1/spec_decode/utils.py": """
+    PADDING_SLOT_ID = -1
+
+    def next_power_of_2(n):
+        return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+    @triton.jit
+    def copy_and_expand_eagle_inputs_kernel(target_token_ids_ptr, target_positions_ptr, next_token_ids_ptr,
+                                            out_input_ids_ptr, out_positions_ptr, out_is_rejected_token_mask_ptr,
+                                            out_is_masked_token_mask_ptr, out_new_token_indices_ptr,
+                                            out_hidden_state_mapping_ptr, query_start_loc_ptr, query_end_loc_ptr,
+                                            padding_token_id, parallel_drafting_token_id, total_input_tokens,
+                                            num_padding_slots_per_request, shift_input_ids, BLOCK_SIZE_TOKENS):
+        RECORD.update(grid=GRID, target_positions=list(target_positions_ptr), qsl=list(query_start_loc_ptr),
+                      qel=list(query_end_loc_ptr), K=num_padding_slots_per_request, shift=shift_input_ids,
+                      block=BLOCK_SIZE_TOKENS, total_input=total_input_tokens)
+        for r in range(GRID[0]):                          # utils.py:339-433, the whole request at once
+            qs, nqs, qe = query_start_loc_ptr[r], query_start_loc_ptr[r + 1], query_end_loc_ptr[r]
+            valid = qe - qs if shift_input_ids else qe - qs + 1
+            start = qs + r * (num_padding_slots_per_request - (1 if shift_input_ids else 0))
+            rejected = nqs - qe - 1
+            for j in range(valid + num_padding_slots_per_request + rejected):
+                is_rejected = j >= valid + num_padding_slots_per_request
+                out_positions_ptr[start + j] = 0 if is_rejected else target_positions_ptr[qs] + j
+                out_is_rejected_token_mask_ptr[start + j] = is_rejected
+
+    def compute_new_slot_mapping(cad, new_positions, is_rejected_token_mask, block_size, num_new_tokens,
+                                 max_model_len):
+        batch_size, n_blocks_per_req = cad.block_table_tensor.shape       # utils.py:249-270
+        RECORD.update(naive=list(cad.naive_query_lens()), N=num_new_tokens, positions=list(new_positions),
+                      mask=[bool(m) for m in is_rejected_token_mask])
+        req = np.repeat(np.arange(batch_size), cad.naive_query_lens() + num_new_tokens)
+        clamped = np.minimum(new_positions, max_model_len - 1)
+        nums = cad.block_table_tensor.reshape(-1)[req * n_blocks_per_req + clamped // block_size]
+        out = nums.astype(np.int64) * block_size + clamped % block_size
+        out[new_positions >= max_model_len] = PADDING_SLOT_ID
+        out[is_rejected_token_mask] = PADDING_SLOT_ID
+        return out
+""", "vllm/v1/attention/backend.py": """
+    class CommonAttentionMetadata:
+        def naive_query_lens(self):
+            return self.query_start_loc[1:] - self.query_start_loc[:-1]
+"""}
+
+
+def parallel_drafting_call(positions, num_rejected, idx_mapping=(0, 1), max_model_len=64):
+    # block 4, num_speculative_tokens 3 with the EAGLE shift: N = 2 slots a request. Request 0: 5 tokens (a
+    # target of 3), its last rejected; request 1: 4 tokens (a target of 2); one token of CUDA-graph padding.
+    call = make_call([0, 5, 9], positions, [12, 7], list(idx_mapping), [[5, 6, 7], [9, 10, 0]], 3,
+                     params={"block_size": 4, "max_model_len": max_model_len}, num_tokens=10)
+    call.inputs = {"num_rejected": np.array(num_rejected, dtype=np.int64)}
+    return call
+
+
+def test_parallel_drafting_argument_mapping(tmp_path):
+    call = parallel_drafting_call([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [1, 0])
+    record = run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call,
+                         options={"num_speculative_tokens": "3"})
+    # the target: 3 + 2 tokens from positions 8 and 3; query_end_loc = qsl[1:] - 1 - num_rejected = [1, 4]
+    assert record["qsl"] == [0, 3, 5] and record["qel"] == [1, 4] and record["target_positions"] == [8, 9, 10, 3, 4]
+    assert record["K"] == 3 and record["shift"] is True and record["total_input"] == 5
+    assert record["grid"] == (2, 1) and record["block"] == 8  # max target q 3 + N 2 = 5 -> 8
+    assert record["naive"] == [3, 2] and record["N"] == 2
+    # request 0: valid 3 - 1 - 1 = 1, bonus, 2 parallel slots (positions 8..11), then the rejected token at 0
+    assert record["positions"] == [8, 9, 10, 11, 0, 3, 4, 5, 6]
+    assert record["mask"] == [False] * 4 + [True] + [False] * 4
+    # 8..11 -> column 2, block 7: 28..31; 3 -> block 9: 39; 4..6 -> block 10: 40..42; the padding token PAD
+    assert list(call.slot_mapping) == [28, 29, 30, 31, -1, 39, 40, 41, 42, -1]
+
+
+def test_parallel_drafting_takes_the_largest_n_the_batch_carries(tmp_path):
+    call = parallel_drafting_call([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [1, 0])
+    record = run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call)
+    # N = min(q - shift - num_rejected, q - 1) = min(5 - 1 - 1, 4 - 1 - 0) = 3: K 4, targets of 2 and 1 tokens;
+    # query_end_loc = [2, 3] - 1 - [1, 0] = [0, 2]; request 0: valid 0, the bonus, 3 slots, the rejected token
+    assert record["N"] == 3 and record["K"] == 4 and record["naive"] == [2, 1]
+    assert record["target_positions"] == [8, 9, 3] and record["qel"] == [0, 2]
+    assert record["positions"] == [8, 9, 10, 11, 0, 3, 4, 5, 6]
+    assert list(call.slot_mapping) == [28, 29, 30, 31, -1, 39, 40, 41, 42, -1]
+
+
+def test_parallel_drafting_skips_a_slot_past_int32(tmp_path):
+    # block 7 * block_size 10^9 > 2^31 - 1: utils.py:264 multiplies the int32 entry by block_size in int32
+    call = parallel_drafting_call([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [1, 0])
+    call.block_size = call.params["block_size"] = 10 ** 9
+    with pytest.raises(Skip, match="an entry whose slot is past int32"):
+        run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call)
+
+
+def test_parallel_drafting_masks_positions_from_max_model_len(tmp_path):
+    call = parallel_drafting_call([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [1, 0], max_model_len=6)
+    run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call)
+    # request 0 is past max_model_len 6 entirely; request 1's positions 3, 4, 5 map, 6 is PAD
+    assert list(call.slot_mapping) == [-1, -1, -1, -1, -1, 39, 40, 41, -1, -1]
+
+
+@pytest.mark.parametrize("positions, num_rejected, idx, why", [
+    ([8, 9, 10, 12, 0, 3, 4, 5, 6, 0], [1, 0], (0, 1), "positions are not start, start \\+ 1"),
+    ([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [3, 0], (0, 1), "request 0: 5 tokens with num_rejected 3"),
+    ([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [1, 0], (0, -1), "a dummy request"),
+    ([8, 9, 10, 11, 0, 3, 4, 5, 6, 0], [4, 0], (0, 1), "too short to carry a drafter's slot"),
+])
+def test_parallel_drafting_skips_what_the_proposer_never_makes(tmp_path, positions, num_rejected, idx, why):
+    call = parallel_drafting_call(positions, num_rejected, idx_mapping=idx)
+    options = {} if "too short" in why else {"num_speculative_tokens": "3"}
+    with pytest.raises(Skip, match=why):
+        run_binding(tmp_path, "vllm_parallel_drafting", PARALLEL_DRAFTING, call, options=options)
+
+
+SLIDING = {"vllm/v1/worker/gpu/block_table.py": '''
+    from vllm.v1.worker.gpu.buffer_utils import _load_ptr  # a bare import: never run
+
+    @triton.jit
+    def _compute_slot_mappings_kernel(max_num_tokens, idx_mapping, query_start_loc, pos, block_table_ptrs,
+                                      block_table_strides, block_sizes, slot_mappings_ptr, slot_mappings_stride,
+                                      cp_rank, CP_SIZE, CP_INTERLEAVE, PAD_ID, TRITON_BLOCK_SIZE):
+        RECORD.update(grid=GRID, max_num_tokens=max_num_tokens, idx=list(idx_mapping), stride=slot_mappings_stride,
+                      load_ptr=_load_ptr(None, None), block_sizes=list(block_sizes), cp=(CP_SIZE, cp_rank))
+        for group_id in range(GRID[0]):                     # block_table.py:277-323
+            out = slot_mappings_ptr[group_id]
+            stride, bs = int(block_table_strides[group_id]), int(block_sizes[group_id])
+            for batch_idx in range(GRID[1]):
+                if batch_idx == GRID[1] - 1:                # :283-291 PAD the rest
+                    out[query_start_loc[batch_idx]:max_num_tokens] = PAD_ID
+                    continue
+                row = int(idx_mapping[batch_idx])
+                for t in range(query_start_loc[batch_idx], query_start_loc[batch_idx + 1]):
+                    p = int(pos[t])
+                    addr = int(block_table_ptrs[group_id]) + 4 * (row * stride + p // bs)
+                    out[t] = ctypes.c_int32.from_address(addr).value * bs + p % bs
+''', "vllm/v1/worker/gpu/buffer_utils.py": '''
+    def _load_ptr(ptr_to_ptr, elem_dtype):
+        return "buffer_utils._load_ptr"
+'''}
+
+
+def test_sliding_window_argument_mapping(tmp_path):
+    # block 4, a persistent table of 3 rows, 3 wide. request 0 reads row 2 (its column 0 the null block the
+    # window freed), positions 5, 6: column 1, block 5 -> 21, 22; request 1 reads row 0, position 9: column 2,
+    # block 11 -> 45; one padding token: PAD from the last program.
+    call = make_call([0, 2, 3], [5, 6, 9, 0], [7, 10], [2, 0], [[7, 8, 11], [1, 2, 3], [0, 5, 6]], 3,
+                     rows_by_idx=True, params={"block_size": 4, "sliding_window": 6})
+    record = run_binding(tmp_path, "vllm_sliding_window", SLIDING, call)
+    assert record["grid"] == (1, 3) and record["max_num_tokens"] == 4 and record["idx"] == [2, 0]
+    assert record["load_ptr"] == "buffer_utils._load_ptr" and record["block_sizes"] == [4] and record["cp"] == (1, 0)
+    assert list(call.slot_mapping) == [21, 22, 45, -1]
+
+
+@pytest.mark.parametrize("idx, positions, why", [
+    ([2, -1], [5, 6, 9, 0], "a dummy request"),
+    ([2, 0], [5, 6, 40, 0], "past the table's last row"),
+])
+def test_sliding_window_skips_what_the_runner_never_hands_the_kernel(tmp_path, idx, positions, why):
+    call = make_call([0, 2, 3], positions, [7, 10], idx, [[7, 8, 11], [1, 2, 3], [0, 5, 6]], 3,
+                     rows_by_idx=True, params={"block_size": 4, "sliding_window": 6})
+    with pytest.raises(Skip, match=why):
+        run_binding(tmp_path, "vllm_sliding_window", SLIDING, call)
+
+
 # ---------------------------------------------------------------------------
 # What a binding says when the tree lacks what it binds.
 
@@ -754,12 +995,6 @@ UNBOUND = {
     "vllm_encoder_only",
     # ReqMeta.from_request_tracker needs a RequestTracker and LMCache's config: not bound yet
     "lmcache_vllm_adapter",
-    # BlockTables.compute_slot_mappings launches over the tables' device pointers (block_table_ptrs), which
-    # need a BlockTables object: not bound yet; its window is the manager's table, which slotguard judges
-    "vllm_sliding_window",
-    # compute_new_slot_mapping takes a CommonAttentionMetadata (its block table and naive query lengths) and
-    # the per-request num_rejected that the binding's call does not carry yet: not bound yet
-    "vllm_parallel_drafting",
 }
 
 

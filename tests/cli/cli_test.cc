@@ -732,7 +732,7 @@ TEST_F(CliTest, ListJsonHoldsTheRegistries) {
                                    "vllm_extract_hidden_states", "sglang_out_cache_loc", "flashinfer_append", "flashinfer_batch_indices",
                                    "trtllm_paged", "lmcache_vllm_adapter", "vllm_encoder_only", "vllm_mamba", "vllm_gdn",
                                    "vllm_lightning", "sglang_mamba",
-                                   "vllm_mamba_copy", "vllm_offload_store", "vllm_parallel_drafting", "vllm_sliding_window", "vllm_gather_block_tables",
+                                   "vllm_mamba_copy", "vllm_mamba_postcopy", "vllm_offload_store", "vllm_parallel_drafting", "vllm_sliding_window", "vllm_gather_block_tables",
                                    "vllm_hisparse_compressed"}),
             families);
   EXPECT_EQ("unguarded", j["families"][0]["variants"][1]["name"]);
@@ -843,7 +843,7 @@ TEST(BinaryTest, UnknownFamiliesAndVariantsSuggestTheirNames) {
   EXPECT_EQ("slotguard: error: --family: unknown kernel family 'kpool', did you mean 'kpool_tail'?; expected one of paged, "
             "kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
             "eagle_step_chain, flashinfer_append, flashinfer_batch_indices, lmcache_vllm_adapter, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
-            "vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store, vllm_parallel_drafting, vllm_sliding_window\n",
+            "vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_mamba_postcopy, vllm_offload_store, vllm_parallel_drafting, vllm_sliding_window\n",
             out);
   EXPECT_EQ(2, RunBinary("fuzz --backend host --runs 1 --family pagd", &out));
   EXPECT_EQ(0u, out.find("slotguard: error: --family: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "))

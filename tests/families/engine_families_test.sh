@@ -3,7 +3,7 @@
 # sglang_out_cache_loc,flashinfer_append,flashinfer_batch_indices,lmcache_vllm_adapter,
 # vllm_encoder_only,vllm_sliding_window,vllm_hisparse_compressed}.json, the state-index families
 # vllm_mamba, vllm_gdn, vllm_lightning, sglang_mamba and the block-operation
-# families vllm_mamba_copy, vllm_offload_store) and the sliding-window
+# families vllm_mamba_copy, vllm_mamba_postcopy, vllm_offload_store) and the sliding-window
 # worked example of docs/family-format.md, end to end through the binary and
 # their numpy providers (examples/python/families/):
 #   - each engine family: `check` of its curated scenarios
@@ -70,7 +70,7 @@ expect() {
 }
 
 first_half="dsv4_compressed eagle_step eagle_step_chain dflash vllm_extract_hidden_states sglang_out_cache_loc flashinfer_append trtllm_paged
-  lmcache_vllm_adapter vllm_encoder_only"
+  lmcache_vllm_adapter vllm_encoder_only vllm_mamba_postcopy"
 second_half="vllm_sliding_window vllm_mamba vllm_gdn vllm_lightning sglang_mamba vllm_mamba_copy vllm_offload_store
   vllm_gather_block_tables vllm_hisparse_compressed vllm_parallel_drafting flashinfer_batch_indices"
 case $part in
@@ -129,6 +129,33 @@ expect 1 "vllm_parallel_drafting: check through a provider without the rejected-
 expect 1 "vllm_parallel_drafting: fuzz finds the provider without the rejected-token mask" \
   "$sg" fuzz --backend host --writers --family vllm_parallel_drafting --kernel-cmd "$drafting" --runs 300 --seed 1 \
   --out "$scratch/fuzz-drafting-planted"
+
+# The Mamba post-copy reads the per-request input num_accepted: a provider
+# that takes 1 for every request (a stale count) misses the copies that
+# accepted drafts cause. Check of the curated scenarios and fuzz from nothing
+# both find it, as a difference from the reference blamed on the kernel.
+postcopy="$py examples/python/families/vllm_mamba_postcopy_provider.py --stale-accepted"
+expect 1 "vllm_mamba_postcopy: check through a provider with a stale num_accepted fails" \
+  "$sg" check --backend host --writers --quiet --kernel-cmd "$postcopy" scenarios/engines/vllm_mamba_postcopy/
+expect 1 "vllm_mamba_postcopy: fuzz finds the provider with a stale num_accepted" \
+  "$sg" fuzz --backend host --family vllm_mamba_postcopy --kernel-cmd "$postcopy" --runs 300 --seed 1 \
+  --out "$scratch/fuzz-postcopy-planted"
+if grep -q "signature .*vllm_mamba_postcopy/fixed: differential (kernel)" "$log"; then
+  passed=$((passed + 1)); echo "ok    vllm_mamba_postcopy: the finding is differential, blamed on the kernel"
+else
+  failed=$((failed + 1)); echo "FAIL  vllm_mamba_postcopy: the fuzz finding is not the provider's differential"; tail -n 5 "$log"
+fi
+# The engine's post-copy (variant engine_81be2e09) tests no side for null:
+# a campaign from nothing finds it writing a live request's state into
+# block 0 (op_null_dst).
+expect 1 "vllm_mamba_postcopy: fuzz of variant engine_81be2e09 finds the null destination" \
+  "$sg" fuzz --backend host --family vllm_mamba_postcopy --variant engine_81be2e09 --keep-going --runs 2000 --seed 1 \
+  --out "$scratch/fuzz-postcopy-engine"
+if grep -q "signature .*vllm_mamba_postcopy/engine_81be2e09: op_null_dst" "$log"; then
+  passed=$((passed + 1)); echo "ok    vllm_mamba_postcopy: the engine's finding is op_null_dst"
+else
+  failed=$((failed + 1)); echo "FAIL  vllm_mamba_postcopy: the engine's campaign does not name op_null_dst"; tail -n 5 "$log"
+fi
 
 # FlashInfer's batch_indices is the owner input of flashinfer_batch_indices
 # (docs/family-format.md, "owner"): a provider that takes each token's

@@ -57,7 +57,13 @@ class WritersGpuTest : public ::testing::Test {
     const ScenarioReport g = CheckScenario(s, s.name, *gpu_, 4, cuda_graph);
     const ScenarioReport h = CheckScenario(s, s.name, *host_, 4, cuda_graph);
     ASSERT_EQ(ScenarioStatus::kChecked, g.status) << s.name << ": " << g.error;
-    const bool racing = SharesASlot(s);
+    bool racing = SharesASlot(s);
+    // Under a graph every replayed batch writes too: the dummy batch's
+    // padded tokens can share a slot of block 0 that the eager warm-up
+    // wrote first, so which token's word is there after the dummy replay
+    // (the same as the warm-up's, or not) is a race on the GPU.
+    if (cuda_graph)
+      for (const GraphReplay& replay : GraphReplays(PadToCaptureSize(s))) racing = racing || SharesASlot(replay.scenario);
     for (size_t i = 0; i < g.groups.size(); ++i) {
       std::map<std::string, int64_t> gc = g.groups[i].counts, hc = h.groups[i].counts;
       if (racing) gc.erase("write_set"), hc.erase("write_set");

@@ -158,7 +158,7 @@ TEST(KernelSpecTest, ErrorsNameFilePointerAndExpectation) {
             SpecError(R"({"slotguard_kernel_spec": 1, "famly": "paged"})"));
   EXPECT_EQ("k.json:/family: unknown kernel family 'kpool'; expected one of paged, kpool_tail, qsa_ring, "
             "qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, eagle_step_chain, flashinfer_append, flashinfer_batch_indices, lmcache_vllm_adapter, sglang_mamba, "
-            "sglang_out_cache_loc, trtllm_paged, vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store, vllm_parallel_drafting, vllm_sliding_window",
+            "sglang_out_cache_loc, trtllm_paged, vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_mamba_postcopy, vllm_offload_store, vllm_parallel_drafting, vllm_sliding_window",
             SpecError(R"({"slotguard_kernel_spec": 1, "family": "kpool", "symbol": "k"})"));
   EXPECT_EQ("k.json:/params/1/buffer: unknown buffer 'postions', did you mean 'positions'?; expected one of "
             "query_start_loc, positions, seq_lens, seq_lens_i32, idx_mapping, slot_mapping_in, block_table, slot_mapping, "

@@ -305,7 +305,7 @@ TEST_F(PluginTest, PluginsThatCannotBeUsedAreRefusedInOneLine) {
   EXPECT_EQ("--kernel-lib " + kFixtures + "/libsg_bad_unknown_family.so: plugin unknown-family lists unknown kernel "
             "family 'kpool_tial', did you mean 'kpool_tail'?; expected one of paged, kpool_tail, qsa_ring, "
             "qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, eagle_step_chain, flashinfer_append, flashinfer_batch_indices, lmcache_vllm_adapter, "
-            "sglang_mamba, sglang_out_cache_loc, trtllm_paged, vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, "
+            "sglang_mamba, sglang_out_cache_loc, trtllm_paged, vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_mamba_postcopy, "
             "vllm_offload_store, vllm_parallel_drafting, vllm_sliding_window",
             OpenError(kFixtures + "/libsg_bad_unknown_family.so"));
   EXPECT_EQ(kExitBadInput, Check("/nonexistent/lib.so"));

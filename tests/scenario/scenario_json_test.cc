@@ -258,7 +258,7 @@ TEST_F(ScenarioJsonTest, UnknownNamesSuggest) {
               "x.json:/groups/0/kernel: unknown kernel family 'pagd', did you mean 'paged'?; expected one of "
               "paged, kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
               "eagle_step_chain, flashinfer_append, flashinfer_batch_indices, lmcache_vllm_adapter, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
-              "vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_offload_store, vllm_parallel_drafting, vllm_sliding_window");
+              "vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_mamba_postcopy, vllm_offload_store, vllm_parallel_drafting, vllm_sliding_window");
   AssertError(Doc(R"({"query_start_loc": [0, 1]})",
                   R"([{"name": "a", "kernel": "paged", "variant": "unguardd", "block_size": 4, "block_table": [[1]]}])"),
               "x.json:/groups/0/variant: unknown variant 'unguardd' of family paged, did you mean 'unguarded'?; "

@@ -66,7 +66,7 @@ TEST(SuppressionsFileTest, EachErrorNamesThePointerAndWhatWasExpected) {
   EXPECT_EQ(":/suppressions/0/families/0: unknown family 'kpool_tial', did you mean 'kpool_tail'?; expected one of "
             "paged, kpool_tail, qsa_ring, qsa_compressed, compressor_ring, dflash, dsv4_compressed, eagle_step, "
             "eagle_step_chain, flashinfer_append, flashinfer_batch_indices, lmcache_vllm_adapter, sglang_mamba, sglang_out_cache_loc, trtllm_paged, "
-            "vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, "
+            "vllm_encoder_only, vllm_extract_hidden_states, vllm_gather_block_tables, vllm_gdn, vllm_hisparse_compressed, vllm_lightning, vllm_mamba, vllm_mamba_copy, vllm_mamba_postcopy, "
             "vllm_offload_store, vllm_parallel_drafting, vllm_sliding_window",
             LoadError(head + R"({"id": "a", "reason": "r", "families": ["kpool_tial"]}]})"));
   EXPECT_NE(std::string::npos, LoadError(head + R"({"id": "a", "reason": "r"}]})")

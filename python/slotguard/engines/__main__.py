@@ -17,7 +17,8 @@ def main(argv=None):
     parser.add_argument("--family", action="append", default=[], help="a family to bind (repeatable)")
     parser.add_argument("--source", default=None, help="a checkout of the engine (DIR/vllm/...); default: installed")
     parser.add_argument("--option", action="append", default=[], metavar="K=V",
-                        help="a binding's option (dsv4_compressed: caller=sparse_mla|indexer)")
+                        help="a binding's option (dsv4_compressed: caller=sparse_mla|indexer; "
+                             "vllm_parallel_drafting: num_speculative_tokens=K, shift=0|1)")
     parser.add_argument("--check", action="store_true", help="bind, print one line per family, exit 0 (2 if missing)")
     parser.add_argument("--list", action="store_true",
                         help="print the bindings: family, files (comma-separated), functions, needs")

@@ -39,7 +39,7 @@ class TorchOps(object):
         return host.to(self.device)
 
     def full(self, shape, value, dtype):
-        t = {"i32": self.torch.int32, "i64": self.torch.int64}[dtype]
+        t = {"i32": self.torch.int32, "i64": self.torch.int64, "bool": self.torch.bool}[dtype]
         return self.torch.full(shape, value, dtype=t, device=self.device)
 
     def host(self, tensor):
@@ -72,7 +72,8 @@ class NumpyOps(object):
         return self.np.array(array, dtype=np_dtype)
 
     def full(self, shape, value, dtype):
-        return self.np.full(shape, value, dtype={"i32": self.np.int32, "i64": self.np.int64}[dtype])
+        dtypes = {"i32": self.np.int32, "i64": self.np.int64, "bool": self.np.bool_}
+        return self.np.full(shape, value, dtype=dtypes[dtype])
 
     def host(self, array):
         return self.np.asarray(array)

@@ -586,6 +586,108 @@ def run_mamba_copy(call, fns, ops, options):
         del row_t, state_t
 
 
+def run_mamba_postcopy(call, fns, ops, options):
+    """The V2 align post-copy after speculative decoding, as MambaHybridModelState.postprocess_state runs it
+    (mamba_hybrid.py:289-328): the running column as preprocess_mamba_align_fused_kernel left it this step
+    (mamba_utils.py:281-323), then postprocess_mamba_fused_kernel (mamba_utils.py:153-277) through
+    run_fused_postprocess_align's call (mamba_utils.py:844-900: HAS_IDX_MAPPING, PRECOMPUTED_NEW_COMPUTED),
+    which decides and copies through _copy_mamba_state_block (mamba_utils.py:27-150).
+
+    The caller's state: new_num_computed is the count the runner advanced by q - num_rejected
+    (gpu/input_batch.py:533-538), num_rejected = num_logits - num_sampled, 0 while a prefill chunk
+    (input_batch.py:445-456): seq_len for a prefill row, seq_len - 1 - num_draft + num_accepted for a decode
+    of q - 1 drafts (num_accepted = max(num_sampled, 1) = num_sampled, mamba_hybrid.py:301-311). The
+    previous running column is (num_computed - 1) // block_size, as for vllm_mamba_copy.
+
+    Which blocks it copied is read from the state it copied: adapter: one launch per request, two states
+    (state 0 temporal, 16 bytes a block; state 1 a conv state of int64 tokens, wide enough that a shift by
+    the accepted-token bias leaves one), and the row handed to the kernel holds column c's own block c, so
+    that a copy is seen whatever ids the row holds (the kernel's decisions read columns, never ids; an id
+    is only an address, mamba_utils.py:76-79, 105-122). Token k of column c's block holds base * (k + 1) + c:
+    the temporal destination then holds its source column, the conv destination's first token its source
+    column and the shift. Operation 0 of a request is the temporal copy, 1 the conv copy."""
+    np = _np()
+    R = call.num_reqs
+    src_out, dst_out = call.outputs
+    src_out[:] = -1
+    dst_out[:] = -1
+    if R == 0:
+        return  # postprocess_state returns on num_reqs == 0 (mamba_hybrid.py:297-299)
+    require_columns(call)
+    bs = call.block_size
+    rows = input_rows(call)
+    W = rows.shape[1]
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    q = qsl[1:] - qsl[:-1]
+    seq_lens = np.asarray(call.seq_lens, dtype=np.int64)[:R]
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    inputs = getattr(call, "inputs", None) or {}
+    accepted = np.asarray(inputs.get("num_accepted", np.ones(R)), dtype=np.int64)[:R]
+    prefill = np.asarray(inputs.get("prefill", np.zeros(R)), dtype=np.int64)[:R]
+    live = idx >= 0
+    if (seq_lens[live] + bs - 1 > INT32_MAX).any():
+        raise Skip("a seq_len within block_size of int32: V2's counts are int32 (gpu/states.py:58-60) and "
+                   "preprocess_mamba_align_fused_kernel's (computed_after + MAMBA_BLOCK_SIZE - 1) wraps there "
+                   "(mamba_utils.py:318-320)")
+    num_computed = seq_lens - q
+    if (num_computed[live] < 0).any():
+        raise Skip("seq_len < query length: a negative num_computed_tokens")
+    num_draft = np.where(prefill == 1, 0, np.maximum(q - 1, 0))  # scheduler.py:642-653: drafts only to decodes
+    if (live & (prefill == 0) & (accepted > 1 + num_draft)).any():
+        raise Skip("num_accepted above 1 + num_draft: the engine samples at most num_logits = 1 + num_draft "
+                   "tokens (input_batch.py:453-455)")
+    if (live & (prefill == 1) & (accepted != 1)).any():
+        raise Skip("a prefill row with num_accepted other than 1: a prefill samples at most one token")
+    new_computed = seq_lens - 1 - num_draft + accepted  # input_batch.py:533-538, num_rejected 455-456
+    running_col = -(-seq_lens // bs) - 1
+    running = new_computed - accepted + 1
+    aligned = new_computed // bs * bs
+    copies = live & (aligned >= running)
+    if (copies & ((running_col + aligned - running >= W) | (running_col >= W))).any():
+        raise Skip("a column the copy reads past the row: the engine's align-mode rows hold the running column "
+                   "and num_speculative_tokens more (single_type_kv_cache_manager.py:1551-1600)")
+    base = W + 1
+    conv_width = int(accepted.max()) + 1   # adapter: a shift by bias <= num_accepted - 1 leaves a token
+    for r in range(R):
+        row_t = ops.tensor(np.arange(W), "i32")  # adapter: column c holds block c (see the docstring)
+        temporal = np.stack([base + np.arange(W), base + np.arange(W)], axis=1).astype(np.int64)
+        conv = (base * (np.arange(conv_width)[None, :] + 1) + np.arange(W)[:, None]).astype(np.int64)
+        temporal_t = ops.tensor(temporal.reshape(-1), "i64")
+        conv_t = ops.tensor(conv.reshape(-1), "i64")
+        state_idx = ops.tensor([(int(num_computed[r]) - 1) // bs if live[r] else 0], "i32")
+        one = ops.tensor([0 if live[r] else -1], "i32")  # adapter: request r alone, in slot 0 of its arrays
+        if live[r]:  # preprocess_state runs on real batches only (mamba_hybrid.py:167-172)
+            fns["preprocess_mamba_align_fused_kernel"][(1,)](
+                one, state_idx, ops.tensor([num_computed[r]], "i32"), ops.tensor([0, q[r]], "i32"),
+                ops.tensor([1], "i32"), ops.full((1,), 0, "i32"), ops.full((1,), 0, "i32"), 1,
+                BLOCK_SIZE=256, MAMBA_BLOCK_SIZE=bs)
+        fns["postprocess_mamba_fused_kernel"][(1, 2)](
+            ops.tensor([accepted[r]], "i32"),  # the num_accepted snapshot (:866-868), int32 (mamba_hybrid.py:75-77)
+            state_idx, None, ops.tensor([new_computed[r] if live[r] else 0], "i32"), None,
+            ops.tensor([ops.data_ptr(row_t)], "i64"), W,       # block_table_ptrs, stride between requests
+            ops.tensor([ops.data_ptr(temporal_t), ops.data_ptr(conv_t)], "i64"),  # state_base_addrs
+            ops.tensor([16, 8 * conv_width], "i64"),            # block strides, bytes
+            ops.tensor([8, 8], "i32"), ops.tensor([2, 1], "i64"),  # element sizes, inner sizes
+            ops.tensor([0, conv_width], "i32"),                 # conv widths: 0 temporal
+            ops.tensor([0, 0], "i32"), ops.tensor([0, 0], "i32"), ops.tensor([0, 0], "i64"),  # one group, no DS rows
+            ops.tensor([accepted[r]], "i32"), one, 1,           # num_accepted out, idx_mapping, num_reqs
+            block_size=bs, COPY_BLOCK_SIZE=1024, CONV_STATE_DIM_FIRST=False, HAS_IDX_MAPPING=True,
+            PRECOMPUTED_NEW_COMPUTED=True)
+        ops.sync()
+        t_after = ops.host(temporal_t).reshape(-1, 2)
+        c_after = ops.host(conv_t).reshape(-1, conv_width)
+        for op, written in ((0, np.nonzero(t_after[:, 0] != temporal[:, 0])[0]),
+                            (1, np.nonzero(c_after[:, 0] != conv[:, 0])[0])):
+            if len(written) > 1:
+                raise RuntimeError("request %d: op %d wrote %d blocks; expected at most one" % (r, op, len(written)))
+            if len(written) == 1:
+                col = int(written[0])
+                value = int(t_after[col, 0] if op == 0 else c_after[col, 0])
+                dst_out[r * 2 + op] = int(rows[r, col])
+                src_out[r * 2 + op] = int(rows[r, value % base])
+        del row_t, temporal_t, conv_t
+
+
 # ---------------------------------------------------------------------------
 # vllm_offload_store: vllm/distributed/kv_transfer/kv_connector/v1/offloading/scheduler.py
 
@@ -818,6 +920,163 @@ def run_hisparse_compressed(call, fns, ops, options):
     call.slot_mapping[:] = ops.host(buffer)[:T]
 
 
+# ---------------------------------------------------------------------------
+# vllm_sliding_window: vllm/v1/worker/gpu/block_table.py (the model runner v2's slot mapping, the same for
+# every KV group; a sliding-window group differs only in its table)
+
+
+def run_sliding_window(call, fns, ops, options):
+    """BlockTables.compute_slot_mappings (block_table.py:178-207) for one KV-cache group without context
+    parallelism: _compute_slot_mappings_kernel[(1, num_reqs + 1)] (261-323) reads the persistent table through
+    its pointer (block_table_ptrs uint64, 82-86, 94-96; strides int64, 97-101; the kernel block size int32,
+    102-104) at row idx_mapping[r], and its last program PADs [query_start_loc[num_reqs], max_num_tokens)
+    of the int64 slot buffer (56-59).
+
+    Adapter: the slot buffer is the batch's num_tokens wide (max_num_tokens here) and starts zeroed; the
+    persistent table is contiguous, its stride the row's width (one row per request state). A dummy
+    (idx_mapping -1) is skipped: the runner hands the kernel no -1 (the kernel never tests it, 298), and so
+    is a column past the table's last row (the engine's rows hold max_model_len's blocks)."""
+    require_columns(call)
+    np = _np()
+    R, T = call.num_reqs, call.num_tokens
+    out = call.slot_mapping
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    if (idx < 0).any():
+        raise Skip("a dummy request: the runner hands _compute_slot_mappings_kernel no idx_mapping -1 "
+                   "(block_table.py:298 loads it untested)")
+    by_idx = bool(call.rows_by_idx_mapping)
+    rows = call.block_table_rows if by_idx else R
+    row_of = idx if by_idx else np.arange(R)
+    if (row_of >= rows).any():
+        raise Skip("a request whose state row is past the persistent table")
+    W, bs = call.block_table_width, call.block_size
+    flat = np.asarray(call.block_table, dtype=np.int32)
+    stride = call.block_table_row_stride
+    table = np.zeros((max(rows, 1), W), dtype=np.int32)
+    for k in range(rows):
+        table[k] = flat[k * stride:k * stride + W]
+    skip_int32_slots(table, bs, "vllm/v1/worker/gpu/block_table.py:313 block_numbers * block_size, both int32")
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    real = int(qsl[-1]) if R else 0
+    pos = np.asarray(call.positions, dtype=np.int64)[:T]
+    if real:
+        owner = np.repeat(np.arange(R), qsl[1:] - qsl[:-1])
+        flat_index = row_of[owner] * W + pos[:real] // bs
+        if (pos[:real] < 0).any() or (flat_index >= rows * W).any():
+            raise Skip("a token whose column is past the table's last row (or a negative position): the engine's "
+                       "rows hold cdiv(max_model_len, block_size) columns and the kernel loads the column with no "
+                       "bound (block_table.py:307-309)")
+    table_t = ops.tensor(table.reshape(-1), "i32")
+    slots = ops.full((1, max(T, 1)), 0, "i64")     # slot_mappings: int64 [num_groups, max_num_tokens] (56-59)
+    kernel = fns["_compute_slot_mappings_kernel"]
+    kernel.fn.__globals__.setdefault("_load_ptr", fns["_load_ptr"])  # its import (block_table.py:9-14)
+    kernel[(1, R + 1)](
+        T,                                          # max_num_tokens = slot_mappings.shape[1]
+        ops.tensor(row_of, "i32"),                  # idx_mapping [num_reqs]
+        ops.tensor(qsl, "i32"),                     # query_start_loc [num_reqs + 1]
+        ops.tensor(pos if T else [0], "i64"),       # positions
+        ops.tensor([ops.data_ptr(table_t)], "u64"), # block_table_ptrs
+        ops.tensor([W], "i64"),                     # block_table_strides
+        ops.tensor([bs], "i32"),                    # block_sizes_tensor (kernel block sizes)
+        slots, max(T, 1), 0,                        # slot_mappings, its stride(0), cp_rank
+        CP_SIZE=1, CP_INTERLEAVE=1, PAD_ID=PAD_SLOT_ID, TRITON_BLOCK_SIZE=1024)
+    ops.sync()
+    out[:] = ops.host(slots)[0][:T]
+    del table_t
+
+
+# ---------------------------------------------------------------------------
+# vllm_parallel_drafting: vllm/v1/spec_decode/utils.py
+
+
+def run_parallel_drafting(call, fns, ops, options):
+    """The drafter's slot mapping under parallel drafting, as SpecDecodeBaseProposer.set_inputs_first_pass
+    makes it (vllm/v1/spec_decode/llm_base_proposer.py:880-952): copy_and_expand_eagle_inputs_kernel expands
+    the target batch into the drafter's (positions and the rejected-token mask, utils.py:308-450), then
+    compute_new_slot_mapping maps it (utils.py:241-270).
+
+    slotguard's batch is the drafter's extended one: request r's q tokens are its target tokens and the
+    N = net_num_new_slots_per_request the drafter adds (llm_base_proposer.py:112-118: num_speculative_tokens
+    slots under parallel drafting, one fewer when the drafter takes the target's hidden states, shift=1, as
+    EAGLE does); num_speculative_tokens=auto (the default) takes the largest N the batch can carry. The
+    target batch handed to the kernel is q - N tokens a request, positions start + k."""
+    require_columns(call)
+    np = _np()
+    R, T = call.num_reqs, call.num_tokens
+    out = call.slot_mapping
+    out[:] = PAD_SLOT_ID  # adapter: the tail past the drafter's tokens (utils.py:254 output_size)
+    shift = int(options.get("shift", "1"))
+    if R == 0:
+        raise Skip("no request: the drafter runs on the target's live batch (llm_base_proposer.py:944-952)")
+    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    if (idx < 0).any():
+        raise Skip("a dummy request: the drafter's metadata is the target's, of live requests "
+                   "(llm_base_proposer.py:944-952)")
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    q = qsl[1:] - qsl[:-1]
+    inputs = getattr(call, "inputs", None) or {}
+    rejected = np.asarray(inputs.get("num_rejected", np.zeros(R)), dtype=np.int64)[:R]
+    W, mml, bs = call.block_table_width, call.max_model_len, call.block_size
+    if options.get("num_speculative_tokens", "auto") == "auto":
+        # adapter: the largest N this batch can carry (every request keeps a target token, and its target
+        # holds its rejected drafts and the shifted token), so that a campaign meets many configurations
+        N = int(np.minimum(q - shift - rejected, q - 1).min())
+        if N < 1:
+            raise Skip("a request too short to carry a drafter's slot beside its num_rejected rejected drafts "
+                       "and the shifted token (utils.py:348-360)")
+        K = N + shift
+    else:
+        K = int(options["num_speculative_tokens"])
+    N = K - shift  # llm_base_proposer.py:113-118
+    if N < 1:
+        raise Skip("num_speculative_tokens %d with shift %d adds no slot: the proposer then takes the path "
+                   "without copy_and_expand_eagle_inputs_kernel (llm_base_proposer.py:119, 841-863)" % (K, shift))
+    target_q = q - N
+    valid = target_q - shift - rejected  # utils.py:348-357 num_valid_tokens
+    if (target_q < 1).any() or (valid < 0).any():
+        r = int(np.argmax((target_q < 1) | (valid < 0)))
+        raise Skip("request %d: %d tokens with num_rejected %d leave the target batch %d tokens, fewer than the "
+                   "rejected drafts and the shifted token: the engine rejects at most the drafts it scored "
+                   "(utils.py:360 num_rejected = next_query_start_loc - query_end_loc - 1)"
+                   % (r, int(q[r]), int(rejected[r]), int(target_q[r])))
+    pos = np.asarray(call.positions, dtype=np.int64)
+    start = pos[qsl[:-1]]
+    for r in range(R):
+        kept = int(q[r] - rejected[r])
+        if start[r] < 0 or (pos[qsl[r]:qsl[r] + kept] != start[r] + np.arange(kept)).any():
+            raise Skip("request %d's positions are not start, start + 1, ...: the kernel gives the drafter's "
+                       "token j of a request the position start + j (utils.py:399, 415)" % r)
+    rows = input_rows(call)
+    skip_int32_slots(rows, bs, "vllm/v1/spec_decode/utils.py:264 block_nums * block_size, block_nums int32")
+    target_qsl = np.concatenate([[0], np.cumsum(target_q)])
+    target_total = int(target_qsl[-1])
+    total = target_total + N * R  # llm_base_proposer.py:881-884
+    owner = np.repeat(np.arange(R), q)
+    kept_pos = np.where(np.arange(total) - qsl[owner] < (q - rejected)[owner], pos[:total], 0)
+    if (owner * W + np.minimum(kept_pos, mml - 1) // bs >= R * W).any():
+        raise Skip("a token's column is past the last row: the engine's rows hold cdiv(max_model_len, "
+                   "block_size) columns (kv_cache_interface.py:139-149), and compute_new_slot_mapping indexes "
+                   "the flat table with no bound (utils.py:259-262)")
+    target_positions = np.repeat(start, target_q) + (np.arange(target_total) - np.repeat(target_qsl[:-1], target_q))
+    qsl_d = ops.tensor(target_qsl, "i32")
+    positions = ops.full((total,), 0, "i64")        # llm_base_proposer.py:200-203 int64
+    rejected_mask = ops.full((total,), 0, "bool")   # llm_base_proposer.py:229-231
+    max_per_request = int(target_q.max()) + N      # llm_base_proposer.py:874-877
+    block = min(256, fns["next_power_of_2"](max_per_request))
+    grid = (R, (max_per_request + block - 1) // block)
+    fns["copy_and_expand_eagle_inputs_kernel"][grid](
+        ops.full((target_total,), 0, "i32"), ops.tensor(target_positions, "i64"), ops.full((R,), 0, "i32"),
+        ops.full((total,), 0, "i32"), positions, rejected_mask, ops.full((total,), 0, "bool"),
+        ops.full((R * K,), 0, "i32"), ops.full((target_total,), 0, "i32"),
+        qsl_d, ops.tensor(target_qsl[1:] - 1 - rejected, "i32"),  # llm_base_proposer.py:899-902
+        0, 0, target_total, K, bool(shift), BLOCK_SIZE_TOKENS=block)
+    cad = _ns(block_table_tensor=ops.tensor(rows, "i32"), query_start_loc=qsl_d)
+    cad.naive_query_lens = lambda: fns["CommonAttentionMetadata.naive_query_lens"](cad)
+    mapping = fns["compute_new_slot_mapping"](cad, positions, rejected_mask, bs, N, mml)
+    ops.sync()
+    out[:total] = ops.host(mapping)[:total]
+
+
 BINDINGS = {
     "dflash": Binding("dflash", "vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
                       ["prepare_dflash_inputs", "_prepare_dflash_inputs_kernel"], run_dflash, "triton",
@@ -839,6 +1098,9 @@ BINDINGS = {
     "vllm_mamba_copy": Binding("vllm_mamba_copy", "vllm/v1/worker/mamba_utils.py",
                                ["precopy_mamba_align_fused_kernel", "preprocess_mamba_align_fused_kernel",
                                 "_copy_mamba_state_block"], run_mamba_copy, "triton"),
+    "vllm_mamba_postcopy": Binding("vllm_mamba_postcopy", "vllm/v1/worker/mamba_utils.py",
+                                   ["postprocess_mamba_fused_kernel", "preprocess_mamba_align_fused_kernel",
+                                    "_copy_mamba_state_block"], run_mamba_postcopy, "triton"),
     "vllm_offload_store": Binding("vllm_offload_store", OFFLOAD_PATH, OFFLOAD_NAMES, run_offload_store, "python",
                                   namespace=offload_namespace),
     "eagle_step_chain": Binding("eagle_step_chain", "vllm/v1/spec_decode/utils.py",
@@ -855,4 +1117,12 @@ BINDINGS = {
         ["ExtractHiddenStatesProposer._get_slot_mapping"], run_extract_hidden_states, "triton",
         namespace=lambda: {"PADDING_SLOT_ID": PAD_SLOT_ID},
         extra=[("vllm/v1/worker/block_table.py", ["_compute_slot_mapping_kernel"])]),
+    "vllm_sliding_window": Binding("vllm_sliding_window", GATHER_PATH, ["_compute_slot_mappings_kernel"],
+                                   run_sliding_window, "triton",
+                                   extra=[("vllm/v1/worker/gpu/buffer_utils.py", ["_load_ptr"])]),
+    "vllm_parallel_drafting": Binding(
+        "vllm_parallel_drafting", "vllm/v1/spec_decode/utils.py",
+        ["compute_new_slot_mapping", "copy_and_expand_eagle_inputs_kernel", "next_power_of_2"],
+        run_parallel_drafting, "triton", options={"num_speculative_tokens": "auto", "shift": "1"},
+        extra=[("vllm/v1/attention/backend.py", ["CommonAttentionMetadata.naive_query_lens"])]),
 }
