@@ -169,9 +169,10 @@ TEST_F(WritersGpuTest, TheReadersRequirementIsJudgedLikeOnTheHost) {
   for (const char* name : {"null_read_sink", "null_read_sink_any", "null_read_pristine"}) {
     Family f;
     std::string err;
-    if (!FindFamily(name, &f, &err))
+    if (!FindFamily(name, &f, &err)) {
       ASSERT_TRUE(RegisterFamilyFile(std::string(SLOTGUARD_SOURCE_DIR) + "/examples/families/" + name + ".json", &err))
           << err;
+    }
     for (ZeroNull zero : {ZeroNull::kNever, ZeroNull::kBeforeCapture, ZeroNull::kAfterCapture}) {
       Scenario s = ParseTestScenario(R"({"slotguard": 2, "name": "z", "num_blocks": 4,
         "batch": {"query_start_loc": [0, 1], "positions": [0]},
