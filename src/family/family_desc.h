@@ -121,6 +121,12 @@ enum class NullPage : uint8_t {
 };
 /// Whether the policy has a null block (block 0 reserved): pristine or sink.
 inline bool HasNullBlock(NullPage p) { return p == NullPage::kPristine || p == NullPage::kSink; }
+/// What the group's readers need of its null block when they run
+/// ("null_page_read"; null_read judges it).
+enum class NullPageRead : uint8_t {
+  kAny,   // nothing: a reader masks block 0 or never loads it
+  kZero,  // a reader loads block 0 of the group's pool and needs it all zero
+};
 enum class WriterStyle : uint8_t { kPaged, kRing };
 enum class WriterSkip : uint8_t {
   kNegative,  // the writer skips slot < 0
@@ -213,6 +219,7 @@ struct MappingDesc {
   TailValue tail_value = TailValue::kPad;
   std::vector<OutputDesc> outputs;  // at least one; each has its dummy rule and writer resolved
   NullPage null_page = NullPage::kPristine;
+  NullPageRead null_page_read = NullPageRead::kAny;
   int64_t pad_value = -1;  // what an unmapped token holds: -1 (PAD), or 0 (a zeroed buffer: a sink's slot 0)
   WriterDesc writer;       // the family's writer: an output's unless it sets its own
 };
@@ -267,6 +274,7 @@ struct RequestDesc {
                                    // row, cancels the operation (a chunk's last block); empty: none
   std::vector<ConsumerDesc> consumers;  // state_index: the kernels that read the index
   NullPage null_page = NullPage::kPristine;
+  NullPageRead null_page_read = NullPageRead::kAny;
   /// A kind's own formula knobs beside these, by knob name: what a kind
   /// whose knobs are not above reads and interprets in its own file
   /// (kind_table_producer.cc's "count" and "pad").

@@ -66,6 +66,7 @@ const std::vector<std::string> kTailFromNames = {"num_real_tokens", "num_actual_
                                                  "min(num_actual_tokens, num_real_tokens)", "num_tokens"};
 const std::vector<std::string> kTailValueNames = {"pad", "slot_mapping_in", "null_slot"};
 const std::vector<std::string> kNullPageNames = {"pristine", "sink", "none", "request", "no_cache"};
+const std::vector<std::string> kNullPageReadNames = {"any", "zero"};
 const std::vector<std::string> kWriterKinds = {"paged", "ring"};
 const std::vector<std::string> kWriterSkips = {"slot < 0", "slot == -1", "none"};
 const std::vector<std::string> kWriterNegatives = {"index", "pointer", "clamp0"};
@@ -127,6 +128,8 @@ class FamilyReader : public KnobReader {
   bool LoadLink(const json& v, const std::string& ptr, const char* test_key, const char* default_test,
                 bool gate, LinkDesc* link);
   bool CheckMapping(const std::string& ptr, const MappingDesc& m);
+  /// "null_page_read" of `obj` into *out: "any" or "zero" (a null block's).
+  bool NullPageReadKnob(const json& obj, const std::string& ptr, NullPage null_page, NullPageRead* out);
 
   /// A formula at ptr, parsed against every variable and limited to `scope`
   /// (`below`: for kParams, only parameters before this index).
@@ -879,6 +882,7 @@ bool FamilyReader::LoadKnobs(const json& obj, const std::string& ptr, bool varia
     if (!Name(*v, at("null_page"), "null page policy", kNullPageNames, &text)) return false;
     m->null_page = IndexOf<NullPage>(kNullPageNames, text);
   }
+  if (!NullPageReadKnob(obj, ptr, m->null_page, &m->null_page_read)) return false;
   if ((v = Find(obj, "pad_value"))) {
     if (!v->is_number_integer() || (v->get<int64_t>() != -1 && v->get<int64_t>() != 0))
       return Fail(at("pad_value"), "bad pad value " + DescribeJson(*v),
@@ -958,6 +962,7 @@ void RequestMappingShape(FamilyDesc* d) {
   for (Expr* e : {&m.page, &m.manager_page}) e->Parse("1", d->variables, &unused);
   for (Expr* e : {&m.min_width, &m.column, &m.offset}) e->Parse("0", d->variables, &unused);
   m.null_page = d->request.null_page;
+  m.null_page_read = d->request.null_page_read;
 }
 
 bool FamilyReader::RequestKnobs(const json& obj, const std::string& ptr, bool variant, Scope scope, RequestDesc* r) {
@@ -987,6 +992,25 @@ bool FamilyReader::RequestKnobs(const json& obj, const std::string& ptr, bool va
       return Fail(at("null_page"), "a per-request kind has a cache (\"no_cache\" is a slot mapping's)",
                   "pristine, sink, none or request");
   }
+  if (!NullPageReadKnob(obj, ptr, r->null_page, &r->null_page_read)) return false;
+  if (r->null_page_read == NullPageRead::kZero)
+    return Fail(at("null_page_read"), "a per-request kind has no pool in the memory model (null_read judges a slot mapping's)",
+                "\"any\"");
+  return true;
+}
+
+bool FamilyReader::NullPageReadKnob(const json& obj, const std::string& ptr, NullPage null_page,
+                                    NullPageRead* out) {
+  const json* v = Find(obj, "null_page_read");
+  if (!v) return true;  // the family's (a variant's "set" leaves it), or "any"
+  const std::string at = JsonChild(ptr, "null_page_read");
+  if (!v->is_string() || std::find(kNullPageReadNames.begin(), kNullPageReadNames.end(), v->get<std::string>()) ==
+                             kNullPageReadNames.end())
+    return Fail(at, "bad null page read requirement", "\"zero\" or \"any\"", DescribeJson(*v));
+  *out = IndexOf<NullPageRead>(kNullPageReadNames, v->get<std::string>());
+  if (*out == NullPageRead::kZero && !HasNullBlock(null_page))
+    return Fail(at, "a reader of a null block the family does not have",
+                "\"any\", or \"zero\" beside \"null_page\": \"pristine\" or \"sink\"");
   return true;
 }
 

@@ -14,7 +14,7 @@ class SlotMapping final : public KindModel {
   const std::vector<std::string>& knobs() const override {
     static const std::vector<std::string> knobs = {
         "let",  "rows", "owner", "dummy",   "select",  "column", "entry", "reads",   "range",     "min_width", "entry_map", "pad_entry",
-        "offset", "page", "manager_page", "gate", "tail", "outputs", "null_page", "pad_value", "writer"};
+        "offset", "page", "manager_page", "gate", "tail", "outputs", "null_page", "null_page_read", "pad_value", "writer"};
     return knobs;
   }
   bool ReadKnobs(KnobReader& reader, const nlohmann::json& obj, const std::string& ptr, bool variant,

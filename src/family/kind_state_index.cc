@@ -50,7 +50,8 @@ class StateIndex final : public PerRequestKind {
   const char* name() const override { return "state_index"; }
   const std::vector<std::string>& knobs() const override {
     static const std::vector<std::string> knobs = {"let",        "dummy",     "column",   "range", "marker",
-                                                   "null_index", "consumers", "null_page"};
+                                                   "null_index", "consumers", "null_page",
+                                                   "null_page_read"};
     return knobs;
   }
   bool ReadKnobs(KnobReader& reader, const json& obj, const std::string& ptr, bool variant, MappingDesc*,

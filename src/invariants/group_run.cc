@@ -20,6 +20,7 @@ void SetAddressing(GroupRun* run) {
   run->mapped_end = m.tail_value == TailValue::kSlotMappingIn ? run->tail_start : run->scenario->batch.num_tokens;
   run->tail_value = m.tail_value;
   run->null_page = m.null_page;
+  run->null_page_read = m.null_page_read;
   run->pad_value = m.pad_value;
   run->ops_per_request = 0;
   const GroupModel model(*run->group);

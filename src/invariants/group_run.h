@@ -62,6 +62,7 @@ struct GroupRun {
   int64_t ops_per_request = 0;
   TailValue tail_value = TailValue::kPad;
   NullPage null_page = NullPage::kPristine;
+  NullPageRead null_page_read = NullPageRead::kAny;  // what its readers need of block 0 (null_read)
   int64_t pad_value = -1;  // what an unmapped token holds (the description's pad_value)
 
   const Batch& batch() const { return scenario->batch; }
@@ -84,6 +85,11 @@ struct MemoryRun {
   // writes are its own whatever an earlier step left), or leaves it to the
   // step that dirtied it first (the protocol's dummy batches, reported once).
   bool judge_rewrites = true;
+  // null_read: the step the group runs in, as a finding names it ("the
+  // graph replay of the real batch"; "": the run), and, per block-0 slot,
+  // the step that last changed it before this one ("" or nullptr: unknown).
+  std::string step;
+  const std::vector<std::string>* null_writers = nullptr;
 };
 
 /// Fills the addressing facts (and mapped_end) of `run` from its group's description.

@@ -138,6 +138,7 @@ void WriteRegistryJson(std::ostream& out) {
     family["rows"] = model.ragged_rows() ? "csr" : "table";
     family["one_token_per_request"] = model.one_token_per_request();
     family["null_page"] = NullPageName(model.null_page());
+    family["null_page_read"] = model.mapping().null_page_read == NullPageRead::kZero ? "zero" : "any";
     json params = json::array();
     for (const ParamDesc& p : model.params()) {
       json param;

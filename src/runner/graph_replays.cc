@@ -99,6 +99,51 @@ namespace {
 
 constexpr char kWarmupWhat[] = "after the eager warm-up pass on a dummy batch (before the capture)";
 
+// A step as null_read names it: what runs at it, or what last wrote a
+// block-0 slot there.
+std::string StepName(const GraphSequence& sequence, const std::vector<GraphReplay>& replays, size_t k) {
+  const GraphStep& step = sequence.steps[k];
+  switch (step.kind) {
+    case GraphStep::Kind::kEager: return "the eager warm-up pass on a dummy batch (before the capture)";
+    case GraphStep::Kind::kCapture: return "the capture";
+    case GraphStep::Kind::kZeroNull: return "the zeroing of block 0";
+    case GraphStep::Kind::kReplay: break;
+  }
+  if (step.batch == 0) return "the graph replay of the real batch";
+  const std::string& what = replays[step.batch].what;  // "after the graph replay of ..."
+  return what.rfind("after ", 0) == 0 ? what.substr(6) : what;
+}
+
+// For null_read: [steps][groups][block-0 slots], the step that last changed
+// each block-0 slot of a group's pool before step k ("": none since the
+// pool was made, zero). Only for the groups that read block 0.
+std::vector<std::vector<std::vector<std::string>>> NullWriters(
+    const GraphSequence& sequence, const std::vector<GraphReplay>& replays,
+    const std::vector<std::vector<GroupOutputs>>& outputs) {
+  const std::vector<Group>& groups = sequence.batches[0].groups;
+  std::vector<std::vector<std::string>> last(groups.size());
+  std::vector<std::vector<std::vector<std::string>>> before(outputs.size());
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    before[k] = last;
+    for (size_t i = 0; i < groups.size() && i < outputs[k].size(); ++i) {
+      if (MappingOf(groups[i]).null_page_read != NullPageRead::kZero) continue;
+      const GroupOutputs& out = outputs[k][i];
+      if (out.cache.empty() || out.head_bytes <= 0) continue;
+      const GroupShape shape = ShapeOf(groups[i]);
+      const size_t slots = static_cast<size_t>(shape.page * shape.null_entries);
+      last[i].resize(slots);
+      const std::vector<uint8_t>* prev = k > 0 && !outputs[k - 1][i].cache.empty() ? &outputs[k - 1][i].cache : nullptr;
+      for (size_t slot = 0; slot < slots; ++slot)
+        for (size_t b = slot * out.head_bytes; b < (slot + 1) * out.head_bytes && b < out.cache.size(); ++b)
+          if (out.cache[b] != (prev && b < prev->size() ? (*prev)[b] : 0)) {
+            last[i][slot] = StepName(sequence, replays, k);
+            break;
+          }
+    }
+  }
+  return before;
+}
+
 // A group forced to a described variant (an engine's behaviour the
 // scenario pins) is judged by the scenario's own batch only: the protocol's
 // extra batches are another experiment, which that variant's curated
@@ -110,9 +155,11 @@ bool RealBatchOnly(const Group& group) {
 
 // null_bytes of one group after a step other than the real replay: the
 // dummies' tokens map nowhere real, so the question is only whether block
-// 0 stayed zero, judged against what the step before left (`before`).
-void CheckNullBytesAfter(const Scenario& s, size_t i, const Interpretation& reference, const GroupOutputs& out,
-                         const std::vector<uint8_t>* before, const std::string& what, FindingSink* sink) {
+// 0 stayed zero, judged against what the step before left (`before`); and
+// null_read on what the step found there (`step`, `null_writers`).
+void CheckNullBlockAfter(const Scenario& s, size_t i, const Interpretation& reference, const GroupOutputs& out,
+                         const std::vector<uint8_t>* before, const std::string& what, const std::string& step,
+                         const std::vector<std::string>* null_writers, FindingSink* sink) {
   GroupRun g;
   g.scenario = &s;
   g.group = &s.groups[i];
@@ -137,6 +184,9 @@ void CheckNullBytesAfter(const Scenario& s, size_t i, const Interpretation& refe
   memory.before = before && !before->empty() ? before : nullptr;
   memory.judge_rewrites = false;  // a dummy batch's block-0 write is reported at the step that made it first
   CheckNullBytes(g, memory, sink);
+  memory.step = step;
+  memory.null_writers = null_writers;
+  CheckNullRead(g, memory, sink);
 }
 
 }  // namespace
@@ -172,6 +222,9 @@ bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t k
   // state but after a warm-up pass), whose block-0 writes were judged there.
   if (reached && real > 0)
     for (const GroupOutputs& out : outputs[real - 1]) run->cache_before.push_back(out.cache);
+  const std::vector<std::vector<std::vector<std::string>>> null_writers = NullWriters(sequence, replays, outputs);
+  run->step = reached ? StepName(sequence, replays, real) : "";
+  run->null_writers = reached ? null_writers[real] : std::vector<std::vector<std::string>>();
   CheckKernelOutputs(replays[0].scenario, keep_per_invariant, run);
   if (!reached || !run->skipped.empty() || !run->reference_error.empty()) return true;
   // Every other step that runs the groups: null_bytes against what the step
@@ -191,7 +244,8 @@ bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t k
         break;
       }
       if (out.cache.empty()) continue;  // no pool: over max_cache_bytes
-      CheckNullBytesAfter(s, i, reference[i], out, k > 0 ? &outputs[k - 1][i].cache : nullptr, what,
+      CheckNullBlockAfter(s, i, reference[i], out, k > 0 ? &outputs[k - 1][i].cache : nullptr, what,
+                          StepName(sequence, replays, k), i < null_writers[k].size() ? &null_writers[k][i] : nullptr,
                           &run->findings[i]);
     }
   }

@@ -65,7 +65,9 @@ GraphSequence GraphSequenceOf(const std::vector<GraphReplay>& replays, ZeroNull 
 /// its pools judged against what the step before it left), plus null_bytes
 /// findings for block-0 slots the warm-up pass or a later replay dirtied,
 /// each judged against the step before it (a zeroing leaves block 0 zero,
-/// so a rewrite of the bytes it held is seen again). False with *err on an
+/// so a rewrite of the bytes it held is seen again), and null_read findings
+/// for a group that reads block 0 (null_page_read "zero") at each step that
+/// found it dirty, naming the step that wrote it. False with *err on an
 /// environment failure.
 bool RunGraphReplayScenario(const Scenario& scenario, Backend& backend, size_t keep_per_invariant,
                             ScenarioRun* run, std::string* err);

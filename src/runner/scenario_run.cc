@@ -30,6 +30,8 @@ bool RunScenario(const Scenario& scenario, Backend& backend, size_t keep_per_inv
                  ScenarioRun* run, std::string* err) {
   if (!backend.Run(scenario, &run->kernel, err)) return false;
   run->cache_before.clear();  // from the initial state
+  run->step.clear();
+  run->null_writers.clear();
   CheckKernelOutputs(scenario, keep_per_invariant, run);
   return true;
 }
@@ -197,6 +199,8 @@ void CheckKernelOutputs(const Scenario& scenario, size_t keep_per_invariant, Sce
       memory.head_bytes = kernel.head_bytes;
       memory.group_index = static_cast<int32_t>(i);
       if (i < run->cache_before.size() && !run->cache_before[i].empty()) memory.before = &run->cache_before[i];
+      memory.step = run->step;
+      if (i < run->null_writers.size()) memory.null_writers = &run->null_writers[i];
       CheckMemoryInvariants(g, memory, &run->findings[i]);
     }
     if (run->findings[i].total() > 0) run->causes[i] = FindCause(g, run->findings[i]);

@@ -26,6 +26,10 @@ struct ScenarioRun {
   // [groups]: each pool before the run, when it did not start from the
   // initial state (a CUDA-graph replay after earlier steps); else empty.
   std::vector<std::vector<uint8_t>> cache_before;
+  // With cache_before: how null_read names the run's step, and [groups]
+  // [block-0 slots] the step that last changed each slot before it.
+  std::string step;
+  std::vector<std::vector<std::string>> null_writers;
   std::vector<std::vector<std::vector<int64_t>>> reference;  // [groups][outputs][tokens]
   std::vector<std::vector<std::string>> output_names;         // [groups][outputs]
   std::vector<std::vector<int32_t>> request_of_token;         // [groups][num_tokens]

@@ -725,7 +725,7 @@ TEST_F(CliTest, ListJsonHoldsTheRegistries) {
                                    "in_range", "own_block", "unique_slots", "row_bounds", "live_maps", "golden",
                                    "pad_marker", "skip_agrees", "live_state", "unique_state", "state_writes",
                                    "op_null_src", "op_null_dst", "op_foreign_dst", "gathered_row", "null_bytes",
-                                   "write_set", "no_fault", "window_reads"}),
+                                   "write_set", "null_read", "no_fault", "window_reads"}),
             invariants);
   EXPECT_EQ((std::set<std::string>{"paged", "kpool_tail", "qsa_ring", "qsa_compressed", "compressor_ring",
                                    "dsv4_compressed", "eagle_step", "eagle_step_chain", "dflash",

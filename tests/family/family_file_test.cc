@@ -112,5 +112,39 @@ TEST(FamilyFileTest, ANoCacheGroupHasNoWriter) {
                   "tail": {"from": "num_real_tokens", "value": "null_slot"})"));
 }
 
+// null_page_read (docs/family-format.md): what the group's readers need of
+// block 0. "any" is the default; "zero" needs a null block, and a
+// per-request kind (no pool) can only say "any".
+TEST(FamilyFileTest, NullPageRead) {
+  const std::string mapping = R"("column": "0", "offset": "0", "page": "block_size", )";
+  FamilyDesc d;
+  std::string err;
+  ASSERT_TRUE(ParseFamilyDescription("{" + kHead + mapping + R"("null_page": "sink"})", "f.json", &d, &err)) << err;
+  EXPECT_EQ(NullPageRead::kAny, d.mapping.null_page_read);
+  ASSERT_TRUE(ParseFamilyDescription("{" + kHead + mapping + R"("null_page": "sink", "null_page_read": "zero"})", "f.json",
+                                     &d, &err))
+      << err;
+  EXPECT_EQ(NullPageRead::kZero, d.mapping.null_page_read);
+  EXPECT_EQ("f.json:/null_page_read: bad null page read requirement; expected \"zero\" or \"any\", got the string \"zeros\"",
+            Error(mapping + R"("null_page_read": "zeros")"));
+  EXPECT_EQ("f.json:/null_page_read: bad null page read requirement; expected \"zero\" or \"any\", got 0",
+            Error(mapping + R"("null_page_read": 0)"));
+  EXPECT_EQ("f.json:/null_page_read: a reader of a null block the family does not have; expected \"any\", or "
+            "\"zero\" beside \"null_page\": \"pristine\" or \"sink\"",
+            Error(mapping + R"("null_page": "none", "null_page_read": "zero")"));
+  EXPECT_EQ("f.json:/variants/0/set/null_page_read: bad null page read requirement; expected \"zero\" or "
+            "\"any\", got the string \"none\"",
+            Error(mapping + R"("variants": [{"name": "v", "meaning": "m", "set": {"null_page_read": "none"}}])"));
+  // A state index: "any" loads (and reaches the mapping shape), "zero" is refused.
+  ASSERT_TRUE(ParseFamilyDescription("{" + kHead + kState + R"("null_page_read": "any", "column": "0", "marker": 0, )" +
+                                         kConsumers + "}",
+                                     "f.json", &d, &err))
+      << err;
+  EXPECT_EQ(NullPageRead::kAny, d.request.null_page_read);
+  EXPECT_EQ("f.json:/null_page_read: a per-request kind has no pool in the memory model (null_read judges a slot "
+            "mapping's); expected \"any\"",
+            Error(kState + R"("null_page_read": "zero", "column": "0", "marker": 0, )" + kConsumers));
+}
+
 }  // namespace
 }  // namespace slotguard

@@ -161,6 +161,39 @@ TEST_F(WritersGpuTest, TheZeroingOrdersRunAndAreJudgedLikeOnTheHost) {
       }
 }
 
+// A reader's requirement on block 0 (null_read): the example families of
+// examples/families/null_read_*.json in every zeroing order, the same
+// findings, worded the same (the step, the byte, who wrote it), as on the
+// host (tests/invariants/null_read_test.cc works them out by hand).
+TEST_F(WritersGpuTest, TheReadersRequirementIsJudgedLikeOnTheHost) {
+  for (const char* name : {"null_read_sink", "null_read_sink_any", "null_read_pristine"}) {
+    Family f;
+    std::string err;
+    if (!FindFamily(name, &f, &err)) {
+      ASSERT_TRUE(RegisterFamilyFile(std::string(SLOTGUARD_SOURCE_DIR) + "/examples/families/" + name + ".json", &err))
+          << err;
+    }
+    for (ZeroNull zero : {ZeroNull::kNever, ZeroNull::kBeforeCapture, ZeroNull::kAfterCapture}) {
+      Scenario s = ParseTestScenario(R"({"slotguard": 2, "name": "z", "num_blocks": 4,
+        "batch": {"query_start_loc": [0, 1], "positions": [0]},
+        "groups": [{"name": "m", "kernel": ")" + std::string(name) + R"(", "block_size": 2, "block_table": [[3]]}]})");
+      s.graph.zero_null = zero;
+      ExpectSameJudgement(s, true);
+      std::vector<std::string> details[2];
+      int k = 0;
+      for (Backend* b : {gpu_.get(), host_.get()}) {
+        for (const Finding& finding : CheckScenario(s, s.name, *b, 8, true).groups[0].findings)
+          if (finding.invariant == "null_read") details[k].push_back(finding.detail);
+        ++k;
+      }
+      EXPECT_EQ(details[1], details[0]) << name << " " << ZeroNullName(zero);
+      EXPECT_EQ(std::string(name) == "null_read_sink" ? (zero == ZeroNull::kBeforeCapture ? 3u : 1u) : 0u,
+                details[0].size())
+          << name << " " << ZeroNullName(zero);
+    }
+  }
+}
+
 TEST_F(WritersGpuTest, AGpuWorkerGivesWhatTheInProcessGpuGives) {
   SetWorkerExecutable(SLOTGUARD_BINARY);
   IsolationOptions o;

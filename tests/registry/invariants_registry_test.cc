@@ -23,7 +23,7 @@ TEST(InvariantRegistryTest, RanksAreDistinctAndOrderTheReproducerTarget) {
                                           "gathered_row", "live_state",     "state_writes", "unique_slots",
                                           "unique_state",
                                           "live_maps",    "differential",   "golden",       "no_fault",
-                                          "null_bytes",   "write_set"};
+                                          "null_bytes",   "write_set",      "null_read"};
   std::set<std::string> fired(order.begin(), order.end());
   for (const std::string& name : order) {
     EXPECT_EQ(name, MostSpecificInvariant(fired));

@@ -283,7 +283,7 @@ TEST_F(ScenarioJsonTest, Expectations) {
                   R"(, "expect": {"verdict": "finding", "findings": ["null_blok"]})"),
               "x.json:/expect/findings/0: unknown invariant 'null_blok', did you mean 'null_block'?; expected one of "
               "differential, null_block, negative_lands, null_owner_pad, pad_exact, padding_tail, in_range, own_block, "
-              "unique_slots, live_maps, row_bounds, window_reads, golden, pad_marker, skip_agrees, live_state, unique_state, state_writes, op_null_src, op_null_dst, op_foreign_dst, gathered_row, null_bytes, write_set, no_fault");
+              "unique_slots, live_maps, row_bounds, window_reads, golden, pad_marker, skip_agrees, live_state, unique_state, state_writes, op_null_src, op_null_dst, op_foreign_dst, gathered_row, null_bytes, write_set, null_read, no_fault");
   AssertError(Doc(R"({"query_start_loc": [0, 2, 3]})", R"([{"name": "attn", "kernel": "paged", "block_size": 4, "block_table": [[1, 2], [3, 0]]}])",
                   R"(, "expect": {"findings": ["null_block"]})"),
               "x.json:/expect/findings: findings listed but the verdict is 'pass'; expected \"verdict\": \"finding\" beside them");
