@@ -204,6 +204,21 @@ void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
     b->lanes.Assign(b->column.expr, b->column_reg, column, regs);
     b->lanes_offset = !reads_entry(b->offset.expr);
     if (b->lanes_offset) b->lanes.Assign(b->offset.expr, b->offset_reg, b->offset_knob, regs);
+    // An output's select that reads neither the entry nor the linked output
+    // is known before the entries too (a lane whose formula fails there
+    // sends its tokens one at a time, as in the program after the entries).
+    std::vector<std::pair<const Step*, int32_t>> selects_after;
+    auto jumps = [](const Expr& e) {  // && and || do not run over lanes
+      return std::any_of(e.nodes().begin(), e.nodes().end(),
+                         [](const Expr::Node& n) { return n.op == Expr::kAnd || n.op == Expr::kOr; });
+    };
+    for (const auto& [sel, reg] : output_selects) {
+      if (reads_entry(sel->expr) || jumps(sel->expr)) {
+        selects_after.emplace_back(sel, reg);
+      } else {
+        b->lanes.Assign(sel->expr, reg, 0, regs);
+      }
+    }
     b->lanes.PrepareLanes({FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp});
     for (int with_gate = 0; with_gate < 2; ++with_gate) {
       FormulaProgram& p = with_gate ? b->lanes_entry_gate : b->lanes_entry;
@@ -211,7 +226,7 @@ void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
       if (!b->pad_entry.empty()) p.Assign(b->pad_entry.expr, b->pad_reg, pad_entry_knob, regs);
       if (with_gate && !b->gate.empty()) p.Assign(b->gate.expr, b->gate_reg, gate_knob, regs);
       if (!b->lanes_offset) p.Assign(b->offset.expr, b->offset_reg, b->offset_knob, regs);
-      for (const auto& [sel, reg] : output_selects) p.Assign(sel->expr, reg, 0, regs);
+      for (const auto& [sel, reg] : selects_after) p.Assign(sel->expr, reg, 0, regs);
       std::vector<int32_t> varying = b->lanes.Writes();
       for (int32_t v : {FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp, FamilyDesc::kEntry,
                         FamilyDesc::kLinked})
@@ -527,6 +542,7 @@ class Run {
     }
     simple_outputs_ = true;
     for (const auto& regs : prog_.output_select_regs) simple_outputs_ = simple_outputs_ && regs.empty();
+    one_output_ = outputs == 1 && simple_outputs_ && !track_mapped_;
     out_->owner = OwnersOf(m_, b_, plan_.mapped_end);
     // The tail.
     for (int64_t t = plan_.mapped_end; t < b_.num_tokens; ++t) {
@@ -753,6 +769,15 @@ class Run {
     constexpr int kLanes = FormulaProgram::kLanes;
     int64_t* const L = lanes_.data();
     const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
+    const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
+    // No gate over a linked group, and the formulas past the entry none or
+    // pad_entry alone as one comparison (`entry <= 0`): each lane in one pass.
+    if (!track_mapped_ && !(m_.gate.present() && linked_)) {
+      EntryTest test;
+      if (after.empty() || (test.pad = after.AsRange(FamilyDesc::kEntry, prog_.pad_reg, v_.data(), &test.lo,
+                                                     &test.hi, &test.invert)))
+        return OnePass(at, c, n, rejected, test);
+    }
     int64_t* const E = L + FamilyDesc::kEntry * kLanes;
     uint8_t addressed[kLanes];
     const int64_t width = at.width;
@@ -776,7 +801,6 @@ class Run {
       int64_t* const K = L + FamilyDesc::kLinked * kLanes;
       for (int k = 0; k < n; ++k) K[k] = linked_[c + k];
     }
-    const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
     after.Broadcast(v_.data(), L, n);
     uint8_t unused[kLanes] = {};
     if (!after.RunLanes(v_.data(), L, n, unused)) return kLanesRetry;
@@ -822,6 +846,93 @@ class Run {
       MapToOutputs(c + k, slot, live, L + k, kLanes);
     }
     (void)err;
+    return kLanesDone;
+  }
+
+  /// pad_entry as a range of entries (FormulaProgram::AsRange), when `pad`.
+  struct EntryTest {
+    bool pad = false, invert = false;
+    int64_t lo = 0, hi = 0;
+  };
+  /// Entries' common case in one pass over the lanes, with the same slots and facts.
+  LanesEnd OnePass(const Where& at, int64_t c, int n, const uint8_t* rejected, const EntryTest& test) {
+    constexpr int kLanes = FormulaProgram::kLanes;
+    const int64_t* const L = lanes_.data();
+    const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
+    const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
+    const int64_t width = at.width;
+    const int32_t* const row_entries =
+        width > 0 ? table_.entries.data() + static_cast<size_t>(at.row) * static_cast<size_t>(table_.width) : nullptr;
+    const bool clamp = m_.range == RangeRule::kClamp && width > 0;
+    const bool packed = m_.range == RangeRule::kNone && m_.rows == RowsRule::kCsr;
+    const bool null_block = HasNullBlock(m_.null_page);
+    // Such a gate skips every token of a dummy, and the padding tokens: the lanes from real_end on.
+    const bool pads_dummies = m_.gate.present() && !linked_ && m_.gate.absent == GateAbsent::kPadDummies;
+    const int64_t real_end =
+        !pads_dummies ? n : at.dummy ? 0 : std::max<int64_t>(0, std::min<int64_t>(n, b_.num_real_tokens() - c));
+    const int64_t page = plan_.page, null_entries = plan_.null_entries;
+    // One output that every token takes: its slots and facts written here.
+    const bool one = one_output_ && !owns_none_[0];
+    int64_t* const slots = slots_[0] + c;
+    uint8_t* const facts = facts_ ? facts_of_[0] + c : nullptr;
+    // Else, a few outputs: which lanes each takes (its request owns its
+    // state, and its selects hold), found once for the lanes.
+    constexpr int kFew = 4;
+    const int outputs = plan_.outputs();
+    const bool few = !one && outputs <= kFew;
+    uint8_t takes[kFew][kLanes];
+    int64_t* out_slots[kFew];
+    uint8_t* out_facts[kFew];
+    if (few)
+      for (int o = 0; o < outputs; ++o) {
+        out_slots[o] = slots_[o] + c;
+        out_facts[o] = facts_ ? facts_of_[o] + c : nullptr;
+        std::fill(takes[o], takes[o] + n, owns_none_[o] ? 0 : 1);
+        for (int32_t reg : prog_.output_select_regs[o]) {
+          const int64_t* const selected = L + static_cast<size_t>(reg) * kLanes;
+          for (int k = 0; k < n; ++k) takes[o][k] &= selected[k] != 0;
+        }
+      }
+    const bool live_request = !at.dummy;  // a dummy's tokens own no state: no live target
+    for (int k = 0; k < n; ++k) {
+      const int64_t column = col[k];
+      if (rejected[k] || column < 0) continue;
+      int64_t e;
+      if (column < width) {
+        e = row_entries[column];
+      } else if (clamp) {
+        e = row_entries[width - 1];
+      } else if (!packed || !PackedEntry(at.row, column, &e)) {
+        continue;  // pad; a read past a table's row is PAD here, and row_bounds judges the kernel's
+      }
+      const bool null_id = null_block && e < null_entries;
+      if (test.pad) {
+        if (null_id) AllFacts(c + k, kFactMustPad);
+        if (((e >= test.lo) & (e <= test.hi)) != test.invert) continue;
+      }
+      if (k >= real_end) continue;
+      const int64_t off = offset[k];
+      int64_t slot;
+      // A slot that overflows: these tokens again one at a time, which
+      // report the first failure (what they write again is the same).
+      if (__builtin_mul_overflow(e, page, &slot) || __builtin_add_overflow(slot, off, &slot)) return kLanesRetry;
+      // 0 <= off < page, in one comparison.
+      const bool live = live_request & !null_id & (static_cast<uint64_t>(off) < static_cast<uint64_t>(page));
+      if (few) {
+        for (int o = 0; o < outputs; ++o) {
+          if (!takes[o][k]) continue;
+          out_slots[o][k] = slot;
+          if (out_facts[o] && live) out_facts[o][k] |= kFactLiveTarget;
+        }
+        continue;
+      }
+      if (!one) {
+        MapToOutputs(c + k, slot, live, L + k, kLanes);
+        continue;
+      }
+      slots[k] = slot;
+      if (facts && live) facts[k] |= kFactLiveTarget;
+    }
     return kLanesDone;
   }
 
@@ -963,6 +1074,7 @@ class Run {
   std::vector<uint8_t*>& facts_of_;            // out_->facts[o].data(), when facts_
   bool track_mapped_ = false;
   bool simple_outputs_ = true;
+  bool one_output_ = false;  // one output without selects, no sink to track (Entries' common case)
   /// The registers over lanes (formula_program.h), per thread: no allocation per run.
   static thread_local std::vector<int64_t> lanes_;
 };
