@@ -555,9 +555,16 @@ class Run {
     const bool sink = m_.null_page == NullPage::kSink;
     // Tokens before the tail, by owner: a run of tokens of one request at a time.
     const std::vector<int32_t>& owner = out_->owner;
+    // Under the owner rules that give request r the tokens [qsl[r],
+    // qsl[r + 1]) of a query_start_loc that never decreases (last_request
+    // adds tokens past qsl[R]), a run of r's reaches qsl[r + 1] at least.
+    const std::vector<int32_t>& qsl = b_.query_start_loc;
+    bool runs_by_qsl = m_.owner != OwnerRule::kInput;
+    for (int32_t r = 0; runs_by_qsl && r < b_.num_reqs(); ++r) runs_by_qsl = qsl[r] <= qsl[r + 1];
     for (int64_t t = 0; t < plan_.mapped_end;) {
       const int32_t r = owner[t];
       int64_t end = t + 1;
+      if (runs_by_qsl && r >= 0) end = std::max<int64_t>(end, std::min<int64_t>(qsl[r + 1], plan_.mapped_end));
       while (end < plan_.mapped_end && owner[end] == r) ++end;
       if (r < 0) {
         if (facts_ && sink)
@@ -770,12 +777,19 @@ class Run {
     int64_t* const L = lanes_.data();
     const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
     const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
-    // No gate over a linked group, and the formulas past the entry none or
-    // pad_entry alone as one comparison (`entry <= 0`): each lane in one pass.
-    if (!track_mapped_ && !(m_.gate.present() && linked_)) {
+    // The formulas past the entry none, or pad_entry and a gate over a
+    // linked group each one comparison (`entry <= 0`, `linked < 0`): each
+    // lane in one pass.
+    if (!track_mapped_) {
       EntryTest test;
-      if (after.empty() || (test.pad = after.AsRange(FamilyDesc::kEntry, prog_.pad_reg, v_.data(), &test.lo,
-                                                     &test.hi, &test.invert)))
+      size_t i = 0;
+      if (!prog_.pad_entry.empty())
+        test.pad = after.InstrAsRange(i++, FamilyDesc::kEntry, prog_.pad_reg, v_.data(), &test.pad_range.lo,
+                                      &test.pad_range.hi, &test.pad_range.invert);
+      if (m_.gate.present() && linked_)
+        test.gate = after.InstrAsRange(i++, FamilyDesc::kLinked, prog_.gate_reg, v_.data(), &test.gate_range.lo,
+                                       &test.gate_range.hi, &test.gate_range.invert);
+      if (test.pad == !prog_.pad_entry.empty() && test.gate == (m_.gate.present() && linked_) && i == after.size())
         return OnePass(at, c, n, rejected, test);
     }
     int64_t* const E = L + FamilyDesc::kEntry * kLanes;
@@ -849,10 +863,17 @@ class Run {
     return kLanesDone;
   }
 
-  /// pad_entry as a range of entries (FormulaProgram::AsRange), when `pad`.
-  struct EntryTest {
-    bool pad = false, invert = false;
+  /// pad_entry as a range of entries, and the gate as one of linked slots
+  /// (FormulaProgram::InstrAsRange): a value in [lo, hi] (outside, when
+  /// `invert`) pads the token.
+  struct Range {
     int64_t lo = 0, hi = 0;
+    bool invert = false;
+    bool Holds(int64_t x) const { return ((x >= lo) & (x <= hi)) != invert; }
+  };
+  struct EntryTest {
+    bool pad = false, gate = false;
+    Range pad_range, gate_range;
   };
   /// Entries' common case in one pass over the lanes, with the same slots and facts.
   LanesEnd OnePass(const Where& at, int64_t c, int n, const uint8_t* rejected, const EntryTest& test) {
@@ -908,9 +929,9 @@ class Run {
       const bool null_id = null_block && e < null_entries;
       if (test.pad) {
         if (null_id) AllFacts(c + k, kFactMustPad);
-        if (((e >= test.lo) & (e <= test.hi)) != test.invert) continue;
+        if (test.pad_range.Holds(e)) continue;
       }
-      if (k >= real_end) continue;
+      if (k >= real_end || (test.gate && test.gate_range.Holds(linked_[c + k]))) continue;
       const int64_t off = offset[k];
       int64_t slot;
       // A slot that overflows: these tokens again one at a time, which

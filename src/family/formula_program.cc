@@ -219,10 +219,10 @@ FormulaProgram::Status FormulaProgram::Run(int64_t* r, int32_t* formula, ExprErr
   return kDone;
 }
 
-bool FormulaProgram::AsRange(int32_t a, int32_t dst, const int64_t* r, int64_t* lo, int64_t* hi,
-                             bool* invert) const {
-  if (code_.size() != 1 || !lanes_ok_) return false;
-  const Instr& in = code_[0];
+bool FormulaProgram::InstrAsRange(size_t i, int32_t a, int32_t dst, const int64_t* r, int64_t* lo, int64_t* hi,
+                                  bool* invert) const {
+  if (i >= code_.size() || !lanes_ok_) return false;
+  const Instr& in = code_[i];
   if (in.a != a || in.dst != dst || !in.b_uniform) return false;
   const int64_t c = r[in.b];
   *lo = INT64_MIN;

@@ -105,7 +105,14 @@ class FormulaProgram {
   /// value is ((x >= *lo) & (x <= *hi)) ^ *invert for x in register a. What
   /// a caller that reads register a itself evaluates inline (pad_entry's
   /// `entry <= 0`) instead of running the program over lanes.
-  bool AsRange(int32_t a, int32_t dst, const int64_t* r, int64_t* lo, int64_t* hi, bool* invert) const;
+  bool AsRange(int32_t a, int32_t dst, const int64_t* r, int64_t* lo, int64_t* hi, bool* invert) const {
+    return code_.size() == 1 && InstrAsRange(0, a, dst, r, lo, hi, invert);
+  }
+  /// The same of its instruction i alone (a program of such comparisons, each
+  /// into a register of its own, is evaluated one comparison at a time).
+  bool InstrAsRange(size_t i, int32_t a, int32_t dst, const int64_t* r, int64_t* lo, int64_t* hi,
+                    bool* invert) const;
+  size_t size() const { return code_.size(); }
 
   /// Runs the program over `r` (every register, constants filled). On
   /// kFailed, *formula and *error say which formula failed and how.
