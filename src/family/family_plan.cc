@@ -877,6 +877,13 @@ class Run {
   };
   /// Entries' common case in one pass over the lanes, with the same slots and facts.
   LanesEnd OnePass(const Where& at, int64_t c, int n, const uint8_t* rejected, const EntryTest& test) {
+    // One output that every token takes: its slots and facts written in the loop itself.
+    const bool one = one_output_ && !owns_none_[0];
+    if (test.pad) return one ? OnePassOf<true, true>(at, c, n, rejected, test) : OnePassOf<true, false>(at, c, n, rejected, test);
+    return one ? OnePassOf<false, true>(at, c, n, rejected, test) : OnePassOf<false, false>(at, c, n, rejected, test);
+  }
+  template <bool kPad, bool kOne>
+  LanesEnd OnePassOf(const Where& at, int64_t c, int n, const uint8_t* rejected, const EntryTest& test) {
     constexpr int kLanes = FormulaProgram::kLanes;
     const int64_t* const L = lanes_.data();
     const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
@@ -892,15 +899,14 @@ class Run {
     const int64_t real_end =
         !pads_dummies ? n : at.dummy ? 0 : std::max<int64_t>(0, std::min<int64_t>(n, b_.num_real_tokens() - c));
     const int64_t page = plan_.page, null_entries = plan_.null_entries;
-    // One output that every token takes: its slots and facts written here.
-    const bool one = one_output_ && !owns_none_[0];
     int64_t* const slots = slots_[0] + c;
-    uint8_t* const facts = facts_ ? facts_of_[0] + c : nullptr;
+    uint8_t unasked[kLanes];  // the one output's facts when none are asked: written, never read
+    uint8_t* const facts = facts_ ? facts_of_[0] + c : unasked;
     // Else, a few outputs: which lanes each takes (its request owns its
     // state, and its selects hold), found once for the lanes.
     constexpr int kFew = 4;
     const int outputs = plan_.outputs();
-    const bool few = !one && outputs <= kFew;
+    const bool few = !kOne && outputs <= kFew;
     uint8_t takes[kFew][kLanes];
     int64_t* out_slots[kFew];
     uint8_t* out_facts[kFew];
@@ -917,7 +923,7 @@ class Run {
     const bool live_request = !at.dummy;  // a dummy's tokens own no state: no live target
     for (int k = 0; k < n; ++k) {
       const int64_t column = col[k];
-      if (rejected[k] || column < 0) continue;
+      if ((rejected[k] != 0) | (column < 0)) continue;
       int64_t e;
       if (column < width) {
         e = row_entries[column];
@@ -926,12 +932,15 @@ class Run {
       } else if (!packed || !PackedEntry(at.row, column, &e)) {
         continue;  // pad; a read past a table's row is PAD here, and row_bounds judges the kernel's
       }
-      const bool null_id = null_block && e < null_entries;
-      if (test.pad) {
-        if (null_id) AllFacts(c + k, kFactMustPad);
-        if (test.pad_range.Holds(e)) continue;
+      const bool null_id = null_block & (e < null_entries);
+      // pad_entry's test of a null id: the token must be PAD, whatever comes next.
+      const uint8_t must_pad = kPad && null_id ? kFactMustPad : 0;
+      if (kPad && !kOne && null_id) AllFacts(c + k, kFactMustPad);
+      if ((kPad && test.pad_range.Holds(e)) || k >= real_end ||
+          (test.gate && test.gate_range.Holds(linked_[c + k]))) {
+        if (kOne) facts[k] |= must_pad;
+        continue;
       }
-      if (k >= real_end || (test.gate && test.gate_range.Holds(linked_[c + k]))) continue;
       const int64_t off = offset[k];
       int64_t slot;
       // A slot that overflows: these tokens again one at a time, which
@@ -939,6 +948,11 @@ class Run {
       if (__builtin_mul_overflow(e, page, &slot) || __builtin_add_overflow(slot, off, &slot)) return kLanesRetry;
       // 0 <= off < page, in one comparison.
       const bool live = live_request & !null_id & (static_cast<uint64_t>(off) < static_cast<uint64_t>(page));
+      if (kOne) {
+        slots[k] = slot;
+        facts[k] |= static_cast<uint8_t>(must_pad | (live ? kFactLiveTarget : 0));
+        continue;
+      }
       if (few) {
         for (int o = 0; o < outputs; ++o) {
           if (!takes[o][k]) continue;
@@ -947,12 +961,7 @@ class Run {
         }
         continue;
       }
-      if (!one) {
-        MapToOutputs(c + k, slot, live, L + k, kLanes);
-        continue;
-      }
-      slots[k] = slot;
-      if (facts && live) facts[k] |= kFactLiveTarget;
+      MapToOutputs(c + k, slot, live, L + k, kLanes);
     }
     return kLanesDone;
   }
