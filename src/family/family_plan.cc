@@ -86,6 +86,10 @@ struct BoundMapping {
   /// it where the offset reads no entry; lanes_ok() false when it cannot.
   FormulaProgram lanes;
   bool lanes_offset = false;
+  /// Whether t, i, pos and lp are read over lanes (by `lanes`, or by the
+  /// formulas after the entries, or by the tokens' formulas one at a time
+  /// when those do not run over lanes): the lanes of the others are not set.
+  bool lane_reads[4] = {true, true, true, true};
   std::vector<int32_t> token_let_vars;  // the per-token lets' variables
   /// Over lanes too, once the entries are known: entry_map, pad_entry, the
   /// gate (in the second only), the offset unless `lanes` has it, and each
@@ -233,6 +237,13 @@ void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
         varying.push_back(v);
       p.PrepareLanes(varying);
     }
+  }
+  if (lanes) {
+    const int32_t token_vars[4] = {FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp};
+    for (int k = 0; k < 4; ++k)
+      b->lane_reads[k] = b->lanes.Reads(token_vars[k]) || !b->lanes_entry.lanes_ok() ||
+                         !b->lanes_entry_gate.lanes_ok() || b->lanes_entry.Reads(token_vars[k]) ||
+                         b->lanes_entry_gate.Reads(token_vars[k]);
   }
   b->output_programs.resize(b->output_select.size());
   for (size_t o = 0; o < b->output_select.size(); ++o) {
@@ -744,12 +755,15 @@ class Run {
         __builtin_add_overflow(before, c + n - 1 - at.qb, &last_lp))
       return kLanesRetry;
     const int64_t* const positions = b_.positions.data() + c;
-    for (int k = 0; k < n; ++k) {
-      T[k] = c + k;
-      I[k] = c + k - at.qb;
-      P[k] = positions[k];
-      LP[k] = before + I[k];
-    }
+    // The token variables some program over these lanes reads.
+    if (prog_.lane_reads[0])
+      for (int k = 0; k < n; ++k) T[k] = c + k;
+    if (prog_.lane_reads[1])
+      for (int k = 0; k < n; ++k) I[k] = c + k - at.qb;
+    if (prog_.lane_reads[2])
+      for (int k = 0; k < n; ++k) P[k] = positions[k];
+    if (prog_.lane_reads[3])
+      for (int k = 0; k < n; ++k) LP[k] = before + (c + k - at.qb);
     prog_.lanes.Broadcast(v_.data(), L, n);
     uint8_t rejected[kLanes] = {};
     if (!prog_.lanes.RunLanes(v_.data(), L, n, rejected)) return kLanesRetry;

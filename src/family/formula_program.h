@@ -76,6 +76,14 @@ class FormulaProgram {
   /// over lanes.
   bool PrepareLanes(const std::vector<int32_t>& varying);
   bool lanes_ok() const { return lanes_ok_; }
+  /// Whether an instruction reads register `reg`.
+  bool Reads(int32_t reg) const {
+    for (const Instr& in : code_)
+      if (in.a == reg || (in.b == reg && in.op != kNeg && in.op != kNot && in.op != kBool && in.op != kCopy &&
+                          in.op != kRequire && in.op != kJumpIfZero && in.op != kJumpIfNonZero))
+        return true;
+    return false;
+  }
   /// The registers its instructions write.
   std::vector<int32_t> Writes() const {
     std::vector<int32_t> out;
