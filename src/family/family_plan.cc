@@ -90,6 +90,11 @@ struct BoundMapping {
   /// formulas after the entries, or by the tokens' formulas one at a time
   /// when those do not run over lanes): the lanes of the others are not set.
   bool lane_reads[4] = {true, true, true, true};
+  /// `lanes`, `lanes_entry` and `lanes_entry_gate` over lanes of several
+  /// requests' tokens (each request's variables set per lane); multi_ok
+  /// false when the description cannot run so.
+  FormulaProgram multi, multi_entry, multi_entry_gate;
+  bool multi_ok = false;
   std::vector<int32_t> token_let_vars;  // the per-token lets' variables
   /// Over lanes too, once the entries are known: entry_map, pad_entry, the
   /// gate (in the second only), the offset unless `lanes` has it, and each
@@ -237,6 +242,23 @@ void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
         varying.push_back(v);
       p.PrepareLanes(varying);
     }
+  }
+  // The same programs over lanes of several requests: the request's
+  // variables vary by lane too (a request's lets and selects would be one
+  // run per request: a description with them keeps to one request a chunk).
+  if (lanes && b->request_lets.empty() && b->request_select.empty()) {
+    const std::vector<int32_t> request_vars = {FamilyDesc::kR,      FamilyDesc::kQ,      FamilyDesc::kQslBegin,
+                                               FamilyDesc::kQslEnd, FamilyDesc::kSeqLen, FamilyDesc::kWidth};
+    b->multi = b->lanes;
+    b->multi_entry = b->lanes_entry;
+    b->multi_entry_gate = b->lanes_entry_gate;
+    std::vector<int32_t> varying = {FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp};
+    varying.insert(varying.end(), request_vars.begin(), request_vars.end());
+    b->multi_ok = b->multi.PrepareLanes(varying);
+    for (int32_t v : b->lanes.Writes()) varying.push_back(v);
+    varying.push_back(FamilyDesc::kEntry);
+    varying.push_back(FamilyDesc::kLinked);
+    b->multi_ok = b->multi_ok && b->multi_entry.PrepareLanes(varying) && b->multi_entry_gate.PrepareLanes(varying);
   }
   if (lanes) {
     const int32_t token_vars[4] = {FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp};
@@ -572,12 +594,24 @@ class Run {
     const std::vector<int32_t>& qsl = b_.query_start_loc;
     bool runs_by_qsl = m_.owner != OwnerRule::kInput;
     for (int32_t r = 0; runs_by_qsl && r < b_.num_reqs(); ++r) runs_by_qsl = qsl[r] <= qsl[r + 1];
+    // Requests too short for lanes of their own share a chunk of lanes
+    // (Gather, Flush) where the description allows it.
+    v_[FamilyDesc::kRows] = table_.rows;
+    multi_ = prog_.multi_ok && !track_mapped_ && !m_.derived() && plan_.request_inputs.empty() &&
+             MultiTest(&multi_test_);
+    batch_n_ = 0;
     for (int64_t t = 0; t < plan_.mapped_end;) {
       const int32_t r = owner[t];
       int64_t end = t + 1;
       if (runs_by_qsl && r >= 0) end = std::max<int64_t>(end, std::min<int64_t>(qsl[r + 1], plan_.mapped_end));
       while (end < plan_.mapped_end && owner[end] == r) ++end;
-      if (r < 0) {
+      if (r >= 0 && multi_ && end - t < kMinLaneTokens && Batchable(r, t, end)) {
+        if (batch_n_ > 0 && (batch_end_ != t || batch_tokens_ + (end - t) > FormulaProgram::kLanes) && !Flush(err))
+          return false;
+        Gather(r, t, end);
+      } else if (!Flush(err)) {
+        return false;
+      } else if (r < 0) {
         if (facts_ && sink)
           for (int o = 0; o < outputs; ++o)
             for (int64_t u = t; u < end; ++u) out_->facts[o][u] |= kFactSinkOk;
@@ -586,6 +620,7 @@ class Run {
       }
       t = end;
     }
+    if (!Flush(err)) return false;
     // Under a sink, a token the description leaves unmapped in an output (a
     // column past the row, a pad_entry hit, a select or gate; a padding
     // token) owns no state there: the engine sends it to the sink by design
@@ -980,6 +1015,158 @@ class Run {
     return kLanesDone;
   }
 
+  /// Whether the pass over several requests' lanes applies: the formulas
+  /// past the entry none, or pad_entry and a linked gate as comparisons
+  /// with values the same in every lane (*test), as OnePass takes them.
+  bool MultiTest(EntryTest* test) {
+    const FormulaProgram& after = linked_ ? prog_.multi_entry_gate : prog_.multi_entry;
+    size_t i = 0;
+    test->pad = test->gate = false;
+    if (!prog_.pad_entry.empty())
+      test->pad = after.InstrAsRange(i++, FamilyDesc::kEntry, prog_.pad_reg, v_.data(), &test->pad_range.lo,
+                                     &test->pad_range.hi, &test->pad_range.invert);
+    if (m_.gate.present() && linked_)
+      test->gate = after.InstrAsRange(i++, FamilyDesc::kLinked, prog_.gate_reg, v_.data(), &test->gate_range.lo,
+                                      &test->gate_range.hi, &test->gate_range.invert);
+    return test->pad == !prog_.pad_entry.empty() && test->gate == (m_.gate.present() && linked_) && i == after.size();
+  }
+
+  /// Whether request r's tokens [begin, end) may share a chunk with other
+  /// requests': it has a row, every output owns its state, and lp does not
+  /// overflow (else Request says what it does with it).
+  bool Batchable(int32_t r, int64_t begin, int64_t end) const {
+    const int32_t row = m_.rows == RowsRule::kCsr ? r : b_.row_of(r);
+    if (row < 0 || row >= table_.rows) return false;
+    if (b_.is_dummy(r))
+      for (const OutputDesc& o : m_.outputs)
+        if (o.dummy == DummyRule::kPad) return false;
+    const int64_t qb = b_.query_start_loc[r], qe = b_.query_start_loc[r + 1];
+    int64_t before, lp;
+    return !__builtin_sub_overflow(b_.seq_lens[r], qe - qb, &before) &&
+           !__builtin_add_overflow(before, begin - qb, &lp) && !__builtin_add_overflow(before, end - 1 - qb, &lp);
+  }
+
+  /// Request r's tokens [begin, end) into the chunk being gathered: their
+  /// variables and their request's into the lanes.
+  void Gather(int32_t r, int64_t begin, int64_t end) {
+    constexpr int kLanes = FormulaProgram::kLanes;
+    if (batch_n_ == 0) {
+      batch_begin_ = begin;
+      batch_tokens_ = 0;
+    }
+    batch_[batch_n_++] = {r, begin, end};
+    batch_end_ = end;
+    const bool dummy = b_.is_dummy(r);
+    // A dummy's tokens own no state: under a request sink the dummy's own pages may take them.
+    if (m_.null_page == NullPage::kRequest && dummy)
+      for (int64_t t = begin; t < end; ++t) AllFacts(t, kFactSinkOk);
+    const int32_t row = m_.rows == RowsRule::kCsr ? r : b_.row_of(r);
+    const int64_t width = table_.row_width(row);
+    const int64_t qb = b_.query_start_loc[r], qe = b_.query_start_loc[r + 1];
+    const int64_t before = b_.seq_lens[r] - (qe - qb);  // Batchable: no overflow
+    int64_t* const L = lanes_.data();
+    for (int64_t t = begin; t < end; ++t) {
+      const int k = static_cast<int>(batch_tokens_++);
+      L[FamilyDesc::kT * kLanes + k] = t;
+      L[FamilyDesc::kI * kLanes + k] = t - qb;
+      L[FamilyDesc::kPos * kLanes + k] = b_.positions[t];
+      L[FamilyDesc::kLp * kLanes + k] = before + (t - qb);
+      L[FamilyDesc::kR * kLanes + k] = r;
+      L[FamilyDesc::kQ * kLanes + k] = qe - qb;
+      L[FamilyDesc::kQslBegin * kLanes + k] = qb;
+      L[FamilyDesc::kQslEnd * kLanes + k] = qe;
+      L[FamilyDesc::kSeqLen * kLanes + k] = b_.seq_lens[r];
+      L[FamilyDesc::kWidth * kLanes + k] = width;
+      lane_row_[k] = row;
+      lane_width_[k] = width;
+      lane_dummy_[k] = dummy;
+    }
+  }
+
+  /// Runs the chunk gathered, then empties it. Where a formula fails on
+  /// some lane, or a slot overflows, its requests run one at a time
+  /// (Request), which say which failure is first.
+  bool Flush(std::string* err) {
+    if (batch_n_ == 0) return true;
+    const int requests = batch_n_;
+    batch_n_ = 0;
+    {
+      constexpr int kLanes = FormulaProgram::kLanes;
+      const int n = static_cast<int>(batch_tokens_);
+      int64_t* const L = lanes_.data();
+      prog_.multi.Broadcast(v_.data(), L, n);
+      uint8_t rejected[kLanes] = {};
+      if (prog_.multi.RunLanes(v_.data(), L, n, rejected)) {
+        if (linked_) {
+          int64_t* const K = L + FamilyDesc::kLinked * kLanes;
+          for (int k = 0; k < n; ++k) K[k] = linked_[batch_begin_ + k];
+        }
+        const LanesEnd done = one_output_ ? MultiPass<true>(batch_begin_, n, rejected) : MultiPass<false>(batch_begin_, n, rejected);
+        if (done == kLanesDone) return true;
+      }
+    }
+    for (int i = 0; i < requests; ++i)
+      if (!Request(batch_[i].r, batch_[i].begin, batch_[i].end, err)) return false;
+    return true;
+  }
+
+  /// OnePass over the lanes of several requests (each lane's row, width and dummy its request's).
+  template <bool kOne>
+  LanesEnd MultiPass(int64_t c, int n, const uint8_t* rejected) {
+    constexpr int kLanes = FormulaProgram::kLanes;
+    const EntryTest& test = multi_test_;
+    const int64_t* const L = lanes_.data();
+    const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
+    const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
+    const bool clamp = m_.range == RangeRule::kClamp;
+    const bool packed = m_.range == RangeRule::kNone && m_.rows == RowsRule::kCsr;
+    const bool null_block = HasNullBlock(m_.null_page);
+    // Such a gate skips every token of a dummy, and the padding tokens.
+    const bool pads_dummies = m_.gate.present() && !linked_ && m_.gate.absent == GateAbsent::kPadDummies;
+    const int64_t real_tokens = b_.num_real_tokens();
+    const int64_t page = plan_.page, null_entries = plan_.null_entries;
+    const int outputs = plan_.outputs();
+    // Every output owns its state (Batchable): no owns_none_ to read.
+    for (int o = 0; o < outputs; ++o) owns_none_[o] = 0;
+    int64_t* const slots = slots_[0] + c;
+    uint8_t unasked[kLanes];  // the one output's facts when none are asked: written, never read
+    uint8_t* const facts = facts_ ? facts_of_[0] + c : unasked;
+    for (int k = 0; k < n; ++k) {
+      const int64_t column = col[k];
+      if ((rejected[k] != 0) | (column < 0)) continue;
+      const int32_t row = lane_row_[k];
+      const int64_t width = lane_width_[k];
+      int64_t e;
+      if (column < width) {
+        e = table_.at(row, static_cast<int32_t>(column));
+      } else if (clamp && width > 0) {
+        e = table_.at(row, static_cast<int32_t>(width - 1));
+      } else if (!packed || !PackedEntry(row, column, &e)) {
+        continue;  // pad; a read past a table's row is PAD here, and row_bounds judges the kernel's
+      }
+      const bool null_id = null_block & (e < null_entries);
+      const uint8_t must_pad = test.pad && null_id ? kFactMustPad : 0;
+      if (!kOne && must_pad) AllFacts(c + k, kFactMustPad);
+      const bool dummy = lane_dummy_[k] != 0;
+      if ((test.pad && test.pad_range.Holds(e)) || (pads_dummies && (dummy || c + k >= real_tokens)) ||
+          (test.gate && test.gate_range.Holds(linked_[c + k]))) {
+        if (kOne) facts[k] |= must_pad;
+        continue;
+      }
+      const int64_t off = offset[k];
+      int64_t slot;
+      if (__builtin_mul_overflow(e, page, &slot) || __builtin_add_overflow(slot, off, &slot)) return kLanesRetry;
+      const bool live = !dummy & !null_id & (static_cast<uint64_t>(off) < static_cast<uint64_t>(page));
+      if (kOne) {
+        slots[k] = slot;
+        facts[k] |= static_cast<uint8_t>(must_pad | (live ? kFactLiveTarget : 0));
+        continue;
+      }
+      MapToOutputs(c + k, slot, live, L + k, kLanes);
+    }
+    return kLanesDone;
+  }
+
   /// The rest of token t once its column is known: the entry, its tests,
   /// the offset (`lane_offset` when the lanes computed it) and the outputs.
   bool Address(const Where& at, int64_t t, int64_t col, const int64_t* lane_offset, std::string* err) {
@@ -1119,6 +1306,19 @@ class Run {
   bool track_mapped_ = false;
   bool simple_outputs_ = true;
   bool one_output_ = false;  // one output without selects, no sink to track (Entries' common case)
+  // The chunk of several short requests' tokens being gathered (Gather, Flush).
+  bool multi_ = false;
+  EntryTest multi_test_;
+  struct Batched {
+    int32_t r;
+    int64_t begin, end;
+  };
+  Batched batch_[FormulaProgram::kLanes];
+  int batch_n_ = 0;
+  int64_t batch_begin_ = 0, batch_end_ = 0, batch_tokens_ = 0;
+  int32_t lane_row_[FormulaProgram::kLanes];
+  int64_t lane_width_[FormulaProgram::kLanes];
+  uint8_t lane_dummy_[FormulaProgram::kLanes];
   /// The registers over lanes (formula_program.h), per thread: no allocation per run.
   static thread_local std::vector<int64_t> lanes_;
 };
