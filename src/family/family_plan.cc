@@ -92,9 +92,13 @@ struct BoundMapping {
   bool lane_reads[4] = {true, true, true, true};
   /// `lanes`, `lanes_entry` and `lanes_entry_gate` over lanes of several
   /// requests' tokens (each request's variables set per lane); multi_ok
-  /// false when the description cannot run so.
-  FormulaProgram multi, multi_entry, multi_entry_gate;
-  bool multi_ok = false;
+  /// false when the description cannot run so. Prepared on the first
+  /// interpretation that asks (PrepareMulti), not for the generator's walks:
+  /// a binding is used by the thread whose cache holds it (Bound), alone.
+  mutable FormulaProgram multi, multi_entry, multi_entry_gate;
+  bool multi_candidate = false;  // `lanes`, and no per-request lets or selects
+  mutable bool multi_prepared = false, multi_ok = false;
+  const BoundMapping& PrepareMulti() const;
   std::vector<int32_t> token_let_vars;  // the per-token lets' variables
   /// Over lanes too, once the entries are known: entry_map, pad_entry, the
   /// gate (in the second only), the offset unless `lanes` has it, and each
@@ -243,23 +247,10 @@ void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
       p.PrepareLanes(varying);
     }
   }
-  // The same programs over lanes of several requests: the request's
-  // variables vary by lane too (a request's lets and selects would be one
-  // run per request: a description with them keeps to one request a chunk).
-  if (lanes && b->request_lets.empty() && b->request_select.empty()) {
-    const std::vector<int32_t> request_vars = {FamilyDesc::kR,      FamilyDesc::kQ,      FamilyDesc::kQslBegin,
-                                               FamilyDesc::kQslEnd, FamilyDesc::kSeqLen, FamilyDesc::kWidth};
-    b->multi = b->lanes;
-    b->multi_entry = b->lanes_entry;
-    b->multi_entry_gate = b->lanes_entry_gate;
-    std::vector<int32_t> varying = {FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp};
-    varying.insert(varying.end(), request_vars.begin(), request_vars.end());
-    b->multi_ok = b->multi.PrepareLanes(varying);
-    for (int32_t v : b->lanes.Writes()) varying.push_back(v);
-    varying.push_back(FamilyDesc::kEntry);
-    varying.push_back(FamilyDesc::kLinked);
-    b->multi_ok = b->multi_ok && b->multi_entry.PrepareLanes(varying) && b->multi_entry_gate.PrepareLanes(varying);
-  }
+  // The same programs over lanes of several requests (PrepareMulti): a
+  // request's lets and selects would be one run per request, so a
+  // description with them keeps to one request a chunk.
+  b->multi_candidate = lanes && b->request_lets.empty() && b->request_select.empty();
   if (lanes) {
     const int32_t token_vars[4] = {FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp};
     for (int k = 0; k < 4; ++k)
@@ -272,6 +263,25 @@ void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
     selects(b->output_select[o], false, &b->output_programs[o]);
     selects(b->output_select[o], true, &b->output_programs[o]);
   }
+}
+
+const BoundMapping& BoundMapping::PrepareMulti() const {
+  if (multi_prepared || !multi_candidate) return *this;
+  multi_prepared = true;
+  // The request's variables vary by lane too.
+  multi = lanes;
+  multi_entry = lanes_entry;
+  multi_entry_gate = lanes_entry_gate;
+  std::vector<int32_t> varying = {FamilyDesc::kT,        FamilyDesc::kI,      FamilyDesc::kPos,
+                                  FamilyDesc::kLp,       FamilyDesc::kR,      FamilyDesc::kQ,
+                                  FamilyDesc::kQslBegin, FamilyDesc::kQslEnd, FamilyDesc::kSeqLen,
+                                  FamilyDesc::kWidth};
+  multi_ok = multi.PrepareLanes(varying);
+  for (int32_t v : lanes.Writes()) varying.push_back(v);
+  varying.push_back(FamilyDesc::kEntry);
+  varying.push_back(FamilyDesc::kLinked);
+  multi_ok = multi_ok && multi_entry.PrepareLanes(varying) && multi_entry_gate.PrepareLanes(varying);
+  return *this;
 }
 
 /// Binds the mapping's formulas to the group's constants in `vars`: the
@@ -597,7 +607,7 @@ class Run {
     // Requests too short for lanes of their own share a chunk of lanes
     // (Gather, Flush) where the description allows it.
     v_[FamilyDesc::kRows] = table_.rows;
-    multi_ = prog_.multi_ok && !track_mapped_ && !m_.derived() && plan_.request_inputs.empty() &&
+    multi_ = prog_.PrepareMulti().multi_ok && !track_mapped_ && !m_.derived() && plan_.request_inputs.empty() &&
              MultiTest(&multi_test_);
     batch_n_ = 0;
     for (int64_t t = 0; t < plan_.mapped_end;) {
