@@ -86,6 +86,19 @@ struct BoundMapping {
   /// it where the offset reads no entry; lanes_ok() false when it cannot.
   FormulaProgram lanes;
   bool lanes_offset = false;
+  /// Whether t, i, pos and lp are read over lanes (by `lanes`, or by the
+  /// formulas after the entries, or by the tokens' formulas one at a time
+  /// when those do not run over lanes): the lanes of the others are not set.
+  bool lane_reads[4] = {true, true, true, true};
+  /// `lanes`, `lanes_entry` and `lanes_entry_gate` over lanes of several
+  /// requests' tokens (each request's variables set per lane); multi_ok
+  /// false when the description cannot run so. Prepared on the first
+  /// interpretation that asks (PrepareMulti), not for the generator's walks:
+  /// a binding is used by the thread whose cache holds it (Bound), alone.
+  mutable FormulaProgram multi, multi_entry, multi_entry_gate;
+  bool multi_candidate = false;  // `lanes`, and no per-request lets or selects
+  mutable bool multi_prepared = false, multi_ok = false;
+  const BoundMapping& PrepareMulti() const;
   std::vector<int32_t> token_let_vars;  // the per-token lets' variables
   /// Over lanes too, once the entries are known: entry_map, pad_entry, the
   /// gate (in the second only), the offset unless `lanes` has it, and each
@@ -204,6 +217,21 @@ void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
     b->lanes.Assign(b->column.expr, b->column_reg, column, regs);
     b->lanes_offset = !reads_entry(b->offset.expr);
     if (b->lanes_offset) b->lanes.Assign(b->offset.expr, b->offset_reg, b->offset_knob, regs);
+    // An output's select that reads neither the entry nor the linked output
+    // is known before the entries too (a lane whose formula fails there
+    // sends its tokens one at a time, as in the program after the entries).
+    std::vector<std::pair<const Step*, int32_t>> selects_after;
+    auto jumps = [](const Expr& e) {  // && and || do not run over lanes
+      return std::any_of(e.nodes().begin(), e.nodes().end(),
+                         [](const Expr::Node& n) { return n.op == Expr::kAnd || n.op == Expr::kOr; });
+    };
+    for (const auto& [sel, reg] : output_selects) {
+      if (reads_entry(sel->expr) || jumps(sel->expr)) {
+        selects_after.emplace_back(sel, reg);
+      } else {
+        b->lanes.Assign(sel->expr, reg, 0, regs);
+      }
+    }
     b->lanes.PrepareLanes({FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp});
     for (int with_gate = 0; with_gate < 2; ++with_gate) {
       FormulaProgram& p = with_gate ? b->lanes_entry_gate : b->lanes_entry;
@@ -211,7 +239,7 @@ void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
       if (!b->pad_entry.empty()) p.Assign(b->pad_entry.expr, b->pad_reg, pad_entry_knob, regs);
       if (with_gate && !b->gate.empty()) p.Assign(b->gate.expr, b->gate_reg, gate_knob, regs);
       if (!b->lanes_offset) p.Assign(b->offset.expr, b->offset_reg, b->offset_knob, regs);
-      for (const auto& [sel, reg] : output_selects) p.Assign(sel->expr, reg, 0, regs);
+      for (const auto& [sel, reg] : selects_after) p.Assign(sel->expr, reg, 0, regs);
       std::vector<int32_t> varying = b->lanes.Writes();
       for (int32_t v : {FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp, FamilyDesc::kEntry,
                         FamilyDesc::kLinked})
@@ -219,11 +247,41 @@ void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
       p.PrepareLanes(varying);
     }
   }
+  // The same programs over lanes of several requests (PrepareMulti): a
+  // request's lets and selects would be one run per request, so a
+  // description with them keeps to one request a chunk.
+  b->multi_candidate = lanes && b->request_lets.empty() && b->request_select.empty();
+  if (lanes) {
+    const int32_t token_vars[4] = {FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp};
+    for (int k = 0; k < 4; ++k)
+      b->lane_reads[k] = b->lanes.Reads(token_vars[k]) || !b->lanes_entry.lanes_ok() ||
+                         !b->lanes_entry_gate.lanes_ok() || b->lanes_entry.Reads(token_vars[k]) ||
+                         b->lanes_entry_gate.Reads(token_vars[k]);
+  }
   b->output_programs.resize(b->output_select.size());
   for (size_t o = 0; o < b->output_select.size(); ++o) {
     selects(b->output_select[o], false, &b->output_programs[o]);
     selects(b->output_select[o], true, &b->output_programs[o]);
   }
+}
+
+const BoundMapping& BoundMapping::PrepareMulti() const {
+  if (multi_prepared || !multi_candidate) return *this;
+  multi_prepared = true;
+  // The request's variables vary by lane too.
+  multi = lanes;
+  multi_entry = lanes_entry;
+  multi_entry_gate = lanes_entry_gate;
+  std::vector<int32_t> varying = {FamilyDesc::kT,        FamilyDesc::kI,      FamilyDesc::kPos,
+                                  FamilyDesc::kLp,       FamilyDesc::kR,      FamilyDesc::kQ,
+                                  FamilyDesc::kQslBegin, FamilyDesc::kQslEnd, FamilyDesc::kSeqLen,
+                                  FamilyDesc::kWidth};
+  multi_ok = multi.PrepareLanes(varying);
+  for (int32_t v : lanes.Writes()) varying.push_back(v);
+  varying.push_back(FamilyDesc::kEntry);
+  varying.push_back(FamilyDesc::kLinked);
+  multi_ok = multi_ok && multi_entry.PrepareLanes(varying) && multi_entry_gate.PrepareLanes(varying);
+  return *this;
 }
 
 /// Binds the mapping's formulas to the group's constants in `vars`: the
@@ -527,6 +585,7 @@ class Run {
     }
     simple_outputs_ = true;
     for (const auto& regs : prog_.output_select_regs) simple_outputs_ = simple_outputs_ && regs.empty();
+    one_output_ = outputs == 1 && simple_outputs_ && !track_mapped_;
     out_->owner = OwnersOf(m_, b_, plan_.mapped_end);
     // The tail.
     for (int64_t t = plan_.mapped_end; t < b_.num_tokens; ++t) {
@@ -539,11 +598,30 @@ class Run {
     const bool sink = m_.null_page == NullPage::kSink;
     // Tokens before the tail, by owner: a run of tokens of one request at a time.
     const std::vector<int32_t>& owner = out_->owner;
+    // Under the owner rules that give request r the tokens [qsl[r],
+    // qsl[r + 1]) of a query_start_loc that never decreases (last_request
+    // adds tokens past qsl[R]), a run of r's reaches qsl[r + 1] at least.
+    const std::vector<int32_t>& qsl = b_.query_start_loc;
+    bool runs_by_qsl = m_.owner != OwnerRule::kInput;
+    for (int32_t r = 0; runs_by_qsl && r < b_.num_reqs(); ++r) runs_by_qsl = qsl[r] <= qsl[r + 1];
+    // Requests too short for lanes of their own share a chunk of lanes
+    // (Gather, Flush) where the description allows it.
+    v_[FamilyDesc::kRows] = table_.rows;
+    multi_ = prog_.PrepareMulti().multi_ok && !track_mapped_ && !m_.derived() && plan_.request_inputs.empty() &&
+             MultiTest(&multi_test_);
+    batch_n_ = 0;
     for (int64_t t = 0; t < plan_.mapped_end;) {
       const int32_t r = owner[t];
       int64_t end = t + 1;
+      if (runs_by_qsl && r >= 0) end = std::max<int64_t>(end, std::min<int64_t>(qsl[r + 1], plan_.mapped_end));
       while (end < plan_.mapped_end && owner[end] == r) ++end;
-      if (r < 0) {
+      if (r >= 0 && multi_ && end - t < kMinLaneTokens && Batchable(r, t, end)) {
+        if (batch_n_ > 0 && (batch_end_ != t || batch_tokens_ + (end - t) > FormulaProgram::kLanes) && !Flush(err))
+          return false;
+        Gather(r, t, end);
+      } else if (!Flush(err)) {
+        return false;
+      } else if (r < 0) {
         if (facts_ && sink)
           for (int o = 0; o < outputs; ++o)
             for (int64_t u = t; u < end; ++u) out_->facts[o][u] |= kFactSinkOk;
@@ -552,6 +630,7 @@ class Run {
       }
       t = end;
     }
+    if (!Flush(err)) return false;
     // Under a sink, a token the description leaves unmapped in an output (a
     // column past the row, a pad_entry hit, a select or gate; a padding
     // token) owns no state there: the engine sends it to the sink by design
@@ -721,12 +800,15 @@ class Run {
         __builtin_add_overflow(before, c + n - 1 - at.qb, &last_lp))
       return kLanesRetry;
     const int64_t* const positions = b_.positions.data() + c;
-    for (int k = 0; k < n; ++k) {
-      T[k] = c + k;
-      I[k] = c + k - at.qb;
-      P[k] = positions[k];
-      LP[k] = before + I[k];
-    }
+    // The token variables some program over these lanes reads.
+    if (prog_.lane_reads[0])
+      for (int k = 0; k < n; ++k) T[k] = c + k;
+    if (prog_.lane_reads[1])
+      for (int k = 0; k < n; ++k) I[k] = c + k - at.qb;
+    if (prog_.lane_reads[2])
+      for (int k = 0; k < n; ++k) P[k] = positions[k];
+    if (prog_.lane_reads[3])
+      for (int k = 0; k < n; ++k) LP[k] = before + (c + k - at.qb);
     prog_.lanes.Broadcast(v_.data(), L, n);
     uint8_t rejected[kLanes] = {};
     if (!prog_.lanes.RunLanes(v_.data(), L, n, rejected)) return kLanesRetry;
@@ -753,6 +835,22 @@ class Run {
     constexpr int kLanes = FormulaProgram::kLanes;
     int64_t* const L = lanes_.data();
     const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
+    const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
+    // The formulas past the entry none, or pad_entry and a gate over a
+    // linked group each one comparison (`entry <= 0`, `linked < 0`): each
+    // lane in one pass.
+    if (!track_mapped_) {
+      EntryTest test;
+      size_t i = 0;
+      if (!prog_.pad_entry.empty())
+        test.pad = after.InstrAsRange(i++, FamilyDesc::kEntry, prog_.pad_reg, v_.data(), &test.pad_range.lo,
+                                      &test.pad_range.hi, &test.pad_range.invert);
+      if (m_.gate.present() && linked_)
+        test.gate = after.InstrAsRange(i++, FamilyDesc::kLinked, prog_.gate_reg, v_.data(), &test.gate_range.lo,
+                                       &test.gate_range.hi, &test.gate_range.invert);
+      if (test.pad == !prog_.pad_entry.empty() && test.gate == (m_.gate.present() && linked_) && i == after.size())
+        return OnePass(at, c, n, rejected, test);
+    }
     int64_t* const E = L + FamilyDesc::kEntry * kLanes;
     uint8_t addressed[kLanes];
     const int64_t width = at.width;
@@ -776,7 +874,6 @@ class Run {
       int64_t* const K = L + FamilyDesc::kLinked * kLanes;
       for (int k = 0; k < n; ++k) K[k] = linked_[c + k];
     }
-    const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
     after.Broadcast(v_.data(), L, n);
     uint8_t unused[kLanes] = {};
     if (!after.RunLanes(v_.data(), L, n, unused)) return kLanesRetry;
@@ -822,6 +919,261 @@ class Run {
       MapToOutputs(c + k, slot, live, L + k, kLanes);
     }
     (void)err;
+    return kLanesDone;
+  }
+
+  /// pad_entry as a range of entries, and the gate as one of linked slots
+  /// (FormulaProgram::InstrAsRange): a value in [lo, hi] (outside, when
+  /// `invert`) pads the token.
+  struct Range {
+    int64_t lo = 0, hi = 0;
+    bool invert = false;
+    bool Holds(int64_t x) const { return ((x >= lo) & (x <= hi)) != invert; }
+  };
+  struct EntryTest {
+    bool pad = false, gate = false;
+    Range pad_range, gate_range;
+  };
+  /// Entries' common case in one pass over the lanes, with the same slots and facts.
+  LanesEnd OnePass(const Where& at, int64_t c, int n, const uint8_t* rejected, const EntryTest& test) {
+    // One output that every token takes: its slots and facts written in the loop itself.
+    const bool one = one_output_ && !owns_none_[0];
+    if (test.pad) return one ? OnePassOf<true, true>(at, c, n, rejected, test) : OnePassOf<true, false>(at, c, n, rejected, test);
+    return one ? OnePassOf<false, true>(at, c, n, rejected, test) : OnePassOf<false, false>(at, c, n, rejected, test);
+  }
+  template <bool kPad, bool kOne>
+  LanesEnd OnePassOf(const Where& at, int64_t c, int n, const uint8_t* rejected, const EntryTest& test) {
+    constexpr int kLanes = FormulaProgram::kLanes;
+    const int64_t* const L = lanes_.data();
+    const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
+    const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
+    const int64_t width = at.width;
+    const int32_t* const row_entries =
+        width > 0 ? table_.entries.data() + static_cast<size_t>(at.row) * static_cast<size_t>(table_.width) : nullptr;
+    const bool clamp = m_.range == RangeRule::kClamp && width > 0;
+    const bool packed = m_.range == RangeRule::kNone && m_.rows == RowsRule::kCsr;
+    const bool null_block = HasNullBlock(m_.null_page);
+    // Such a gate skips every token of a dummy, and the padding tokens: the lanes from real_end on.
+    const bool pads_dummies = m_.gate.present() && !linked_ && m_.gate.absent == GateAbsent::kPadDummies;
+    const int64_t real_end =
+        !pads_dummies ? n : at.dummy ? 0 : std::max<int64_t>(0, std::min<int64_t>(n, b_.num_real_tokens() - c));
+    const int64_t page = plan_.page, null_entries = plan_.null_entries;
+    int64_t* const slots = slots_[0] + c;
+    uint8_t unasked[kLanes];  // the one output's facts when none are asked: written, never read
+    uint8_t* const facts = facts_ ? facts_of_[0] + c : unasked;
+    // Else, a few outputs: which lanes each takes (its request owns its
+    // state, and its selects hold), found once for the lanes.
+    constexpr int kFew = 4;
+    const int outputs = plan_.outputs();
+    const bool few = !kOne && outputs <= kFew;
+    uint8_t takes[kFew][kLanes];
+    int64_t* out_slots[kFew];
+    uint8_t* out_facts[kFew];
+    if (few)
+      for (int o = 0; o < outputs; ++o) {
+        out_slots[o] = slots_[o] + c;
+        out_facts[o] = facts_ ? facts_of_[o] + c : nullptr;
+        std::fill(takes[o], takes[o] + n, owns_none_[o] ? 0 : 1);
+        for (int32_t reg : prog_.output_select_regs[o]) {
+          const int64_t* const selected = L + static_cast<size_t>(reg) * kLanes;
+          for (int k = 0; k < n; ++k) takes[o][k] &= selected[k] != 0;
+        }
+      }
+    const bool live_request = !at.dummy;  // a dummy's tokens own no state: no live target
+    for (int k = 0; k < n; ++k) {
+      const int64_t column = col[k];
+      if ((rejected[k] != 0) | (column < 0)) continue;
+      int64_t e;
+      if (column < width) {
+        e = row_entries[column];
+      } else if (clamp) {
+        e = row_entries[width - 1];
+      } else if (!packed || !PackedEntry(at.row, column, &e)) {
+        continue;  // pad; a read past a table's row is PAD here, and row_bounds judges the kernel's
+      }
+      const bool null_id = null_block & (e < null_entries);
+      // pad_entry's test of a null id: the token must be PAD, whatever comes next.
+      const uint8_t must_pad = kPad && null_id ? kFactMustPad : 0;
+      if (kPad && !kOne && null_id) AllFacts(c + k, kFactMustPad);
+      if ((kPad && test.pad_range.Holds(e)) || k >= real_end ||
+          (test.gate && test.gate_range.Holds(linked_[c + k]))) {
+        if (kOne) facts[k] |= must_pad;
+        continue;
+      }
+      const int64_t off = offset[k];
+      int64_t slot;
+      // A slot that overflows: these tokens again one at a time, which
+      // report the first failure (what they write again is the same).
+      if (__builtin_mul_overflow(e, page, &slot) || __builtin_add_overflow(slot, off, &slot)) return kLanesRetry;
+      // 0 <= off < page, in one comparison.
+      const bool live = live_request & !null_id & (static_cast<uint64_t>(off) < static_cast<uint64_t>(page));
+      if (kOne) {
+        slots[k] = slot;
+        facts[k] |= static_cast<uint8_t>(must_pad | (live ? kFactLiveTarget : 0));
+        continue;
+      }
+      if (few) {
+        for (int o = 0; o < outputs; ++o) {
+          if (!takes[o][k]) continue;
+          out_slots[o][k] = slot;
+          if (out_facts[o] && live) out_facts[o][k] |= kFactLiveTarget;
+        }
+        continue;
+      }
+      MapToOutputs(c + k, slot, live, L + k, kLanes);
+    }
+    return kLanesDone;
+  }
+
+  /// Whether the pass over several requests' lanes applies: the formulas
+  /// past the entry none, or pad_entry and a linked gate as comparisons
+  /// with values the same in every lane (*test), as OnePass takes them.
+  bool MultiTest(EntryTest* test) {
+    const FormulaProgram& after = linked_ ? prog_.multi_entry_gate : prog_.multi_entry;
+    size_t i = 0;
+    test->pad = test->gate = false;
+    if (!prog_.pad_entry.empty())
+      test->pad = after.InstrAsRange(i++, FamilyDesc::kEntry, prog_.pad_reg, v_.data(), &test->pad_range.lo,
+                                     &test->pad_range.hi, &test->pad_range.invert);
+    if (m_.gate.present() && linked_)
+      test->gate = after.InstrAsRange(i++, FamilyDesc::kLinked, prog_.gate_reg, v_.data(), &test->gate_range.lo,
+                                      &test->gate_range.hi, &test->gate_range.invert);
+    return test->pad == !prog_.pad_entry.empty() && test->gate == (m_.gate.present() && linked_) && i == after.size();
+  }
+
+  /// Whether request r's tokens [begin, end) may share a chunk with other
+  /// requests': it has a row, every output owns its state, and lp does not
+  /// overflow (else Request says what it does with it).
+  bool Batchable(int32_t r, int64_t begin, int64_t end) const {
+    const int32_t row = m_.rows == RowsRule::kCsr ? r : b_.row_of(r);
+    if (row < 0 || row >= table_.rows) return false;
+    if (b_.is_dummy(r))
+      for (const OutputDesc& o : m_.outputs)
+        if (o.dummy == DummyRule::kPad) return false;
+    const int64_t qb = b_.query_start_loc[r], qe = b_.query_start_loc[r + 1];
+    int64_t before, lp;
+    return !__builtin_sub_overflow(b_.seq_lens[r], qe - qb, &before) &&
+           !__builtin_add_overflow(before, begin - qb, &lp) && !__builtin_add_overflow(before, end - 1 - qb, &lp);
+  }
+
+  /// Request r's tokens [begin, end) into the chunk being gathered: their
+  /// variables and their request's into the lanes.
+  void Gather(int32_t r, int64_t begin, int64_t end) {
+    constexpr int kLanes = FormulaProgram::kLanes;
+    if (batch_n_ == 0) {
+      batch_begin_ = begin;
+      batch_tokens_ = 0;
+    }
+    batch_[batch_n_++] = {r, begin, end};
+    batch_end_ = end;
+    const bool dummy = b_.is_dummy(r);
+    // A dummy's tokens own no state: under a request sink the dummy's own pages may take them.
+    if (m_.null_page == NullPage::kRequest && dummy)
+      for (int64_t t = begin; t < end; ++t) AllFacts(t, kFactSinkOk);
+    const int32_t row = m_.rows == RowsRule::kCsr ? r : b_.row_of(r);
+    const int64_t width = table_.row_width(row);
+    const int64_t qb = b_.query_start_loc[r], qe = b_.query_start_loc[r + 1];
+    const int64_t before = b_.seq_lens[r] - (qe - qb);  // Batchable: no overflow
+    int64_t* const L = lanes_.data();
+    for (int64_t t = begin; t < end; ++t) {
+      const int k = static_cast<int>(batch_tokens_++);
+      L[FamilyDesc::kT * kLanes + k] = t;
+      L[FamilyDesc::kI * kLanes + k] = t - qb;
+      L[FamilyDesc::kPos * kLanes + k] = b_.positions[t];
+      L[FamilyDesc::kLp * kLanes + k] = before + (t - qb);
+      L[FamilyDesc::kR * kLanes + k] = r;
+      L[FamilyDesc::kQ * kLanes + k] = qe - qb;
+      L[FamilyDesc::kQslBegin * kLanes + k] = qb;
+      L[FamilyDesc::kQslEnd * kLanes + k] = qe;
+      L[FamilyDesc::kSeqLen * kLanes + k] = b_.seq_lens[r];
+      L[FamilyDesc::kWidth * kLanes + k] = width;
+      lane_row_[k] = row;
+      lane_width_[k] = width;
+      lane_dummy_[k] = dummy;
+    }
+  }
+
+  /// Runs the chunk gathered, then empties it. Where a formula fails on
+  /// some lane, or a slot overflows, its requests run one at a time
+  /// (Request), which say which failure is first.
+  bool Flush(std::string* err) {
+    if (batch_n_ == 0) return true;
+    const int requests = batch_n_;
+    batch_n_ = 0;
+    {
+      constexpr int kLanes = FormulaProgram::kLanes;
+      const int n = static_cast<int>(batch_tokens_);
+      int64_t* const L = lanes_.data();
+      prog_.multi.Broadcast(v_.data(), L, n);
+      uint8_t rejected[kLanes] = {};
+      if (prog_.multi.RunLanes(v_.data(), L, n, rejected)) {
+        if (linked_) {
+          int64_t* const K = L + FamilyDesc::kLinked * kLanes;
+          for (int k = 0; k < n; ++k) K[k] = linked_[batch_begin_ + k];
+        }
+        const LanesEnd done = one_output_ ? MultiPass<true>(batch_begin_, n, rejected) : MultiPass<false>(batch_begin_, n, rejected);
+        if (done == kLanesDone) return true;
+      }
+    }
+    for (int i = 0; i < requests; ++i)
+      if (!Request(batch_[i].r, batch_[i].begin, batch_[i].end, err)) return false;
+    return true;
+  }
+
+  /// OnePass over the lanes of several requests (each lane's row, width and dummy its request's).
+  template <bool kOne>
+  LanesEnd MultiPass(int64_t c, int n, const uint8_t* rejected) {
+    constexpr int kLanes = FormulaProgram::kLanes;
+    const EntryTest& test = multi_test_;
+    const int64_t* const L = lanes_.data();
+    const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
+    const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
+    const bool clamp = m_.range == RangeRule::kClamp;
+    const bool packed = m_.range == RangeRule::kNone && m_.rows == RowsRule::kCsr;
+    const bool null_block = HasNullBlock(m_.null_page);
+    // Such a gate skips every token of a dummy, and the padding tokens.
+    const bool pads_dummies = m_.gate.present() && !linked_ && m_.gate.absent == GateAbsent::kPadDummies;
+    const int64_t real_tokens = b_.num_real_tokens();
+    const int64_t page = plan_.page, null_entries = plan_.null_entries;
+    const int outputs = plan_.outputs();
+    // Every output owns its state (Batchable): no owns_none_ to read.
+    for (int o = 0; o < outputs; ++o) owns_none_[o] = 0;
+    int64_t* const slots = slots_[0] + c;
+    uint8_t unasked[kLanes];  // the one output's facts when none are asked: written, never read
+    uint8_t* const facts = facts_ ? facts_of_[0] + c : unasked;
+    for (int k = 0; k < n; ++k) {
+      const int64_t column = col[k];
+      if ((rejected[k] != 0) | (column < 0)) continue;
+      const int32_t row = lane_row_[k];
+      const int64_t width = lane_width_[k];
+      int64_t e;
+      if (column < width) {
+        e = table_.at(row, static_cast<int32_t>(column));
+      } else if (clamp && width > 0) {
+        e = table_.at(row, static_cast<int32_t>(width - 1));
+      } else if (!packed || !PackedEntry(row, column, &e)) {
+        continue;  // pad; a read past a table's row is PAD here, and row_bounds judges the kernel's
+      }
+      const bool null_id = null_block & (e < null_entries);
+      const uint8_t must_pad = test.pad && null_id ? kFactMustPad : 0;
+      if (!kOne && must_pad) AllFacts(c + k, kFactMustPad);
+      const bool dummy = lane_dummy_[k] != 0;
+      if ((test.pad && test.pad_range.Holds(e)) || (pads_dummies && (dummy || c + k >= real_tokens)) ||
+          (test.gate && test.gate_range.Holds(linked_[c + k]))) {
+        if (kOne) facts[k] |= must_pad;
+        continue;
+      }
+      const int64_t off = offset[k];
+      int64_t slot;
+      if (__builtin_mul_overflow(e, page, &slot) || __builtin_add_overflow(slot, off, &slot)) return kLanesRetry;
+      const bool live = !dummy & !null_id & (static_cast<uint64_t>(off) < static_cast<uint64_t>(page));
+      if (kOne) {
+        slots[k] = slot;
+        facts[k] |= static_cast<uint8_t>(must_pad | (live ? kFactLiveTarget : 0));
+        continue;
+      }
+      MapToOutputs(c + k, slot, live, L + k, kLanes);
+    }
     return kLanesDone;
   }
 
@@ -963,6 +1315,20 @@ class Run {
   std::vector<uint8_t*>& facts_of_;            // out_->facts[o].data(), when facts_
   bool track_mapped_ = false;
   bool simple_outputs_ = true;
+  bool one_output_ = false;  // one output without selects, no sink to track (Entries' common case)
+  // The chunk of several short requests' tokens being gathered (Gather, Flush).
+  bool multi_ = false;
+  EntryTest multi_test_;
+  struct Batched {
+    int32_t r;
+    int64_t begin, end;
+  };
+  Batched batch_[FormulaProgram::kLanes];
+  int batch_n_ = 0;
+  int64_t batch_begin_ = 0, batch_end_ = 0, batch_tokens_ = 0;
+  int32_t lane_row_[FormulaProgram::kLanes];
+  int64_t lane_width_[FormulaProgram::kLanes];
+  uint8_t lane_dummy_[FormulaProgram::kLanes];
   /// The registers over lanes (formula_program.h), per thread: no allocation per run.
   static thread_local std::vector<int64_t> lanes_;
 };

@@ -3,6 +3,37 @@
 #include <algorithm>
 
 namespace slotguard {
+namespace {
+
+/// n / d for 0 <= n < 2^63, by the multiplier of SetMagic.
+inline int64_t MagicDiv(int64_t n, uint64_t magic, int shift) {
+  const uint64_t high = static_cast<uint64_t>((static_cast<unsigned __int128>(static_cast<uint64_t>(n)) * magic) >> 64);
+  return static_cast<int64_t>(high >> shift);
+}
+
+/// Whether every one of n values is >= 0 (one pass, no branch per value).
+inline bool NonNegative(const int64_t* a, int n) {
+  uint64_t any = 0;
+  for (int i = 0; i < n; ++i) any |= static_cast<uint64_t>(a[i]);
+  return static_cast<int64_t>(any) >= 0;
+}
+
+}  // namespace
+
+bool FormulaProgram::SetMagic(int64_t d, uint64_t* magic, uint8_t* shift) {
+  // Granlund and Montgomery (1994), theorem 4.2, with N = 63: for
+  // l = ceil(log2 d) and m = ceil(2^(63 + l) / d), m * d - 2^(63 + l) < d
+  // <= 2^l, so n / d = floor(m * n / 2^(63 + l)) for every 0 <= n < 2^63;
+  // d > 2^(l - 1) keeps m below 2^64.
+  if (d < 3 || (d & (d - 1)) == 0) return false;
+  const int l = 64 - __builtin_clzll(static_cast<uint64_t>(d - 1));
+  const unsigned __int128 power = static_cast<unsigned __int128>(1) << (63 + l);
+  *magic = static_cast<uint64_t>((power + static_cast<uint64_t>(d) - 1) / static_cast<uint64_t>(d));
+  *shift = static_cast<uint8_t>(l - 1);  // 63 + l bits: the high word's l - 1
+  return true;
+}
+
+int64_t FormulaProgram::MagicDivide(int64_t n, uint64_t magic, uint8_t shift) { return MagicDiv(n, magic, shift); }
 
 int32_t FormulaRegisters::Constant(int64_t value) {
   for (const auto& [reg, v] : constants_)
@@ -60,6 +91,8 @@ int32_t FormulaProgram::Node(const Expr& e, int32_t i, int32_t formula, FormulaR
           divisor > 0 && (divisor & (divisor - 1)) == 0)
         op = op == Expr::kDiv ? kDivPow2 : op == Expr::kRem ? kRemPow2 : kModPow2;
       Emit(op, dst, a, b, formula);
+      if ((op == Expr::kDiv || op == Expr::kRem || op == Expr::kMod) && regs->IsConstant(b, &divisor))
+        SetMagic(divisor, &code_.back().magic, &code_.back().magic_shift);
       return dst;
     }
   }
@@ -110,15 +143,27 @@ FormulaProgram::Status FormulaProgram::Run(int64_t* r, int32_t* formula, ExprErr
       case Expr::kMin: v = a < b ? a : b; break;
       case Expr::kMax: v = a > b ? a : b; break;
       case Expr::kDiv:
+        if (in->magic && a >= 0) {
+          v = MagicDiv(a, in->magic, in->magic_shift);
+          break;
+        }
         if (b == 0) goto by_zero;
         if (a == INT64_MIN && b == -1) goto overflow;
         v = a / b;
         break;
       case Expr::kRem:
+        if (in->magic && a >= 0) {
+          v = a - MagicDiv(a, in->magic, in->magic_shift) * b;
+          break;
+        }
         if (b == 0) goto by_zero;
         v = b == -1 ? 0 : a % b;
         break;
       case Expr::kMod: {
+        if (in->magic && a >= 0) {  // b > 0: the floor modulo is the remainder
+          v = a - MagicDiv(a, in->magic, in->magic_shift) * b;
+          break;
+        }
         if (b == 0) goto by_zero;
         int64_t m = b == -1 ? 0 : a % b;
         if (m != 0 && ((m < 0) != (b < 0))) m += b;  // floor modulo
@@ -172,6 +217,31 @@ FormulaProgram::Status FormulaProgram::Run(int64_t* r, int32_t* formula, ExprErr
     return kFailed;
   }
   return kDone;
+}
+
+bool FormulaProgram::InstrAsRange(size_t i, int32_t a, int32_t dst, const int64_t* r, int64_t* lo, int64_t* hi,
+                                  bool* invert) const {
+  if (i >= code_.size() || !lanes_ok_) return false;
+  const Instr& in = code_[i];
+  if (in.a != a || in.dst != dst || !in.b_uniform) return false;
+  const int64_t c = r[in.b];
+  *lo = INT64_MIN;
+  *hi = INT64_MAX;
+  *invert = false;
+  switch (in.op) {
+    case Expr::kEq: *lo = *hi = c; return true;
+    case Expr::kNe: *lo = *hi = c; *invert = true; return true;
+    case Expr::kLe: *hi = c; return true;
+    case Expr::kGe: *lo = c; return true;
+    case Expr::kLt:  // x < c: x <= c - 1, or never
+      if (c == INT64_MIN) *lo = 1, *hi = 0; else *hi = c - 1;
+      return true;
+    case Expr::kGt:
+      if (c == INT64_MAX) *lo = 1, *hi = 0; else *lo = c + 1;
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool FormulaProgram::PrepareLanes(const std::vector<int32_t>& varying) {
@@ -288,6 +358,10 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
         if (uniform_b) {
           const int64_t b = r[in.b];
           const int shift = __builtin_ctzll(static_cast<uint64_t>(b));
+          if (NonNegative(A, n)) {  // a shift alone
+            for (int i = 0; i < n; ++i) D[i] = static_cast<int64_t>(static_cast<uint64_t>(A[i]) >> shift);
+            break;
+          }
           for (int i = 0; i < n; ++i) D[i] = (A[i] + ((A[i] >> 63) & (b - 1))) >> shift;
         } else {
           for (int i = 0; i < n; ++i)
@@ -295,6 +369,11 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
         }
         break;
       case kRemPow2:
+        if (uniform_b && NonNegative(A, n)) {  // a mask alone
+          const int64_t mask = r[in.b] - 1;
+          for (int i = 0; i < n; ++i) D[i] = A[i] & mask;
+          break;
+        }
         SG_LANES({
           const int64_t m = a & (b - 1);
           d = a < 0 && m != 0 ? m - b : m;
@@ -308,6 +387,12 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
         for (int i = 0; i < n; ++i) rejected[i] |= A[i] == 0;
         break;
       case Expr::kDiv:
+        if (in.magic && NonNegative(A, n)) {  // b a constant: no division
+          const uint64_t magic = in.magic;
+          const int shift = in.magic_shift;
+          for (int i = 0; i < n; ++i) D[i] = MagicDiv(A[i], magic, shift);
+          break;
+        }
         if (uniform_b && r[in.b] != 0 && r[in.b] != -1) {
           const int64_t b = r[in.b];
           for (int i = 0; i < n; ++i) D[i] = A[i] / b;
@@ -322,6 +407,13 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
       case Expr::kRem:
       case Expr::kMod: {
         const bool floor = in.op == Expr::kMod;
+        if (in.magic && NonNegative(A, n)) {  // b a constant > 0: no division, and mod is %
+          const uint64_t magic = in.magic;
+          const int shift = in.magic_shift;
+          const int64_t b = r[in.b];
+          for (int i = 0; i < n; ++i) D[i] = A[i] - MagicDiv(A[i], magic, shift) * b;
+          break;
+        }
         if (uniform_b && r[in.b] != 0 && r[in.b] != -1) {  // cannot fail
           const int64_t b = r[in.b];
           if (floor) {

@@ -76,6 +76,14 @@ class FormulaProgram {
   /// over lanes.
   bool PrepareLanes(const std::vector<int32_t>& varying);
   bool lanes_ok() const { return lanes_ok_; }
+  /// Whether an instruction reads register `reg`.
+  bool Reads(int32_t reg) const {
+    for (const Instr& in : code_)
+      if (in.a == reg || (in.b == reg && in.op != kNeg && in.op != kNot && in.op != kBool && in.op != kCopy &&
+                          in.op != kRequire && in.op != kJumpIfZero && in.op != kJumpIfNonZero))
+        return true;
+    return false;
+  }
   /// The registers its instructions write.
   std::vector<int32_t> Writes() const {
     std::vector<int32_t> out;
@@ -100,9 +108,30 @@ class FormulaProgram {
   /// `r` are the registers Broadcast read, as they were then.
   bool RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* rejected) const;
 
+  /// Whether the program is one comparison of register `a` with a value
+  /// the same in every lane (read from `r`), into register `dst`: then that
+  /// value is ((x >= *lo) & (x <= *hi)) ^ *invert for x in register a. What
+  /// a caller that reads register a itself evaluates inline (pad_entry's
+  /// `entry <= 0`) instead of running the program over lanes.
+  bool AsRange(int32_t a, int32_t dst, const int64_t* r, int64_t* lo, int64_t* hi, bool* invert) const {
+    return code_.size() == 1 && InstrAsRange(0, a, dst, r, lo, hi, invert);
+  }
+  /// The same of its instruction i alone (a program of such comparisons, each
+  /// into a register of its own, is evaluated one comparison at a time).
+  bool InstrAsRange(size_t i, int32_t a, int32_t dst, const int64_t* r, int64_t* lo, int64_t* hi,
+                    bool* invert) const;
+  size_t size() const { return code_.size(); }
+
   /// Runs the program over `r` (every register, constants filled). On
   /// kFailed, *formula and *error say which formula failed and how.
   Status Run(int64_t* r, int32_t* formula, ExprError* error) const;
+
+  /// The multiplier that divides a dividend n >= 0 by the constant d
+  /// without a division (d >= 3, not a power of two; false for others), and
+  /// the quotient by it: MagicDivide(n, magic, shift) == n / d for every
+  /// 0 <= n <= INT64_MAX.
+  static bool SetMagic(int64_t d, uint64_t* magic, uint8_t* shift);
+  static int64_t MagicDivide(int64_t n, uint64_t magic, uint8_t shift);
 
  private:
   enum Op : uint8_t {
@@ -118,11 +147,16 @@ class FormulaProgram {
   struct Instr {
     uint8_t op = 0;
     bool b_uniform = false;  // over lanes: b is read from the registers, not from its lanes
+    uint8_t magic_shift = 0;
     int32_t formula = 0;
     int32_t dst = 0;
     int32_t a = 0;
     int32_t b = 0;
     int32_t target = 0;  // a jump's instruction
+    /// / % and mod by a constant d >= 3 that is not a power of two: a
+    /// dividend n >= 0 gives n / d = mulhi(n, magic) >> magic_shift (no
+    /// division); 0 when b is no such constant.
+    uint64_t magic = 0;
   };
   int32_t Node(const Expr& e, int32_t node, int32_t formula, FormulaRegisters* regs);
   void Emit(uint8_t op, int32_t dst, int32_t a, int32_t b, int32_t formula);

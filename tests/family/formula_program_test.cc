@@ -116,6 +116,66 @@ TEST(FormulaProgramTest, LanesGiveWhatEvaluateGivesOrRefuse) {
     }
 }
 
+TEST(FormulaProgramTest, AConstantDivisorsMultiplierDividesEveryNonNegativeDividend) {
+  // Powers of two and divisors below 3 have none (a shift, or no division).
+  uint64_t magic = 0;
+  uint8_t shift = 0;
+  for (int64_t d : std::vector<int64_t>{-3, -1, 0, 1, 2, 4, 64, int64_t{1} << 62})
+    EXPECT_FALSE(FormulaProgram::SetMagic(d, &magic, &shift)) << d;
+  const int64_t divisors[] = {3, 5, 6, 7, 10, 12, 24, 100, 641, 1000003, (int64_t{1} << 31) - 1, (int64_t{1} << 31) + 1,
+                              (int64_t{1} << 32) + 1, (int64_t{1} << 62) - 1, (int64_t{1} << 62) + 1, INT64_MAX - 1,
+                              INT64_MAX};
+  uint64_t x = 88172645463325252ull;  // xorshift: dividends spread over every magnitude
+  for (int64_t d : divisors) {
+    ASSERT_TRUE(FormulaProgram::SetMagic(d, &magic, &shift)) << d;
+    std::vector<int64_t> dividends = {0, 1, d - 1, d, d + 1, 2 * (d / 2), INT64_MAX, INT64_MAX - 1, INT64_MAX / d * d,
+                                      INT64_MAX / d * d - 1};
+    for (int k = 0; k < 2000; ++k) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      dividends.push_back(static_cast<int64_t>(x >> (1 + k % 63)));
+      dividends.push_back(static_cast<int64_t>((x >> (1 + k % 63)) / static_cast<uint64_t>(d)) * d);  // a multiple
+    }
+    for (int64_t n : dividends) {
+      if (n < 0) continue;
+      ASSERT_EQ(n / d, FormulaProgram::MagicDivide(n, magic, shift)) << n << " / " << d;
+    }
+  }
+}
+
+TEST(FormulaProgramTest, LanesOfNonNegativeDividendsGiveWhatEvaluateGives) {
+  // Lanes whose dividends are all >= 0 divide by a constant without a
+  // division (a multiplier, a shift or a mask): the same values.
+  const int64_t values[] = {0, 1, 2, 3, 5, 7, 15, 16, 17, 100, 1 << 20, 4611686018427387903, 4611686018427387904,
+                            INT64_MAX - 1, INT64_MAX};
+  const int n = static_cast<int>(sizeof values / sizeof values[0]);
+  for (const char* text : {"a / 3", "a % 3", "mod(a, 3)", "a / 7", "a % 7", "mod(a, 7)", "a / 1000003",
+                           "a % 1000003", "a / 16", "a % 16", "mod(a, 16)", "a / 9223372036854775807",
+                           "a % 9223372036854775807", "a / 6 * 6 + a % 6"}) {
+    Expr e;
+    std::string err;
+    ASSERT_TRUE(e.Parse(text, kNames, &err)) << text << ": " << err;
+    FormulaRegisters regs(3);
+    FormulaProgram p;
+    const int32_t dst = regs.Temporary();
+    p.Assign(e, dst, 0, &regs);
+    ASSERT_TRUE(p.PrepareLanes({0})) << text;
+    std::vector<int64_t> r(static_cast<size_t>(regs.size()), 0);
+    regs.Fill(r.data());
+    std::vector<int64_t> lanes(static_cast<size_t>(regs.size()) * FormulaProgram::kLanes, 0);
+    for (int k = 0; k < n; ++k) lanes[static_cast<size_t>(k)] = values[k];
+    p.Broadcast(r.data(), lanes.data(), n);
+    uint8_t rejected[FormulaProgram::kLanes] = {};
+    ASSERT_TRUE(p.RunLanes(r.data(), lanes.data(), n, rejected)) << text;
+    for (int k = 0; k < n; ++k) {
+      const int64_t vars[3] = {values[k], 0, 0};
+      ASSERT_EQ(Evaluated(e, vars), std::to_string(lanes[static_cast<size_t>(dst) * FormulaProgram::kLanes + k]))
+          << text << " with a = " << values[k];
+    }
+  }
+}
+
 TEST(FormulaProgramTest, ATestStopsTheRunAndLanesMarkIt) {
   Expr keep, value;
   std::string err;
