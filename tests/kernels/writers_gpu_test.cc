@@ -182,7 +182,10 @@ TEST_F(WritersGpuTest, TheReadersRequirementIsJudgedLikeOnTheHost) {
       std::vector<std::string> details[2];
       int k = 0;
       for (Backend* b : {gpu_.get(), host_.get()}) {
-        for (const Finding& finding : CheckScenario(s, s.name, *b, 8, true).groups[0].findings)
+        // The report is held here: a range-for over a member of the temporary would read it after its end.
+        const ScenarioReport report = CheckScenario(s, s.name, *b, 8, true);
+        ASSERT_EQ(1u, report.groups.size()) << name << ": " << report.error;
+        for (const Finding& finding : report.groups[0].findings)
           if (finding.invariant == "null_read") details[k].push_back(finding.detail);
         ++k;
       }
