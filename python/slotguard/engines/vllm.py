@@ -506,6 +506,25 @@ def run_state_index(call, fns, ops, options):
 SENTINEL = -(2 ** 62)
 
 
+def cleared_ops(call):
+    """A block-op family's two outputs (sources, destinations), every operation -1 (none) to begin with."""
+    src_out, dst_out = call.outputs
+    src_out[:] = -1
+    dst_out[:] = -1
+    return src_out, dst_out
+
+
+def advance_running_column(fns, ops, slot, state_idx, num_computed, query_len, block_size):
+    """preprocess_mamba_align_fused_kernel (mamba_utils.py:281-323) for one request, in slot 0 of its arrays
+    (`slot`: [0], or [-1] for a dummy): state_idx (int32 [1]) advances to the running column
+    cdiv(num_computed + query_len, block_size) - 1. Returns the column it held before (int32 [1])."""
+    src_col = ops.full((1,), 0, "i32")
+    fns["preprocess_mamba_align_fused_kernel"][(1,)](
+        slot, state_idx, ops.tensor([num_computed], "i32"), ops.tensor([0, query_len], "i32"),
+        ops.tensor([1], "i32"), src_col, ops.full((1,), 0, "i32"), 1, BLOCK_SIZE=256, MAMBA_BLOCK_SIZE=block_size)
+    return src_col
+
+
 def run_mamba_copy(call, fns, ops, options):
     """The V2 align pre-copy as MambaHybridModelState.preprocess_state runs it (mamba_hybrid.py:160-205):
     preprocess_mamba_align_fused_kernel (mamba_utils.py:281-323) advances the running column and names
@@ -519,9 +538,7 @@ def run_mamba_copy(call, fns, ops, options):
     preprocess_mamba derives it for a request it has not seen (mamba_utils.py:1084-1087)."""
     np = _np()
     R = call.num_reqs
-    src_out, dst_out = call.outputs
-    src_out[:] = -1
-    dst_out[:] = -1
+    src_out, dst_out = cleared_ops(call)
     if R == 0:
         return  # preprocess_state returns on num_reqs == 0 (mamba_hybrid.py:176-177)
     bs = call.block_size
@@ -560,13 +577,8 @@ def run_mamba_copy(call, fns, ops, options):
         state_t = ops.tensor(state.reshape(-1), "i64")
         row_t = ops.tensor(dense, "i32")
         state_idx = ops.tensor([(int(num_computed[r]) - 1) // bs], "i32")  # int32, as _mamba_state_idx_gpu
-        src_col = ops.full((1,), 0, "i32")
-        src_off = ops.full((1,), 0, "i32")
         one = ops.tensor([0], "i32")  # adapter: request r alone, in slot 0 of its own arrays
-        block = 256
-        fns["preprocess_mamba_align_fused_kernel"][(1,)](
-            one, state_idx, ops.tensor([num_computed[r]], "i32"), ops.tensor([0, q[r]], "i32"),
-            ops.tensor([1], "i32"), src_col, src_off, 1, BLOCK_SIZE=block, MAMBA_BLOCK_SIZE=bs)
+        src_col = advance_running_column(fns, ops, one, state_idx, num_computed[r], q[r], bs)
         fns["precopy_mamba_align_fused_kernel"][(1, 1)](
             state_idx, src_col, ops.tensor([1], "i32"),
             ops.tensor([ops.data_ptr(row_t)], "i64"), W,              # block_table_ptrs: int64 (:591)
@@ -608,9 +620,7 @@ def run_mamba_postcopy(call, fns, ops, options):
     column and the shift. Operation 0 of a request is the temporal copy, 1 the conv copy."""
     np = _np()
     R = call.num_reqs
-    src_out, dst_out = call.outputs
-    src_out[:] = -1
-    dst_out[:] = -1
+    src_out, dst_out = cleared_ops(call)
     if R == 0:
         return  # postprocess_state returns on num_reqs == 0 (mamba_hybrid.py:297-299)
     require_columns(call)
@@ -657,10 +667,7 @@ def run_mamba_postcopy(call, fns, ops, options):
         state_idx = ops.tensor([(int(num_computed[r]) - 1) // bs if live[r] else 0], "i32")
         one = ops.tensor([0 if live[r] else -1], "i32")  # adapter: request r alone, in slot 0 of its arrays
         if live[r]:  # preprocess_state runs on real batches only (mamba_hybrid.py:167-172)
-            fns["preprocess_mamba_align_fused_kernel"][(1,)](
-                one, state_idx, ops.tensor([num_computed[r]], "i32"), ops.tensor([0, q[r]], "i32"),
-                ops.tensor([1], "i32"), ops.full((1,), 0, "i32"), ops.full((1,), 0, "i32"), 1,
-                BLOCK_SIZE=256, MAMBA_BLOCK_SIZE=bs)
+            advance_running_column(fns, ops, one, state_idx, num_computed[r], q[r], bs)
         fns["postprocess_mamba_fused_kernel"][(1, 2)](
             ops.tensor([accepted[r]], "i32"),  # the num_accepted snapshot (:866-868), int32 (mamba_hybrid.py:75-77)
             state_idx, None, ops.tensor([new_computed[r] if live[r] else 0], "i32"), None,
