@@ -609,24 +609,25 @@ class Run {
     v_[FamilyDesc::kRows] = table_.rows;
     multi_ = prog_.PrepareMulti().multi_ok && !track_mapped_ && !m_.derived() && plan_.request_inputs.empty() &&
              MultiTest(&multi_test_);
+    if (multi_ && multi_lanes_.size() < v_.size() * FormulaProgram::kLanes)
+      multi_lanes_.resize(v_.size() * FormulaProgram::kLanes);
     batch_n_ = 0;
     for (int64_t t = 0; t < plan_.mapped_end;) {
       const int32_t r = owner[t];
       int64_t end = t + 1;
       if (runs_by_qsl && r >= 0) end = std::max<int64_t>(end, std::min<int64_t>(qsl[r + 1], plan_.mapped_end));
       while (end < plan_.mapped_end && owner[end] == r) ++end;
+      // The chunk gathers short requests past the others' (it has lanes of
+      // its own); it runs when full, and before a failure is reported.
       if (r >= 0 && multi_ && end - t < kMinLaneTokens && Batchable(r, t, end)) {
-        if (batch_n_ > 0 && (batch_end_ != t || batch_tokens_ + (end - t) > FormulaProgram::kLanes) && !Flush(err))
-          return false;
+        if (batch_n_ > 0 && batch_tokens_ + (end - t) > FormulaProgram::kLanes && !Flush(err)) return false;
         Gather(r, t, end);
-      } else if (!Flush(err)) {
-        return false;
       } else if (r < 0) {
         if (facts_ && sink)
           for (int o = 0; o < outputs; ++o)
             for (int64_t u = t; u < end; ++u) out_->facts[o][u] |= kFactSinkOk;
       } else if (!Request(r, t, end, err)) {
-        return false;
+        return FailAfterFlush(err);
       }
       t = end;
     }
@@ -1056,16 +1057,21 @@ class Run {
            !__builtin_add_overflow(before, begin - qb, &lp) && !__builtin_add_overflow(before, end - 1 - qb, &lp);
   }
 
+  /// A request failed (*err): the chunk's requests, all before it, run
+  /// first, and a failure of theirs is the one reported.
+  __attribute__((noinline, cold)) bool FailAfterFlush(std::string* err) {
+    std::string failure = std::move(*err);
+    if (Flush(err)) *err = std::move(failure);
+    return false;
+  }
+
   /// Request r's tokens [begin, end) into the chunk being gathered: their
-  /// variables and their request's into the lanes.
+  /// variables and their request's into the chunk's lanes (t says which
+  /// token a lane is: the chunk's tokens need not be contiguous).
   void Gather(int32_t r, int64_t begin, int64_t end) {
     constexpr int kLanes = FormulaProgram::kLanes;
-    if (batch_n_ == 0) {
-      batch_begin_ = begin;
-      batch_tokens_ = 0;
-    }
+    if (batch_n_ == 0) batch_tokens_ = 0;
     batch_[batch_n_++] = {r, begin, end};
-    batch_end_ = end;
     const bool dummy = b_.is_dummy(r);
     // A dummy's tokens own no state: under a request sink the dummy's own pages may take them.
     if (m_.null_page == NullPage::kRequest && dummy)
@@ -1074,7 +1080,7 @@ class Run {
     const int64_t width = table_.row_width(row);
     const int64_t qb = b_.query_start_loc[r], qe = b_.query_start_loc[r + 1];
     const int64_t before = b_.seq_lens[r] - (qe - qb);  // Batchable: no overflow
-    int64_t* const L = lanes_.data();
+    int64_t* const L = multi_lanes_.data();
     for (int64_t t = begin; t < end; ++t) {
       const int k = static_cast<int>(batch_tokens_++);
       L[FamilyDesc::kT * kLanes + k] = t;
@@ -1103,15 +1109,16 @@ class Run {
     {
       constexpr int kLanes = FormulaProgram::kLanes;
       const int n = static_cast<int>(batch_tokens_);
-      int64_t* const L = lanes_.data();
+      int64_t* const L = multi_lanes_.data();
       prog_.multi.Broadcast(v_.data(), L, n);
       uint8_t rejected[kLanes] = {};
       if (prog_.multi.RunLanes(v_.data(), L, n, rejected)) {
         if (linked_) {
+          const int64_t* const T = L + FamilyDesc::kT * kLanes;
           int64_t* const K = L + FamilyDesc::kLinked * kLanes;
-          for (int k = 0; k < n; ++k) K[k] = linked_[batch_begin_ + k];
+          for (int k = 0; k < n; ++k) K[k] = linked_[T[k]];
         }
-        const LanesEnd done = one_output_ ? MultiPass<true>(batch_begin_, n, rejected) : MultiPass<false>(batch_begin_, n, rejected);
+        const LanesEnd done = one_output_ ? MultiPass<true>(n, rejected) : MultiPass<false>(n, rejected);
         if (done == kLanesDone) return true;
       }
     }
@@ -1120,12 +1127,13 @@ class Run {
     return true;
   }
 
-  /// OnePass over the lanes of several requests (each lane's row, width and dummy its request's).
+  /// OnePass over the lanes of several requests (each lane's token, row, width and dummy its own).
   template <bool kOne>
-  LanesEnd MultiPass(int64_t c, int n, const uint8_t* rejected) {
+  LanesEnd MultiPass(int n, const uint8_t* rejected) {
     constexpr int kLanes = FormulaProgram::kLanes;
     const EntryTest& test = multi_test_;
-    const int64_t* const L = lanes_.data();
+    const int64_t* const L = multi_lanes_.data();
+    const int64_t* const T = L + FamilyDesc::kT * kLanes;
     const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
     const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
     const bool clamp = m_.range == RangeRule::kClamp;
@@ -1138,12 +1146,13 @@ class Run {
     const int outputs = plan_.outputs();
     // Every output owns its state (Batchable): no owns_none_ to read.
     for (int o = 0; o < outputs; ++o) owns_none_[o] = 0;
-    int64_t* const slots = slots_[0] + c;
-    uint8_t unasked[kLanes];  // the one output's facts when none are asked: written, never read
-    uint8_t* const facts = facts_ ? facts_of_[0] + c : unasked;
+    int64_t* const slots = slots_[0];
+    uint8_t unasked;  // the one output's fact when none are asked: written, never read
     for (int k = 0; k < n; ++k) {
       const int64_t column = col[k];
       if ((rejected[k] != 0) | (column < 0)) continue;
+      const int64_t t = T[k];
+      uint8_t& fact = facts_ ? facts_of_[0][t] : unasked;
       const int32_t row = lane_row_[k];
       const int64_t width = lane_width_[k];
       int64_t e;
@@ -1156,11 +1165,11 @@ class Run {
       }
       const bool null_id = null_block & (e < null_entries);
       const uint8_t must_pad = test.pad && null_id ? kFactMustPad : 0;
-      if (!kOne && must_pad) AllFacts(c + k, kFactMustPad);
+      if (!kOne && must_pad) AllFacts(t, kFactMustPad);
       const bool dummy = lane_dummy_[k] != 0;
-      if ((test.pad && test.pad_range.Holds(e)) || (pads_dummies && (dummy || c + k >= real_tokens)) ||
-          (test.gate && test.gate_range.Holds(linked_[c + k]))) {
-        if (kOne) facts[k] |= must_pad;
+      if ((test.pad && test.pad_range.Holds(e)) || (pads_dummies && (dummy || t >= real_tokens)) ||
+          (test.gate && test.gate_range.Holds(linked_[t]))) {
+        if (kOne) fact |= must_pad;
         continue;
       }
       const int64_t off = offset[k];
@@ -1168,11 +1177,11 @@ class Run {
       if (__builtin_mul_overflow(e, page, &slot) || __builtin_add_overflow(slot, off, &slot)) return kLanesRetry;
       const bool live = !dummy & !null_id & (static_cast<uint64_t>(off) < static_cast<uint64_t>(page));
       if (kOne) {
-        slots[k] = slot;
-        facts[k] |= static_cast<uint8_t>(must_pad | (live ? kFactLiveTarget : 0));
+        slots[t] = slot;
+        fact |= static_cast<uint8_t>(must_pad | (live ? kFactLiveTarget : 0));
         continue;
       }
-      MapToOutputs(c + k, slot, live, L + k, kLanes);
+      MapToOutputs(t, slot, live, L + k, kLanes);
     }
     return kLanesDone;
   }
@@ -1325,15 +1334,17 @@ class Run {
   };
   Batched batch_[FormulaProgram::kLanes];
   int batch_n_ = 0;
-  int64_t batch_begin_ = 0, batch_end_ = 0, batch_tokens_ = 0;
+  int64_t batch_tokens_ = 0;
   int32_t lane_row_[FormulaProgram::kLanes];
   int64_t lane_width_[FormulaProgram::kLanes];
   uint8_t lane_dummy_[FormulaProgram::kLanes];
   /// The registers over lanes (formula_program.h), per thread: no allocation per run.
   static thread_local std::vector<int64_t> lanes_;
+  static thread_local std::vector<int64_t> multi_lanes_;  // the chunk's (Gather, Flush)
 };
 
 thread_local std::vector<int64_t> Run::lanes_;
+thread_local std::vector<int64_t> Run::multi_lanes_;
 
 }  // namespace
 

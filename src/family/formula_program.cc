@@ -115,7 +115,12 @@ void FormulaProgram::Assign(const Expr& e, int32_t dst, int32_t formula, Formula
 }
 
 void FormulaProgram::Require(const Expr& e, int32_t formula, FormulaRegisters* regs) {
-  Emit(kRequire, 0, Value(e, formula, regs), 0, formula);
+  const size_t before = code_.size();
+  const int32_t value = Value(e, formula, regs);
+  // Not a leaf: the value is a temporary of this formula's alone.
+  const bool temporary = code_.size() > before && code_.back().dst == value;
+  Emit(kRequire, 0, value, 0, formula);
+  code_.back().a_temporary = temporary;
 }
 
 FormulaProgram::Status FormulaProgram::Run(int64_t* r, int32_t* formula, ExprError* error) const {
@@ -289,6 +294,19 @@ bool FormulaProgram::PrepareLanes(const std::vector<int32_t>& varying) {
     if (binary && !in.b_uniform && !contains(broadcast_, in.b) && contains(uniform_inputs_, in.b))
       broadcast_.push_back(in.b);
   }
+  // A comparison into a register that only the test after it reads (a
+  // select's, as Require compiles it) marks the rejected lanes itself.
+  for (size_t k = 1; k < code_.size(); ++k) {
+    Instr& cmp = code_[k - 1];
+    Instr& test = code_[k];
+    test.lanes_skip = cmp.lanes_rejects = false;
+    if (test.op != kRequire || test.a != cmp.dst || cmp.op < Expr::kEq || cmp.op > Expr::kGe) continue;
+    bool read_elsewhere = false;
+    for (size_t j = 0; j < code_.size(); ++j)
+      if (j != k && (code_[j].a == cmp.dst || code_[j].b == cmp.dst)) read_elsewhere = true;
+    if (read_elsewhere || !test.a_temporary) continue;
+    test.lanes_skip = cmp.lanes_rejects = true;
+  }
   lanes_ok_ = true;
   return true;
 }
@@ -316,6 +334,23 @@ namespace {
     }                                                    \
   } while (0)
 
+// A test over n lanes: rejected[i] |= 1 where TEST(a, b) is false.
+#define SG_REJECT(TEST)                                            \
+  do {                                                             \
+    if (uniform_b) {                                               \
+      const int64_t b = r[in.b];                                   \
+      for (int i = 0; i < n; ++i) {                                \
+        const int64_t a = A[i];                                    \
+        rejected[i] |= static_cast<uint8_t>(!(TEST));              \
+      }                                                            \
+    } else {                                                       \
+      for (int i = 0; i < n; ++i) {                                \
+        const int64_t a = A[i], b = B[i];                          \
+        rejected[i] |= static_cast<uint8_t>(!(TEST));              \
+      }                                                            \
+    }                                                              \
+  } while (0)
+
 }  // namespace
 
 bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* rejected) const {
@@ -326,6 +361,18 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
     const int64_t* const B = lanes + static_cast<size_t>(in.b) * kLanes;
     int64_t* const D = lanes + static_cast<size_t>(in.dst) * kLanes;
     const bool uniform_b = in.b_uniform;
+    if (in.lanes_skip) continue;  // the comparison before it marked the rejected lanes
+    if (in.lanes_rejects) {
+      switch (in.op) {
+        case Expr::kEq: SG_REJECT(a == b); break;
+        case Expr::kNe: SG_REJECT(a != b); break;
+        case Expr::kLt: SG_REJECT(a < b); break;
+        case Expr::kLe: SG_REJECT(a <= b); break;
+        case Expr::kGt: SG_REJECT(a > b); break;
+        default: SG_REJECT(a >= b); break;  // kGe
+      }
+      continue;
+    }
     bool bad = false;
     uint64_t over = 0;
     switch (in.op) {
@@ -462,5 +509,6 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
 }
 
 #undef SG_LANES
+#undef SG_REJECT
 
 }  // namespace slotguard

@@ -147,6 +147,11 @@ class FormulaProgram {
   struct Instr {
     uint8_t op = 0;
     bool b_uniform = false;  // over lanes: b is read from the registers, not from its lanes
+    /// Over lanes: a comparison whose value only the next instruction, a
+    /// test, reads marks the rejected lanes itself (lanes_rejects), and the
+    /// test is skipped (lanes_skip); its register is not written.
+    bool lanes_rejects = false, lanes_skip = false;
+    bool a_temporary = false;  // a test's: a is a register its formula alone writes and reads
     uint8_t magic_shift = 0;
     int32_t formula = 0;
     int32_t dst = 0;

@@ -212,5 +212,67 @@ TEST(FormulaProgramTest, ATestStopsTheRunAndLanesMarkIt) {
   EXPECT_EQ(3, lanes[2 * FormulaProgram::kLanes + 1]);
 }
 
+TEST(FormulaProgramTest, ComparisonsAsTestsOverLanesRejectWhatRunRejects) {
+  // A comparison that only a test reads marks the rejected lanes itself:
+  // the same lanes as Run rejects, its right-hand side over lanes (b) or
+  // one value (7).
+  const int n = static_cast<int>(sizeof kValues / sizeof kValues[0]);
+  for (const char* text : {"a == b", "a != b", "a < b", "a <= b", "a > b", "a >= b", "a == 7", "a != 7", "a < 7",
+                           "a <= 7", "a > 7", "a >= 7"}) {
+    Expr e;
+    std::string err;
+    ASSERT_TRUE(e.Parse(text, kNames, &err)) << text << ": " << err;
+    FormulaRegisters regs(3);
+    FormulaProgram p;
+    p.Require(e, 0, &regs);
+    ASSERT_TRUE(p.PrepareLanes({0, 1})) << text;
+    std::vector<int64_t> r(static_cast<size_t>(regs.size()), 0);
+    regs.Fill(r.data());
+    std::vector<int64_t> lanes(static_cast<size_t>(regs.size()) * FormulaProgram::kLanes, 0);
+    for (int k = 0; k < n; ++k) {
+      lanes[static_cast<size_t>(k)] = kValues[k];
+      lanes[FormulaProgram::kLanes + static_cast<size_t>(k)] = kValues[(k * 7 + 3) % n];
+    }
+    p.Broadcast(r.data(), lanes.data(), n);
+    uint8_t rejected[FormulaProgram::kLanes] = {};
+    ASSERT_TRUE(p.RunLanes(r.data(), lanes.data(), n, rejected)) << text;
+    for (int k = 0; k < n; ++k) {
+      std::vector<int64_t> one = r;
+      one[0] = kValues[k];
+      one[1] = kValues[(k * 7 + 3) % n];
+      int32_t formula = -1;
+      ExprError error = ExprError::kNone;
+      EXPECT_EQ(p.Run(one.data(), &formula, &error) == FormulaProgram::kRejected, rejected[k] != 0)
+          << text << " with a = " << one[0] << ", b = " << one[1];
+    }
+  }
+}
+
+TEST(FormulaProgramTest, ALetTestedOverLanesKeepsItsValue) {
+  // c = a >= 0, then the test c: c is a variable the lanes' readers read
+  // after the run, so the comparison still writes it.
+  Expr let, test;
+  std::string err;
+  ASSERT_TRUE(let.Parse("a >= 0", kNames, &err)) << err;
+  ASSERT_TRUE(test.Parse("c", kNames, &err)) << err;
+  FormulaRegisters regs(3);
+  FormulaProgram p;
+  p.Assign(let, 2, 0, &regs);
+  p.Require(test, 1, &regs);
+  ASSERT_TRUE(p.PrepareLanes({0}));
+  std::vector<int64_t> r(static_cast<size_t>(regs.size()), 0);
+  regs.Fill(r.data());
+  std::vector<int64_t> lanes(static_cast<size_t>(regs.size()) * FormulaProgram::kLanes, -9);
+  lanes[0] = -4;
+  lanes[1] = 6;
+  p.Broadcast(r.data(), lanes.data(), 2);
+  uint8_t rejected[FormulaProgram::kLanes] = {};
+  ASSERT_TRUE(p.RunLanes(r.data(), lanes.data(), 2, rejected));
+  EXPECT_EQ(1, rejected[0]);
+  EXPECT_EQ(0, rejected[1]);
+  EXPECT_EQ(0, lanes[2 * FormulaProgram::kLanes + 0]);
+  EXPECT_EQ(1, lanes[2 * FormulaProgram::kLanes + 1]);
+}
+
 }  // namespace
 }  // namespace slotguard

@@ -1,7 +1,8 @@
 // Requests too short for lanes of their own (fewer than four tokens) share
 // one chunk of lanes in the interpreter (family/family_plan.cc), each lane
-// reading its own request's variables and row: the slots, facts and the
-// first failure are what each request alone gives, worked out by hand.
+// reading its own request's variables and row, the short requests on either
+// side of a longer one included: the slots, facts and the first failure are
+// what each request alone gives, worked out by hand.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -22,6 +23,18 @@ Batch ShortRequests(const std::vector<int64_t>& seq_lens) {
   b.num_tokens = b.num_actual_tokens = 6;
   b.idx_mapping = {0, 1, 2};
   b.slot_mapping_in.assign(6, -1);
+  return b;
+}
+
+/// Requests of 2, 5 and 1 tokens: the long one between the short ones.
+Batch AroundALongRequest(const std::vector<int64_t>& seq_lens) {
+  Batch b;
+  b.query_start_loc = {0, 2, 7, 8};
+  b.seq_lens = seq_lens;
+  b.positions = {8, 9, 0, 1, 2, 3, 4, 16};
+  b.num_tokens = b.num_actual_tokens = 8;
+  b.idx_mapping = {0, 1, 2};
+  b.slot_mapping_in.assign(8, -1);
   return b;
 }
 
@@ -62,6 +75,32 @@ TEST(ShortRequestsTest, TheFirstFailureIsTheFirstTokensOwn) {
   std::string err;
   EXPECT_FALSE(Interpreted("pos % 8 / (seq_len - 4)", ShortRequests({10, 4, 4}), &out, &err));
   EXPECT_EQ("token 2 (request 1): the description's 'offset' (pos % 8 / (seq_len - 4)): division by zero", err);
+}
+
+TEST(ShortRequestsTest, ShortRequestsAroundALongOneReadTheirOwn) {
+  // slot = row[pos / 8] * 8 + pos % 8 + q: request 0 (q 2) reads column 1
+  // of row 0 (6), request 1 (q 5, its own lanes) column 0 of row 1 (2),
+  // request 2 (q 1) column 2 of row 2 (11).
+  Interpretation out;
+  std::string err;
+  ASSERT_TRUE(Interpreted("pos % 8 + q", AroundALongRequest({10, 12, 19}), &out, &err)) << err;
+  ASSERT_EQ(1u, out.slots.size());
+  EXPECT_EQ((std::vector<int64_t>{6 * 8 + 0 + 2, 6 * 8 + 1 + 2, 2 * 8 + 0 + 5, 2 * 8 + 1 + 5, 2 * 8 + 2 + 5,
+                                  2 * 8 + 3 + 5, 2 * 8 + 4 + 5, 11 * 8 + 0 + 1}),
+            out.slots[0]);
+  EXPECT_EQ((std::vector<int32_t>{0, 0, 1, 1, 1, 1, 1, 2}), out.owner);
+  // Request 1's offsets 8 and 9 are past its page: no live target there.
+  const uint8_t live = kFactLiveTarget;
+  EXPECT_EQ((std::vector<uint8_t>{live, live, live, live, live, 0, 0, live}), out.facts[0]);
+}
+
+TEST(ShortRequestsTest, AShortRequestsFailureComesBeforeTheLongOnesAfterIt) {
+  // seq_len % 4 is 0 for requests 0 (token 0) and 1 (tokens 2 to 6): the
+  // short request's failure is the first, though the long one runs first.
+  Interpretation out;
+  std::string err;
+  EXPECT_FALSE(Interpreted("pos % 8 / (seq_len % 4)", AroundALongRequest({4, 8, 9}), &out, &err));
+  EXPECT_EQ("token 0 (request 0): the description's 'offset' (pos % 8 / (seq_len % 4)): division by zero", err);
 }
 
 }  // namespace
