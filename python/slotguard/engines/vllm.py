@@ -88,6 +88,21 @@ def input_rows(call, num_reqs=None):
     return rows
 
 
+def persistent_table(call, idx):
+    """The engine's persistent table, contiguous: (table int32 [max(rows, 1), W], rows, row_of), where row_of[r]
+    is the row request r reads (idx_mapping[r] for a persistent table, else r; idx is idx_mapping[:R])."""
+    np = _np()
+    by_idx = bool(call.rows_by_idx_mapping)
+    rows = call.block_table_rows if by_idx else len(idx)
+    row_of = idx if by_idx else np.arange(len(idx))
+    W, stride = call.block_table_width, call.block_table_row_stride
+    flat = np.asarray(call.block_table, dtype=np.int32)
+    table = np.zeros((max(rows, 1), W), dtype=np.int32)
+    for k in range(rows):
+        table[k] = flat[k * stride:k * stride + W]
+    return table, rows, row_of
+
+
 def skip_int32_slots(rows, block_size, where):
     """Skip a table whose entry times block_size passes int32: `where` (path:line) multiplies the int32 entry
     by block_size in int32, which would wrap; no engine cache holds 2^31 slots a layer (over 256 GiB a layer
@@ -859,9 +874,7 @@ def run_gather_block_tables(call, fns, ops, options):
     if R == 0 or W == 0:
         return  # nothing to gather: no row, or rows of no column
     idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
-    by_idx = bool(call.rows_by_idx_mapping)
-    rows = call.block_table_rows if by_idx else R
-    row_of = idx if by_idx else np.arange(R)
+    table, rows, row_of = persistent_table(call, idx)
     live = (idx >= 0) & (row_of < rows)
     num_live = int(live.sum())
     if not live[:num_live].all():
@@ -875,11 +888,6 @@ def run_gather_block_tables(call, fns, ops, options):
     num_blocks = np.zeros(max(rows, 1), dtype=np.int32)
     for r in range(num_live):
         num_blocks[row_of[r]] = min(int(count[r]), W)
-    flat = np.asarray(call.block_table, dtype=np.int32)
-    stride = call.block_table_row_stride
-    table = np.zeros((max(rows, 1), W), dtype=np.int32)
-    for k in range(rows):
-        table[k] = flat[k * stride:k * stride + W]
     src_t = ops.tensor(table.reshape(-1), "i32")
     dst_t = ops.full((R * W,), 0, "i32")      # input_block_tables: torch.zeros_like (block_table.py:69-71)
     kernel = fns["_gather_block_tables_kernel"]
@@ -951,17 +959,10 @@ def run_sliding_window(call, fns, ops, options):
     if (idx < 0).any():
         raise Skip("a dummy request: the runner hands _compute_slot_mappings_kernel no idx_mapping -1 "
                    "(block_table.py:298 loads it untested)")
-    by_idx = bool(call.rows_by_idx_mapping)
-    rows = call.block_table_rows if by_idx else R
-    row_of = idx if by_idx else np.arange(R)
+    table, rows, row_of = persistent_table(call, idx)
     if (row_of >= rows).any():
         raise Skip("a request whose state row is past the persistent table")
     W, bs = call.block_table_width, call.block_size
-    flat = np.asarray(call.block_table, dtype=np.int32)
-    stride = call.block_table_row_stride
-    table = np.zeros((max(rows, 1), W), dtype=np.int32)
-    for k in range(rows):
-        table[k] = flat[k * stride:k * stride + W]
     skip_int32_slots(table, bs, "vllm/v1/worker/gpu/block_table.py:313 block_numbers * block_size, both int32")
     qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
     real = int(qsl[-1]) if R else 0
