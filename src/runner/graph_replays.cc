@@ -100,17 +100,19 @@ namespace {
 constexpr char kWarmupWhat[] = "after the eager warm-up pass on a dummy batch (before the capture)";
 
 // A step as null_read names it: what runs at it, or what last wrote a
-// block-0 slot there.
+// block-0 slot there; null_bytes's "after ..." names without the "after ".
 std::string StepName(const GraphSequence& sequence, const std::vector<GraphReplay>& replays, size_t k) {
   const GraphStep& step = sequence.steps[k];
+  std::string what;
   switch (step.kind) {
-    case GraphStep::Kind::kEager: return "the eager warm-up pass on a dummy batch (before the capture)";
+    case GraphStep::Kind::kEager: what = kWarmupWhat; break;
     case GraphStep::Kind::kCapture: return "the capture";
     case GraphStep::Kind::kZeroNull: return "the zeroing of block 0";
-    case GraphStep::Kind::kReplay: break;
+    case GraphStep::Kind::kReplay:
+      if (step.batch == 0) return "the graph replay of the real batch";
+      what = replays[step.batch].what;  // "after the graph replay of ..."
+      break;
   }
-  if (step.batch == 0) return "the graph replay of the real batch";
-  const std::string& what = replays[step.batch].what;  // "after the graph replay of ..."
   return what.rfind("after ", 0) == 0 ? what.substr(6) : what;
 }
 
