@@ -232,7 +232,14 @@ void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
         b->lanes.Assign(sel->expr, reg, 0, regs);
       }
     }
-    b->lanes.PrepareLanes({FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp});
+    // One request's t, i and lp grow by one a lane (Lanes gives their bases);
+    // what the interpreter reads after the program stays lanes.
+    std::vector<int32_t> kept(variables);
+    for (size_t v = 0; v < variables; ++v) kept[v] = static_cast<int32_t>(v);
+    for (int32_t reg : {b->column_reg, b->offset_reg, b->pad_reg, b->gate_reg}) kept.push_back(reg);
+    for (const auto& [sel, reg] : output_selects) kept.push_back(reg);
+    b->lanes.PrepareLanes({FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp},
+                          {FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kLp}, kept);
     for (int with_gate = 0; with_gate < 2; ++with_gate) {
       FormulaProgram& p = with_gate ? b->lanes_entry_gate : b->lanes_entry;
       if (!b->entry_map.empty()) p.Assign(b->entry_map.expr, FamilyDesc::kEntry, entry_map_knob, regs);
@@ -254,7 +261,7 @@ void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
   if (lanes) {
     const int32_t token_vars[4] = {FamilyDesc::kT, FamilyDesc::kI, FamilyDesc::kPos, FamilyDesc::kLp};
     for (int k = 0; k < 4; ++k)
-      b->lane_reads[k] = b->lanes.Reads(token_vars[k]) || !b->lanes_entry.lanes_ok() ||
+      b->lane_reads[k] = b->lanes.ReadsLanes(token_vars[k]) || !b->lanes_entry.lanes_ok() ||
                          !b->lanes_entry_gate.lanes_ok() || b->lanes_entry.Reads(token_vars[k]) ||
                          b->lanes_entry_gate.Reads(token_vars[k]);
   }
@@ -812,7 +819,8 @@ class Run {
       for (int k = 0; k < n; ++k) LP[k] = before + (c + k - at.qb);
     prog_.lanes.Broadcast(v_.data(), L, n);
     uint8_t rejected[kLanes] = {};
-    if (!prog_.lanes.RunLanes(v_.data(), L, n, rejected)) return kLanesRetry;
+    const int64_t bases[FormulaProgram::kAffineInputs] = {c, c - at.qb, first_lp};  // t, i, lp in lane 0
+    if (!prog_.lanes.RunLanes(v_.data(), L, n, rejected, bases)) return kLanesRetry;
     const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
     const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
     const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;

@@ -249,10 +249,17 @@ bool FormulaProgram::InstrAsRange(size_t i, int32_t a, int32_t dst, const int64_
   }
 }
 
-bool FormulaProgram::PrepareLanes(const std::vector<int32_t>& varying) {
+bool FormulaProgram::PrepareLanes(const std::vector<int32_t>& varying, const std::vector<int32_t>& affine,
+                                  const std::vector<int32_t>& kept) {
   lanes_ok_ = false;
   uniform_inputs_.clear();
   broadcast_.clear();
+  affine_inputs_.clear();
+  affine_bases_ = 0;
+  for (Instr& in : code_) {
+    in.affine = Instr::kNotAffine;
+    in.a_base = in.dst_base = -1;
+  }
   std::vector<int32_t> written = varying;
   auto contains = [](const std::vector<int32_t>& regs, int32_t reg) {
     return std::find(regs.begin(), regs.end(), reg) != regs.end();
@@ -307,8 +314,88 @@ bool FormulaProgram::PrepareLanes(const std::vector<int32_t>& varying) {
     if (read_elsewhere || !test.a_temporary) continue;
     test.lanes_skip = cmp.lanes_rejects = true;
   }
+  PrepareAffine(varying, affine, kept);
   lanes_ok_ = true;
   return true;
+}
+
+void FormulaProgram::PrepareAffine(const std::vector<int32_t>& varying, const std::vector<int32_t>& affine,
+                                   const std::vector<int32_t>& kept) {
+  if (affine.empty() || affine.size() > static_cast<size_t>(kAffineInputs)) return;
+  auto contains = [](const std::vector<int32_t>& regs, int32_t reg) {
+    return std::find(regs.begin(), regs.end(), reg) != regs.end();
+  };
+  auto comparison = [](uint8_t op) { return op >= Expr::kEq && op <= Expr::kGe; };
+  auto plus_minus = [](uint8_t op) { return op == Expr::kAdd || op == Expr::kSub; };
+  auto binary = [](uint8_t op) {
+    return op != kNeg && op != kNot && op != kBool && op != kCopy && op != kRequire;
+  };
+  // Backward: the + and - whose value may stay a base: written once, after
+  // any read of it, and read only as the left-hand side of a comparison
+  // with a uniform value, or of such a + or - itself.
+  std::vector<bool> base_only(code_.size(), false);
+  for (size_t i = code_.size(); i-- > 0;) {
+    const Instr& in = code_[i];
+    if (!plus_minus(in.op) || !in.b_uniform || contains(kept, in.dst) || contains(varying, in.dst) ||
+        contains(uniform_inputs_, in.dst))
+      continue;
+    bool read = false, ok = true;
+    for (size_t j = 0; j < code_.size(); ++j) {
+      if (j == i) continue;
+      const Instr& other = code_[j];
+      const bool writes = other.op != kRequire && other.dst == in.dst;
+      const bool reads_a = other.a == in.dst;
+      const bool reads_b = binary(other.op) && other.b == in.dst;
+      if (!writes && !reads_a && !reads_b) continue;
+      read = read || reads_a || reads_b;
+      ok = ok && !writes && j > i && !reads_b && other.b_uniform &&
+           (comparison(other.op) || (plus_minus(other.op) && base_only[j]));
+    }
+    base_only[i] = read && ok;
+  }
+  // Forward: the affine values (the inputs, then those + and -) and their bases.
+  affine_inputs_ = affine;
+  std::vector<std::pair<int32_t, int8_t>> bases;
+  for (int32_t reg : affine_inputs_) bases.emplace_back(reg, static_cast<int8_t>(affine_bases_++));
+  auto base_of = [&](int32_t reg) -> int8_t {
+    for (const auto& [r, b] : bases)
+      if (r == reg) return b;
+    return -1;
+  };
+  for (size_t i = 0; i < code_.size(); ++i) {
+    Instr& in = code_[i];
+    if (!binary(in.op) || !in.b_uniform || in.lanes_skip) continue;
+    const int8_t a = base_of(in.a);
+    if (a < 0) continue;
+    if (comparison(in.op)) {
+      in.affine = in.lanes_rejects ? Instr::kAffineReject : Instr::kAffineCompare;
+      in.a_base = a;
+    } else if (base_only[i]) {
+      if (affine_bases_ == kMaxAffine) {  // no base left for it, which its readers count on: none affine
+        for (Instr& each : code_) {
+          each.affine = Instr::kNotAffine;
+          each.a_base = each.dst_base = -1;
+        }
+        affine_inputs_.clear();
+        affine_bases_ = 0;
+        return;
+      }
+      in.affine = in.op == Expr::kAdd ? Instr::kAffineAdd : Instr::kAffineSub;
+      in.a_base = a;
+      in.dst_base = static_cast<int8_t>(affine_bases_++);
+      bases.emplace_back(in.dst, in.dst_base);
+    }
+  }
+}
+
+bool FormulaProgram::ReadsLanes(int32_t reg) const {
+  for (const Instr& in : code_) {
+    if (in.lanes_skip) continue;  // its comparison marked the lanes
+    const bool binary = in.op != kNeg && in.op != kNot && in.op != kBool && in.op != kCopy && in.op != kRequire;
+    if (in.a == reg && in.affine == Instr::kNotAffine) return true;
+    if (binary && in.b == reg && !in.b_uniform) return true;
+  }
+  return false;
 }
 
 namespace {
@@ -353,7 +440,59 @@ namespace {
 
 }  // namespace
 
-bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* rejected) const {
+bool FormulaProgram::AffineStep(const Instr& in, int64_t b, int n, int64_t* base, int64_t* d, uint8_t* rejected) {
+  const int64_t a0 = base[in.a_base];  // lane k holds a0 + k
+  if (in.affine == Instr::kAffineAdd || in.affine == Instr::kAffineSub) {
+    // Lane 0 and lane n - 1 bound every lane: none overflows where neither does.
+    int64_t d0, last;
+    const bool over = in.affine == Instr::kAffineAdd ? __builtin_add_overflow(a0, b, &d0)
+                                                     : __builtin_sub_overflow(a0, b, &d0);
+    if (over || __builtin_add_overflow(d0, n - 1, &last)) return false;
+    base[in.dst_base] = d0;
+    return true;
+  }
+  // The comparison holds on lanes [from, to), or (!=) on every lane but `at`.
+  const __int128 at = static_cast<__int128>(b) - a0;  // the lane whose value is b
+  auto lane = [n](__int128 k) { return static_cast<int>(k < 0 ? 0 : k > n ? n : k); };
+  int from = 0, to = n;
+  switch (in.op) {
+    case Expr::kEq: from = lane(at), to = lane(at + 1); break;
+    case Expr::kLt: to = lane(at); break;
+    case Expr::kLe: to = lane(at + 1); break;
+    case Expr::kGt: from = lane(at + 1); break;
+    case Expr::kGe: from = lane(at); break;
+    default: break;  // kNe
+  }
+  if (in.op == Expr::kNe) {
+    const bool in_range = at >= 0 && at < n;
+    if (in.affine == Instr::kAffineReject) {
+      if (in_range) rejected[static_cast<int>(at)] = 1;
+    } else {
+      std::fill(d, d + n, 1);
+      if (in_range) d[static_cast<int>(at)] = 0;
+    }
+    return true;
+  }
+  if (from > to) from = to;
+  if (in.affine == Instr::kAffineReject) {
+    std::fill(rejected, rejected + from, 1);
+    std::fill(rejected + to, rejected + n, 1);
+  } else {
+    std::fill(d, d + from, 0);
+    std::fill(d + from, d + to, 1);
+    std::fill(d + to, d + n, 0);
+  }
+  return true;
+}
+
+bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* rejected,
+                              const int64_t* affine_base) const {
+  // The bases of the affine values: lane k of one is its base + k.
+  int64_t base[kMaxAffine];
+  if (!affine_inputs_.empty()) {
+    if (!affine_base) return false;  // no bases: the caller runs the tokens one at a time
+    for (size_t j = 0; j < affine_inputs_.size(); ++j) base[j] = affine_base[j];
+  }
   // Each operation over every lane; a failure of any lane marks `bad`, or
   // the sign bit of `over` (an overflow of + or -, found without a branch).
   for (const Instr& in : code_) {
@@ -362,6 +501,10 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
     int64_t* const D = lanes + static_cast<size_t>(in.dst) * kLanes;
     const bool uniform_b = in.b_uniform;
     if (in.lanes_skip) continue;  // the comparison before it marked the rejected lanes
+    if (in.affine != Instr::kNotAffine) {
+      if (!AffineStep(in, r[in.b], n, base, D, rejected)) return false;
+      continue;
+    }
     if (in.lanes_rejects) {
       switch (in.op) {
         case Expr::kEq: SG_REJECT(a == b); break;

@@ -74,7 +74,19 @@ class FormulaProgram {
   /// sets per lane; every other register it reads before writing it is the
   /// same in every lane (Broadcast copies it). False when it cannot run
   /// over lanes.
-  bool PrepareLanes(const std::vector<int32_t>& varying);
+  ///
+  /// `affine` (at most kAffineInputs of `varying`) are inputs whose lane k
+  /// holds base + k, a base RunLanes is given: a sum or difference of such
+  /// a value and a uniform one is kept as its base alone, and a comparison
+  /// of one with a uniform value marks a range of lanes, where every reader
+  /// of the value allows it. `kept` are the registers read after the
+  /// program, which it leaves as lanes.
+  static constexpr int kAffineInputs = 3;
+  bool PrepareLanes(const std::vector<int32_t>& varying, const std::vector<int32_t>& affine = {},
+                    const std::vector<int32_t>& kept = {});
+  /// Whether an instruction reads register `reg` from its lanes (not as
+  /// one of the `affine` inputs kept as a base).
+  bool ReadsLanes(int32_t reg) const;
   bool lanes_ok() const { return lanes_ok_; }
   /// Whether an instruction reads register `reg`.
   bool Reads(int32_t reg) const {
@@ -106,7 +118,11 @@ class FormulaProgram {
   /// an operation fails on any lane, rejected or not (the caller then runs
   /// those tokens one at a time, which says which failure comes first).
   /// `r` are the registers Broadcast read, as they were then.
-  bool RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* rejected) const;
+  /// `affine_base`: the bases of PrepareLanes' `affine` inputs, in order
+  /// (lane k of input j is affine_base[j] + k); their lanes are read only
+  /// where ReadsLanes says so.
+  bool RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* rejected,
+                const int64_t* affine_base = nullptr) const;
 
   /// Whether the program is one comparison of register `a` with a value
   /// the same in every lane (read from `r`), into register `dst`: then that
@@ -152,6 +168,12 @@ class FormulaProgram {
     /// test is skipped (lanes_skip); its register is not written.
     bool lanes_rejects = false, lanes_skip = false;
     bool a_temporary = false;  // a test's: a is a register its formula alone writes and reads
+    /// Over lanes, where a is affine (PrepareLanes): + or - of a uniform b
+    /// gives dst's base; a comparison with a uniform b marks a range of
+    /// lanes (rejected, or 0 and 1 into dst).
+    enum Affine : uint8_t { kNotAffine, kAffineAdd, kAffineSub, kAffineReject, kAffineCompare };
+    uint8_t affine = kNotAffine;
+    int8_t a_base = -1, dst_base = -1;  // their bases' indices
     uint8_t magic_shift = 0;
     int32_t formula = 0;
     int32_t dst = 0;
@@ -164,12 +186,20 @@ class FormulaProgram {
     uint64_t magic = 0;
   };
   int32_t Node(const Expr& e, int32_t node, int32_t formula, FormulaRegisters* regs);
+  void PrepareAffine(const std::vector<int32_t>& varying, const std::vector<int32_t>& affine,
+                     const std::vector<int32_t>& kept);
+  /// An affine instruction over n lanes (`base`: the affine values' bases;
+  /// `d`: its register's lanes). False where a lane overflows.
+  static bool AffineStep(const Instr& in, int64_t b, int n, int64_t* base, int64_t* d, uint8_t* rejected);
   void Emit(uint8_t op, int32_t dst, int32_t a, int32_t b, int32_t formula);
 
   std::vector<Instr> code_;
   bool lanes_ok_ = false;
   std::vector<int32_t> uniform_inputs_;
   std::vector<int32_t> broadcast_;  // the uniform inputs read as lanes
+  std::vector<int32_t> affine_inputs_;
+  int affine_bases_ = 0;  // the affine inputs' bases, then the values kept as bases
+  static constexpr int kMaxAffine = 8;
 };
 
 }  // namespace slotguard

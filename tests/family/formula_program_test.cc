@@ -274,5 +274,108 @@ TEST(FormulaProgramTest, ALetTestedOverLanesKeepsItsValue) {
   EXPECT_EQ(1, lanes[2 * FormulaProgram::kLanes + 1]);
 }
 
+TEST(FormulaProgramTest, AffineLanesGiveWhatTheirLanesGive) {
+  // a is affine (lane k holds base + k, only the base given), b and c the
+  // same in every lane: the tests reject the lanes, and the kept values
+  // hold the values, that the lanes written out give; a lane that overflows
+  // refuses the run either way.
+  struct Case {
+    std::vector<const char*> tests, kept;  // Require'd, and assigned to registers read after the program
+  };
+  const std::vector<Case> cases = {
+      {{"a >= b"}, {}}, {{"a > b"}, {}}, {{"a < b"}, {}}, {{"a <= b"}, {}}, {{"a == b"}, {}}, {{"a != b"}, {}},
+      {{"a + b >= c"}, {}}, {{"a - b < c"}, {}}, {{"a + b + c >= 0"}, {}}, {{"a + 5 != c"}, {}},
+      {{"a - c == b"}, {}}, {{"a >= 0", "a + b >= c"}, {}}, {{}, {"a >= b", "a + b < c", "a - c != b"}},
+      {{}, {"a + b", "(a + b) * 2", "a + b - c >= 0"}}, {{"a * 2 > b"}, {"a / 3"}},
+  };
+  const int64_t uniforms[] = {0, 1, -1, 5, -5, 63, 64, 1000, INT64_MAX, INT64_MIN, INT64_MAX - 40, INT64_MIN + 40};
+  for (const Case& c : cases) {
+    FormulaRegisters regs(3);
+    FormulaProgram affine;
+    std::vector<int32_t> kept;
+    std::string err, text;
+    for (const char* t : c.tests) {
+      Expr e;
+      ASSERT_TRUE(e.Parse(t, kNames, &err)) << t << ": " << err;
+      affine.Require(e, 0, &regs);
+      text += std::string(t) + "; ";
+    }
+    for (const char* t : c.kept) {
+      Expr e;
+      ASSERT_TRUE(e.Parse(t, kNames, &err)) << t << ": " << err;
+      kept.push_back(regs.Temporary());
+      affine.Assign(e, kept.back(), 0, &regs);
+      text += std::string("kept ") + t + "; ";
+    }
+    FormulaProgram lanes = affine;
+    ASSERT_TRUE(affine.PrepareLanes({0}, {0}, kept)) << text;
+    ASSERT_TRUE(lanes.PrepareLanes({0})) << text;
+    std::vector<int64_t> r(static_cast<size_t>(regs.size()), 0);
+    regs.Fill(r.data());
+    for (const int n : {1, 2, 7, FormulaProgram::kLanes})
+      for (int64_t b : uniforms)
+        for (int64_t cv : uniforms) {
+          const int64_t bases[] = {0, -3, 5, -70, b, b - 1, b - n, cv, cv - b, INT64_MAX - (n - 1), INT64_MIN,
+                                   INT64_MIN + 10};
+          for (int64_t base : bases) {
+            int64_t last;
+            if (__builtin_add_overflow(base, n - 1, &last)) continue;  // no such input lanes
+            r[1] = b;
+            r[2] = cv;
+            std::vector<int64_t> want(static_cast<size_t>(regs.size()) * FormulaProgram::kLanes, 0);
+            for (int k = 0; k < n; ++k) want[static_cast<size_t>(k)] = base + k;
+            std::vector<int64_t> got = want;
+            for (int k = 0; k < n; ++k) got[static_cast<size_t>(k)] = -999;  // a's lanes unread where affine
+            uint8_t want_rejected[FormulaProgram::kLanes] = {}, got_rejected[FormulaProgram::kLanes] = {};
+            lanes.Broadcast(r.data(), want.data(), n);
+            affine.Broadcast(r.data(), got.data(), n);
+            if (affine.ReadsLanes(0))
+              for (int k = 0; k < n; ++k) got[static_cast<size_t>(k)] = base + k;
+            const bool want_ran = lanes.RunLanes(r.data(), want.data(), n, want_rejected);
+            const bool got_ran = affine.RunLanes(r.data(), got.data(), n, got_rejected, &base);
+            const std::string where = text + "n = " + std::to_string(n) + ", base = " + std::to_string(base) +
+                                      ", b = " + std::to_string(b) + ", c = " + std::to_string(cv);
+            ASSERT_EQ(want_ran, got_ran) << where;
+            if (!want_ran) continue;
+            for (int k = 0; k < n; ++k) {
+              ASSERT_EQ(want_rejected[k], got_rejected[k]) << where << ", lane " << k;
+              for (int32_t reg : kept)
+                ASSERT_EQ(want[static_cast<size_t>(reg) * FormulaProgram::kLanes + k],
+                          got[static_cast<size_t>(reg) * FormulaProgram::kLanes + k])
+                    << where << ", lane " << k << ", register " << reg;
+            }
+          }
+        }
+  }
+}
+
+TEST(FormulaProgramTest, AnAffineInputIsReadAsLanesOnlyWhereAnOperationNeedsThem) {
+  auto reads_lanes = [](std::vector<const char*> tests, std::vector<const char*> kept) {
+    FormulaRegisters regs(3);
+    FormulaProgram p;
+    std::vector<int32_t> out;
+    std::string err;
+    for (const char* t : tests) {
+      Expr e;
+      EXPECT_TRUE(e.Parse(t, kNames, &err)) << err;
+      p.Require(e, 0, &regs);
+    }
+    for (const char* t : kept) {
+      Expr e;
+      EXPECT_TRUE(e.Parse(t, kNames, &err)) << err;
+      out.push_back(regs.Temporary());
+      p.Assign(e, out.back(), 0, &regs);
+    }
+    EXPECT_TRUE(p.PrepareLanes({0}, {0}, out));
+    return p.ReadsLanes(0);
+  };
+  EXPECT_FALSE(reads_lanes({"a >= 0", "a + b >= c"}, {}));  // qsa_ring's selects: ranges of lanes
+  EXPECT_FALSE(reads_lanes({}, {"a - b < c"}));              // a comparison kept: 0s and 1s written
+  EXPECT_TRUE(reads_lanes({}, {"a + b"}));                   // the sum itself is kept: its lanes written
+  EXPECT_TRUE(reads_lanes({"a * 2 > b"}, {}));
+  EXPECT_TRUE(reads_lanes({"(a + b) / 4 > c"}, {}));
+  EXPECT_TRUE(reads_lanes({"b < a"}, {}));  // a on the right: not affine
+}
+
 }  // namespace
 }  // namespace slotguard
