@@ -545,6 +545,15 @@ RunScratch& TakeScratch(RunScratch* own) {
   return shared;
 }
 
+/// At least n copies of `pad`, kept per thread (refilled when the value changes or n grows).
+const int64_t* Pads(int64_t pad, size_t n) {
+  thread_local std::vector<int64_t> pads;
+  thread_local int64_t value = 0;
+  if (pads.size() < n || (value != pad && !pads.empty())) pads.assign(std::max(n, pads.size()), pad);
+  value = pad;
+  return pads.data();
+}
+
 std::vector<int64_t>& CopyVars(const std::vector<int64_t>& vars, std::vector<int64_t>* v) {
   v->assign(vars.begin(), vars.end());
   return *v;
@@ -575,7 +584,17 @@ class Run {
     const size_t n = static_cast<size_t>(b_.num_tokens);
     const int outputs = plan_.outputs();
     out_->slots.resize(outputs);
-    for (auto& s : out_->slots) s.assign(n, m_.pad_value);
+    // Every slot PAD to begin with: copied from a run of PADs (a copy, where
+    // a fill goes one slot at a time), which a large batch does not keep.
+    constexpr size_t kKeptPads = size_t{1} << 16;
+    const int64_t* const pads = n <= kKeptPads ? Pads(m_.pad_value, n) : nullptr;
+    for (auto& s : out_->slots) {
+      if (pads) {
+        s.assign(pads, pads + n);
+      } else {
+        s.assign(n, m_.pad_value);
+      }
+    }
     // Which tokens an output maps matters only to the sink's facts.
     track_mapped_ = facts_ && m_.null_page == NullPage::kSink;
     if (mapped_.size() < static_cast<size_t>(outputs)) mapped_.resize(static_cast<size_t>(outputs));
@@ -594,14 +613,18 @@ class Run {
     for (const auto& regs : prog_.output_select_regs) simple_outputs_ = simple_outputs_ && regs.empty();
     one_output_ = outputs == 1 && simple_outputs_ && !track_mapped_;
     out_->owner = OwnersOf(m_, b_, plan_.mapped_end);
-    // The tail.
-    for (int64_t t = plan_.mapped_end; t < b_.num_tokens; ++t) {
-      const int64_t value = m_.tail_value == TailValue::kSlotMappingIn ? b_.slot_mapping_in[t]
-                            : m_.tail_value == TailValue::kNullSlot   ? 0
-                                                                       : m_.pad_value;
-      for (int o = 0; o < outputs; ++o) out_->slots[o][t] = value;
-      if (m_.null_page == NullPage::kSink) AllFacts(t, kFactSinkOk);  // a padding token owns no state
+    // The tail (PAD already where its value is PAD).
+    for (int o = 0; o < outputs && plan_.mapped_end < b_.num_tokens; ++o) {
+      int64_t* const tail = out_->slots[o].data();
+      if (m_.tail_value == TailValue::kSlotMappingIn) {
+        std::copy(b_.slot_mapping_in.begin() + plan_.mapped_end, b_.slot_mapping_in.begin() + b_.num_tokens,
+                  tail + plan_.mapped_end);
+      } else if (m_.tail_value == TailValue::kNullSlot) {
+        std::fill(tail + plan_.mapped_end, tail + b_.num_tokens, 0);
+      }
     }
+    if (m_.null_page == NullPage::kSink)
+      for (int64_t t = plan_.mapped_end; t < b_.num_tokens; ++t) AllFacts(t, kFactSinkOk);  // a padding token owns no state
     const bool sink = m_.null_page == NullPage::kSink;
     // Tokens before the tail, by owner: a run of tokens of one request at a time.
     const std::vector<int32_t>& owner = out_->owner;
