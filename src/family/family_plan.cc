@@ -970,10 +970,16 @@ class Run {
   LanesEnd OnePass(const Where& at, int64_t c, int n, const uint8_t* rejected, const EntryTest& test) {
     // One output that every token takes: its slots and facts written in the loop itself.
     const bool one = one_output_ && !owns_none_[0];
-    if (test.pad) return one ? OnePassOf<true, true>(at, c, n, rejected, test) : OnePassOf<true, false>(at, c, n, rejected, test);
-    return one ? OnePassOf<false, true>(at, c, n, rejected, test) : OnePassOf<false, false>(at, c, n, rejected, test);
+    if (one)
+      return test.pad ? OnePassOf<true, true>(at, c, n, rejected, test) : OnePassOf<false, true>(at, c, n, rejected, test);
+    // Two outputs (a ring and its tail): their loop unrolled.
+    if (plan_.outputs() == 2)
+      return test.pad ? OnePassOf<true, false, 2>(at, c, n, rejected, test)
+                      : OnePassOf<false, false, 2>(at, c, n, rejected, test);
+    return test.pad ? OnePassOf<true, false>(at, c, n, rejected, test) : OnePassOf<false, false>(at, c, n, rejected, test);
   }
-  template <bool kPad, bool kOne>
+  /// kOuts: the number of outputs where the caller knows it (0: the plan's).
+  template <bool kPad, bool kOne, int kOuts = 0>
   LanesEnd OnePassOf(const Where& at, int64_t c, int n, const uint8_t* rejected, const EntryTest& test) {
     constexpr int kLanes = FormulaProgram::kLanes;
     const int64_t* const L = lanes_.data();
@@ -996,7 +1002,8 @@ class Run {
     // Else, a few outputs: which lanes each takes (its request owns its
     // state, and its selects hold), found once for the lanes.
     constexpr int kFew = 4;
-    const int outputs = plan_.outputs();
+    static_assert(kOuts <= kFew, "a few outputs");
+    const int outputs = kOuts > 0 ? kOuts : plan_.outputs();
     const bool few = !kOne && outputs <= kFew;
     uint8_t takes[kFew][kLanes];
     int64_t* out_slots[kFew];
