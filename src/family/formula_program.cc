@@ -327,6 +327,10 @@ void FormulaProgram::PrepareAffine(const std::vector<int32_t>& varying, const st
   };
   auto comparison = [](uint8_t op) { return op >= Expr::kEq && op <= Expr::kGe; };
   auto plus_minus = [](uint8_t op) { return op == Expr::kAdd || op == Expr::kSub; };
+  auto division = [](uint8_t op) {
+    return op == Expr::kDiv || op == Expr::kRem || op == Expr::kMod || op == kDivPow2 || op == kRemPow2 ||
+           op == kModPow2;
+  };
   auto binary = [](uint8_t op) {
     return op != kNeg && op != kNot && op != kBool && op != kCopy && op != kRequire;
   };
@@ -349,7 +353,7 @@ void FormulaProgram::PrepareAffine(const std::vector<int32_t>& varying, const st
       if (!writes && !reads_a && !reads_b) continue;
       read = read || reads_a || reads_b;
       ok = ok && !writes && j > i && !reads_b && other.b_uniform &&
-           (comparison(other.op) || (plus_minus(other.op) && base_only[j]));
+           (comparison(other.op) || division(other.op) || (plus_minus(other.op) && base_only[j]));
     }
     base_only[i] = read && ok;
   }
@@ -369,6 +373,9 @@ void FormulaProgram::PrepareAffine(const std::vector<int32_t>& varying, const st
     if (a < 0) continue;
     if (comparison(in.op)) {
       in.affine = in.lanes_rejects ? Instr::kAffineReject : Instr::kAffineCompare;
+      in.a_base = a;
+    } else if (division(in.op)) {
+      in.affine = Instr::kAffineDivMod;
       in.a_base = a;
     } else if (base_only[i]) {
       if (affine_bases_ == kMaxAffine) {  // no base left for it, which its readers count on: none affine
@@ -440,16 +447,39 @@ namespace {
 
 }  // namespace
 
-bool FormulaProgram::AffineStep(const Instr& in, int64_t b, int n, int64_t* base, int64_t* d, uint8_t* rejected) {
+FormulaProgram::AffineEnd FormulaProgram::AffineStep(const Instr& in, int64_t b, int n, int64_t* base, int64_t* d,
+                                                     uint8_t* rejected) {
   const int64_t a0 = base[in.a_base];  // lane k holds a0 + k
   if (in.affine == Instr::kAffineAdd || in.affine == Instr::kAffineSub) {
     // Lane 0 and lane n - 1 bound every lane: none overflows where neither does.
     int64_t d0, last;
     const bool over = in.affine == Instr::kAffineAdd ? __builtin_add_overflow(a0, b, &d0)
                                                      : __builtin_sub_overflow(a0, b, &d0);
-    if (over || __builtin_add_overflow(d0, n - 1, &last)) return false;
+    if (over || __builtin_add_overflow(d0, n - 1, &last)) return kAffineFailed;
     base[in.dst_base] = d0;
-    return true;
+    return kAffineDone;
+  }
+  if (in.affine == Instr::kAffineDivMod) {
+    // By b > 0: the remainder counts up to b - 1 and starts again, the
+    // quotient grows by one each time it does. Floor mod from any a0;
+    // / and % (toward zero) from a0 >= 0, else a's lanes written out.
+    const bool floor_mod = in.op == Expr::kMod || in.op == kModPow2;
+    if (b <= 0 || (!floor_mod && a0 < 0)) return kAffineWriteOut;
+    int64_t r = a0 % b;
+    if (r < 0) r += b;  // floor mod of a negative a0
+    if (in.op == Expr::kDiv || in.op == kDivPow2) {
+      int64_t q = a0 / b;
+      for (int k = 0; k < n; ++k) {
+        d[k] = q;
+        if (++r == b) r = 0, ++q;
+      }
+    } else {
+      for (int k = 0; k < n; ++k) {
+        d[k] = r;
+        if (++r == b) r = 0;
+      }
+    }
+    return kAffineDone;
   }
   // The comparison holds on lanes [from, to), or (!=) on every lane but `at`.
   const __int128 at = static_cast<__int128>(b) - a0;  // the lane whose value is b
@@ -471,7 +501,7 @@ bool FormulaProgram::AffineStep(const Instr& in, int64_t b, int n, int64_t* base
       std::fill(d, d + n, 1);
       if (in_range) d[static_cast<int>(at)] = 0;
     }
-    return true;
+    return kAffineDone;
   }
   if (from > to) from = to;
   if (in.affine == Instr::kAffineReject) {
@@ -482,7 +512,7 @@ bool FormulaProgram::AffineStep(const Instr& in, int64_t b, int n, int64_t* base
     std::fill(d + from, d + to, 1);
     std::fill(d + to, d + n, 0);
   }
-  return true;
+  return kAffineDone;
 }
 
 bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* rejected,
@@ -502,8 +532,11 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
     const bool uniform_b = in.b_uniform;
     if (in.lanes_skip) continue;  // the comparison before it marked the rejected lanes
     if (in.affine != Instr::kNotAffine) {
-      if (!AffineStep(in, r[in.b], n, base, D, rejected)) return false;
-      continue;
+      const AffineEnd end = AffineStep(in, r[in.b], n, base, D, rejected);
+      if (end == kAffineFailed) return false;
+      if (end == kAffineDone) continue;
+      int64_t* const a = lanes + static_cast<size_t>(in.a) * kLanes;  // written out: the operation below reads them
+      for (int k = 0; k < n; ++k) a[k] = base[in.a_base] + k;
     }
     if (in.lanes_rejects) {
       switch (in.op) {

@@ -170,8 +170,9 @@ class FormulaProgram {
     bool a_temporary = false;  // a test's: a is a register its formula alone writes and reads
     /// Over lanes, where a is affine (PrepareLanes): + or - of a uniform b
     /// gives dst's base; a comparison with a uniform b marks a range of
-    /// lanes (rejected, or 0 and 1 into dst).
-    enum Affine : uint8_t { kNotAffine, kAffineAdd, kAffineSub, kAffineReject, kAffineCompare };
+    /// lanes (rejected, or 0 and 1 into dst); / % and mod by a uniform b
+    /// count their way along the lanes (or write a's lanes out first).
+    enum Affine : uint8_t { kNotAffine, kAffineAdd, kAffineSub, kAffineReject, kAffineCompare, kAffineDivMod };
     uint8_t affine = kNotAffine;
     int8_t a_base = -1, dst_base = -1;  // their bases' indices
     uint8_t magic_shift = 0;
@@ -189,8 +190,11 @@ class FormulaProgram {
   void PrepareAffine(const std::vector<int32_t>& varying, const std::vector<int32_t>& affine,
                      const std::vector<int32_t>& kept);
   /// An affine instruction over n lanes (`base`: the affine values' bases;
-  /// `d`: its register's lanes). False where a lane overflows.
-  static bool AffineStep(const Instr& in, int64_t b, int n, int64_t* base, int64_t* d, uint8_t* rejected);
+  /// `d`: its register's lanes): done, failed on a lane (an overflow, a
+  /// division by zero), or a's lanes to be written out and the operation
+  /// run on them.
+  enum AffineEnd : uint8_t { kAffineDone, kAffineFailed, kAffineWriteOut };
+  static AffineEnd AffineStep(const Instr& in, int64_t b, int n, int64_t* base, int64_t* d, uint8_t* rejected);
   void Emit(uint8_t op, int32_t dst, int32_t a, int32_t b, int32_t formula);
 
   std::vector<Instr> code_;

@@ -278,7 +278,7 @@ TEST(FormulaProgramTest, AffineLanesGiveWhatTheirLanesGive) {
   // a is affine (lane k holds base + k, only the base given), b and c the
   // same in every lane: the tests reject the lanes, and the kept values
   // hold the values, that the lanes written out give; a lane that overflows
-  // refuses the run either way.
+  // or divides by zero refuses the run either way.
   struct Case {
     std::vector<const char*> tests, kept;  // Require'd, and assigned to registers read after the program
   };
@@ -287,6 +287,9 @@ TEST(FormulaProgramTest, AffineLanesGiveWhatTheirLanesGive) {
       {{"a + b >= c"}, {}}, {{"a - b < c"}, {}}, {{"a + b + c >= 0"}, {}}, {{"a + 5 != c"}, {}},
       {{"a - c == b"}, {}}, {{"a >= 0", "a + b >= c"}, {}}, {{}, {"a >= b", "a + b < c", "a - c != b"}},
       {{}, {"a + b", "(a + b) * 2", "a + b - c >= 0"}}, {{"a * 2 > b"}, {"a / 3"}},
+      {{}, {"a / 5", "a % 5", "mod(a, 5)", "a / 16", "a % 16", "mod(a, 16)"}},
+      {{}, {"a / b", "a % b", "mod(a, b)", "(a + b) / 4", "mod(a - c, 7)", "(a + c) % b"}},
+      {{"mod(a, b) == 0", "(a + 1) % c == 0"}, {"a / c + 1"}},
   };
   const int64_t uniforms[] = {0, 1, -1, 5, -5, 63, 64, 1000, INT64_MAX, INT64_MIN, INT64_MAX - 40, INT64_MIN + 40};
   for (const Case& c : cases) {
@@ -373,7 +376,8 @@ TEST(FormulaProgramTest, AnAffineInputIsReadAsLanesOnlyWhereAnOperationNeedsThem
   EXPECT_FALSE(reads_lanes({}, {"a - b < c"}));              // a comparison kept: 0s and 1s written
   EXPECT_TRUE(reads_lanes({}, {"a + b"}));                   // the sum itself is kept: its lanes written
   EXPECT_TRUE(reads_lanes({"a * 2 > b"}, {}));
-  EXPECT_TRUE(reads_lanes({"(a + b) / 4 > c"}, {}));
+  EXPECT_FALSE(reads_lanes({"(a + b) / 4 > c"}, {}));  // a division counts its way along the lanes
+  EXPECT_FALSE(reads_lanes({}, {"mod(a, b)"}));
   EXPECT_TRUE(reads_lanes({"b < a"}, {}));  // a on the right: not affine
 }
 
