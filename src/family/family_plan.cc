@@ -73,6 +73,10 @@ struct BoundMapping {
   std::vector<Knob> knobs;
   FormulaRegisters registers{0};
   int32_t column_reg = 0, offset_reg = 0, pad_reg = 0, gate_reg = 0, offset_knob = 0;
+  /// A column that is one number (`column: "0"`): not in the lanes
+  /// programs, whose readers take it from lanes filled once per run.
+  bool column_constant = false;
+  int64_t column_value = 0;
   FormulaProgram request_lets;          // the per-request lets
   FormulaProgram request_select;        // the per-request selects
   FormulaProgram request_select_first;  // and output 0's
@@ -214,7 +218,8 @@ void CompilePrograms(size_t variables, bool token_inputs, BoundMapping* b) {
   }
   for (const Step& sel : b->select) lanes = lanes && !reads_entry(sel.expr);
   if (lanes) {
-    b->lanes.Assign(b->column.expr, b->column_reg, column, regs);
+    b->column_constant = b->column.expr.IsConstant(&b->column_value);
+    if (!b->column_constant) b->lanes.Assign(b->column.expr, b->column_reg, column, regs);
     b->lanes_offset = !reads_entry(b->offset.expr);
     if (b->lanes_offset) b->lanes.Assign(b->offset.expr, b->offset_reg, b->offset_knob, regs);
     // An output's select that reads neither the entry nor the linked output
@@ -571,6 +576,7 @@ class Run {
     // The registers past the variables: the programs' constants and intermediate values.
     v_.resize(static_cast<size_t>(prog_.registers.size()), 0);
     prog_.registers.Fill(v_.data());
+    if (prog_.column_constant) std::fill_n(column_lanes_, FormulaProgram::kLanes, prog_.column_value);
     if (prog_.lanes.lanes_ok() && lanes_.size() < v_.size() * FormulaProgram::kLanes)
       lanes_.resize(v_.size() * FormulaProgram::kLanes);
   }
@@ -844,7 +850,7 @@ class Run {
     uint8_t rejected[kLanes] = {};
     const int64_t bases[FormulaProgram::kAffineInputs] = {c, c - at.qb, first_lp};  // t, i, lp in lane 0
     if (!prog_.lanes.RunLanes(v_.data(), L, n, rejected, bases)) return kLanesRetry;
-    const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
+    const int64_t* const col = ColumnLanes(L);
     const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
     const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
     if (after.lanes_ok()) return Entries(at, c, n, rejected, err);
@@ -866,7 +872,7 @@ class Run {
   LanesEnd Entries(const Where& at, int64_t c, int n, const uint8_t* rejected, std::string* err) {
     constexpr int kLanes = FormulaProgram::kLanes;
     int64_t* const L = lanes_.data();
-    const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
+    const int64_t* const col = ColumnLanes(L);
     const FormulaProgram& after = linked_ ? prog_.lanes_entry_gate : prog_.lanes_entry;
     // The formulas past the entry none, or pad_entry and a gate over a
     // linked group each one comparison (`entry <= 0`, `linked < 0`): each
@@ -983,7 +989,7 @@ class Run {
   LanesEnd OnePassOf(const Where& at, int64_t c, int n, const uint8_t* rejected, const EntryTest& test) {
     constexpr int kLanes = FormulaProgram::kLanes;
     const int64_t* const L = lanes_.data();
-    const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
+    const int64_t* const col = ColumnLanes(L);
     const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
     const int64_t width = at.width;
     const int32_t* const row_entries =
@@ -1172,7 +1178,7 @@ class Run {
     const EntryTest& test = multi_test_;
     const int64_t* const L = multi_lanes_.data();
     const int64_t* const T = L + FamilyDesc::kT * kLanes;
-    const int64_t* const col = L + static_cast<size_t>(prog_.column_reg) * kLanes;
+    const int64_t* const col = ColumnLanes(L);
     const int64_t* const offset = L + static_cast<size_t>(prog_.offset_reg) * kLanes;
     const bool clamp = m_.range == RangeRule::kClamp;
     const bool packed = m_.range == RangeRule::kNone && m_.rows == RowsRule::kCsr;
@@ -1344,6 +1350,12 @@ class Run {
     }
   }
 
+  /// The lanes of the column: its register's, or, for a column that is
+  /// one number, column_lanes_.
+  const int64_t* ColumnLanes(const int64_t* L) const {
+    return prog_.column_constant ? column_lanes_ : L + static_cast<size_t>(prog_.column_reg) * FormulaProgram::kLanes;
+  }
+
   RunScratch own_;  // used only when the thread's scratch is taken
   RunScratch& s_;
   const GroupPlan& plan_;
@@ -1373,6 +1385,7 @@ class Run {
   Batched batch_[FormulaProgram::kLanes];
   int batch_n_ = 0;
   int64_t batch_tokens_ = 0;
+  int64_t column_lanes_[FormulaProgram::kLanes];
   int32_t lane_row_[FormulaProgram::kLanes];
   int64_t lane_width_[FormulaProgram::kLanes];
   uint8_t lane_dummy_[FormulaProgram::kLanes];
