@@ -3,6 +3,7 @@
 #include "family/family_plan.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -1018,9 +1019,15 @@ class Run {
       for (int o = 0; o < outputs; ++o) {
         out_slots[o] = slots_[o] + c;
         out_facts[o] = facts_ ? facts_of_[o] + c : nullptr;
-        std::fill(takes[o], takes[o] + n, owns_none_[o] ? 0 : 1);
-        for (int32_t reg : prog_.output_select_regs[o]) {
-          const int64_t* const selected = L + static_cast<size_t>(reg) * kLanes;
+        const std::vector<int32_t>& selects = prog_.output_select_regs[o];
+        if (owns_none_[o] || selects.empty()) {
+          std::memset(takes[o], owns_none_[o] ? 0 : 1, static_cast<size_t>(n));
+          continue;
+        }
+        const int64_t* const first = L + static_cast<size_t>(selects[0]) * kLanes;
+        for (int k = 0; k < n; ++k) takes[o][k] = first[k] != 0;
+        for (size_t i = 1; i < selects.size(); ++i) {
+          const int64_t* const selected = L + static_cast<size_t>(selects[i]) * kLanes;
           for (int k = 0; k < n; ++k) takes[o][k] &= selected[k] != 0;
         }
       }
