@@ -315,6 +315,20 @@ bool FormulaProgram::PrepareLanes(const std::vector<int32_t>& varying, const std
     test.lanes_skip = cmp.lanes_rejects = true;
   }
   PrepareAffine(varying, affine, kept);
+  // The registers never negative where an instruction reads them (its
+  // division by a constant then needs no test of the lanes' signs).
+  std::vector<int32_t> non_negative;
+  for (Instr& in : code_) {
+    in.a_non_negative = contains(non_negative, in.a);
+    if (in.op == kRequire || in.op == kJumpIfZero || in.op == kJumpIfNonZero) continue;
+    const bool comparison = in.op >= Expr::kEq && in.op <= Expr::kGe;
+    const bool by_constant = in.op == kDivPow2 || in.op == kRemPow2 || in.magic != 0;  // by a constant > 0
+    const bool mod_by_constant = in.op == kModPow2 || (in.op == Expr::kMod && in.magic != 0);
+    const bool writes_non_negative = comparison || in.op == kNot || in.op == kBool || mod_by_constant ||
+                                     (by_constant && in.a_non_negative) || (in.op == kCopy && in.a_non_negative);
+    non_negative.erase(std::remove(non_negative.begin(), non_negative.end(), in.dst), non_negative.end());
+    if (writes_non_negative) non_negative.push_back(in.dst);
+  }
   lanes_ok_ = true;
   return true;
 }
@@ -581,7 +595,7 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
         if (uniform_b) {
           const int64_t b = r[in.b];
           const int shift = __builtin_ctzll(static_cast<uint64_t>(b));
-          if (NonNegative(A, n)) {  // a shift alone
+          if (in.a_non_negative || NonNegative(A, n)) {  // a shift alone
             for (int i = 0; i < n; ++i) D[i] = static_cast<int64_t>(static_cast<uint64_t>(A[i]) >> shift);
             break;
           }
@@ -592,7 +606,7 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
         }
         break;
       case kRemPow2:
-        if (uniform_b && NonNegative(A, n)) {  // a mask alone
+        if (uniform_b && (in.a_non_negative || NonNegative(A, n))) {  // a mask alone
           const int64_t mask = r[in.b] - 1;
           for (int i = 0; i < n; ++i) D[i] = A[i] & mask;
           break;
@@ -610,7 +624,7 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
         for (int i = 0; i < n; ++i) rejected[i] |= A[i] == 0;
         break;
       case Expr::kDiv:
-        if (in.magic && NonNegative(A, n)) {  // b a constant: no division
+        if (in.magic && (in.a_non_negative || NonNegative(A, n))) {  // b a constant: no division
           const uint64_t magic = in.magic;
           const int shift = in.magic_shift;
           for (int i = 0; i < n; ++i) D[i] = MagicDiv(A[i], magic, shift);
@@ -630,7 +644,7 @@ bool FormulaProgram::RunLanes(const int64_t* r, int64_t* lanes, int n, uint8_t* 
       case Expr::kRem:
       case Expr::kMod: {
         const bool floor = in.op == Expr::kMod;
-        if (in.magic && NonNegative(A, n)) {  // b a constant > 0: no division, and mod is %
+        if (in.magic && (in.a_non_negative || NonNegative(A, n))) {  // b a constant > 0: no division, and mod is %
           const uint64_t magic = in.magic;
           const int shift = in.magic_shift;
           const int64_t b = r[in.b];

@@ -168,6 +168,7 @@ class FormulaProgram {
     /// test is skipped (lanes_skip); its register is not written.
     bool lanes_rejects = false, lanes_skip = false;
     bool a_temporary = false;  // a test's: a is a register its formula alone writes and reads
+    bool a_non_negative = false;  // over lanes: a is never negative there (a mod by a constant, a comparison...)
     /// Over lanes, where a is affine (PrepareLanes): + or - of a uniform b
     /// gives dst's base; a comparison with a uniform b marks a range of
     /// lanes (rejected, or 0 and 1 into dst); / % and mod by a uniform b

@@ -24,6 +24,9 @@ const char* const kFormulas[] = {
     "a + b", "a - b", "a * b", "-a", "!a", "a == b", "a != b", "a < b", "a <= b", "a > b", "a >= b",
     "min(a, b)", "max(a, b)", "a / 16 * 16 + a % 16", "(a + 1) % 4 == 0", "a / b + c / 0", "a * b / c",
     "a && b", "a || b / c", "a && b / 0 || c", "!(a < b) && c >= 0", "b * c + a / (b - c)",
+    // Divisions of values never negative (a mod by a constant), which skip the test of their lanes' signs.
+    "mod(a, 16) / 4", "mod(a, 16) % 4", "mod(a, 7) / 3", "mod(a, 7) % 3", "mod(a, 5) / 2 % 3", "(a < b) / 3",
+    "a % 7 / 3", "a % 16 / 4", "a % 5 % 3", "mod(a, b) / 3", "mod(a, b) % 16",
 };
 
 /// What Evaluate gives: the value, or the error.
