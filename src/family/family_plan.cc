@@ -979,14 +979,20 @@ class Run {
     const bool one = one_output_ && !owns_none_[0];
     if (one)
       return test.pad ? OnePassOf<true, true>(at, c, n, rejected, test) : OnePassOf<false, true>(at, c, n, rejected, test);
-    // Two outputs (a ring and its tail): their loop unrolled.
-    if (plan_.outputs() == 2)
+    // Two outputs (a ring and its tail): their loop unrolled, the first
+    // written as the one output is where it takes every lane.
+    if (plan_.outputs() == 2) {
+      if (!owns_none_[0] && prog_.output_select_regs[0].empty())
+        return test.pad ? OnePassOf<true, false, 2, true>(at, c, n, rejected, test)
+                        : OnePassOf<false, false, 2, true>(at, c, n, rejected, test);
       return test.pad ? OnePassOf<true, false, 2>(at, c, n, rejected, test)
                       : OnePassOf<false, false, 2>(at, c, n, rejected, test);
+    }
     return test.pad ? OnePassOf<true, false>(at, c, n, rejected, test) : OnePassOf<false, false>(at, c, n, rejected, test);
   }
-  /// kOuts: the number of outputs where the caller knows it (0: the plan's).
-  template <bool kPad, bool kOne, int kOuts = 0>
+  /// kOuts: the number of outputs where the caller knows it (0: the plan's);
+  /// kFirstAll: the first of them takes every lane.
+  template <bool kPad, bool kOne, int kOuts = 0, bool kFirstAll = false>
   LanesEnd OnePassOf(const Where& at, int64_t c, int n, const uint8_t* rejected, const EntryTest& test) {
     constexpr int kLanes = FormulaProgram::kLanes;
     const int64_t* const L = lanes_.data();
@@ -1019,6 +1025,7 @@ class Run {
       for (int o = 0; o < outputs; ++o) {
         out_slots[o] = slots_[o] + c;
         out_facts[o] = facts_ ? facts_of_[o] + c : nullptr;
+        if (kFirstAll && o == 0) continue;
         const std::vector<int32_t>& selects = prog_.output_select_regs[o];
         if (owns_none_[o] || selects.empty()) {
           std::memset(takes[o], owns_none_[o] ? 0 : 1, static_cast<size_t>(n));
@@ -1065,7 +1072,11 @@ class Run {
         continue;
       }
       if (few) {
-        for (int o = 0; o < outputs; ++o) {
+        if (kFirstAll) {
+          out_slots[0][k] = slot;
+          if (live && out_facts[0]) out_facts[0][k] |= kFactLiveTarget;
+        }
+        for (int o = kFirstAll ? 1 : 0; o < outputs; ++o) {
           if (!takes[o][k]) continue;
           out_slots[o][k] = slot;
           if (out_facts[o] && live) out_facts[o][k] |= kFactLiveTarget;
