@@ -321,8 +321,12 @@ TEST(FormulaProgramTest, AffineLanesGiveWhatTheirLanesGive) {
     for (const int n : {1, 2, 7, FormulaProgram::kLanes})
       for (int64_t b : uniforms)
         for (int64_t cv : uniforms) {
-          const int64_t bases[] = {0, -3, 5, -70, b, b - 1, b - n, cv, cv - b, INT64_MAX - (n - 1), INT64_MIN,
-                                   INT64_MIN + 10};
+          // b - 1, b - n and cv - b wrap around (any base does where its last lane fits).
+          auto minus = [](int64_t x, int64_t y) {
+            return static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+          };
+          const int64_t bases[] = {0,  -3, 5, -70, b, minus(b, 1), minus(b, n), cv, minus(cv, b), INT64_MAX - (n - 1),
+                                   INT64_MIN, INT64_MIN + 10};
           for (int64_t base : bases) {
             int64_t last;
             if (__builtin_add_overflow(base, n - 1, &last)) continue;  // no such input lanes
