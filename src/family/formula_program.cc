@@ -482,9 +482,11 @@ FormulaProgram::AffineEnd FormulaProgram::AffineStep(const Instr& in, int64_t b,
     int64_t r = a0 % b;
     if (r < 0) r += b;  // floor mod of a negative a0
     if (in.op == Expr::kDiv || in.op == kDivPow2) {
-      int64_t q = a0 / b;
+      // Unsigned: past the last lane (a0 + n - 1 = INT64_MAX, b = 1) it
+      // counts on to INT64_MAX + 1, a value never read.
+      uint64_t q = static_cast<uint64_t>(a0 / b);
       for (int k = 0; k < n; ++k) {
-        d[k] = q;
+        d[k] = static_cast<int64_t>(q);
         if (++r == b) r = 0, ++q;
       }
     } else {

@@ -359,6 +359,38 @@ TEST(FormulaProgramTest, AffineLanesGiveWhatTheirLanesGive) {
   }
 }
 
+TEST(FormulaProgramTest, AnAffineQuotientEndsAtInt64Max) {
+  // a / b and a / 1 of lanes INT64_MAX - (n - 1) .. INT64_MAX, counted along
+  // the lanes: lane k's quotient is a's value itself. The count once went
+  // one past the last lane (INT64_MAX + 1, a signed overflow that
+  // -fsanitize=undefined reports) though no lane reads it.
+  for (const char* text : {"a / b", "a / 1"}) {
+    FormulaRegisters regs(3);
+    FormulaProgram p;
+    Expr e;
+    std::string err;
+    ASSERT_TRUE(e.Parse(text, kNames, &err)) << err;
+    const int32_t dst = regs.Temporary();
+    p.Assign(e, dst, 0, &regs);
+    ASSERT_TRUE(p.PrepareLanes({0}, {0}, {dst}));
+    ASSERT_FALSE(p.ReadsLanes(0)) << text;  // counted along the lanes, a's lanes never read
+    std::vector<int64_t> r(static_cast<size_t>(regs.size()), 0);
+    regs.Fill(r.data());
+    r[1] = 1;
+    for (const int n : {1, 2, FormulaProgram::kLanes}) {
+      const int64_t base = INT64_MAX - (n - 1);
+      std::vector<int64_t> lanes(static_cast<size_t>(regs.size()) * FormulaProgram::kLanes, 0);
+      uint8_t rejected[FormulaProgram::kLanes] = {};
+      p.Broadcast(r.data(), lanes.data(), n);
+      ASSERT_TRUE(p.RunLanes(r.data(), lanes.data(), n, rejected, &base)) << text << ", n = " << n;
+      for (int k = 0; k < n; ++k) {
+        EXPECT_EQ(0, rejected[k]);
+        EXPECT_EQ(base + k, lanes[static_cast<size_t>(dst) * FormulaProgram::kLanes + k]) << text << ", lane " << k;
+      }
+    }
+  }
+}
+
 TEST(FormulaProgramTest, AnAffineInputIsReadAsLanesOnlyWhereAnOperationNeedsThem) {
   auto reads_lanes = [](std::vector<const char*> tests, std::vector<const char*> kept) {
     FormulaRegisters regs(3);
