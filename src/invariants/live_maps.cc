@@ -21,7 +21,7 @@ void CheckLiveMaps(const GroupRun& run, FindingSink* sink) {
     // Where the kernel wrote the reference's own slots (a campaign's usual
     // case), only a live token whose slot is negative can be named: one
     // pass without branches says whether there is one.
-    if (reference.size() == n && std::memcmp(kernel.data(), reference.data(), n * sizeof(int64_t)) == 0) {
+    if (reference.size() == n && (n == 0 || std::memcmp(kernel.data(), reference.data(), n * sizeof(int64_t)) == 0)) {
       uint64_t negative = 0;
       for (size_t t = 0; t < n; ++t)
         negative |= static_cast<uint64_t>(reference[t]) & (0 - static_cast<uint64_t>((facts[t] & kFactLiveTarget) != 0));
