@@ -339,6 +339,9 @@ void FormulaProgram::PrepareAffine(const std::vector<int32_t>& varying, const st
   auto contains = [](const std::vector<int32_t>& regs, int32_t reg) {
     return std::find(regs.begin(), regs.end(), reg) != regs.end();
   };
+  // An input the program itself writes is base + k only until then: none is kept as a base.
+  for (const Instr& in : code_)
+    if (in.op != kRequire && in.op != kJumpIfZero && in.op != kJumpIfNonZero && contains(affine, in.dst)) return;
   auto comparison = [](uint8_t op) { return op >= Expr::kEq && op <= Expr::kGe; };
   auto plus_minus = [](uint8_t op) { return op == Expr::kAdd || op == Expr::kSub; };
   auto division = [](uint8_t op) {

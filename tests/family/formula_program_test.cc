@@ -131,8 +131,8 @@ TEST(FormulaProgramTest, AConstantDivisorsMultiplierDividesEveryNonNegativeDivid
   uint64_t x = 88172645463325252ull;  // xorshift: dividends spread over every magnitude
   for (int64_t d : divisors) {
     ASSERT_TRUE(FormulaProgram::SetMagic(d, &magic, &shift)) << d;
-    std::vector<int64_t> dividends = {0, 1, d - 1, d, d + 1, 2 * (d / 2), INT64_MAX, INT64_MAX - 1, INT64_MAX / d * d,
-                                      INT64_MAX / d * d - 1};
+    std::vector<int64_t> dividends = {0, 1, d - 1, d, d < INT64_MAX ? d + 1 : d, 2 * (d / 2), INT64_MAX, INT64_MAX - 1,
+                                      INT64_MAX / d * d, INT64_MAX / d * d - 1};
     for (int k = 0; k < 2000; ++k) {
       x ^= x << 13;
       x ^= x >> 7;
@@ -418,6 +418,33 @@ TEST(FormulaProgramTest, AnAffineInputIsReadAsLanesOnlyWhereAnOperationNeedsThem
   EXPECT_FALSE(reads_lanes({"(a + b) / 4 > c"}, {}));  // a division counts its way along the lanes
   EXPECT_FALSE(reads_lanes({}, {"mod(a, b)"}));
   EXPECT_TRUE(reads_lanes({"b < a"}, {}));  // a on the right: not affine
+}
+
+TEST(FormulaProgramTest, AnAffineInputTheProgramWritesIsNotKeptAsABase) {
+  // a = a + 1 (a let over the input itself), then a >= b: the comparison
+  // reads the new a, which its old base no longer describes. Over lanes
+  // the run gives what Run gives token by token.
+  Expr bump, test;
+  std::string err;
+  ASSERT_TRUE(bump.Parse("a + 1", kNames, &err)) << err;
+  ASSERT_TRUE(test.Parse("a >= b", kNames, &err)) << err;
+  FormulaRegisters regs(3);
+  FormulaProgram p;
+  p.Assign(bump, 0, 0, &regs);
+  p.Require(test, 1, &regs);
+  ASSERT_TRUE(p.PrepareLanes({0}, {0}, {0}));
+  EXPECT_TRUE(p.ReadsLanes(0));
+  std::vector<int64_t> r(static_cast<size_t>(regs.size()), 0);
+  regs.Fill(r.data());
+  r[1] = 5;
+  std::vector<int64_t> lanes(static_cast<size_t>(regs.size()) * FormulaProgram::kLanes, 0);
+  const int n = 8;
+  const int64_t base = 0;
+  for (int k = 0; k < n; ++k) lanes[static_cast<size_t>(k)] = base + k;
+  p.Broadcast(r.data(), lanes.data(), n);
+  uint8_t rejected[FormulaProgram::kLanes] = {};
+  ASSERT_TRUE(p.RunLanes(r.data(), lanes.data(), n, rejected, &base));
+  for (int k = 0; k < n; ++k) EXPECT_EQ(k + 1 < 5, rejected[k] != 0) << "lane " << k;  // a + 1 >= 5 from lane 4 on
 }
 
 }  // namespace
