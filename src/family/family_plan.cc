@@ -880,15 +880,7 @@ class Run {
     // lane in one pass.
     if (!track_mapped_) {
       EntryTest test;
-      size_t i = 0;
-      if (!prog_.pad_entry.empty())
-        test.pad = after.InstrAsRange(i++, FamilyDesc::kEntry, prog_.pad_reg, v_.data(), &test.pad_range.lo,
-                                      &test.pad_range.hi, &test.pad_range.invert);
-      if (m_.gate.present() && linked_)
-        test.gate = after.InstrAsRange(i++, FamilyDesc::kLinked, prog_.gate_reg, v_.data(), &test.gate_range.lo,
-                                       &test.gate_range.hi, &test.gate_range.invert);
-      if (test.pad == !prog_.pad_entry.empty() && test.gate == (m_.gate.present() && linked_) && i == after.size())
-        return OnePass(at, c, n, rejected, test);
+      if (EntryTestOf(after, &test)) return OnePass(at, c, n, rejected, test);
     }
     int64_t* const E = L + FamilyDesc::kEntry * kLanes;
     uint8_t addressed[kLanes];
@@ -1092,7 +1084,12 @@ class Run {
   /// past the entry none, or pad_entry and a linked gate as comparisons
   /// with values the same in every lane (*test), as OnePass takes them.
   bool MultiTest(EntryTest* test) {
-    const FormulaProgram& after = linked_ ? prog_.multi_entry_gate : prog_.multi_entry;
+    return EntryTestOf(linked_ ? prog_.multi_entry_gate : prog_.multi_entry, test);
+  }
+  /// Whether `after` (the program past the entries) is pad_entry and a
+  /// gate over a linked group alone, each one comparison with a value the
+  /// same in every lane, with them as ranges (*test): what OnePass takes.
+  bool EntryTestOf(const FormulaProgram& after, EntryTest* test) const {
     size_t i = 0;
     test->pad = test->gate = false;
     if (!prog_.pad_entry.empty())
