@@ -88,6 +88,14 @@ def input_rows(call, num_reqs=None):
     return rows
 
 
+def request_arrays(call, R):
+    """int64 arrays of the batch's first R requests: (query_start_loc [R + 1], query lengths, seq_lens, idx_mapping)."""
+    np = _np()
+    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
+    return (qsl, qsl[1:] - qsl[:-1], np.asarray(call.seq_lens, dtype=np.int64)[:R],
+            np.asarray(call.idx_mapping, dtype=np.int64)[:R])
+
+
 def persistent_table(call, idx):
     """The engine's persistent table, contiguous: (table int32 [max(rows, 1), W], rows, row_of), where row_of[r]
     is the row request r reads (idx_mapping[r] for a persistent table, else r; idx is idx_mapping[:R])."""
@@ -559,10 +567,7 @@ def run_mamba_copy(call, fns, ops, options):
     bs = call.block_size
     rows = input_rows(call)
     W = rows.shape[1]
-    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
-    q = qsl[1:] - qsl[:-1]
-    seq_lens = np.asarray(call.seq_lens, dtype=np.int64)[:R]
-    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    qsl, q, seq_lens, idx = request_arrays(call, R)
     if (seq_lens > INT32_MAX).any():
         raise Skip("a seq_len past int32: V2's num_computed_tokens and seq_lens are int32 (gpu/states.py:58-60, "
                    "gpu/input_batch.py:29), so no request of it is that long")
@@ -642,10 +647,7 @@ def run_mamba_postcopy(call, fns, ops, options):
     bs = call.block_size
     rows = input_rows(call)
     W = rows.shape[1]
-    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
-    q = qsl[1:] - qsl[:-1]
-    seq_lens = np.asarray(call.seq_lens, dtype=np.int64)[:R]
-    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    qsl, q, seq_lens, idx = request_arrays(call, R)
     inputs = getattr(call, "inputs", None) or {}
     accepted = np.asarray(inputs.get("num_accepted", np.ones(R)), dtype=np.int64)[:R]
     prefill = np.asarray(inputs.get("prefill", np.zeros(R)), dtype=np.int64)[:R]
@@ -765,10 +767,7 @@ def run_offload_store(call, fns, ops, options):
     rows = input_rows(call)
     W = rows.shape[1]
     ops_per_request = len(out) // R if R else 0
-    qsl = np.asarray(call.query_start_loc, dtype=np.int64)[:R + 1]
-    q = qsl[1:] - qsl[:-1]
-    seq_lens = np.asarray(call.seq_lens, dtype=np.int64)[:R]
-    idx = np.asarray(call.idx_mapping, dtype=np.int64)[:R]
+    qsl, q, seq_lens, idx = request_arrays(call, R)
     if (seq_lens < q).any():
         raise Skip("seq_len < query length: a negative num_computed_tokens")
     # The group's settings: the description's parameters where it has them (GroupOffloadConfig,
